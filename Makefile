@@ -1,0 +1,249 @@
+# ddplab — one non-recursive GNU make build. `make help` lists the targets.
+#
+# Layout of build outputs (nothing outside build/ is generated, except the
+# student skeletons that `make skeletons` writes into labs/):
+#   build/lib/libddplab.a           the shared library (CPU + CUDA when nvcc is found)
+#   build/labs/labNN                a lab's driver built from the student's files
+#   build/solutions/labNN           the same driver built from the reference solution
+#   build/grader/labNN-{labs,solutions}   the autograder linked with either
+#   build/tests/unit                Check unit tests of common/
+#   build/run, build/grade, build/report  what `make run` writes
+# SAN=1 builds everything under build/san with ASan+UBSan (and without CUDA).
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+ROOT := $(CURDIR)
+SAN ?= 0
+ifeq ($(SAN),1)
+B ?= build/san
+NO_CUDA := 1
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+B ?= build
+SANFLAGS :=
+endif
+
+CC ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+OPT ?= -O2
+CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
+               -Icommon/include -DDL_SOURCE_DIR='"$(ROOT)"' $(SANFLAGS)
+# Student files: a skeleton leaves parameters unused until the task is done.
+STUDENT_CFLAGS := -Wno-unused-parameter -Wno-unused-variable -Wno-unused-function \
+                  -Wno-unused-but-set-variable
+LDLIBS_BASE := -lopenblas -lz -lm -lpthread
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(or $(shell pkg-config --libs check 2>/dev/null),-lcheck -lsubunit -lrt -lm -pthread)
+
+# ---- optional parts: CUDA (cuBLAS, NCCL), MPI, gnuplot ----
+ifneq ($(NO_CUDA),1)
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+endif
+CUDA_ARCH ?= 86 90
+ifneq ($(strip $(NVCC)),)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+HAVE_CUDA := 1
+HAVE_NCCL := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1,)
+NVCC_FLAGS := -O2 -g -std=c++17 $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
+              -Xcompiler -Wall -Icommon/include -DDL_HAVE_CUDA $(if $(HAVE_NCCL),-DDL_HAVE_NCCL)
+CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
+LDLIBS_CUDA := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcublas -lcudart \
+               $(if $(HAVE_NCCL),-lnccl) -lstdc++ -ldl -lrt
+CFLAGS_BASE += -DDL_HAVE_CUDA $(if $(HAVE_NCCL),-DDL_HAVE_NCCL)
+else
+HAVE_CUDA :=
+HAVE_NCCL :=
+LDLIBS_CUDA :=
+endif
+MPICC := $(shell command -v mpicc 2>/dev/null)
+GNUPLOT := $(shell command -v gnuplot 2>/dev/null)
+LDLIBS := $(LDLIBS_BASE) $(LDLIBS_CUDA) $(SANFLAGS)
+
+# ---- the library ----
+LIB := $(B)/lib/libddplab.a
+LIB_C := $(filter-out common/src/cuda_stub.c,$(wildcard common/src/*.c))
+ifeq ($(HAVE_CUDA),1)
+LIB_CU := $(wildcard common/src/cuda/*.cu)
+else
+LIB_C += common/src/cuda_stub.c
+LIB_CU :=
+endif
+LIB_OBJ := $(patsubst common/src/%.c,$(B)/obj/common/%.o,$(LIB_C)) \
+           $(patsubst common/src/cuda/%.cu,$(B)/obj/common/cuda/%.o,$(LIB_CU))
+
+$(B)/obj/common/%.o: common/src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -Icommon/src -MMD -MP -c $< -o $@
+
+$(B)/obj/common/cuda/%.o: common/src/cuda/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_FLAGS) -Icommon/src -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	@rm -f $@
+	ar rcs $@ $^
+
+# ---- tools: the skeleton generator and the report builder ----
+$(B)/tools/%: tools/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIB) $(LDLIBS) -o $@
+
+TOOLS := $(B)/tools/skelgen $(B)/tools/report
+
+# ---- labs ----
+# Each lab folder has a lab.mk naming its files:
+#   LAB_<id>_STUDENT_C / _CU / _H   student-editable files (solutions/ holds the references)
+#   LAB_<id>_KIT_C                  kit code shared by driver and grader (not student-editable)
+LABS := $(patsubst labs/%/lab.mk,%,$(sort $(wildcard labs/*/lab.mk)))
+include $(wildcard labs/*/lab.mk)
+lab_id = $(firstword $(subst -, ,$(1)))
+lab_dir = $(filter $(1)-%,$(LABS))
+
+# $(call student_objs,lab-id,impl-name)
+student_objs = $(patsubst %.c,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_C)) \
+               $(if $(HAVE_CUDA),$(patsubst %.cu,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_CU)))
+kit_objs = $(patsubst %.c,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_C))
+
+# Rules that do not depend on the implementation: kit code and the lab's grader suite.
+define LAB_COMMON
+$(B)/obj/kit/$(1)/%.o: labs/$(2)/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(B)/obj/grader/lab$(1).o: grader/lab$(1).c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+endef
+
+# $(call LAB_IMPL,lab-id,lab-dir,impl-name,impl-source-dir,obj-root): a driver and a grader
+# built from the student files found in impl-source-dir.
+define LAB_IMPL
+$(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H))
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) $$(STUDENT_CFLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H))
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVCC_FLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@
+$(5)/grader/lab$(1)-$(3): $(B)/obj/grader/runner.o $(B)/obj/grader/lab$(1).o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) $$(CHECK_LIBS) -o $$@
+endef
+
+$(foreach l,$(LABS),$(eval $(call LAB_COMMON,$(call lab_id,$(l)),$(l))))
+$(foreach l,$(LABS),$(eval $(call LAB_IMPL,$(call lab_id,$(l)),$(l),labs,labs/$(l),$(B))))
+$(foreach l,$(LABS),$(eval $(call LAB_IMPL,$(call lab_id,$(l)),$(l),solutions,solutions/$(l),$(B))))
+
+# A mutant: `make mutant-grader LAB=01 MUT_DIR=dir MUT_B=objroot` builds
+# MUT_B/grader/labNN-mutant from the student files in MUT_DIR.
+ifneq ($(MUT_DIR),)
+$(eval $(call LAB_IMPL,$(LAB),$(call lab_dir,$(LAB)),mutant,$(MUT_DIR),$(MUT_B)))
+mutant-grader: $(MUT_B)/grader/lab$(LAB)-mutant
+endif
+
+$(B)/obj/grader/runner.o: grader/runner.c grader/grader.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader -MMD -MP -c $< -o $@
+
+DRIVERS := $(foreach l,$(LABS),$(B)/labs/lab$(call lab_id,$(l)) $(B)/solutions/lab$(call lab_id,$(l)))
+GRADERS := $(foreach l,$(LABS),$(B)/grader/lab$(call lab_id,$(l))-labs $(B)/grader/lab$(call lab_id,$(l))-solutions)
+
+# ---- unit tests of common/ ----
+TEST_C := $(wildcard common/tests/*.c)
+TEST_OBJ := $(patsubst common/tests/%.c,$(B)/obj/tests/%.o,$(TEST_C))
+$(B)/obj/tests/%.o: common/tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Icommon/src -MMD -MP -c $< -o $@
+$(B)/tests/unit: $(TEST_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $^ $(LDLIBS) $(CHECK_LIBS) -o $@
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+# ---- top-level targets ----
+.PHONY: all help deps features lib run test unit grade bench skeletons check-skeletons \
+        test-gpu slides style clean mutants plots student-release gradebook mutant-grader
+
+help:
+	@echo "ddplab — make targets"
+	@echo "  make run              run every lab's reference on its default data, grade it, write build/report/index.html"
+	@echo "  make test             the kit's own tests (unit, grader, skeletons, mutants, drivers, plots)"
+	@echo "  make grade LAB=01     grade your code in labs/01-*  (IMPL=solutions grades the reference)"
+	@echo "                        TESTS='name ...' reruns chosen items; JSON=file writes Gradescope results"
+	@echo "  make all              build library, drivers, graders and tests"
+	@echo "  make deps             install the Debian/Ubuntu packages the kit needs (apt-get)"
+	@echo "  make bench            benchmarks: ratios measured side by side, JSON + plots in build/bench"
+	@echo "  make skeletons        regenerate the student files in labs/ from solutions/"
+	@echo "  make test-gpu         the GPU tier (needs a CUDA GPU; one command, under ten minutes)"
+	@echo "  make slides           build slides/*.md into build/slides/*.html"
+	@echo "  make style            clang-format check and cppcheck on the C sources"
+	@echo "  make gradebook SUBMISSIONS=dir LAB=01   grade a folder of submissions into a CSV"
+	@echo "  make student-release  a tarball for students (no solutions/, no mutants)"
+	@echo "  make clean            remove build/"
+	@echo "options: NO_CUDA=1  SAN=1 (ASan+UBSan)  CUDA_ARCH='86 90'  DL_DEVICE=cpu|cuda"
+
+features:
+	@printf '%s CUDA    %s\n' $(if $(HAVE_CUDA),'✓','✗') $(if $(HAVE_CUDA),"$(NVCC) (sm $(CUDA_ARCH)), cuBLAS","not found: CPU only (set NVCC= or install the CUDA toolkit)")
+	@printf '%s NCCL    %s\n' $(if $(HAVE_NCCL),'✓','✗') $(if $(HAVE_NCCL),"$(CUDA_HOME)","not found")
+	@printf '%s MPI     %s\n' $(if $(MPICC),'✓','✗') $(if $(MPICC),"$(MPICC)","mpicc not found (make deps)")
+	@printf '%s gnuplot %s\n' $(if $(GNUPLOT),'✓','✗') $(if $(GNUPLOT),"$(GNUPLOT)","not found: CSV only (make deps)")
+
+deps:
+	@bash tools/deps.sh
+
+lib: $(LIB)
+
+all: features $(LIB) $(DRIVERS) $(GRADERS) $(B)/tests/unit $(TOOLS)
+
+unit: $(B)/tests/unit
+	$(B)/tests/unit
+
+LAB ?= 01
+IMPL ?= labs
+grade: $(B)/grader/lab$(LAB)-$(IMPL)
+	@$(B)/grader/lab$(LAB)-$(IMPL) $(if $(JSON),--json $(JSON)) $(TESTS)
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@bash tools/run.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@bash tools/test.sh
+
+test-gpu: all
+	@bash tools/test-gpu.sh
+
+bench: all
+	@bash tools/bench.sh
+
+skeletons: $(B)/tools/skelgen
+	@bash tools/skeletons.sh write
+
+check-skeletons: $(B)/tools/skelgen
+	@bash tools/skeletons.sh check
+
+mutants: all
+	@bash grader/mutants/run.sh
+
+slides:
+	@bash tools/slides.sh
+
+style:
+	@bash tools/style.sh
+
+gradebook: all
+	@bash tools/gradebook.sh "$(SUBMISSIONS)" "$(LAB)"
+
+student-release:
+	@bash tools/student-release.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,61 @@
+/* dl/blas.h — row-major GEMM and GEMV on the CPU (cblas) or CUDA (cuBLAS).
+ *
+ * Contract
+ * - All matrices are row-major everywhere. A is (M, K) after op(), B is (K, N)
+ *   after op(), C is (M, N); lda/ldb/ldc are row strides in elements and must
+ *   be at least the stored row length. op(X) is X or Xᵀ (DL_TRANS).
+ * - dl_gemm:  C = alpha·op(A)·op(B) + beta·C.
+ *   dl_gemv:  y = alpha·op(A)·x + beta·y with A stored (M, N): op = none gives
+ *   y of length M; DL_TRANS gives y of length N.
+ * - Pointers are device pointers of dev (host pointers on the CPU). Calls on
+ *   CUDA are queued on the device's compute stream.
+ * - dl_gemm_f16: A and B are binary16, the products are accumulated in fp32
+ *   (tensor cores: fp16 in, fp32 accumulate), C is fp16 or fp32 (c_type). The
+ *   CPU emulates this: it converts A and B exactly to fp32, multiplies with
+ *   sgemm, and rounds the result to binary16 when C is fp16.
+ * - Each call adds its FLOPs (2·M·N·K, 2·M·N for gemv) to a per-process
+ *   counter read by dl_flops(); the data-parallel labs project speedups from it.
+ * - Bad shapes (a stride too small, a size over INT_MAX) give DL_ERR_ARG and
+ *   leave C/y untouched. Zero sizes are allowed and do no work.
+ */
+#ifndef DL_BLAS_H
+#define DL_BLAS_H
+
+#include <stddef.h> // size_t
+#include <stdint.h> // uint64_t
+
+#include "dl/device.h" // dl_device
+#include "dl/half.h"   // dl_half
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dl_trans { DL_NO_TRANS = 0, DL_TRANS = 1 } dl_trans;
+typedef enum dl_dtype { DL_F32 = 0, DL_F16 = 1 } dl_dtype;
+
+dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K,
+                  float alpha, const float *A, size_t lda, const float *B, size_t ldb, float beta,
+                  float *C, size_t ldc);
+
+dl_status dl_gemv(const dl_device *dev, dl_trans ta, size_t M, size_t N, float alpha,
+                  const float *A, size_t lda, const float *x, float beta, float *y);
+
+dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N,
+                      size_t K, float alpha, const dl_half *A, size_t lda, const dl_half *B,
+                      size_t ldb, float beta, void *C, dl_dtype c_type, size_t ldc);
+
+/* FLOPs counted by dl_gemm/dl_gemv/dl_gemm_f16 in this process. */
+uint64_t dl_flops(void);
+void dl_flops_reset(void);
+void dl_flops_add(uint64_t flops);
+
+/* Name of the CPU BLAS ("OpenBLAS 0.3.21 ...") for reports. Cannot fail. */
+const char *dl_blas_name(void);
+/* Sets the CPU BLAS thread count (OpenBLAS); n <= 0 leaves it alone. */
+void dl_blas_set_threads(int n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DL_BLAS_H */

@@ -1,0 +1,70 @@
+/* dl/cli.h — the command line every lab driver shares.
+ *
+ * Contract
+ * - Common flags: --data SPEC --device auto|cpu|cuda[:N] --epochs N
+ *   --batch-size N --lr X --seed N --out DIR --json FILE
+ *   --plot png|svg|dumb|none --quiet --help. A driver sets the defaults in
+ *   dl_args before parsing and may add its own flags in a dl_opt table.
+ * - Both "--flag value" and "--flag=value" are accepted. Numbers must parse
+ *   whole and lie in the option's [min, max]; choices must be one of the
+ *   listed words.
+ * - dl_cli_parse returns DL_CLI_RUN to go on, DL_CLI_HELP after printing the
+ *   usage to stdout (the driver exits 0), or DL_CLI_ERROR after printing
+ *   "prog: error: <what>" and the usage to stderr (the driver exits 2).
+ */
+#ifndef DL_CLI_H
+#define DL_CLI_H
+
+#include <stddef.h> // size_t
+#include <stdint.h> // uint64_t
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dl_args {
+    const char *data;
+    const char *device;
+    int epochs;
+    long batch_size; /* 0 = full batch */
+    double lr;
+    uint64_t seed;
+    const char *out;  /* output directory */
+    const char *json; /* extra copy of summary.json, or NULL */
+    const char *plot; /* png|svg|dumb|none */
+    int quiet;
+} dl_args;
+
+typedef enum dl_opt_kind {
+    DL_OPT_FLAG,   /* int, set to 1 */
+    DL_OPT_INT,    /* int */
+    DL_OPT_LONG,   /* long */
+    DL_OPT_DOUBLE, /* double */
+    DL_OPT_U64,    /* uint64_t */
+    DL_OPT_STRING, /* const char * */
+    DL_OPT_CHOICE  /* const char *, one of choices ("a|b|c") */
+} dl_opt_kind;
+
+typedef struct dl_opt {
+    const char *name; /* without the leading "--" */
+    dl_opt_kind kind;
+    void *dst;
+    const char *metavar; /* shown in the usage ("N", "X", "DIR") */
+    const char *help;
+    const char *choices; /* DL_OPT_CHOICE only */
+    double min, max;     /* numeric kinds; min > max means unbounded */
+} dl_opt;
+
+enum { DL_CLI_RUN = 0, DL_CLI_HELP = 1, DL_CLI_ERROR = 2 };
+
+/* Defaults every lab starts from: breast_cancer, auto, 100 epochs, full batch,
+ * lr 0.1, seed 1, out build/run, plot png. */
+void dl_args_defaults(dl_args *a);
+
+int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, dl_args *a,
+                 const dl_opt *extra, size_t n_extra);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DL_CLI_H */

@@ -1,0 +1,101 @@
+/* dl/device.h — where memory lives and where work runs: CPU or one CUDA GPU.
+ *
+ * Contract
+ * - A dl_device is opened from a spec: "auto", "cpu", "cuda" or "cuda:N".
+ *   NULL or "" means the DL_DEVICE environment variable, else "auto".
+ *   "auto" picks CUDA when the library was built with it *and* a GPU answers,
+ *   else the CPU. "cuda" when no GPU answers fails with DL_ERR_NO_DEVICE (or
+ *   DL_ERR_NO_CUDA in a build without CUDA) and a message that says why.
+ * - On the CPU a device pointer is a host pointer: dl_malloc is malloc, copies
+ *   are memcpy, streams and events are trivial (events read the host clock).
+ * - On CUDA every call goes to the device's compute stream unless a stream is
+ *   given. dl_memcpy_h2d/d2d are asynchronous; dl_memcpy_d2h waits for the
+ *   copy, so the host may read the result when it returns.
+ * - Every function returns DL_OK or a failure status with dl_last_error() set;
+ *   on failure outputs are left untouched (dl_malloc leaves *p NULL).
+ * - A CUDA context does not survive fork(): open CUDA devices only in the
+ *   process that uses them (in the grader: inside a test, not in main).
+ */
+#ifndef DL_DEVICE_H
+#define DL_DEVICE_H
+
+#include <stddef.h> // size_t
+
+#include "dl/status.h" // dl_status
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dl_device_kind { DL_DEVICE_CPU = 0, DL_DEVICE_CUDA = 1 } dl_device_kind;
+
+typedef struct dl_device {
+    dl_device_kind kind;
+    int ordinal;    /* CUDA device index; 0 on the CPU */
+    void *stream;   /* cudaStream_t of the compute stream; NULL on the CPU */
+    void *blas;     /* cublasHandle_t bound to that stream; NULL on the CPU */
+    char name[256]; /* "cpu" or the GPU's name */
+    int cc_major, cc_minor; /* compute capability; 0 on the CPU */
+} dl_device;
+
+/* A stream handle (cudaStream_t); NULL means the device's compute stream. */
+typedef void *dl_stream;
+
+/* 1 when the library was built with CUDA (DL_HAVE_CUDA). Cannot fail. */
+int dl_built_with_cuda(void);
+
+/* Number of CUDA GPUs that answer; 0 without CUDA or without a driver.
+ * Initialises CUDA in the calling process. Cannot fail. */
+int dl_cuda_device_count(void);
+
+/* Versions as "13.0" strings ("none" when absent). Cannot fail. */
+const char *dl_cuda_runtime_version(void);
+const char *dl_cuda_driver_version(void);
+/* NCCL's version ("2.28.3") when built with NCCL, else "none". Cannot fail. */
+const char *dl_nccl_version(void);
+
+/* Parses spec without opening anything: kind and ordinal. */
+dl_status dl_device_parse(const char *spec, dl_device_kind *kind, int *ordinal, int *is_auto);
+
+dl_status dl_device_open(const char *spec, dl_device *dev);
+/* A CPU device that is always open (for host-only code such as CPU losses). */
+const dl_device *dl_cpu(void);
+void dl_device_close(dl_device *dev);
+/* "cpu" or "cuda:0 (NVIDIA H200, sm_90)". Cannot fail. */
+const char *dl_device_describe(const dl_device *dev);
+
+/* Waits for all work queued on the device's compute stream. */
+dl_status dl_device_sync(const dl_device *dev);
+
+// ---- memory ----
+dl_status dl_malloc(const dl_device *dev, void **p, size_t bytes);
+void dl_free(const dl_device *dev, void *p); /* NULL is fine */
+dl_status dl_memcpy_h2d(const dl_device *dev, void *dst, const void *src, size_t bytes);
+dl_status dl_memcpy_d2h(const dl_device *dev, void *dst, const void *src, size_t bytes);
+dl_status dl_memcpy_d2d(const dl_device *dev, void *dst, const void *src, size_t bytes);
+dl_status dl_memset0(const dl_device *dev, void *p, size_t bytes);
+
+// ---- streams ----
+dl_status dl_stream_create(const dl_device *dev, dl_stream *s);
+void dl_stream_destroy(const dl_device *dev, dl_stream s);
+dl_status dl_stream_sync(const dl_device *dev, dl_stream s);
+
+// ---- events ----
+typedef struct dl_event {
+    void *ev;      /* cudaEvent_t on CUDA */
+    double t_host; /* host clock at record time on the CPU */
+} dl_event;
+
+dl_status dl_event_create(const dl_device *dev, dl_event *e);
+void dl_event_destroy(const dl_device *dev, dl_event *e);
+dl_status dl_event_record(const dl_device *dev, dl_event *e, dl_stream s);
+/* Makes stream s wait until e has completed (no host wait). */
+dl_status dl_stream_wait_event(const dl_device *dev, dl_stream s, const dl_event *e);
+dl_status dl_event_sync(const dl_device *dev, const dl_event *e);
+/* Milliseconds from a to b; both must have completed. */
+dl_status dl_event_elapsed_ms(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DL_DEVICE_H */

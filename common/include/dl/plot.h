@@ -1,0 +1,32 @@
+/* dl/plot.h — drawing plots with gnuplot and the kit's shared style.
+ *
+ * Contract
+ * - dl_plot runs `gnuplot` on DL_HOME/common/plot/style.gp followed by the
+ *   script, with the variables fmt, out and those in vars (gnuplot syntax,
+ *   "data='x.csv'; title='y'") set on the command line.
+ * - fmt is png (pngcairo), svg, dumb (drawn on stdout, for terminals and
+ *   logs) or none (nothing is drawn). For png/svg the file out_base.png/.svg
+ *   is written via a temporary and renamed only when gnuplot succeeded.
+ * - When gnuplot is not installed, dl_plot returns DL_ERR_UNSUPPORTED after
+ *   saying so once on stderr (the CSV data stays, plot it later with
+ *   `make plots`); a failing script returns DL_ERR_IO with gnuplot's exit status.
+ */
+#ifndef DL_PLOT_H
+#define DL_PLOT_H
+
+#include "dl/status.h" // dl_status
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int dl_plot_available(void);
+/* script: a path, absolute or relative to DL_HOME. */
+dl_status dl_plot(const char *script, const char *fmt, const char *out_base, const char *vars);
+/* The file extension for fmt ("png", "svg"), or NULL when fmt draws no file. */
+const char *dl_plot_ext(const char *fmt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DL_PLOT_H */

@@ -1,0 +1,28 @@
+# style.gp — the kit's shared gnuplot style, loaded before every plot script.
+# Variables set by dl_plot: fmt (png|svg|dumb) and out (the file to write).
+if (!exists("fmt")) fmt = 'png'
+if (!exists("out")) out = ''
+if (fmt eq 'png') { set terminal pngcairo size 960,600 enhanced font 'DejaVu Sans,11' }
+if (fmt eq 'svg') { set terminal svg size 960,600 enhanced font 'DejaVu Sans,11' background rgb 'white' }
+if (fmt eq 'dumb') { set terminal dumb size 110,32 }
+if (fmt ne 'dumb') { set output out }
+
+set datafile separator ','
+set datafile missing 'nan'
+set key autotitle columnhead
+set key top right box opaque samplen 2
+set grid lc rgb '#dddddd' lt 1
+set border 3 lc rgb '#444444'
+set tics nomirror
+set mxtics
+set style data lines
+
+# Okabe–Ito colours: readable for colour-blind readers and in print.
+set style line 1 lc rgb '#0072B2' lw 2.5 pt 7 ps 0.6
+set style line 2 lc rgb '#D55E00' lw 2.5 pt 5 ps 0.6
+set style line 3 lc rgb '#009E73' lw 2.5 pt 9 ps 0.6
+set style line 4 lc rgb '#CC79A7' lw 2.5 pt 11 ps 0.6
+set style line 5 lc rgb '#E69F00' lw 2.5 pt 13 ps 0.6
+set style line 6 lc rgb '#56B4E9' lw 2.5 pt 15 ps 0.6
+set style line 7 lc rgb '#000000' lw 1.5 dt 2
+set style increment user

@@ -1,0 +1,53 @@
+/* backend.h — the CUDA backend's entry points, used by the neutral code.
+ *
+ * Implemented by the files in src/cuda/ when the library is built with CUDA and by
+ * src/cuda_stub.c otherwise (every call then fails with DL_ERR_NO_CUDA), so no
+ * caller needs an #ifdef. Arguments are validated by the neutral callers.
+ */
+#ifndef DL_BACKEND_H
+#define DL_BACKEND_H
+
+#include <stddef.h> // size_t
+
+#include "dl/blas.h"   // dl_trans, dl_dtype
+#include "dl/device.h" // dl_device, dl_event
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { DL_COPY_H2D = 0, DL_COPY_D2H = 1, DL_COPY_D2D = 2 };
+
+int dl_cuda_count_(void);
+void dl_cuda_versions_(char *runtime, char *driver, size_t len);
+void dl_nccl_version_(char *out, size_t len);
+dl_status dl_cuda_open_(int ordinal, dl_device *dev);
+void dl_cuda_close_(dl_device *dev);
+dl_status dl_cuda_sync_(const dl_device *dev);
+dl_status dl_cuda_malloc_(const dl_device *dev, void **p, size_t bytes);
+void dl_cuda_free_(const dl_device *dev, void *p);
+dl_status dl_cuda_memcpy_(const dl_device *dev, void *dst, const void *src, size_t bytes, int kind);
+dl_status dl_cuda_memset0_(const dl_device *dev, void *p, size_t bytes);
+dl_status dl_cuda_stream_create_(const dl_device *dev, dl_stream *s);
+void dl_cuda_stream_destroy_(const dl_device *dev, dl_stream s);
+dl_status dl_cuda_stream_sync_(const dl_device *dev, dl_stream s);
+dl_status dl_cuda_event_create_(const dl_device *dev, dl_event *e);
+void dl_cuda_event_destroy_(const dl_device *dev, dl_event *e);
+dl_status dl_cuda_event_record_(const dl_device *dev, dl_event *e, dl_stream s);
+dl_status dl_cuda_stream_wait_event_(const dl_device *dev, dl_stream s, const dl_event *e);
+dl_status dl_cuda_event_sync_(const dl_device *dev, const dl_event *e);
+dl_status dl_cuda_event_elapsed_(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms);
+
+dl_status dl_cuda_gemm_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K,
+                        float alpha, const float *A, int lda, const float *B, int ldb, float beta,
+                        float *C, int ldc);
+dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float alpha,
+                        const float *A, int lda, const float *x, float beta, float *y);
+dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K,
+                            float alpha, const dl_half *A, int lda, const dl_half *B, int ldb,
+                            float beta, void *C, dl_dtype c_type, int ldc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DL_BACKEND_H */

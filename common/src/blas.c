@@ -1,0 +1,172 @@
+/* blas.c — row-major GEMM/GEMV: validation, the FLOP counter, the CPU path
+ * (cblas) and dispatch to the CUDA path (blas_cuda.cu). */
+#include "dl/blas.h"
+
+#include <cblas.h>  // cblas_sgemm, cblas_sgemv, openblas_set_num_threads
+#include <limits.h> // INT_MAX
+#include <stdatomic.h>
+#include <stdio.h>  // snprintf
+#include <stdlib.h> // malloc, free
+
+#include "backend.h" // dl_cuda_gemm_, ...
+
+// ---- FLOP counter ----
+
+static _Atomic uint64_t flop_count;
+
+uint64_t dl_flops(void)
+{
+    return atomic_load(&flop_count);
+}
+
+void dl_flops_reset(void)
+{
+    atomic_store(&flop_count, 0);
+}
+
+void dl_flops_add(uint64_t flops)
+{
+    atomic_fetch_add(&flop_count, flops);
+}
+
+const char *dl_blas_name(void)
+{
+#ifdef OPENBLAS_VERSION
+    return OPENBLAS_VERSION;
+#else
+    static char buf[128];
+    snprintf(buf, sizeof buf, "OpenBLAS %s", openblas_get_config());
+    return buf;
+#endif
+}
+
+void dl_blas_set_threads(int n)
+{
+    if (n > 0)
+        openblas_set_num_threads(n);
+}
+
+// ---- validation ----
+
+static size_t max1(size_t v)
+{
+    return v > 0 ? v : 1;
+}
+
+static dl_status check_dims(const char *fn, size_t M, size_t N, size_t K)
+{
+    if (M > INT_MAX || N > INT_MAX || K > INT_MAX)
+        return dl_error_set(DL_ERR_ARG, "%s: sizes M=%zu N=%zu K=%zu exceed INT_MAX", fn, M, N, K);
+    return DL_OK;
+}
+
+static dl_status check_ld(const char *fn, const char *name, size_t ld, size_t cols)
+{
+    if (ld < max1(cols) || ld > INT_MAX)
+        return dl_error_set(DL_ERR_ARG, "%s: %s=%zu, expected at least %zu (the row length)", fn,
+                            name, ld, max1(cols));
+    return DL_OK;
+}
+
+static dl_status check_gemm(const char *fn, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K,
+                            const void *A, size_t lda, const void *B, size_t ldb, const void *C,
+                            size_t ldc)
+{
+    DL_TRY(check_dims(fn, M, N, K));
+    DL_TRY(check_ld(fn, "lda", lda, ta == DL_TRANS ? M : K));
+    DL_TRY(check_ld(fn, "ldb", ldb, tb == DL_TRANS ? K : N));
+    DL_TRY(check_ld(fn, "ldc", ldc, N));
+    if ((M * N > 0 && C == NULL) || (M * N * K > 0 && (A == NULL || B == NULL)))
+        return dl_error_set(DL_ERR_ARG, "%s: NULL matrix pointer", fn);
+    return DL_OK;
+}
+
+static CBLAS_TRANSPOSE cb(dl_trans t)
+{
+    return t == DL_TRANS ? CblasTrans : CblasNoTrans;
+}
+
+// ---- fp32 ----
+
+dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K,
+                  float alpha, const float *A, size_t lda, const float *B, size_t ldb, float beta,
+                  float *C, size_t ldc)
+{
+    DL_TRY(check_gemm("dl_gemm", ta, tb, M, N, K, A, lda, B, ldb, C, ldc));
+    if (M == 0 || N == 0)
+        return DL_OK;
+    dl_flops_add(2ull * M * N * K);
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_gemm_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb,
+                             beta, C, (int)ldc);
+    cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, A, (int)lda, B,
+                (int)ldb, beta, C, (int)ldc);
+    return DL_OK;
+}
+
+dl_status dl_gemv(const dl_device *dev, dl_trans ta, size_t M, size_t N, float alpha,
+                  const float *A, size_t lda, const float *x, float beta, float *y)
+{
+    DL_TRY(check_dims("dl_gemv", M, N, 1));
+    DL_TRY(check_ld("dl_gemv", "lda", lda, N));
+    size_t ylen = ta == DL_TRANS ? N : M;
+    if (ylen == 0)
+        return DL_OK;
+    if (y == NULL || (M * N > 0 && (A == NULL || x == NULL)))
+        return dl_error_set(DL_ERR_ARG, "dl_gemv: NULL pointer");
+    dl_flops_add(2ull * M * N);
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_gemv_(dev, ta, (int)M, (int)N, alpha, A, (int)lda, x, beta, y);
+    cblas_sgemv(CblasRowMajor, cb(ta), (int)M, (int)N, alpha, A, (int)lda, x, 1, beta, y, 1);
+    return DL_OK;
+}
+
+// ---- fp16 in, fp32 accumulate ----
+
+/* Copies a (rows, cols) half matrix with stride ld into a dense float one. */
+static float *widen(const dl_half *src, size_t rows, size_t cols, size_t ld)
+{
+    float *dst = malloc(max1(rows * cols) * sizeof *dst);
+    if (dst == NULL)
+        return NULL;
+    for (size_t i = 0; i < rows; i++)
+        dl_f16_to_f32(src + i * ld, dst + i * cols, cols);
+    return dst;
+}
+
+dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N,
+                      size_t K, float alpha, const dl_half *A, size_t lda, const dl_half *B,
+                      size_t ldb, float beta, void *C, dl_dtype c_type, size_t ldc)
+{
+    DL_TRY(check_gemm("dl_gemm_f16", ta, tb, M, N, K, A, lda, B, ldb, C, ldc));
+    if (M == 0 || N == 0)
+        return DL_OK;
+    dl_flops_add(2ull * M * N * K);
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_gemm_f16_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B,
+                                 (int)ldb, beta, C, c_type, (int)ldc);
+    size_t ar = ta == DL_TRANS ? K : M, ac = ta == DL_TRANS ? M : K;
+    size_t br = tb == DL_TRANS ? N : K, bc = tb == DL_TRANS ? K : N;
+    float *a = widen(A, ar, ac, lda);
+    float *b = widen(B, br, bc, ldb);
+    float *c = c_type == DL_F16 ? widen((const dl_half *)C, M, N, ldc) : NULL;
+    if (a == NULL || b == NULL || (c_type == DL_F16 && c == NULL)) {
+        free(a);
+        free(b);
+        free(c);
+        return dl_error_set(DL_ERR_NOMEM, "dl_gemm_f16: out of memory for the fp32 copies");
+    }
+    if (c_type == DL_F16) {
+        cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, a, (int)ac, b,
+                    (int)bc, beta, c, (int)N);
+        for (size_t i = 0; i < M; i++)
+            dl_f32_to_f16(c + i * N, (dl_half *)C + i * ldc, N);
+    } else {
+        cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, a, (int)ac, b,
+                    (int)bc, beta, (float *)C, (int)ldc);
+    }
+    free(a);
+    free(b);
+    free(c);
+    return DL_OK;
+}

@@ -1,0 +1,252 @@
+/* cli.c — the shared driver command line: common flags plus a lab's own. */
+#define _POSIX_C_SOURCE 200809L
+#include "dl/cli.h"
+
+#include <errno.h>  // errno, ERANGE
+#include <math.h>   // isfinite
+#include <stdio.h>  // fprintf, snprintf
+#include <stdlib.h> // strtol, strtod, getenv
+#include <string.h> // strcmp, strncmp, strlen
+
+void dl_args_defaults(dl_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->data = "breast_cancer";
+    a->device = getenv("DL_DEVICE") != NULL ? getenv("DL_DEVICE") : "auto";
+    a->epochs = 100;
+    a->batch_size = 0;
+    a->lr = 0.1;
+    a->seed = 1;
+    a->out = "build/run";
+    a->json = NULL;
+    a->plot = "png";
+    a->quiet = 0;
+}
+
+/* The common options, pointing into a. */
+static size_t common_opts(dl_args *a, dl_opt *o)
+{
+    dl_opt t[] = {
+        {"data", DL_OPT_STRING, &a->data, "SPEC",
+         "dataset: breast_cancer, fashion_mnist, synthetic:k=v,... or a .csv file", NULL, 1, 0},
+        {"device", DL_OPT_STRING, &a->device, "DEV", "auto, cpu, cuda or cuda:N (env DL_DEVICE)",
+         NULL, 1, 0},
+        {"epochs", DL_OPT_INT, &a->epochs, "N", "passes over the training data", NULL, 1, 1e7},
+        {"batch-size", DL_OPT_LONG, &a->batch_size, "N", "rows per step; 0 = full batch", NULL,
+         0, 1e9},
+        {"lr", DL_OPT_DOUBLE, &a->lr, "X", "learning rate (> 0)", NULL, 1e-12, 1e6},
+        {"seed", DL_OPT_U64, &a->seed, "N", "seed of every random choice (split, order, init)",
+         NULL, 1, 0},
+        {"out", DL_OPT_STRING, &a->out, "DIR", "where metrics.csv, summary.json and plots go",
+         NULL, 1, 0},
+        {"json", DL_OPT_STRING, &a->json, "FILE", "also write summary.json to FILE", NULL, 1, 0},
+        {"plot", DL_OPT_CHOICE, &a->plot, "FMT", "plots as png, svg, dumb (terminal) or none",
+         "png|svg|dumb|none", 1, 0},
+        {"quiet", DL_OPT_FLAG, &a->quiet, NULL, "no progress output", NULL, 1, 0},
+    };
+    memcpy(o, t, sizeof t);
+    return sizeof t / sizeof t[0];
+}
+
+static void format_value(const dl_opt *o, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    switch (o->kind) {
+    case DL_OPT_FLAG:
+        break;
+    case DL_OPT_INT:
+        snprintf(buf, len, "%d", *(int *)o->dst);
+        break;
+    case DL_OPT_LONG:
+        snprintf(buf, len, "%ld", *(long *)o->dst);
+        break;
+    case DL_OPT_DOUBLE:
+        snprintf(buf, len, "%g", *(double *)o->dst);
+        break;
+    case DL_OPT_U64:
+        snprintf(buf, len, "%llu", (unsigned long long)*(uint64_t *)o->dst);
+        break;
+    case DL_OPT_STRING:
+    case DL_OPT_CHOICE: {
+        const char *s = *(const char **)o->dst;
+        if (s != NULL)
+            snprintf(buf, len, "%s", s);
+        break;
+    }
+    }
+}
+
+static void print_opts(FILE *f, const dl_opt *opts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char left[64], def[128];
+        snprintf(left, sizeof left, "--%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
+                 opts[i].metavar ? opts[i].metavar : "");
+        format_value(&opts[i], def, sizeof def);
+        fprintf(f, "  %-20s %s", left, opts[i].help);
+        if (def[0])
+            fprintf(f, " (default: %s)", def);
+        fputc('\n', f);
+    }
+}
+
+static void usage(FILE *f, const char *prog, const char *summary, const dl_opt *common,
+                  size_t nc, const dl_opt *extra, size_t ne)
+{
+    fprintf(f, "usage: %s [options]\n", prog);
+    if (summary != NULL)
+        fprintf(f, "%s\n", summary);
+    fprintf(f, "\ncommon options:\n");
+    print_opts(f, common, nc);
+    if (ne > 0) {
+        fprintf(f, "\n%s options:\n", prog);
+        print_opts(f, extra, ne);
+    }
+    fprintf(f, "  %-20s %s\n", "--help", "show this help and exit");
+}
+
+static int in_choices(const char *v, const char *choices)
+{
+    size_t len = strlen(v);
+    const char *p = choices;
+    while (*p) {
+        size_t k = strcspn(p, "|");
+        if (k == len && strncmp(p, v, len) == 0)
+            return 1;
+        p += k;
+        if (*p == '|')
+            p++;
+    }
+    return 0;
+}
+
+/* Stores text into o->dst; on failure writes the reason into err. */
+static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
+{
+    char *end = NULL;
+    int bounded = o->min <= o->max;
+    errno = 0;
+    switch (o->kind) {
+    case DL_OPT_FLAG:
+        *(int *)o->dst = 1;
+        return 1;
+    case DL_OPT_STRING:
+        if (text[0] == '\0') {
+            snprintf(err, len, "--%s: expected a non-empty %s", o->name, o->metavar);
+            return 0;
+        }
+        *(const char **)o->dst = text;
+        return 1;
+    case DL_OPT_CHOICE:
+        if (!in_choices(text, o->choices)) {
+            snprintf(err, len, "--%s: '%s' is not one of %s", o->name, text, o->choices);
+            return 0;
+        }
+        *(const char **)o->dst = text;
+        return 1;
+    case DL_OPT_INT:
+    case DL_OPT_LONG:
+    case DL_OPT_U64: {
+        long long v = strtoll(text, &end, 10);
+        if (end == text || *end != '\0' || errno == ERANGE || (o->kind == DL_OPT_U64 && v < 0)) {
+            snprintf(err, len, "--%s: '%s' is not %s integer", o->name, text,
+                     o->kind == DL_OPT_U64 ? "a non-negative" : "an");
+            return 0;
+        }
+        if (bounded && ((double)v < o->min || (double)v > o->max)) {
+            snprintf(err, len, "--%s: %lld is out of range, expected %.0f to %.0f", o->name, v,
+                     o->min, o->max);
+            return 0;
+        }
+        if (o->kind == DL_OPT_INT) {
+            if (v < -2147483647LL || v > 2147483647LL) {
+                snprintf(err, len, "--%s: %lld does not fit an int", o->name, v);
+                return 0;
+            }
+            *(int *)o->dst = (int)v;
+        } else if (o->kind == DL_OPT_LONG) {
+            *(long *)o->dst = (long)v;
+        } else {
+            *(uint64_t *)o->dst = (uint64_t)v;
+        }
+        return 1;
+    }
+    case DL_OPT_DOUBLE: {
+        double v = strtod(text, &end);
+        if (end == text || *end != '\0' || !isfinite(v)) {
+            snprintf(err, len, "--%s: '%s' is not a finite number", o->name, text);
+            return 0;
+        }
+        if (bounded && (v < o->min || v > o->max)) {
+            snprintf(err, len, "--%s: %g is out of range, expected %g to %g", o->name, v, o->min,
+                     o->max);
+            return 0;
+        }
+        *(double *)o->dst = v;
+        return 1;
+    }
+    }
+    return 0;
+}
+
+static const dl_opt *find(const char *name, size_t len, const dl_opt *a, size_t na,
+                          const dl_opt *b, size_t nb)
+{
+    for (size_t i = 0; i < nb; i++) { // a lab's own flag overrides a common one
+        if (strlen(b[i].name) == len && strncmp(b[i].name, name, len) == 0)
+            return &b[i];
+    }
+    for (size_t i = 0; i < na; i++) {
+        if (strlen(a[i].name) == len && strncmp(a[i].name, name, len) == 0)
+            return &a[i];
+    }
+    return NULL;
+}
+
+int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, dl_args *a,
+                 const dl_opt *extra, size_t n_extra)
+{
+    dl_opt common[16];
+    size_t nc = common_opts(a, common);
+    char err[512];
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout, prog, summary, common, nc, extra, n_extra);
+            return DL_CLI_HELP;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            snprintf(err, sizeof err, "unexpected argument '%s' (options start with --)", arg);
+            goto fail;
+        }
+        const char *name = arg + 2;
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const dl_opt *o = find(name, len, common, nc, extra, n_extra);
+        if (o == NULL) {
+            snprintf(err, sizeof err, "unknown option '--%.*s'", (int)len, name);
+            goto fail;
+        }
+        const char *value = NULL;
+        if (o->kind == DL_OPT_FLAG) {
+            if (eq != NULL) {
+                snprintf(err, sizeof err, "--%s takes no value", o->name);
+                goto fail;
+            }
+        } else if (eq != NULL) {
+            value = eq + 1;
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            snprintf(err, sizeof err, "--%s needs a value (%s)", o->name, o->metavar);
+            goto fail;
+        }
+        if (!set_value(o, value, err, sizeof err))
+            goto fail;
+    }
+    return DL_CLI_RUN;
+fail:
+    fprintf(stderr, "%s: error: %s\n\n", prog, err);
+    usage(stderr, prog, summary, common, nc, extra, n_extra);
+    return DL_CLI_ERROR;
+}

@@ -1,0 +1,222 @@
+/* device_cuda.cu — the CUDA backend of dl/device.h: devices, memory, streams,
+ * events, and the check-macro helpers. Built only when nvcc is found. */
+#include <cublas_v2.h>    // cublasCreate, cublasSetStream
+#include <cuda_runtime.h> // cudaGetDeviceCount, cudaMallocAsync, ...
+#include <stdio.h>        // snprintf, fprintf
+
+#ifdef DL_HAVE_NCCL
+#include <nccl.h> // ncclGetVersion
+#endif
+
+#include "../backend.h"      // dl_cuda_*_
+#include "dl/cuda_check.h"   // DL_CUDA_CHECK, DL_CUBLAS_CHECK
+
+// ---- error reporting ----
+
+extern "C" const char *dl_cublas_error_string(cublasStatus_t st)
+{
+    return cublasGetStatusString(st);
+}
+
+extern "C" dl_status dl_cuda_fail_(dl_status st, const char *file, int line, const char *call,
+                                   const char *err)
+{
+    dl_error_set(st, "%s:%d: %s failed: %s", file, line, call, err);
+    fprintf(stderr, "%s\n", dl_last_error());
+    return st;
+}
+
+// ---- devices ----
+
+extern "C" int dl_cuda_count_(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        dl_error_set(DL_ERR_NO_DEVICE, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+        cudaGetLastError(); // clear the sticky-free error so later calls start clean
+        return 0;
+    }
+    return n;
+}
+
+extern "C" void dl_cuda_versions_(char *runtime, char *driver, size_t len)
+{
+    int rv = 0, dv = 0;
+    if (cudaRuntimeGetVersion(&rv) == cudaSuccess)
+        snprintf(runtime, len, "%d.%d", rv / 1000, (rv % 1000) / 10);
+    else
+        snprintf(runtime, len, "none");
+    if (cudaDriverGetVersion(&dv) == cudaSuccess && dv > 0)
+        snprintf(driver, len, "%d.%d", dv / 1000, (dv % 1000) / 10);
+    else
+        snprintf(driver, len, "none");
+}
+
+extern "C" void dl_nccl_version_(char *out, size_t len)
+{
+#ifdef DL_HAVE_NCCL
+    int v = 0;
+    if (ncclGetVersion(&v) == ncclSuccess) {
+        // NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z since 2.9
+        snprintf(out, len, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+        return;
+    }
+#endif
+    snprintf(out, len, "none");
+}
+
+extern "C" dl_status dl_cuda_open_(int ordinal, dl_device *dev)
+{
+    cudaDeviceProp prop;
+    DL_CUDA_CHECK(cudaSetDevice(ordinal));
+    DL_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+    cudaStream_t stream;
+    DL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cublasHandle_t handle;
+    cublasStatus_t bs = cublasCreate(&handle);
+    if (bs != CUBLAS_STATUS_SUCCESS) {
+        cudaStreamDestroy(stream);
+        DL_CUBLAS_CHECK(bs);
+    }
+    DL_CUBLAS_CHECK(cublasSetStream(handle, stream));
+    dev->kind = DL_DEVICE_CUDA;
+    dev->ordinal = ordinal;
+    dev->stream = (void *)stream;
+    dev->blas = (void *)handle;
+    dev->cc_major = prop.major;
+    dev->cc_minor = prop.minor;
+    snprintf(dev->name, sizeof dev->name, "%s", prop.name);
+    return DL_OK;
+}
+
+extern "C" void dl_cuda_close_(dl_device *dev)
+{
+    if (dev->blas != NULL)
+        cublasDestroy((cublasHandle_t)dev->blas);
+    if (dev->stream != NULL) {
+        cudaStreamSynchronize((cudaStream_t)dev->stream);
+        cudaStreamDestroy((cudaStream_t)dev->stream);
+    }
+    dev->blas = NULL;
+    dev->stream = NULL;
+}
+
+static cudaStream_t stream_of(const dl_device *dev, dl_stream s)
+{
+    return s != NULL ? (cudaStream_t)s : (cudaStream_t)dev->stream;
+}
+
+extern "C" dl_status dl_cuda_sync_(const dl_device *dev)
+{
+    DL_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)dev->stream));
+    return DL_OK;
+}
+
+// ---- memory ----
+
+extern "C" dl_status dl_cuda_malloc_(const dl_device *dev, void **p, size_t bytes)
+{
+    (void)dev;
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        *p = NULL;
+        cudaGetLastError();
+        return dl_error_set(e == cudaErrorMemoryAllocation ? DL_ERR_NOMEM : DL_ERR_CUDA,
+                            "cudaMalloc(%zu bytes) failed: %s", bytes, cudaGetErrorString(e));
+    }
+    return DL_OK;
+}
+
+extern "C" void dl_cuda_free_(const dl_device *dev, void *p)
+{
+    (void)dev;
+    cudaStreamSynchronize((cudaStream_t)dev->stream); // the stream may still use p
+    cudaFree(p);
+}
+
+extern "C" dl_status dl_cuda_memcpy_(const dl_device *dev, void *dst, const void *src,
+                                     size_t bytes, int kind)
+{
+    cudaStream_t s = (cudaStream_t)dev->stream;
+    cudaMemcpyKind k = kind == DL_COPY_H2D   ? cudaMemcpyHostToDevice
+                       : kind == DL_COPY_D2H ? cudaMemcpyDeviceToHost
+                                             : cudaMemcpyDeviceToDevice;
+    DL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, k, s));
+    if (kind == DL_COPY_D2H || kind == DL_COPY_H2D) // host memory is pageable: wait for it
+        DL_CUDA_CHECK(cudaStreamSynchronize(s));
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_memset0_(const dl_device *dev, void *p, size_t bytes)
+{
+    DL_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, (cudaStream_t)dev->stream));
+    return DL_OK;
+}
+
+// ---- streams ----
+
+extern "C" dl_status dl_cuda_stream_create_(const dl_device *dev, dl_stream *s)
+{
+    (void)dev;
+    cudaStream_t st;
+    DL_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    *s = (dl_stream)st;
+    return DL_OK;
+}
+
+extern "C" void dl_cuda_stream_destroy_(const dl_device *dev, dl_stream s)
+{
+    (void)dev;
+    cudaStreamDestroy((cudaStream_t)s);
+}
+
+extern "C" dl_status dl_cuda_stream_sync_(const dl_device *dev, dl_stream s)
+{
+    DL_CUDA_CHECK(cudaStreamSynchronize(stream_of(dev, s)));
+    return DL_OK;
+}
+
+// ---- events ----
+
+extern "C" dl_status dl_cuda_event_create_(const dl_device *dev, dl_event *e)
+{
+    (void)dev;
+    cudaEvent_t ev;
+    DL_CUDA_CHECK(cudaEventCreate(&ev));
+    e->ev = (void *)ev;
+    return DL_OK;
+}
+
+extern "C" void dl_cuda_event_destroy_(const dl_device *dev, dl_event *e)
+{
+    (void)dev;
+    cudaEventDestroy((cudaEvent_t)e->ev);
+}
+
+extern "C" dl_status dl_cuda_event_record_(const dl_device *dev, dl_event *e, dl_stream s)
+{
+    DL_CUDA_CHECK(cudaEventRecord((cudaEvent_t)e->ev, stream_of(dev, s)));
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_stream_wait_event_(const dl_device *dev, dl_stream s, const dl_event *e)
+{
+    DL_CUDA_CHECK(cudaStreamWaitEvent(stream_of(dev, s), (cudaEvent_t)e->ev, 0));
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_event_sync_(const dl_device *dev, const dl_event *e)
+{
+    (void)dev;
+    DL_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)e->ev));
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_event_elapsed_(const dl_device *dev, const dl_event *a,
+                                            const dl_event *b, float *ms)
+{
+    (void)dev;
+    DL_CUDA_CHECK(cudaEventElapsedTime(ms, (cudaEvent_t)a->ev, (cudaEvent_t)b->ev));
+    return DL_OK;
+}

@@ -1,0 +1,169 @@
+/* cuda_stub.c — the CUDA backend in a build without nvcc: every entry point
+ * fails with DL_ERR_NO_CUDA and says how to get a CUDA build. This is the only
+ * place where the absence of CUDA is handled. */
+#include <stdio.h> // snprintf
+
+#include "backend.h"
+
+static dl_status no_cuda(void)
+{
+    return dl_error_set(DL_ERR_NO_CUDA, "this build has no CUDA backend (nvcc was not found when "
+                                        "it was built); rebuild where nvcc is on PATH");
+}
+
+int dl_cuda_count_(void)
+{
+    return 0;
+}
+
+void dl_cuda_versions_(char *runtime, char *driver, size_t len)
+{
+    snprintf(runtime, len, "none");
+    snprintf(driver, len, "none");
+}
+
+void dl_nccl_version_(char *out, size_t len)
+{
+    snprintf(out, len, "none");
+}
+
+dl_status dl_cuda_open_(int ordinal, dl_device *dev)
+{
+    (void)ordinal;
+    (void)dev;
+    return no_cuda();
+}
+
+void dl_cuda_close_(dl_device *dev)
+{
+    (void)dev;
+}
+
+dl_status dl_cuda_sync_(const dl_device *dev)
+{
+    (void)dev;
+    return no_cuda();
+}
+
+dl_status dl_cuda_malloc_(const dl_device *dev, void **p, size_t bytes)
+{
+    (void)dev;
+    (void)p;
+    (void)bytes;
+    return no_cuda();
+}
+
+void dl_cuda_free_(const dl_device *dev, void *p)
+{
+    (void)dev;
+    (void)p;
+}
+
+dl_status dl_cuda_memcpy_(const dl_device *dev, void *dst, const void *src, size_t bytes, int kind)
+{
+    (void)dev;
+    (void)dst;
+    (void)src;
+    (void)bytes;
+    (void)kind;
+    return no_cuda();
+}
+
+dl_status dl_cuda_memset0_(const dl_device *dev, void *p, size_t bytes)
+{
+    (void)dev;
+    (void)p;
+    (void)bytes;
+    return no_cuda();
+}
+
+dl_status dl_cuda_stream_create_(const dl_device *dev, dl_stream *s)
+{
+    (void)dev;
+    (void)s;
+    return no_cuda();
+}
+
+void dl_cuda_stream_destroy_(const dl_device *dev, dl_stream s)
+{
+    (void)dev;
+    (void)s;
+}
+
+dl_status dl_cuda_stream_sync_(const dl_device *dev, dl_stream s)
+{
+    (void)dev;
+    (void)s;
+    return no_cuda();
+}
+
+dl_status dl_cuda_event_create_(const dl_device *dev, dl_event *e)
+{
+    (void)dev;
+    (void)e;
+    return no_cuda();
+}
+
+void dl_cuda_event_destroy_(const dl_device *dev, dl_event *e)
+{
+    (void)dev;
+    (void)e;
+}
+
+dl_status dl_cuda_event_record_(const dl_device *dev, dl_event *e, dl_stream s)
+{
+    (void)dev;
+    (void)e;
+    (void)s;
+    return no_cuda();
+}
+
+dl_status dl_cuda_stream_wait_event_(const dl_device *dev, dl_stream s, const dl_event *e)
+{
+    (void)dev;
+    (void)s;
+    (void)e;
+    return no_cuda();
+}
+
+dl_status dl_cuda_event_sync_(const dl_device *dev, const dl_event *e)
+{
+    (void)dev;
+    (void)e;
+    return no_cuda();
+}
+
+dl_status dl_cuda_event_elapsed_(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms)
+{
+    (void)dev;
+    (void)a;
+    (void)b;
+    (void)ms;
+    return no_cuda();
+}
+
+dl_status dl_cuda_gemm_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K,
+                        float alpha, const float *A, int lda, const float *B, int ldb, float beta,
+                        float *C, int ldc)
+{
+    (void)dev, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda;
+    (void)B, (void)ldb, (void)beta, (void)C, (void)ldc;
+    return no_cuda();
+}
+
+dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float alpha,
+                        const float *A, int lda, const float *x, float beta, float *y)
+{
+    (void)dev, (void)ta, (void)M, (void)N, (void)alpha, (void)A, (void)lda, (void)x, (void)beta;
+    (void)y;
+    return no_cuda();
+}
+
+dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K,
+                            float alpha, const dl_half *A, int lda, const dl_half *B, int ldb,
+                            float beta, void *C, dl_dtype c_type, int ldc)
+{
+    (void)dev, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda;
+    (void)B, (void)ldb, (void)beta, (void)C, (void)c_type, (void)ldc;
+    return no_cuda();
+}

@@ -1,0 +1,280 @@
+/* device.c — the backend-neutral device API: CPU inline, CUDA via backend.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "dl/device.h"
+
+#include <stdio.h>  // snprintf
+#include <stdlib.h> // malloc, free, getenv, strtol
+#include <string.h> // memcpy, memset, strcmp
+
+#include "backend.h" // dl_cuda_*_
+#include "dl/timer.h" // dl_now
+
+int dl_built_with_cuda(void)
+{
+#ifdef DL_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int dl_cuda_device_count(void)
+{
+    return dl_cuda_count_();
+}
+
+static char runtime_version[32], driver_version[32];
+
+static void load_versions(void)
+{
+    if (runtime_version[0] == '\0')
+        dl_cuda_versions_(runtime_version, driver_version, sizeof runtime_version);
+}
+
+const char *dl_cuda_runtime_version(void)
+{
+    load_versions();
+    return runtime_version;
+}
+
+const char *dl_cuda_driver_version(void)
+{
+    load_versions();
+    return driver_version;
+}
+
+const char *dl_nccl_version(void)
+{
+    static char buf[32];
+    if (buf[0] == '\0')
+        dl_nccl_version_(buf, sizeof buf);
+    return buf;
+}
+
+dl_status dl_device_parse(const char *spec, dl_device_kind *kind, int *ordinal, int *is_auto)
+{
+    if (spec == NULL || spec[0] == '\0')
+        spec = getenv("DL_DEVICE");
+    if (spec == NULL || spec[0] == '\0')
+        spec = "auto";
+    *ordinal = 0;
+    *is_auto = 0;
+    if (strcmp(spec, "auto") == 0) {
+        *is_auto = 1;
+        *kind = DL_DEVICE_CPU;
+        return DL_OK;
+    }
+    if (strcmp(spec, "cpu") == 0) {
+        *kind = DL_DEVICE_CPU;
+        return DL_OK;
+    }
+    if (strncmp(spec, "cuda", 4) == 0 && (spec[4] == '\0' || spec[4] == ':')) {
+        *kind = DL_DEVICE_CUDA;
+        if (spec[4] == ':') {
+            char *end = NULL;
+            long v = strtol(spec + 5, &end, 10);
+            if (end == spec + 5 || *end != '\0' || v < 0 || v > 1023)
+                return dl_error_set(DL_ERR_ARG,
+                                    "device '%s': expected cuda:N with N a GPU index (0, 1, ...)",
+                                    spec);
+            *ordinal = (int)v;
+        }
+        return DL_OK;
+    }
+    return dl_error_set(DL_ERR_ARG, "device '%s': expected auto, cpu, cuda or cuda:N", spec);
+}
+
+dl_status dl_device_open(const char *spec, dl_device *dev)
+{
+    dl_device_kind kind;
+    int ordinal, is_auto;
+    DL_TRY(dl_device_parse(spec, &kind, &ordinal, &is_auto));
+    memset(dev, 0, sizeof *dev);
+    if (is_auto && dl_built_with_cuda() && dl_cuda_count_() > 0)
+        kind = DL_DEVICE_CUDA;
+    if (kind == DL_DEVICE_CPU) {
+        dev->kind = DL_DEVICE_CPU;
+        snprintf(dev->name, sizeof dev->name, "cpu");
+        return DL_OK;
+    }
+    if (!dl_built_with_cuda())
+        return dl_error_set(DL_ERR_NO_CUDA,
+                            "--device cuda: this build has no CUDA (nvcc was not found when "
+                            "it was built); rebuild where nvcc is on PATH, or use --device cpu");
+    dl_error_clear();
+    int count = dl_cuda_count_();
+    if (count == 0) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", dl_last_error()[0] ? dl_last_error() : "no driver or no device");
+        return dl_error_set(DL_ERR_NO_DEVICE,
+                            "--device cuda: no CUDA GPU answers on this machine (%s); use "
+                            "--device cpu or auto",
+                            why);
+    }
+    if (ordinal >= count)
+        return dl_error_set(DL_ERR_NO_DEVICE, "--device cuda:%d: only %d GPU(s) here (0..%d)",
+                            ordinal, count, count - 1);
+    return dl_cuda_open_(ordinal, dev);
+}
+
+const dl_device *dl_cpu(void)
+{
+    static const dl_device cpu = {DL_DEVICE_CPU, 0, NULL, NULL, "cpu", 0, 0};
+    return &cpu;
+}
+
+void dl_device_close(dl_device *dev)
+{
+    if (dev->kind == DL_DEVICE_CUDA)
+        dl_cuda_close_(dev);
+    memset(dev, 0, sizeof *dev);
+}
+
+const char *dl_device_describe(const dl_device *dev)
+{
+    static _Thread_local char buf[320];
+    if (dev->kind == DL_DEVICE_CPU)
+        return "cpu";
+    snprintf(buf, sizeof buf, "cuda:%d (%s, sm_%d%d)", dev->ordinal, dev->name, dev->cc_major,
+             dev->cc_minor);
+    return buf;
+}
+
+dl_status dl_device_sync(const dl_device *dev)
+{
+    if (dev->kind == DL_DEVICE_CPU)
+        return DL_OK;
+    return dl_cuda_sync_(dev);
+}
+
+// ---- memory ----
+
+dl_status dl_malloc(const dl_device *dev, void **p, size_t bytes)
+{
+    *p = NULL;
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_malloc_(dev, p, bytes);
+    void *q = malloc(bytes ? bytes : 1);
+    if (q == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of host memory allocating %zu bytes", bytes);
+    *p = q;
+    return DL_OK;
+}
+
+void dl_free(const dl_device *dev, void *p)
+{
+    if (p == NULL)
+        return;
+    if (dev->kind == DL_DEVICE_CUDA)
+        dl_cuda_free_(dev, p);
+    else
+        free(p);
+}
+
+static dl_status copy(const dl_device *dev, void *dst, const void *src, size_t bytes, int kind)
+{
+    if (bytes == 0)
+        return DL_OK;
+    if (dst == NULL || src == NULL)
+        return dl_error_set(DL_ERR_ARG, "memcpy of %zu bytes with a NULL pointer", bytes);
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_memcpy_(dev, dst, src, bytes, kind);
+    memmove(dst, src, bytes);
+    return DL_OK;
+}
+
+dl_status dl_memcpy_h2d(const dl_device *dev, void *dst, const void *src, size_t bytes)
+{
+    return copy(dev, dst, src, bytes, DL_COPY_H2D);
+}
+
+dl_status dl_memcpy_d2h(const dl_device *dev, void *dst, const void *src, size_t bytes)
+{
+    return copy(dev, dst, src, bytes, DL_COPY_D2H);
+}
+
+dl_status dl_memcpy_d2d(const dl_device *dev, void *dst, const void *src, size_t bytes)
+{
+    return copy(dev, dst, src, bytes, DL_COPY_D2D);
+}
+
+dl_status dl_memset0(const dl_device *dev, void *p, size_t bytes)
+{
+    if (bytes == 0)
+        return DL_OK;
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_memset0_(dev, p, bytes);
+    memset(p, 0, bytes);
+    return DL_OK;
+}
+
+// ---- streams ----
+
+dl_status dl_stream_create(const dl_device *dev, dl_stream *s)
+{
+    *s = NULL;
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_stream_create_(dev, s);
+    return DL_OK;
+}
+
+void dl_stream_destroy(const dl_device *dev, dl_stream s)
+{
+    if (dev->kind == DL_DEVICE_CUDA && s != NULL)
+        dl_cuda_stream_destroy_(dev, s);
+}
+
+dl_status dl_stream_sync(const dl_device *dev, dl_stream s)
+{
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_stream_sync_(dev, s);
+    return DL_OK;
+}
+
+// ---- events ----
+
+dl_status dl_event_create(const dl_device *dev, dl_event *e)
+{
+    e->ev = NULL;
+    e->t_host = 0.0;
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_event_create_(dev, e);
+    return DL_OK;
+}
+
+void dl_event_destroy(const dl_device *dev, dl_event *e)
+{
+    if (dev->kind == DL_DEVICE_CUDA && e->ev != NULL)
+        dl_cuda_event_destroy_(dev, e);
+    e->ev = NULL;
+}
+
+dl_status dl_event_record(const dl_device *dev, dl_event *e, dl_stream s)
+{
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_event_record_(dev, e, s);
+    e->t_host = dl_now();
+    return DL_OK;
+}
+
+dl_status dl_stream_wait_event(const dl_device *dev, dl_stream s, const dl_event *e)
+{
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_stream_wait_event_(dev, s, e);
+    return DL_OK;
+}
+
+dl_status dl_event_sync(const dl_device *dev, const dl_event *e)
+{
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_event_sync_(dev, e);
+    return DL_OK;
+}
+
+dl_status dl_event_elapsed_ms(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms)
+{
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_event_elapsed_(dev, a, b, ms);
+    *ms = (float)(1e3 * (b->t_host - a->t_host));
+    return DL_OK;
+}

@@ -1,0 +1,119 @@
+/* idx.c — LeCun's IDX files (MNIST, Fashion-MNIST), plain or gzip-compressed. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>  // errno
+#include <stdlib.h> // malloc
+#include <string.h> // strerror
+#include <zlib.h>   // gzopen, gzread (reads uncompressed files too)
+
+#include "dl/data.h"
+
+dl_status dl_read_idx(const char *path, dl_idx *out)
+{
+    memset(out, 0, sizeof *out);
+    gzFile f = gzopen(path, "rb");
+    if (f == NULL)
+        return dl_error_set(DL_ERR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib error");
+    unsigned char head[4];
+    dl_status st = DL_OK;
+    int got = gzread(f, head, 4);
+    if (got != 4) {
+        st = dl_error_set(DL_ERR_FORMAT, "%s: truncated: %d of 4 header bytes (%s)", path,
+                          got < 0 ? 0 : got, got == 0 ? "empty file" : "file ends early");
+        goto done;
+    }
+    if (head[0] != 0 || head[1] != 0 || head[3] < 1 || head[3] > 4) {
+        st = dl_error_set(DL_ERR_FORMAT, "%s: not an IDX file: magic %02x %02x %02x %02x, expected 00 00 08 01..04",
+                          path, head[0], head[1], head[2], head[3]);
+        goto done;
+    }
+    if (head[2] != 0x08) {
+        st = dl_error_set(DL_ERR_FORMAT, "%s: IDX element type 0x%02x is not supported (expected 0x08, unsigned byte)",
+                          path, head[2]);
+        goto done;
+    }
+    out->ndim = head[3];
+    size_t count = 1;
+    for (int i = 0; i < out->ndim; i++) {
+        unsigned char b[4];
+        got = gzread(f, b, 4);
+        if (got != 4) {
+            st = dl_error_set(DL_ERR_FORMAT, "%s: truncated: the header ends inside dimension %d", path, i);
+            goto done;
+        }
+        out->dims[i] = ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
+        if (out->dims[i] == 0 || count > ((size_t)1 << 34) / out->dims[i]) {
+            st = dl_error_set(DL_ERR_FORMAT, "%s: dimension %d is %u: empty or too large", path, i, out->dims[i]);
+            goto done;
+        }
+        count *= out->dims[i];
+    }
+    out->count = count;
+    out->data = malloc(count);
+    if (out->data == NULL) {
+        st = dl_error_set(DL_ERR_NOMEM, "%s: out of memory for %zu bytes", path, count);
+        goto done;
+    }
+    size_t have = 0;
+    while (have < count) {
+        size_t want = count - have > (1u << 30) ? (1u << 30) : count - have;
+        got = gzread(f, out->data + have, (unsigned)want);
+        if (got <= 0)
+            break;
+        have += (size_t)got;
+    }
+    if (have < count) {
+        int zerr = 0;
+        const char *zmsg = gzerror(f, &zerr);
+        st = dl_error_set(DL_ERR_FORMAT, "%s: truncated: %zu of %zu data bytes%s%s", path, have,
+                          count, zerr ? ": " : "", zerr ? zmsg : "");
+    }
+done:
+    gzclose(f);
+    if (st != DL_OK) {
+        free(out->data);
+        memset(out, 0, sizeof *out);
+    }
+    return st;
+}
+
+void dl_idx_free(dl_idx *idx)
+{
+    free(idx->data);
+    memset(idx, 0, sizeof *idx);
+}
+
+dl_status dl_read_idx_pair(const char *images, const char *labels, int n_classes, dl_dataset *out)
+{
+    memset(out, 0, sizeof *out);
+    dl_idx im, lb;
+    DL_TRY(dl_read_idx(images, &im));
+    dl_status st = dl_read_idx(labels, &lb);
+    if (st != DL_OK) {
+        dl_idx_free(&im);
+        return st;
+    }
+    if (im.ndim != 3 || lb.ndim != 1) {
+        st = dl_error_set(DL_ERR_FORMAT, "%s / %s: expected images (n, rows, cols) and labels (n), got %d and %d dimensions",
+                          images, labels, im.ndim, lb.ndim);
+    } else if (im.dims[0] != lb.dims[0]) {
+        st = dl_error_set(DL_ERR_FORMAT, "%s has %u images but %s has %u labels", images,
+                          im.dims[0], labels, lb.dims[0]);
+    } else {
+        size_t n = im.dims[0], d = (size_t)im.dims[1] * im.dims[2];
+        st = dl_dataset_alloc(out, n, d, n_classes);
+        for (size_t i = 0; st == DL_OK && i < n; i++) {
+            if (lb.data[i] >= n_classes) {
+                st = dl_error_set(DL_ERR_RANGE, "%s: label %u of item %zu is out of range [0, %d)",
+                                  labels, lb.data[i], i, n_classes);
+                dl_dataset_free(out);
+                break;
+            }
+            out->y[i] = lb.data[i];
+            for (size_t j = 0; j < d; j++)
+                out->X[i * d + j] = (float)im.data[i * d + j] * (1.0f / 255.0f);
+        }
+    }
+    dl_idx_free(&im);
+    dl_idx_free(&lb);
+    return st;
+}

@@ -1,0 +1,85 @@
+/* grader.h — the autograder's framework, shared by every lab's suite.
+ *
+ * Contract
+ * - A lab's grader file (grader/labNN.c) defines `const gr_lab *gr_lab_get(void)`:
+ *   its title, a table of items, and a suite builder. One item = one Check
+ *   TCase, keyed by name; its points, tier, parent, hint and handout section
+ *   live in the table, not in the test code.
+ * - The runner (runner.c) runs the items in table order, each in a forked
+ *   child (Check's fork mode) with rlimits on CPU time, memory, file size and
+ *   processes, and a timeout scaled by CK_TIMEOUT_MULTIPLIER. A crash or a
+ *   hang is that item's failure, with the signal named.
+ * - Tiers: cpu always runs; gpu1 needs one CUDA GPU, gpu4 four. A tier that
+ *   cannot run is reported SKIPPED with its points shown apart, never counted
+ *   as passed. An item whose parent did not pass reports "parent failed".
+ * - Test code states what it saw: GR_FAIL("...") / ck_assert_msg. A message
+ *   that matches a classic mistake carries "[diagnosis: name]" (see
+ *   GR_DIAG), which the runner lists and the mutant tests look for.
+ */
+#ifndef GRADER_H
+#define GRADER_H
+
+#include <check.h>  // Suite, TCase, ck_assert_msg
+#include <string.h> // strcspn
+
+#include "dl/compare.h" // dl_cmp
+#include "dl/status.h"  // dl_status_name, dl_last_error
+
+typedef enum gr_tier { GR_CPU = 0, GR_GPU1 = 1, GR_GPU4 = 2 } gr_tier;
+
+typedef struct gr_item {
+    const char *name;    /* TCase name: lower_snake_case, unique in the lab */
+    const char *title;   /* one line shown in the table */
+    int points;
+    gr_tier tier;
+    const char *parent;  /* item that must pass first, or NULL */
+    const char *hint;    /* shown under a failure */
+    const char *section; /* handout section, e.g. "README.md §Task 1" */
+    double timeout;      /* seconds, before CK_TIMEOUT_MULTIPLIER */
+} gr_item;
+
+typedef struct gr_lab {
+    const char *id;    /* "01" */
+    const char *title; /* "logistic regression on one GPU, with feature scaling" */
+    const char *dir;   /* "01-logreg" */
+    const gr_item *items;
+    int n_items;
+    Suite *(*suite)(void);
+} gr_lab;
+
+const gr_lab *gr_lab_get(void);
+
+/* Creates the TCase for item `name` (timeout and rlimit fixture from the
+ * table) and adds it to s. Aborts the grader if the name is not in the table. */
+TCase *gr_tcase(Suite *s, const char *name);
+
+/* The item whose test is running (in the child). */
+const gr_item *gr_current(void);
+
+/* Fails the running test with a formatted message. */
+#define GR_FAIL(...) ck_abort_msg(__VA_ARGS__)
+/* "[diagnosis: name] " prefix for messages that recognise a classic mistake. */
+#define GR_DIAG(name) "[diagnosis: " name "] "
+
+/* Evaluates a dl_status call; on failure fails the test with the call, the
+ * status and the library's message (for a skeleton: "not implemented yet"). */
+#define GR_OK(call)                                                                          \
+    do {                                                                                     \
+        dl_status gr_st_ = (call);                                                           \
+        if (gr_st_ != DL_OK)                                                                 \
+            ck_abort_msg("%.*s(...) returned %s: %s", (int)strcspn(#call, "("), #call,      \
+                         dl_status_name(gr_st_), dl_last_error());                          \
+    } while (0)
+
+/* Fails with dl_cmp_format's report unless got matches ref. */
+#define GR_ALLCLOSE_F32(what, got, ref, n, atol, rtol, prefix)                               \
+    do {                                                                                     \
+        dl_cmp gr_c_;                                                                        \
+        if (!dl_allclose_f32((got), (ref), (n), (atol), (rtol), &gr_c_)) {                   \
+            char gr_b_[1024];                                                                \
+            dl_cmp_format(&gr_c_, (what), gr_b_, sizeof gr_b_);                              \
+            ck_abort_msg("%s%s", (prefix), gr_b_);                                           \
+        }                                                                                    \
+    } while (0)
+
+#endif /* GRADER_H */

@@ -1,0 +1,1007 @@
+/* lab01.c — grader for lab 01: logistic regression with feature scaling.
+ *
+ * Every reference here is computed by the grader itself in double precision:
+ * the scaler by two passes, the objective and gradient by the stable
+ * formula, the optimum by Newton's method (IRLS) with a line search.
+ * Tolerances (|got − ref| ≤ atol + rtol·|ref|) are stated at each check and
+ * in the handout; float32 results are held to about 1e-5 relative. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>   // exp, log1p, fabs, sqrt, isnan, isfinite
+#include <stdio.h>  // snprintf
+#include <stdlib.h> // malloc, free
+#include <string.h> // memcpy, memset
+
+#include "dl/blas.h"   // dl_gemv (in the GPU checks)
+#include "dl/data.h"   // dl_data_load
+#include "dl/device.h" // dl_device_open
+#include "dl/rng.h"    // dl_rng
+#include "dl/split.h"  // dl_split_stratified
+#include "grader.h"
+#include "logreg.h"
+
+// ---- references (double precision, independent of the student's code) ----
+
+/* Mean and population std of the non-NaN values of each column. */
+static void ref_scaler(const float *X, size_t n, size_t d, double *mean, double *sd)
+{
+    for (size_t j = 0; j < d; j++) {
+        double s = 0.0;
+        size_t c = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!isnan(X[i * d + j])) {
+                s += X[i * d + j];
+                c++;
+            }
+        }
+        mean[j] = c ? s / (double)c : 0.0;
+        double ss = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            if (!isnan(X[i * d + j]))
+                ss += (X[i * d + j] - mean[j]) * (X[i * d + j] - mean[j]);
+        }
+        sd[j] = c ? sqrt(ss / (double)c) : 0.0;
+    }
+}
+
+static double ref_bce(double z, double y)
+{
+    return fmax(z, 0.0) - y * z + log1p(exp(-fabs(z)));
+}
+
+static double ref_sigmoid(double z)
+{
+    return z >= 0 ? 1.0 / (1.0 + exp(-z)) : exp(z) / (1.0 + exp(z));
+}
+
+/* J(w, b) and, when gw != NULL, its gradient, in double. */
+static double ref_objective(const float *X, const float *y, size_t n, size_t d, const double *w,
+                            double b, double lambda, double *gw, double *gb)
+{
+    double loss = 0.0, rb = 0.0, ww = 0.0;
+    if (gw != NULL)
+        memset(gw, 0, d * sizeof *gw);
+    for (size_t i = 0; i < n; i++) {
+        double z = b;
+        for (size_t j = 0; j < d; j++)
+            z += (double)X[i * d + j] * w[j];
+        loss += ref_bce(z, y[i]);
+        double r = ref_sigmoid(z) - y[i];
+        rb += r;
+        if (gw != NULL) {
+            for (size_t j = 0; j < d; j++)
+                gw[j] += r * X[i * d + j];
+        }
+    }
+    for (size_t j = 0; j < d; j++)
+        ww += w[j] * w[j];
+    if (gw != NULL) {
+        for (size_t j = 0; j < d; j++)
+            gw[j] = gw[j] / (double)n + lambda * w[j];
+        *gb = rb / (double)n;
+    }
+    return loss / (double)n + 0.5 * lambda * ww;
+}
+
+static double ref_objective_f(const float *X, const float *y, size_t n, size_t d, const float *w,
+                              float b, double lambda)
+{
+    double *wd = malloc(d * sizeof *wd);
+    for (size_t j = 0; j < d; j++)
+        wd[j] = w[j];
+    double f = ref_objective(X, y, n, d, wd, b, lambda, NULL, NULL);
+    free(wd);
+    return f;
+}
+
+/* Solves the (m, m) SPD system H x = g by Cholesky; H is overwritten. */
+static int cholesky_solve(double *H, const double *g, double *x, size_t m)
+{
+    for (size_t j = 0; j < m; j++) {
+        double s = H[j * m + j];
+        for (size_t k = 0; k < j; k++)
+            s -= H[j * m + k] * H[j * m + k];
+        if (s <= 0)
+            return 0;
+        H[j * m + j] = sqrt(s);
+        for (size_t i = j + 1; i < m; i++) {
+            double t = H[i * m + j];
+            for (size_t k = 0; k < j; k++)
+                t -= H[i * m + k] * H[j * m + k];
+            H[i * m + j] = t / H[j * m + j];
+        }
+    }
+    for (size_t i = 0; i < m; i++) { // L y = g
+        double t = g[i];
+        for (size_t k = 0; k < i; k++)
+            t -= H[i * m + k] * x[k];
+        x[i] = t / H[i * m + i];
+    }
+    for (size_t i = m; i-- > 0;) { // Lᵀ x = y
+        double t = x[i];
+        for (size_t k = i + 1; k < m; k++)
+            t -= H[k * m + i] * x[k];
+        x[i] = t / H[i * m + i];
+    }
+    return 1;
+}
+
+/* The optimum of J by Newton's method with backtracking; returns J*. */
+static double ref_optimum(const float *X, const float *y, size_t n, size_t d, double lambda,
+                          double *w, double *b)
+{
+    size_t m = d + 1;
+    double *H = calloc(m * m, sizeof *H), *g = malloc(m * sizeof *g), *step = malloc(m * sizeof *step);
+    double *wt = malloc(d * sizeof *wt);
+    memset(w, 0, d * sizeof *w);
+    *b = 0.0;
+    double f = ref_objective(X, y, n, d, w, *b, lambda, g, &g[d]);
+    for (int it = 0; it < 100; it++) {
+        memset(H, 0, m * m * sizeof *H);
+        for (size_t i = 0; i < n; i++) {
+            double z = *b;
+            for (size_t j = 0; j < d; j++)
+                z += (double)X[i * d + j] * w[j];
+            double p = ref_sigmoid(z), s = p * (1 - p) / (double)n;
+            for (size_t a = 0; a < m; a++) {
+                double xa = a < d ? X[i * d + a] : 1.0;
+                for (size_t c = 0; c <= a; c++) {
+                    double xc = c < d ? X[i * d + c] : 1.0;
+                    H[a * m + c] += s * xa * xc;
+                }
+            }
+        }
+        for (size_t a = 0; a < m; a++) {
+            for (size_t c = 0; c < a; c++)
+                H[c * m + a] = H[a * m + c];
+            if (a < d)
+                H[a * m + a] += lambda;
+            else
+                H[a * m + a] += 1e-12; // the bias is unpenalised; keep H definite
+        }
+        if (!cholesky_solve(H, g, step, m))
+            break;
+        double t = 1.0, fn = f;
+        for (int ls = 0; ls < 40; ls++) {
+            for (size_t j = 0; j < d; j++)
+                wt[j] = w[j] - t * step[j];
+            fn = ref_objective(X, y, n, d, wt, *b - t * step[d], lambda, NULL, NULL);
+            if (fn <= f)
+                break;
+            t *= 0.5;
+        }
+        memcpy(w, wt, d * sizeof *w);
+        *b -= t * step[d];
+        double prev = f;
+        f = ref_objective(X, y, n, d, w, *b, lambda, g, &g[d]);
+        if (prev - f < 1e-16 * fabs(f))
+            break;
+    }
+    free(H), free(g), free(step), free(wt);
+    return f;
+}
+
+// ---- fixtures: breast_cancer split and scaled by the grader itself ----
+
+typedef struct bc_data {
+    size_t d, n[3];    /* train, val, test */
+    float *raw[3];     /* rows as loaded */
+    float *scaled[3];  /* standardised with the grader's reference scaler (train stats) */
+    float *y[3];       /* 0/1 */
+} bc_data;
+
+static void bc_load(bc_data *bc)
+{
+    dl_data data;
+    GR_OK(dl_data_load("breast_cancer", &data));
+    const double fr[3] = {0.6, 0.2, 0.2};
+    dl_split sp;
+    GR_OK(dl_split_stratified(data.train.y, data.train.n, 2, fr, 3, 1, &sp));
+    size_t d = data.train.d;
+    bc->d = d;
+    for (int p = 0; p < 3; p++) {
+        size_t m = dl_split_size(&sp, p);
+        bc->n[p] = m;
+        bc->raw[p] = malloc(m * d * sizeof(float));
+        bc->scaled[p] = malloc(m * d * sizeof(float));
+        bc->y[p] = malloc(m * sizeof(float));
+        for (size_t i = 0; i < m; i++) {
+            size_t r = sp.idx[sp.offset[p] + i];
+            memcpy(bc->raw[p] + i * d, data.train.X + r * d, d * sizeof(float));
+            bc->y[p][i] = (float)data.train.y[r];
+        }
+    }
+    double *mean = malloc(d * sizeof *mean), *sd = malloc(d * sizeof *sd);
+    ref_scaler(bc->raw[0], bc->n[0], d, mean, sd);
+    for (int p = 0; p < 3; p++) {
+        for (size_t k = 0; k < bc->n[p] * d; k++) {
+            size_t j = k % d;
+            bc->scaled[p][k] = (float)((bc->raw[p][k] - mean[j]) / (sd[j] > 0 ? sd[j] : 1.0));
+        }
+    }
+    free(mean), free(sd);
+    dl_split_free(&sp);
+    dl_data_free(&data);
+}
+
+static void bc_free(bc_data *bc)
+{
+    for (int p = 0; p < 3; p++) {
+        free(bc->raw[p]);
+        free(bc->scaled[p]);
+        free(bc->y[p]);
+    }
+}
+
+static logreg_config default_config(void)
+{
+    logreg_config c = {LOGREG_DEFAULT_LR, LOGREG_DEFAULT_LAMBDA, LOGREG_DEFAULT_EPOCHS, 0,
+                       LOGREG_DEFAULT_TOL, 1};
+    return c;
+}
+
+/* Trains on (X, y) with cfg on dev; the caller frees m and c. */
+static void train_on(const dl_device *dev, const float *X, const float *y, size_t n, size_t d,
+                     const float *Xv, const float *yv, size_t nv, const logreg_config *cfg,
+                     logreg_model *m, logreg_curve *c, logreg_engine *e_out)
+{
+    logreg_engine e;
+    GR_OK(logreg_engine_init(&e, dev, X, y, n, d));
+    GR_OK(logreg_model_alloc(m, d));
+    GR_OK(logreg_curve_alloc(c, cfg->epochs));
+    dl_status st = logreg_train(&e, Xv, yv, nv, cfg, m, c);
+    if (e_out != NULL)
+        *e_out = e;
+    else
+        logreg_engine_free(&e);
+    if (st != DL_OK)
+        GR_FAIL("logreg_train returned %s: %s", dl_status_name(st), dl_last_error());
+    if (c->n < 1 || c->n > c->capacity)
+        GR_FAIL("logreg_train recorded %d curve entries, expected 1 to %d (epochs + 1)", c->n, c->capacity);
+}
+
+static float *rand_matrix(dl_rng *r, size_t n, size_t d, double mean, double spread)
+{
+    float *X = malloc((n * d > 0 ? n * d : 1) * sizeof *X);
+    for (size_t i = 0; i < n * d; i++)
+        X[i] = (float)(mean + spread * dl_rng_normal(r));
+    return X;
+}
+
+// ---- task 1: the scaler ----
+
+/* Fits the student's scaler on X and compares with the reference. */
+static void check_fit(const char *what, const float *X, size_t n, size_t d)
+{
+    logreg_scaler s;
+    GR_OK(logreg_scaler_alloc(&s, d));
+    GR_OK(logreg_scaler_fit(X, n, d, &s));
+    double *mean = malloc(d * sizeof *mean), *sd = malloc(d * sizeof *sd), *scale = malloc(d * sizeof *scale);
+    ref_scaler(X, n, d, mean, sd);
+    for (size_t j = 0; j < d; j++) {
+        scale[j] = sd[j] > 0 ? sd[j] : 1.0;
+        if (isnan(s.mean[j]))
+            GR_FAIL(GR_DIAG("scaler-nan") "%s: mean[%zu] is NaN: NaN entries must be skipped, not summed "
+                    "(the column has %s)", what, j, "missing values");
+        if (!(s.scale[j] > 0) || !isfinite(s.scale[j]))
+            GR_FAIL(GR_DIAG("scaler-zero-variance") "%s: scale[%zu] = %g: a constant (or all-NaN) column "
+                    "must get scale 1, never 0, inf or NaN", what, j, (double)s.scale[j]);
+        if (sd[j] > 0 && n > 1) {
+            double ratio = s.scale[j] / sd[j], ddof1 = sqrt((double)n / (double)(n - 1));
+            if (fabs(ratio - ddof1) < 1e-4 * ddof1 && fabs(ratio - 1.0) > 1e-4)
+                GR_FAIL(GR_DIAG("scaler-ddof") "%s: scale[%zu] = %.7g is the sample std (ddof=1, divide "
+                        "by n-1); the scaler uses the population std (ddof=0): %.7g", what, j,
+                        (double)s.scale[j], sd[j]);
+        }
+    }
+    char msg[64];
+    snprintf(msg, sizeof msg, "%s: mean", what);
+    GR_ALLCLOSE_F32(msg, s.mean, mean, d, 1e-6, 1e-6, "");
+    snprintf(msg, sizeof msg, "%s: scale", what);
+    dl_cmp c;
+    if (!dl_allclose_f32(s.scale, scale, d, 1e-7, 1e-4, &c)) {
+        char buf[1024];
+        dl_cmp_format(&c, msg, buf, sizeof buf);
+        double rel = fabs(c.worst_got - c.worst_ref) / c.worst_ref;
+        if (mean[c.worst] != 0 && fabs(mean[c.worst]) > 1e3 * c.worst_ref)
+            GR_FAIL(GR_DIAG("scaler-cancellation") "%s (relative error %.2g). This column is a large "
+                    "offset plus small noise: E[x^2] - E[x]^2 cancels catastrophically. Use two passes "
+                    "(mean, then squared deviations) with double accumulators", buf, rel);
+        GR_FAIL("%s", buf);
+    }
+    free(mean), free(sd), free(scale);
+    logreg_scaler_free(&s);
+}
+
+START_TEST(test_scaler_stats)
+{
+    dl_rng r;
+    dl_rng_seed(&r, 101, 1);
+    // mixed scales, like breast_cancer (0.05 .. 4000)
+    size_t n = 200, d = 6;
+    float *X = rand_matrix(&r, n, d, 0.0, 1.0);
+    const double sc[6] = {0.05, 1.0, 30.0, 4000.0, 1e-3, 7.0};
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < d; j++)
+            X[i * d + j] = (float)(X[i * d + j] * sc[j] + 3.0 * sc[j]);
+    }
+    check_fit("mixed scales", X, n, d);
+    // constant column and a column with NaNs, one all NaN
+    for (size_t i = 0; i < n; i++) {
+        X[i * d + 1] = 2.5f;
+        if (i % 7 == 3)
+            X[i * d + 2] = NAN;
+        X[i * d + 4] = NAN;
+    }
+    check_fit("constant, NaN and all-NaN columns", X, n, d);
+    // one row: every std is 0 → scale 1, mean = the row
+    check_fit("a single row", X, 1, d);
+    // huge offset + small variance: exactly representable float steps around 1e6
+    for (size_t i = 0; i < n; i++) {
+        X[i * d + 0] = 1e6f + 0.0625f * (float)(i % 5);
+        X[i * d + 3] = -3e6f + 0.25f * (float)(i % 3);
+    }
+    check_fit("1e6 + small noise", X, n, d);
+    free(X);
+    // bad input
+    logreg_scaler s;
+    GR_OK(logreg_scaler_alloc(&s, 3));
+    float one[3] = {1, 2, 3};
+    dl_status st = logreg_scaler_fit(one, 0, 3, &s);
+    logreg_scaler_free(&s);
+    if (st == DL_ERR_TODO)
+        GR_FAIL("logreg_scaler_fit: %s", dl_last_error());
+    ck_assert_msg(st == DL_ERR_ARG, "logreg_scaler_fit with n = 0 returned %s, expected DL_ERR_ARG",
+                  dl_status_name(st));
+}
+END_TEST
+
+START_TEST(test_scaler_transform)
+{
+    dl_rng r;
+    dl_rng_seed(&r, 202, 1);
+    size_t n = 120, m = 40, d = 5;
+    float *A = rand_matrix(&r, n, d, 10.0, 2.0); // training rows
+    float *B = rand_matrix(&r, m, d, 25.0, 7.0); // other rows: a different mean and spread
+    for (size_t i = 0; i < n; i++)
+        A[i * d + 3] = 4.0f; // a constant training column
+    B[2 * d + 1] = NAN;
+    B[7 * d + 4] = NAN;
+    logreg_scaler s;
+    GR_OK(logreg_scaler_alloc(&s, d));
+    GR_OK(logreg_scaler_fit(A, n, d, &s));
+    float *out = malloc(m * d * sizeof *out);
+    for (size_t k = 0; k < m * d; k++)
+        out[k] = -999.0f;
+    GR_OK(logreg_scaler_transform(&s, B, m, out));
+    double ma[5], sa[5], mb[5], sb[5];
+    ref_scaler(A, n, d, ma, sa);
+    ref_scaler(B, m, d, mb, sb);
+    double *want = malloc(m * d * sizeof *want), *leak = malloc(m * d * sizeof *leak);
+    double *var = malloc(m * d * sizeof *var);
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < d; j++) {
+            double x = B[i * d + j], scale = sa[j] > 0 ? sa[j] : 1.0;
+            want[i * d + j] = isnan(x) ? 0.0 : (x - ma[j]) / scale;
+            leak[i * d + j] = isnan(x) ? 0.0 : (x - mb[j]) / (sb[j] > 0 ? sb[j] : 1.0);
+            var[i * d + j] = isnan(x) ? 0.0 : (x - ma[j]) / (scale * scale);
+        }
+    }
+    for (size_t k = 0; k < m * d; k++) {
+        if (isnan(B[k]) && isnan(out[k]))
+            GR_FAIL(GR_DIAG("nan-not-imputed") "row %zu, feature %zu was NaN and is still NaN after "
+                    "transform: impute it with the training mean, i.e. 0 after standardising", k / d, k % d);
+        if (isnan(B[k]) && out[k] != 0.0f)
+            GR_FAIL(GR_DIAG("nan-not-imputed") "row %zu, feature %zu was NaN and became %g; the "
+                    "training mean standardises to exactly 0", k / d, k % d, (double)out[k]);
+    }
+    if (!dl_allclose_f32(out, want, m * d, 1e-5, 1e-5, NULL)) {
+        if (dl_allclose_f32(out, leak, m * d, 1e-4, 1e-4, NULL))
+            GR_FAIL(GR_DIAG("scaler-leakage") "transform standardised the rows with *their own* mean "
+                    "and std, not the fitted training statistics: test rows leak into preprocessing, "
+                    "and a single test row would become all zeros");
+        if (dl_allclose_f32(out, var, m * d, 1e-4, 1e-4, NULL))
+            GR_FAIL(GR_DIAG("scaler-wrong-stats") "transform divided by the variance (std squared), "
+                    "not by the std");
+        dl_cmp c;
+        dl_allclose_f32(out, want, m * d, 1e-5, 1e-5, &c);
+        char buf[1024];
+        dl_cmp_format(&c, "transform(B) with A's statistics", buf, sizeof buf);
+        GR_FAIL(GR_DIAG("scaler-wrong-stats") "%s", buf);
+    }
+    // in place gives the same
+    float *inplace = malloc(m * d * sizeof *inplace);
+    memcpy(inplace, B, m * d * sizeof *inplace);
+    GR_OK(logreg_scaler_transform(&s, inplace, m, inplace));
+    GR_ALLCLOSE_F32("transform in place (out == X)", inplace, want, m * d, 1e-5, 1e-5, "");
+    free(A), free(B), free(out), free(want), free(leak), free(var), free(inplace);
+    logreg_scaler_free(&s);
+}
+END_TEST
+
+// ---- task 2: loss and gradient ----
+
+typedef struct problem {
+    size_t n, d;
+    float *X, *y, *w;
+    float b, lambda;
+} problem;
+
+static problem make_problem(uint64_t seed, size_t n, size_t d, float lambda, double wscale)
+{
+    dl_rng r;
+    dl_rng_seed(&r, seed, 3);
+    problem p = {n, d, rand_matrix(&r, n, d, 0.0, 1.0), malloc(n * sizeof(float)),
+                 rand_matrix(&r, d, 1, 0.0, wscale), (float)(0.3 * dl_rng_normal(&r)), lambda};
+    for (size_t i = 0; i < n; i++)
+        p.y[i] = (float)(dl_rng_uniform(&r) < 0.4);
+    return p;
+}
+
+static void free_problem(problem *p)
+{
+    free(p->X), free(p->y), free(p->w);
+}
+
+/* The student's CPU loss and gradient on p, compared with the reference. */
+static void check_loss_grad(const problem *p, const char *what)
+{
+    size_t n = p->n, d = p->d;
+    float *gw = malloc(d * sizeof *gw), *work = malloc(n * sizeof *work);
+    float gb = NAN;
+    double loss = NAN;
+    GR_OK(logreg_loss_grad_cpu(p->X, p->y, n, d, p->w, p->b, p->lambda, gw, &gb, &loss, work));
+    double *wd = malloc(d * sizeof *wd), *rgw = malloc(d * sizeof *rgw), rgb;
+    for (size_t j = 0; j < d; j++)
+        wd[j] = p->w[j];
+    double rl = ref_objective(p->X, p->y, n, d, wd, p->b, p->lambda, rgw, &rgb);
+    double pen_b = 0.5 * p->lambda * (double)p->b * p->b;
+    if (!isfinite(loss))
+        GR_FAIL("%s: loss is %g, expected %.9g", what, loss, rl);
+    if (p->lambda > 0 && p->b != 0 && fabs(loss - (rl + pen_b)) < 1e-6 * fabs(rl) + 1e-9 &&
+        fabs(pen_b) > 1e-4 * fabs(rl))
+        GR_FAIL(GR_DIAG("bias-penalised") "%s: loss %.9g = J + (lambda/2) b^2: the bias b must not be "
+                "penalised (expected %.9g)", what, loss, rl);
+    if (p->lambda > 0 && p->b != 0 && fabs(gb - (rgb + p->lambda * p->b)) < 1e-6 + 1e-5 * fabs(rgb) &&
+        fabs(p->lambda * p->b) > 1e-3 * (fabs(rgb) + 1e-6))
+        GR_FAIL(GR_DIAG("bias-penalised") "%s: grad_b %.7g = mean residual + lambda*b: the bias is not "
+                "penalised (expected %.7g)", what, (double)gb, rgb);
+    if (fabs(loss - rl) > 1e-6 + 1e-5 * fabs(rl))
+        GR_FAIL("%s: loss %.9g, expected %.9g (double reference; tolerance 1e-6 + 1e-5 relative)", what,
+                loss, rl);
+    double rgn = 0.0, gn = 0.0;
+    for (size_t j = 0; j < d; j++) {
+        rgn += fabs(rgw[j] - p->lambda * wd[j]);
+        gn += fabs(gw[j] - p->lambda * p->w[j]);
+    }
+    if (n > 4 && rgn > 0 && fabs(gn / rgn - (double)n) < 1e-3 * n)
+        GR_FAIL(GR_DIAG("grad-not-averaged") "%s: the data part of grad_w is %zu (= n) times too large: "
+                "the gradient must be the mean over rows, (1/n) X^T r, like the loss", what, n);
+    dl_cmp c;
+    if (!dl_allclose_f32(gw, rgw, d, 1e-6, 1e-5, &c)) {
+        char buf[1024];
+        dl_cmp_format(&c, "grad_w", buf, sizeof buf);
+        int no_l2 = p->lambda > 0;
+        for (size_t j = 0; j < d; j++)
+            no_l2 &= fabs(gw[j] - (rgw[j] - p->lambda * wd[j])) <= 1e-6 + 1e-5 * fabs(rgw[j]);
+        if (no_l2)
+            GR_FAIL(GR_DIAG("no-l2-gradient") "%s: %s; grad_w lacks the penalty's gradient lambda*w", what, buf);
+        GR_FAIL("%s: %s", what, buf);
+    }
+    if (fabs(gb - rgb) > 1e-6 + 1e-5 * fabs(rgb))
+        GR_FAIL("%s: grad_b %.9g, expected %.9g", what, (double)gb, rgb);
+    // finite differences of the student's own loss agree with the student's gradient
+    float *wp = malloc(d * sizeof *wp);
+    memcpy(wp, p->w, d * sizeof *wp);
+    float gtmp_b;
+    for (size_t j = 0; j < d && j < 4; j++) {
+        double lp, lm;
+        float h = 1e-2f;
+        wp[j] = p->w[j] + h;
+        GR_OK(logreg_loss_grad_cpu(p->X, p->y, n, d, wp, p->b, p->lambda, gw, &gtmp_b, &lp, work));
+        wp[j] = p->w[j] - h;
+        GR_OK(logreg_loss_grad_cpu(p->X, p->y, n, d, wp, p->b, p->lambda, gw, &gtmp_b, &lm, work));
+        wp[j] = p->w[j];
+        double fd = (lp - lm) / ((double)(p->w[j] + h) - (double)(p->w[j] - h));
+        if (fabs(fd - rgw[j]) > 1e-4 + 1e-2 * fabs(rgw[j]))
+            GR_FAIL("%s: a finite difference of your loss along w[%zu] is %.6g but the gradient is "
+                    "%.6g: loss and gradient disagree", what, j, fd, rgw[j]);
+    }
+    free(gw), free(work), free(wd), free(rgw), free(wp);
+}
+
+START_TEST(test_loss_grad)
+{
+    const struct { uint64_t seed; size_t n, d; float lambda; } cases[] = {
+        {1, 37, 5, 0.1f}, {2, 300, 30, 0.01f}, {3, 1, 3, 0.5f}, {4, 64, 1, 0.0f}, {5, 513, 7, 1e-3f},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        problem p = make_problem(cases[k].seed, cases[k].n, cases[k].d, cases[k].lambda, 0.7);
+        char what[96];
+        snprintf(what, sizeof what, "n=%zu d=%zu lambda=%g", p.n, p.d, (double)p.lambda);
+        check_loss_grad(&p, what);
+        free_problem(&p);
+    }
+}
+END_TEST
+
+START_TEST(test_loss_extreme)
+{
+    // one feature, w = 1, b = 0: z_i = X_i. Logits from -1e4 to 1e4, both labels.
+    const float zs[] = {1000.0f, -1000.0f, 1e4f, -1e4f, 88.8f, -88.8f, 104.0f, 0.0f};
+    size_t nz = sizeof zs / sizeof zs[0];
+    for (int label = 0; label <= 1; label++) {
+        for (size_t k = 0; k < nz; k++) {
+            float X = zs[k], y = (float)label, w = 1.0f, gw = NAN, gb = NAN, work;
+            double loss = NAN;
+            GR_OK(logreg_loss_grad_cpu(&X, &y, 1, 1, &w, 0.0f, 0.0f, &gw, &gb, &loss, &work));
+            double want = ref_bce(zs[k], y), r = ref_sigmoid(zs[k]) - y;
+            if (!isfinite(loss) || !isfinite(gb) || !isfinite(gw))
+                GR_FAIL(GR_DIAG("naive-log-sigmoid") "z = %g, y = %d: loss %g, grad_b %g, grad_w %g: not "
+                        "finite. log(sigmoid(z)) underflows to log(0) and exp(-z) overflows past |z| ~ 88 "
+                        "in float; write bce(z, y) = max(z, 0) - y z + log1p(exp(-|z|))",
+                        (double)zs[k], label, loss, (double)gb, (double)gw);
+            if (fabs(loss - want) > 1e-5 + 1e-6 * fabs(want))
+                GR_FAIL(GR_DIAG("naive-log-sigmoid") "z = %g, y = %d: loss %.9g, expected %.9g (the limit "
+                        "for large |z| is max(z, 0) - y z)", (double)zs[k], label, loss, want);
+            if (fabs(gb - r) > 1e-6 || fabs(gw - r * X) > 1e-6 * fabs(X) + 1e-6)
+                GR_FAIL(GR_DIAG("sigmoid-overflow") "z = %g, y = %d: grad_b %.9g, expected sigmoid(z) - y = "
+                        "%.9g", (double)zs[k], label, (double)gb, r);
+        }
+    }
+}
+END_TEST
+
+// ---- task 3: training ----
+
+START_TEST(test_train_optimum)
+{
+    bc_data bc;
+    bc_load(&bc);
+    size_t d = bc.d, n = bc.n[0];
+    logreg_config cfg = default_config();
+    logreg_model m;
+    logreg_curve c;
+    train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
+    double *wopt = malloc(d * sizeof *wopt), bopt;
+    double fopt = ref_optimum(bc.scaled[0], bc.y[0], n, d, cfg.lambda, wopt, &bopt);
+    double f = ref_objective_f(bc.scaled[0], bc.y[0], n, d, m.w, m.b, cfg.lambda);
+    double rel = (f - fopt) / fopt;
+    if (!(rel <= 1e-4))
+        GR_FAIL("final objective %.9g after %d epochs is %.3g relative above the optimum %.9g "
+                "(Newton's method in double, lambda = %g); expected within 1e-4. The curve ends at "
+                "grad_norm %.3g (tol %g)", f, c.n - 1, rel, fopt, cfg.lambda,
+                c.n > 0 ? c.grad_norm[c.n - 1] : NAN, cfg.tol);
+    double last = c.train_loss[c.n - 1];
+    if (fabs(last - f) > 1e-5 * f)
+        GR_FAIL("the curve's last train_loss %.9g is not the objective of the returned model %.9g: "
+                "record the curve after each epoch's steps", last, f);
+    free(wopt);
+    logreg_model_free(&m);
+    logreg_curve_free(&c);
+    bc_free(&bc);
+}
+END_TEST
+
+START_TEST(test_train_curve)
+{
+    bc_data bc;
+    bc_load(&bc);
+    size_t d = bc.d, n = bc.n[0];
+    logreg_config cfg = default_config();
+    logreg_model m;
+    logreg_curve c;
+    train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
+    if (fabs(c.train_loss[0] - log(2.0)) > 1e-6)
+        GR_FAIL("train_loss[0] = %.9g; entry 0 is the initial model w = 0, b = 0, whose loss is "
+                "log 2 = 0.693147", c.train_loss[0]);
+    for (int k = 1; k < c.n; k++) {
+        if (c.train_loss[k] > c.train_loss[k - 1] * (1 + 1e-7) + 1e-9)
+            GR_FAIL("full-batch train_loss went up at epoch %d (%.9g -> %.9g) with lr = %g on "
+                    "standardised data, where gradient descent decreases it every step",
+                    k, c.train_loss[k - 1], c.train_loss[k], cfg.lr);
+        if (!(c.val_acc[k] >= 0 && c.val_acc[k] <= 1) || !isfinite(c.val_loss[k]))
+            GR_FAIL("epoch %d: val_loss %g, val_acc %g: expected a finite loss and an accuracy in [0, 1]",
+                    k, c.val_loss[k], c.val_acc[k]);
+    }
+    int last = c.n - 1;
+    if (!(c.grad_norm[last] < cfg.tol))
+        GR_FAIL(GR_DIAG("no-tolerance-stop") "training ran %d epochs and ended with grad_norm %.3g, not "
+                "below tol = %g", last, c.grad_norm[last], cfg.tol);
+    for (int k = 0; k < last; k++) {
+        if (c.grad_norm[k] < cfg.tol)
+            GR_FAIL(GR_DIAG("no-tolerance-stop") "grad_norm fell below tol = %g at epoch %d but training "
+                    "went on to epoch %d: stop as soon as it is below tol", cfg.tol, k, last);
+    }
+    double gb = NAN, gn = 0;
+    double *gw = calloc(d, sizeof *gw), *wd = calloc(d, sizeof *wd);
+    for (size_t j = 0; j < d; j++)
+        wd[j] = m.w[j];
+    ref_objective(bc.scaled[0], bc.y[0], n, d, wd, m.b, cfg.lambda, gw, &gb);
+    for (size_t j = 0; j < d; j++)
+        gn += gw[j] * gw[j];
+    gn = sqrt(gn + gb * gb);
+    if (fabs(gn - c.grad_norm[last]) > 1e-6 + 1e-2 * gn)
+        GR_FAIL("grad_norm[%d] = %.6g but the gradient of the returned model has norm %.6g "
+                "(sqrt(|grad_w|^2 + grad_b^2))", last, c.grad_norm[last], gn);
+    // tol = 0: all epochs run
+    logreg_model_free(&m);
+    logreg_curve_free(&c);
+    cfg.tol = 0;
+    cfg.epochs = 25;
+    train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &c, NULL);
+    if (c.n != cfg.epochs + 1)
+        GR_FAIL("with tol = 0 and %d epochs the curve has %d entries, expected %d (initial + one per "
+                "epoch)", cfg.epochs, c.n, cfg.epochs + 1);
+    free(gw), free(wd);
+    logreg_model_free(&m);
+    logreg_curve_free(&c);
+    bc_free(&bc);
+}
+END_TEST
+
+/* Records which rows each mini-batch gradient call saw: column 0 of the
+ * synthetic rows below is the row id / 1024. */
+typedef struct visits {
+    size_t d, n, bs;
+    const float *resident;
+    size_t *seen; /* per epoch block of n counters */
+    size_t *first; /* first row id of each batch, in order */
+    size_t batches, cap, epochs_cap;
+    size_t rows_seen;
+    int bad_size;
+} visits;
+
+static void observe(void *ctx, const float *X, const float *y, size_t n)
+{
+    (void)y;
+    visits *v = ctx;
+    if (X == v->resident && n == v->n)
+        return; // a full-batch evaluation
+    if (n > v->bs)
+        v->bad_size = 1;
+    size_t epoch = v->rows_seen / v->n;
+    for (size_t i = 0; i < n && epoch < v->epochs_cap; i++) {
+        size_t id = (size_t)lroundf(X[i * v->d] * 1024.0f);
+        if (id < v->n)
+            v->seen[epoch * v->n + id]++;
+    }
+    if (v->batches < v->cap)
+        v->first[v->batches++] = (size_t)lroundf(X[0] * 1024.0f);
+    v->rows_seen += n;
+}
+
+START_TEST(test_train_minibatch)
+{
+    // 203 rows (not a multiple of the batch), column 0 = row id / 1024, the rest informative
+    size_t n = 203, d = 4, bs = 16, epochs = 6;
+    dl_rng r;
+    dl_rng_seed(&r, 77, 1);
+    float *X = rand_matrix(&r, n, d, 0.0, 1.0), *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++) {
+        X[i * d] = (float)i / 1024.0f; // exact in float: the id survives the gather
+        y[i] = (float)(X[i * d + 1] + 0.5f * X[i * d + 2] > 0);
+    }
+    logreg_config cfg = {0.05, 0.01, (int)epochs, bs, 0.0, 9};
+    size_t per_epoch = (n + bs - 1) / bs;
+    visits v = {d, n, bs, X, calloc(epochs * n, sizeof(size_t)), calloc(epochs * per_epoch + 8, sizeof(size_t)),
+                0, epochs * per_epoch + 8, epochs, 0, 0};
+    logreg_engine e;
+    GR_OK(logreg_engine_init(&e, dl_cpu(), X, y, n, d));
+    e.observe = observe;
+    e.observe_ctx = &v;
+    logreg_model m;
+    logreg_curve c;
+    GR_OK(logreg_model_alloc(&m, d));
+    GR_OK(logreg_curve_alloc(&c, cfg.epochs));
+    GR_OK(logreg_train(&e, NULL, NULL, 0, &cfg, &m, &c));
+    if (v.bad_size)
+        GR_FAIL("a gradient call got more than batch_size = %zu rows", bs);
+    if (v.rows_seen != epochs * n)
+        GR_FAIL(GR_DIAG("minibatch-coverage") "%zu epochs of mini-batches saw %zu rows in all, expected "
+                "%zu (each of the %zu rows once per epoch, the last batch smaller)", epochs, v.rows_seen,
+                epochs * n, n);
+    if (v.batches != epochs * per_epoch)
+        GR_FAIL("%zu mini-batch steps in %zu epochs, expected %zu per epoch (ceil(%zu / %zu))",
+                v.batches, epochs, per_epoch, n, bs);
+    for (size_t ep = 0; ep < epochs; ep++) {
+        for (size_t i = 0; i < n; i++) {
+            if (v.seen[ep * n + i] != 1)
+                GR_FAIL(GR_DIAG("minibatch-coverage") "epoch %zu used row %zu %zu times: every row "
+                        "exactly once per epoch (sample without replacement: a permutation)",
+                        ep + 1, i, v.seen[ep * n + i]);
+        }
+    }
+    size_t same = 0;
+    for (size_t ep = 1; ep < epochs; ep++) {
+        int identical = 1;
+        for (size_t k = 0; k < per_epoch; k++)
+            identical &= v.first[ep * per_epoch + k] == v.first[k];
+        same += identical;
+    }
+    if (same > 0)
+        GR_FAIL(GR_DIAG("minibatch-no-shuffle") "%zu epoch(s) visited the batches in exactly the order of "
+                "epoch 1: draw a new random order every epoch", same);
+    size_t in_order = 0;
+    for (size_t k = 1; k < per_epoch; k++)
+        in_order += v.first[k] == v.first[k - 1] + bs;
+    if (in_order + 1 == per_epoch)
+        GR_FAIL(GR_DIAG("minibatch-no-shuffle") "epoch 1 took the rows in file order 0, 1, 2, ...: "
+                "shuffle them with the seeded RNG");
+    // the objective went down, and the same seed gives the same model
+    if (!(c.train_loss[c.n - 1] < 0.8 * c.train_loss[0]))
+        GR_FAIL("mini-batch training did not reduce the loss: %.6g -> %.6g", c.train_loss[0],
+                c.train_loss[c.n - 1]);
+    float *w1 = malloc(d * sizeof *w1);
+    memcpy(w1, m.w, d * sizeof *w1);
+    e.observe = NULL;
+    GR_OK(logreg_train(&e, NULL, NULL, 0, &cfg, &m, &c));
+    for (size_t j = 0; j < d; j++) {
+        if (m.w[j] != w1[j])
+            GR_FAIL("two runs with the same seed gave different w[%zu] (%.9g vs %.9g): training must be "
+                    "deterministic for a seed", j, (double)w1[j], (double)m.w[j]);
+    }
+    free(X), free(y), free(v.seen), free(v.first), free(w1);
+    logreg_engine_free(&e);
+    logreg_model_free(&m);
+    logreg_curve_free(&c);
+}
+END_TEST
+
+// ---- task 4: prediction ----
+
+START_TEST(test_predict)
+{
+    problem p = make_problem(11, 50, 6, 0.0f, 3.0);
+    p.X[0] = 1e4f; // a huge logit
+    p.X[6] = -1e4f;
+    logreg_model m;
+    GR_OK(logreg_model_alloc(&m, p.d));
+    memcpy(m.w, p.w, p.d * sizeof(float));
+    m.b = p.b;
+    float *prob = malloc(p.n * sizeof *prob);
+    GR_OK(logreg_predict_proba(p.X, p.n, p.d, &m, prob));
+    double *want = malloc(p.n * sizeof *want);
+    size_t right = 0;
+    for (size_t i = 0; i < p.n; i++) {
+        double z = p.b;
+        for (size_t j = 0; j < p.d; j++)
+            z += (double)p.X[i * p.d + j] * p.w[j];
+        want[i] = ref_sigmoid(z);
+        right += (want[i] >= 0.5) == (p.y[i] >= 0.5f);
+        if (!(prob[i] >= 0.0f && prob[i] <= 1.0f))
+            GR_FAIL(GR_DIAG("sigmoid-overflow") "p[%zu] = %g for z = %g: a probability must lie in [0, 1]",
+                    i, (double)prob[i], z);
+    }
+    GR_ALLCLOSE_F32("predict_proba", prob, want, p.n, 1e-6, 1e-5, "");
+    double acc = -1;
+    GR_OK(logreg_accuracy(p.X, p.y, p.n, p.d, &m, &acc));
+    if (fabs(acc - (double)right / (double)p.n) > 1e-12)
+        GR_FAIL("accuracy %.6g, expected %zu/%zu = %.6g", acc, right, p.n, (double)right / (double)p.n);
+    // the threshold: z = 0 gives p = 0.5, which predicts class 1
+    float x0 = 0.0f, y1 = 1.0f;
+    logreg_model m1;
+    GR_OK(logreg_model_alloc(&m1, 1));
+    GR_OK(logreg_accuracy(&x0, &y1, 1, 1, &m1, &acc));
+    if (acc != 1.0)
+        GR_FAIL("a row with p = 0.5 exactly and label 1 scored accuracy %g: predict class 1 when p >= 0.5", acc);
+    free(prob), free(want);
+    logreg_model_free(&m);
+    logreg_model_free(&m1);
+    free_problem(&p);
+}
+END_TEST
+
+START_TEST(test_test_accuracy)
+{
+    // the whole pipeline through your code: your scaler, your training, your accuracy
+    bc_data bc;
+    bc_load(&bc);
+    size_t d = bc.d;
+    logreg_scaler s;
+    GR_OK(logreg_scaler_alloc(&s, d));
+    GR_OK(logreg_scaler_fit(bc.raw[0], bc.n[0], d, &s));
+    float *Xs[3];
+    for (int k = 0; k < 3; k++) {
+        Xs[k] = malloc(bc.n[k] * d * sizeof(float));
+        GR_OK(logreg_scaler_transform(&s, bc.raw[k], bc.n[k], Xs[k]));
+    }
+    logreg_config cfg = default_config();
+    logreg_model m;
+    logreg_curve c;
+    train_on(dl_cpu(), Xs[0], bc.y[0], bc.n[0], d, Xs[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
+    double acc = 0;
+    GR_OK(logreg_accuracy(Xs[2], bc.y[2], bc.n[2], d, &m, &acc));
+    if (!(acc >= 0.95))
+        GR_FAIL("test accuracy %.4f on breast_cancer (%zu test rows, seed 1 split), expected at least 0.95",
+                acc, bc.n[2]);
+    for (int k = 0; k < 3; k++)
+        free(Xs[k]);
+    logreg_scaler_free(&s);
+    logreg_model_free(&m);
+    logreg_curve_free(&c);
+    bc_free(&bc);
+}
+END_TEST
+
+START_TEST(test_scaling_matters)
+{
+    // the lesson of the lab, from the learning curves: same lr, raw vs standardised features
+    bc_data bc;
+    bc_load(&bc);
+    size_t d = bc.d, n = bc.n[0];
+    logreg_config cfg = default_config();
+    cfg.epochs = 300;
+    cfg.tol = 0;
+    logreg_model m;
+    logreg_curve raw, sc;
+    train_on(dl_cpu(), bc.raw[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &raw, NULL);
+    logreg_model_free(&m);
+    train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &sc, NULL);
+    logreg_model_free(&m);
+    int ups = 0;
+    double worst = 0;
+    for (int k = 1; k < raw.n; k++) {
+        ups += raw.train_loss[k] > raw.train_loss[k - 1];
+        if (raw.train_loss[k] > worst)
+            worst = raw.train_loss[k];
+    }
+    double end_raw = raw.train_loss[raw.n - 1], end_sc = sc.train_loss[sc.n - 1];
+    if (!isfinite(end_raw))
+        GR_FAIL("the unscaled run's loss became %g: with a stable loss it stays finite even when "
+                "training diverges", end_raw);
+    if (!(end_sc < 0.2) || !(end_raw > 1.0 && ups >= 10))
+        GR_FAIL("at lr = %g for %d epochs, expected the standardised run to converge (final loss %.4g, "
+                "want < 0.2) and the raw-feature run not to (final loss %.4g, want > 1; it rose in %d "
+                "epochs, want >= 10)", cfg.lr, cfg.epochs, end_sc, end_raw, ups);
+    printf("raw features: loss %.4g after %d epochs (peak %.4g, up %d times); standardised: %.4g\n",
+           end_raw, cfg.epochs, worst, ups, end_sc);
+    logreg_curve_free(&raw);
+    logreg_curve_free(&sc);
+    bc_free(&bc);
+}
+END_TEST
+
+// ---- task 5: CUDA (gpu1 tier) ----
+
+START_TEST(test_gpu_loss_grad)
+{
+    dl_device dev;
+    GR_OK(dl_device_open("cuda", &dev));
+    const struct { size_t n, d; float lambda; double wscale; } cases[] = {
+        {1, 1, 0.1f, 1.0}, {257, 1, 0.0f, 1.0}, {1000, 30, 0.01f, 0.5}, {4097, 7, 0.1f, 0.3},
+        {300, 3, 0.0f, 400.0}, // logits in the hundreds and thousands
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        problem p = make_problem(40 + k, cases[k].n, cases[k].d, cases[k].lambda, cases[k].wscale);
+        size_t n = p.n, d = p.d;
+        float *dX, *dy, *dw, *dg, *dwork, gb_gpu = NAN, gb_cpu = NAN;
+        GR_OK(dl_malloc(&dev, (void **)&dX, n * d * sizeof(float)));
+        GR_OK(dl_malloc(&dev, (void **)&dy, n * sizeof(float)));
+        GR_OK(dl_malloc(&dev, (void **)&dw, d * sizeof(float)));
+        GR_OK(dl_malloc(&dev, (void **)&dg, d * sizeof(float)));
+        GR_OK(dl_malloc(&dev, (void **)&dwork, logreg_cuda_work_floats(n) * sizeof(float)));
+        GR_OK(dl_memcpy_h2d(&dev, dX, p.X, n * d * sizeof(float)));
+        GR_OK(dl_memcpy_h2d(&dev, dy, p.y, n * sizeof(float)));
+        GR_OK(dl_memcpy_h2d(&dev, dw, p.w, d * sizeof(float)));
+        double loss_gpu = NAN, loss_cpu = NAN;
+        GR_OK(logreg_loss_grad_cuda(&dev, dX, dy, n, d, dw, p.b, p.lambda, dg, &gb_gpu, &loss_gpu, dwork));
+        float *g_gpu = malloc(d * sizeof(float)), *g_cpu = malloc(d * sizeof(float)), *work = malloc(n * sizeof(float));
+        GR_OK(dl_memcpy_d2h(&dev, g_gpu, dg, d * sizeof(float)));
+        double *wd = malloc(d * sizeof *wd), *rg = malloc(d * sizeof *rg), rgb;
+        for (size_t j = 0; j < d; j++)
+            wd[j] = p.w[j];
+        double rl = ref_objective(p.X, p.y, n, d, wd, p.b, p.lambda, rg, &rgb);
+        GR_OK(logreg_loss_grad_cpu(p.X, p.y, n, d, p.w, p.b, p.lambda, g_cpu, &gb_cpu, &loss_cpu, work));
+        char what[128];
+        snprintf(what, sizeof what, "n=%zu d=%zu: CUDA grad_w vs double reference", n, d);
+        GR_ALLCLOSE_F32(what, g_gpu, rg, d, 1e-6, 1e-5, "");
+        if (fabs(loss_gpu - rl) > 1e-6 + 1e-5 * fabs(rl) || fabs(gb_gpu - rgb) > 1e-6 + 1e-5 * fabs(rgb))
+            GR_FAIL("n=%zu d=%zu: CUDA loss %.9g grad_b %.9g, expected %.9g and %.9g (CPU: %.9g, %.9g)",
+                    n, d, loss_gpu, (double)gb_gpu, rl, rgb, loss_cpu, (double)gb_cpu);
+        dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dw), dl_free(&dev, dg), dl_free(&dev, dwork);
+        free(g_gpu), free(g_cpu), free(work), free(wd), free(rg);
+        free_problem(&p);
+    }
+    dl_device_close(&dev);
+}
+END_TEST
+
+START_TEST(test_gpu_train)
+{
+    dl_device dev;
+    GR_OK(dl_device_open("cuda", &dev));
+    bc_data bc;
+    bc_load(&bc);
+    size_t d = bc.d, n = bc.n[0];
+    logreg_config cfg = default_config();
+    logreg_model mg, mc;
+    logreg_curve cg, cc;
+    train_on(&dev, bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &mg, &cg, NULL);
+    train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &mc, &cc, NULL);
+    int k_max = cg.n < cc.n ? cg.n : cc.n;
+    for (int k = 0; k < k_max; k++) {
+        if (fabs(cg.train_loss[k] - cc.train_loss[k]) > 1e-4 * cc.train_loss[k])
+            GR_FAIL("epoch %d: GPU train_loss %.9g, CPU %.9g: the curves must agree within 1e-4 relative",
+                    k, cg.train_loss[k], cc.train_loss[k]);
+    }
+    double *wopt = malloc(d * sizeof *wopt), bopt;
+    double fopt = ref_optimum(bc.scaled[0], bc.y[0], n, d, cfg.lambda, wopt, &bopt);
+    double f = ref_objective_f(bc.scaled[0], bc.y[0], n, d, mg.w, mg.b, cfg.lambda);
+    if (!((f - fopt) / fopt <= 1e-4))
+        GR_FAIL("GPU training ended at objective %.9g, %.3g relative above the optimum %.9g", f,
+                (f - fopt) / fopt, fopt);
+    printf("GPU: %d epochs, CPU: %d epochs, objective %.9g (optimum %.9g)\n", cg.n - 1, cc.n - 1, f, fopt);
+    free(wopt);
+    logreg_model_free(&mg), logreg_model_free(&mc);
+    logreg_curve_free(&cg), logreg_curve_free(&cc);
+    bc_free(&bc);
+    dl_device_close(&dev);
+}
+END_TEST
+
+// ---- the table ----
+
+static const gr_item items[] = {
+    {"scaler_stats", "scaler mean/std match a double reference (NaN, constant, 1 row, 1e6 offset)", 10,
+     GR_CPU, NULL, "two passes in double: mean of the non-NaN values, then the mean squared deviation "
+     "(ddof = 0); scale 1 where the std is 0", "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30},
+    {"scaler_transform", "transform uses the fitted training statistics; NaN -> 0", 10, GR_CPU,
+     "scaler_stats", "transform only applies s->mean and s->scale; it never looks at the statistics of "
+     "the rows it is given", "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30},
+    {"loss_grad", "loss and gradient match a double reference and finite differences", 15, GR_CPU, NULL,
+     "loss = mean BCE + (lambda/2)|w|^2 (no b); grad_w = (1/n) X^T (sigmoid(z) - y) + lambda w",
+     "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30},
+    {"loss_extreme", "loss and gradient are finite and exact at |z| = 1e3, 1e4", 10, GR_CPU, NULL,
+     "never compute log(sigmoid(z)) or exp(-z) for large |z|: use max(z,0) - y z + log1p(exp(-|z|))",
+     "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30},
+    {"train_optimum", "full-batch GD reaches the optimum (within 1e-4 of Newton's)", 15, GR_CPU,
+     "loss_grad", "w = 0, b = 0; each epoch one step w -= lr * grad; stop when |grad| < tol",
+     "README.md#task-3-training-with-a-learning-curve-30-points", 60},
+    {"train_curve", "learning curve entries, monotone descent, tolerance stop", 5, GR_CPU,
+     "train_optimum", "entry 0 is the initial model, entry e the model after epoch e; stop at the "
+     "first entry whose grad_norm < tol", "README.md#task-3-training-with-a-learning-curve-30-points", 60},
+    {"train_minibatch", "mini-batches: every row once per epoch, new order each epoch, seeded", 10,
+     GR_CPU, "loss_grad", "one dl_rng_permutation per epoch; batches of batch_size rows in that order, "
+     "the last one smaller", "README.md#task-3-training-with-a-learning-curve-30-points", 60},
+    {"predict", "probabilities and accuracy match a double reference", 10, GR_CPU, NULL,
+     "p = sigmoid(x.w + b) with the stable sigmoid; predict 1 when p >= 0.5",
+     "README.md#task-4-prediction-and-accuracy-15-points", 30},
+    {"test_accuracy", "your whole pipeline reaches test accuracy >= 0.95 on breast_cancer", 5, GR_CPU,
+     "train_optimum", "fit the scaler on the training rows only, transform all three splits with it, "
+     "then train", "README.md#task-4-prediction-and-accuracy-15-points", 60},
+    {"scaling_matters", "same lr: standardised converges, raw features do not", 5, GR_CPU,
+     "train_optimum", "run `build/labs/lab01 --no-scale` and look at loss.png: the raw run bounces",
+     "README.md#what-the-plots-show", 60},
+    {"gpu_loss_grad", "CUDA loss/gradient equal the double reference (odd n, d = 1)", 10, GR_GPU1, NULL,
+     "one thread per row; guard i < n; block-reduce in shared memory; grad via dl_gemv(DL_TRANS)",
+     "README.md#task-5-the-same-on-the-gpu-15-points", 60},
+    {"gpu_train", "training on the GPU tracks the CPU learning curve", 5, GR_GPU1, "gpu_loss_grad",
+     "the training loop is the same; only the engine's device differs",
+     "README.md#task-5-the-same-on-the-gpu-15-points", 120},
+};
+
+static Suite *lab01_suite(void)
+{
+    Suite *s = suite_create("lab01");
+    tcase_add_test(gr_tcase(s, "scaler_stats"), test_scaler_stats);
+    tcase_add_test(gr_tcase(s, "scaler_transform"), test_scaler_transform);
+    tcase_add_test(gr_tcase(s, "loss_grad"), test_loss_grad);
+    tcase_add_test(gr_tcase(s, "loss_extreme"), test_loss_extreme);
+    tcase_add_test(gr_tcase(s, "train_optimum"), test_train_optimum);
+    tcase_add_test(gr_tcase(s, "train_curve"), test_train_curve);
+    tcase_add_test(gr_tcase(s, "train_minibatch"), test_train_minibatch);
+    tcase_add_test(gr_tcase(s, "predict"), test_predict);
+    tcase_add_test(gr_tcase(s, "test_accuracy"), test_test_accuracy);
+    tcase_add_test(gr_tcase(s, "scaling_matters"), test_scaling_matters);
+    tcase_add_test(gr_tcase(s, "gpu_loss_grad"), test_gpu_loss_grad);
+    tcase_add_test(gr_tcase(s, "gpu_train"), test_gpu_train);
+    return s;
+}
+
+static const gr_lab lab = {"01", "logistic regression on one GPU, with feature scaling", "01-logreg",
+                           items, (int)(sizeof items / sizeof items[0]), lab01_suite};
+
+const gr_lab *gr_lab_get(void)
+{
+    return &lab;
+}
