@@ -8,7 +8,8 @@
 #   build/grader/labNN-{labs,solutions}   the autograder linked with either
 #   build/tests/unit                Check unit tests of common/
 #   build/run, build/grade, build/report  what `make run` writes
-# SAN=1 builds everything under build/san with ASan+UBSan (and without CUDA).
+# SAN=1 builds everything under build/san with ASan+UBSan (and without CUDA);
+# NO_CUDA=1 builds a CPU-only kit under build/nocuda.
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
@@ -21,6 +22,9 @@ ifeq ($(SAN),1)
 B ?= build/san
 NO_CUDA := 1
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(NO_CUDA),1)
+B ?= build/nocuda
+SANFLAGS :=
 else
 B ?= build
 SANFLAGS :=
@@ -94,7 +98,7 @@ $(B)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIB) $(LDLIBS) -o $@
 
-TOOLS := $(B)/tools/skelgen $(B)/tools/report
+TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq
 
 # ---- labs ----
 # Each lab folder has a lab.mk naming its files:
@@ -139,21 +143,39 @@ endef
 
 $(foreach l,$(LABS),$(eval $(call LAB_COMMON,$(call lab_id,$(l)),$(l))))
 $(foreach l,$(LABS),$(eval $(call LAB_IMPL,$(call lab_id,$(l)),$(l),labs,labs/$(l),$(B))))
-$(foreach l,$(LABS),$(eval $(call LAB_IMPL,$(call lab_id,$(l)),$(l),solutions,solutions/$(l),$(B))))
+# A student release has no solutions/: then only the student's builds exist.
+SOL_LABS := $(foreach l,$(LABS),$(if $(wildcard solutions/$(l)/*),$(l)))
+$(foreach l,$(SOL_LABS),$(eval $(call LAB_IMPL,$(call lab_id,$(l)),$(l),solutions,solutions/$(l),$(B))))
+
+# Benchmarks: grader/bench/labNN.c linked with the reference solution.
+define LAB_BENCH
+$(B)/obj/bench/lab$(1).o: grader/bench/lab$(1).c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(B)/bench/lab$(1): $(B)/obj/bench/lab$(1).o $(call kit_objs,$(1)) $(call student_objs,$(1),solutions) $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@
+endef
+BENCH_LABS := $(foreach l,$(SOL_LABS),$(if $(wildcard grader/bench/lab$(call lab_id,$(l)).c),$(l)))
+$(foreach l,$(BENCH_LABS),$(eval $(call LAB_BENCH,$(call lab_id,$(l)),$(l))))
+BENCHES := $(foreach l,$(BENCH_LABS),$(B)/bench/lab$(call lab_id,$(l)))
 
 # A mutant: `make mutant-grader LAB=01 MUT_DIR=dir MUT_B=objroot` builds
 # MUT_B/grader/labNN-mutant from the student files in MUT_DIR.
 ifneq ($(MUT_DIR),)
 $(eval $(call LAB_IMPL,$(LAB),$(call lab_dir,$(LAB)),mutant,$(MUT_DIR),$(MUT_B)))
 mutant-grader: $(MUT_B)/grader/lab$(LAB)-mutant
+mutant-driver: $(MUT_B)/mutant/lab$(LAB)
 endif
 
 $(B)/obj/grader/runner.o: grader/runner.c grader/grader.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader -MMD -MP -c $< -o $@
 
-DRIVERS := $(foreach l,$(LABS),$(B)/labs/lab$(call lab_id,$(l)) $(B)/solutions/lab$(call lab_id,$(l)))
-GRADERS := $(foreach l,$(LABS),$(B)/grader/lab$(call lab_id,$(l))-labs $(B)/grader/lab$(call lab_id,$(l))-solutions)
+DRIVERS := $(foreach l,$(LABS),$(B)/labs/lab$(call lab_id,$(l))) \
+           $(foreach l,$(SOL_LABS),$(B)/solutions/lab$(call lab_id,$(l)))
+GRADERS := $(foreach l,$(LABS),$(B)/grader/lab$(call lab_id,$(l))-labs) \
+           $(foreach l,$(SOL_LABS),$(B)/grader/lab$(call lab_id,$(l))-solutions)
 
 # ---- unit tests of common/ ----
 TEST_C := $(wildcard common/tests/*.c)
@@ -165,11 +187,21 @@ $(B)/tests/unit: $(TEST_OBJ) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) $^ $(LDLIBS) $(CHECK_LIBS) -o $@
 
+# GPU checks of common/ (CUDA vs CPU), run by `make test-gpu` where a GPU exists.
+GPU_TEST_C := $(wildcard common/tests_gpu/*.c)
+$(B)/obj/tests_gpu/%.o: common/tests_gpu/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/tests/gpu: $(patsubst common/tests_gpu/%.c,$(B)/obj/tests_gpu/%.o,$(GPU_TEST_C)) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $^ $(LDLIBS) $(CHECK_LIBS) -o $@
+
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 
 # ---- top-level targets ----
 .PHONY: all help deps features lib run test unit grade bench skeletons check-skeletons \
-        test-gpu slides style clean mutants plots student-release gradebook mutant-grader
+        test-gpu slides style clean mutants plots student-release gradebook mutant-grader \
+        mutant-driver
 
 help:
 	@echo "ddplab — make targets"
@@ -189,18 +221,23 @@ help:
 	@echo "  make clean            remove build/"
 	@echo "options: NO_CUDA=1  SAN=1 (ASan+UBSan)  CUDA_ARCH='86 90'  DL_DEVICE=cpu|cuda"
 
+comma := ,
+CUDA_MSG := $(if $(HAVE_CUDA),✓ CUDA    $(NVCC) (sm $(CUDA_ARCH))$(comma) cuBLAS,✗ CUDA    nvcc not found: CPU only (install the CUDA toolkit or set NVCC=))
+NCCL_MSG := $(if $(HAVE_NCCL),✓ NCCL    $(CUDA_HOME),✗ NCCL    not found (GPU data parallelism needs it))
+MPI_MSG := $(if $(MPICC),✓ MPI     $(MPICC),✗ MPI     mpicc not found (make deps))
+GNUPLOT_MSG := $(if $(GNUPLOT),✓ gnuplot $(GNUPLOT),✗ gnuplot not found: CSV only (make deps))
 features:
-	@printf '%s CUDA    %s\n' $(if $(HAVE_CUDA),'✓','✗') $(if $(HAVE_CUDA),"$(NVCC) (sm $(CUDA_ARCH)), cuBLAS","not found: CPU only (set NVCC= or install the CUDA toolkit)")
-	@printf '%s NCCL    %s\n' $(if $(HAVE_NCCL),'✓','✗') $(if $(HAVE_NCCL),"$(CUDA_HOME)","not found")
-	@printf '%s MPI     %s\n' $(if $(MPICC),'✓','✗') $(if $(MPICC),"$(MPICC)","mpicc not found (make deps)")
-	@printf '%s gnuplot %s\n' $(if $(GNUPLOT),'✓','✗') $(if $(GNUPLOT),"$(GNUPLOT)","not found: CSV only (make deps)")
+	@echo '$(CUDA_MSG)'
+	@echo '$(NCCL_MSG)'
+	@echo '$(MPI_MSG)'
+	@echo '$(GNUPLOT_MSG)'
 
 deps:
 	@bash tools/deps.sh
 
 lib: $(LIB)
 
-all: features $(LIB) $(DRIVERS) $(GRADERS) $(B)/tests/unit $(TOOLS)
+all: features $(LIB) $(DRIVERS) $(GRADERS) $(B)/tests/unit $(B)/tests/gpu $(BENCHES) $(TOOLS)
 
 unit: $(B)/tests/unit
 	$(B)/tests/unit
@@ -208,7 +245,7 @@ unit: $(B)/tests/unit
 LAB ?= 01
 IMPL ?= labs
 grade: $(B)/grader/lab$(LAB)-$(IMPL)
-	@$(B)/grader/lab$(LAB)-$(IMPL) $(if $(JSON),--json $(JSON)) $(TESTS)
+	@$(B)/grader/lab$(LAB)-$(IMPL) --impl $(IMPL) $(if $(JSON),--json $(JSON)) $(TESTS)
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -218,10 +255,10 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@bash tools/test.sh
 
-test-gpu: all
+test-gpu: all $(B)/tests/gpu
 	@bash tools/test-gpu.sh
 
-bench: all
+bench: all $(BENCHES)
 	@bash tools/bench.sh
 
 skeletons: $(B)/tools/skelgen

@@ -472,11 +472,11 @@ int main(int argc, char **argv)
     printf("Score: %d/%d", score, max_score);
     if (skipped > 0) {
         printf("   (skipped: %d points in the", skipped);
-        for (int t = 1; t < 3; t++) {
+        for (int t = 0; t < 3; t++) {
             if (skipped_tiers[t])
                 printf(" %s", tier_name((gr_tier)t));
         }
-        printf(" tier; not counted)");
+        printf(" tier%s; not counted)", skipped_tiers[0] + skipped_tiers[1] + skipped_tiers[2] > 1 ? "s" : "");
     }
     printf("\n");
     if (json != NULL)

@@ -7,6 +7,9 @@ if (fmt eq 'svg') { set terminal svg size 960,600 enhanced font 'DejaVu Sans,11'
 if (fmt eq 'dumb') { set terminal dumb size 110,32 }
 if (fmt ne 'dumb') { set output out }
 
+# sub(s): a smaller second title line; the terminal (dumb) has no font sizes
+sub(s) = (fmt eq 'dumb') ? s : sprintf('{/*0.8 %s}', s)
+
 set datafile separator ','
 set datafile missing 'nan'
 set key autotitle columnhead
@@ -26,3 +29,6 @@ set style line 5 lc rgb '#E69F00' lw 2.5 pt 13 ps 0.6
 set style line 6 lc rgb '#56B4E9' lw 2.5 pt 15 ps 0.6
 set style line 7 lc rgb '#000000' lw 1.5 dt 2
 set style increment user
+
+# The terminal has one "pen": a grid there only hides the curves.
+if (fmt eq 'dumb') { unset grid; set key nobox noopaque }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>  // snprintf
 #include <stdlib.h> // malloc, free
+#include <string.h> // strlen
 
 #include "backend.h" // dl_cuda_gemm_, ...
 
@@ -31,13 +32,17 @@ void dl_flops_add(uint64_t flops)
 
 const char *dl_blas_name(void)
 {
-#ifdef OPENBLAS_VERSION
-    return OPENBLAS_VERSION;
-#else
-    static char buf[128];
-    snprintf(buf, sizeof buf, "OpenBLAS %s", openblas_get_config());
+    static char buf[160];
+    if (buf[0] == '\0') { // openblas_get_config(): "OpenBLAS 0.3.21 DYNAMIC_ARCH ..."
+        const char *c = openblas_get_config();
+        while (*c == ' ')
+            c++;
+        snprintf(buf, sizeof buf, "%s", c);
+        size_t n = strlen(buf);
+        while (n > 0 && buf[n - 1] == ' ')
+            buf[--n] = '\0';
+    }
     return buf;
-#endif
 }
 
 void dl_blas_set_threads(int n)

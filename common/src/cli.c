@@ -144,13 +144,25 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
         }
         *(const char **)o->dst = text;
         return 1;
+    case DL_OPT_U64: { // strtoull takes all 64 bits, but reads "-1" as 2^64-1: refuse a '-'
+        unsigned long long v = strtoull(text, &end, 10);
+        if (end == text || *end != '\0' || errno == ERANGE || strchr(text, '-') != NULL) {
+            snprintf(err, len, "--%s: '%s' is not a non-negative integer", o->name, text);
+            return 0;
+        }
+        if (bounded && ((double)v < o->min || (double)v > o->max)) {
+            snprintf(err, len, "--%s: %llu is out of range, expected %.0f to %.0f", o->name, v,
+                     o->min, o->max);
+            return 0;
+        }
+        *(uint64_t *)o->dst = (uint64_t)v;
+        return 1;
+    }
     case DL_OPT_INT:
-    case DL_OPT_LONG:
-    case DL_OPT_U64: {
+    case DL_OPT_LONG: {
         long long v = strtoll(text, &end, 10);
-        if (end == text || *end != '\0' || errno == ERANGE || (o->kind == DL_OPT_U64 && v < 0)) {
-            snprintf(err, len, "--%s: '%s' is not %s integer", o->name, text,
-                     o->kind == DL_OPT_U64 ? "a non-negative" : "an");
+        if (end == text || *end != '\0' || errno == ERANGE) {
+            snprintf(err, len, "--%s: '%s' is not an integer", o->name, text);
             return 0;
         }
         if (bounded && ((double)v < o->min || (double)v > o->max)) {
@@ -164,10 +176,8 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
                 return 0;
             }
             *(int *)o->dst = (int)v;
-        } else if (o->kind == DL_OPT_LONG) {
-            *(long *)o->dst = (long)v;
         } else {
-            *(uint64_t *)o->dst = (uint64_t)v;
+            *(long *)o->dst = (long)v;
         }
         return 1;
     }

@@ -90,7 +90,7 @@ dl_status dl_read_csv(const char *path, const dl_csv_options *opt, dl_dataset *o
     int32_t *y = NULL;
     char *cursor = text;
     size_t ncols = 0;
-    int lineno = 0;
+    int lineno = 0, header_line = 0;
     char *line = NULL;
     while ((line = next_line(&cursor)) != NULL) {
         lineno++;
@@ -102,6 +102,7 @@ dl_status dl_read_csv(const char *path, const dl_csv_options *opt, dl_dataset *o
         goto done;
     }
     // ---- header ----
+    header_line = lineno;
     ncols = count_fields(line);
     fields = malloc(ncols * sizeof *fields);
     names = calloc(ncols, sizeof *names);
@@ -214,7 +215,7 @@ dl_status dl_read_csv(const char *path, const dl_csv_options *opt, dl_dataset *o
         n++;
     }
     if (n == 0) {
-        st = dl_error_set(DL_ERR_FORMAT, "%s: no data rows after the header", path);
+        st = dl_error_set(DL_ERR_FORMAT, "%s:%d: no data rows after the header", path, header_line);
         goto done;
     }
     out->n = n;

@@ -277,11 +277,33 @@ static void put_utf8(char **o, unsigned cp)
     } else if (cp < 0x800) {
         *(*o)++ = (char)(0xC0 | (cp >> 6));
         *(*o)++ = (char)(0x80 | (cp & 0x3F));
-    } else {
+    } else if (cp < 0x10000) {
         *(*o)++ = (char)(0xE0 | (cp >> 12));
         *(*o)++ = (char)(0x80 | ((cp >> 6) & 0x3F));
         *(*o)++ = (char)(0x80 | (cp & 0x3F));
+    } else {
+        *(*o)++ = (char)(0xF0 | (cp >> 18));
+        *(*o)++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+        *(*o)++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *(*o)++ = (char)(0x80 | (cp & 0x3F));
     }
+}
+
+/* The low half of a surrogate pair: "\uDC00".."\uDFFF" at q, before end. */
+static int low_surrogate(const char *q, const char *end, unsigned *lo)
+{
+    if (end - q < 6 || q[0] != '\\' || q[1] != 'u')
+        return 0;
+    unsigned v = 0;
+    for (int k = 2; k < 6; k++) {
+        const char *hex = "0123456789abcdef0123456789ABCDEF";
+        const char *at = q[k] != '\0' ? strchr(hex, q[k]) : NULL;
+        if (at == NULL)
+            return 0;
+        v = v * 16 + (unsigned)((at - hex) % 16);
+    }
+    *lo = v;
+    return v >= 0xDC00 && v <= 0xDFFF;
 }
 
 static dl_status parse_string(parser *ps, char **out)
@@ -331,6 +353,11 @@ static dl_status parse_string(parser *ps, char **out)
             for (; k < 4 && q[1]; k++) {
                 char h = *++q;
                 cp = cp * 16 + (unsigned)(h >= 'a' ? h - 'a' + 10 : h >= 'A' ? h - 'A' + 10 : h - '0');
+            }
+            unsigned lo = 0; // characters beyond U+FFFF come as a pair of UTF-16 surrogates
+            if (cp >= 0xD800 && cp <= 0xDBFF && low_surrogate(q + 1, ps->p, &lo)) {
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                q += 6;
             }
             put_utf8(&o, cp);
             break;

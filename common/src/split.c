@@ -57,7 +57,7 @@ dl_status dl_split_stratified(const int32_t *y, size_t n, int n_classes, const d
         while (given < cnt) {
             int best = 0;
             for (int p = 1; p < n_parts; p++) {
-                if (rem[p] > rem[best])
+                if (rem[p] > rem[best] + 1e-9) // 8·0.7 and 8·0.2 tie exactly, not in doubles
                     best = p;
             }
             t[best]++;

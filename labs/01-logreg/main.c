@@ -209,28 +209,38 @@ static dl_status write_summary(const char *path, const options *o, const dl_data
     return dl_json_close(&j);
 }
 
+/* Draws one plot; on success appends its file name to plots (a CSV list). */
+static void draw_one(const options *o, const char *script, const char *base, const char *vars,
+                     char *plots, size_t len)
+{
+    dl_status st = dl_plot(script, o->a.plot, base, vars);
+    if (st == DL_ERR_UNSUPPORTED)
+        return; // no gnuplot: dl_plot said so once, the CSV stays
+    if (st != DL_OK) {
+        fprintf(stderr, "lab01: plot: %s\n", dl_last_error());
+        return;
+    }
+    const char *ext = dl_plot_ext(o->a.plot);
+    if (ext != NULL) {
+        const char *name = strrchr(base, '/');
+        size_t k = strlen(plots);
+        snprintf(plots + k, len - k, "%s%s.%s", k ? "," : "", name ? name + 1 : base, ext);
+    }
+}
+
 static void draw(const options *o, const char *out, int have_scaling, char *plots, size_t len)
 {
-    const char *ext = dl_plot_ext(o->a.plot);
     char base[1100], vars[2400];
     plots[0] = '\0';
     snprintf(base, sizeof base, "%s/learning_curve", out);
     snprintf(vars, sizeof vars, "data='%s/metrics.csv'; subtitle='%s, lr %g, lambda %g'", out,
              o->no_scale ? "raw features" : "standardised", o->a.lr, o->lambda);
-    if (dl_plot("labs/01-logreg/plots/learning_curve.gp", o->a.plot, base, vars) == DL_OK && ext)
-        snprintf(plots, len, "learning_curve.%s", ext);
-    else if (dl_last_error()[0] && strcmp(o->a.plot, "none") != 0 && dl_plot_available())
-        fprintf(stderr, "lab01: plot: %s\n", dl_last_error());
+    draw_one(o, "labs/01-logreg/plots/learning_curve.gp", base, vars, plots, len);
     if (!have_scaling)
         return;
     snprintf(base, sizeof base, "%s/scaling", out);
     snprintf(vars, sizeof vars, "data='%s/scaling.csv'; lr=%g", out, o->a.lr);
-    if (dl_plot("labs/01-logreg/plots/scaling.gp", o->a.plot, base, vars) == DL_OK && ext) {
-        size_t k = strlen(plots);
-        snprintf(plots + k, len - k, "%sscaling.%s", k ? "," : "", ext);
-    } else if (strcmp(o->a.plot, "none") != 0 && dl_plot_available()) {
-        fprintf(stderr, "lab01: plot: %s\n", dl_last_error());
-    }
+    draw_one(o, "labs/01-logreg/plots/scaling.gp", base, vars, plots, len);
 }
 
 static int fail(dl_status st)

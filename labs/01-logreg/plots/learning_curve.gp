@@ -1,7 +1,7 @@
 # learning_curve.gp — lab 01: training and validation loss, validation accuracy.
 # Variables: data (metrics.csv), subtitle.
 if (!exists("subtitle")) subtitle = ''
-set title sprintf("Lab 01 learning curve\n{/*0.8 %s}", subtitle)
+set title sprintf("Lab 01 learning curve\n%s", sub(subtitle))
 set xlabel 'epoch'
 set ylabel 'loss (log scale)'
 set logscale y

@@ -1,0 +1,245 @@
+/* test_cli.c — the shared driver command line. */
+#include "tests.h"
+
+#include <stdint.h> // uint64_t, UINT64_MAX
+#include <stdlib.h> // free
+
+#include "dl/cli.h" // dl_cli_parse, dl_args, dl_opt
+
+typedef struct lab_opts {
+    int hidden, verbose;
+    long steps;
+    double momentum;
+    uint64_t budget;
+    const char *mode, *tag;
+} lab_opts;
+
+static lab_opts L;
+
+static const dl_opt extra[] = {
+    {"hidden", DL_OPT_INT, &L.hidden, "N", "hidden units", NULL, 1, 4096},
+    {"verbose", DL_OPT_FLAG, &L.verbose, NULL, "say more", NULL, 1, 0},
+    {"steps", DL_OPT_LONG, &L.steps, "N", "steps", NULL, 1, 0},
+    {"momentum", DL_OPT_DOUBLE, &L.momentum, "X", "momentum", NULL, 0, 1},
+    {"budget", DL_OPT_U64, &L.budget, "N", "bytes", NULL, 1, 0},
+    {"mode", DL_OPT_CHOICE, &L.mode, "M", "how to train", "naive|ddp|ring", 1, 0},
+    {"tag", DL_OPT_STRING, &L.tag, "S", "a label", NULL, 1, 0},
+};
+#define N_EXTRA (sizeof extra / sizeof extra[0])
+
+typedef struct result {
+    int rc;
+    char *out, *err;
+} result;
+
+/* Parses a NULL-terminated argv with captured stdout and stderr. */
+static result parse(dl_args *a, char **argv)
+{
+    int argc = 0;
+    while (argv[argc] != NULL)
+        argc++;
+    dl_args_defaults(a);
+    memset(&L, 0, sizeof L);
+    L.mode = "naive";
+    capture out, err;
+    capture_start(&out, 1);
+    capture_start(&err, 2);
+    result r;
+    r.rc = dl_cli_parse(argc, argv, "labXX", "Trains a thing.", a, extra, N_EXTRA);
+    r.err = capture_stop(&err);
+    r.out = capture_stop(&out);
+    return r;
+}
+
+static void result_free(result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+START_TEST(defaults)
+{
+    env_saved e = env_set("DL_DEVICE", NULL);
+    dl_args a;
+    char *argv[] = {"labXX", NULL};
+    result r = parse(&a, argv);
+    ck_assert_int_eq(r.rc, DL_CLI_RUN);
+    ck_assert_str_eq(r.out, "");
+    ck_assert_str_eq(r.err, "");
+    ck_assert_str_eq(a.data, "breast_cancer");
+    ck_assert_str_eq(a.device, "auto");
+    ck_assert_int_eq(a.epochs, 100);
+    ck_assert_int_eq(a.batch_size, 0);
+    ck_assert_double_eq(a.lr, 0.1);
+    ck_assert_uint_eq(a.seed, 1);
+    ck_assert_str_eq(a.out, "build/run");
+    ck_assert_ptr_null(a.json);
+    ck_assert_str_eq(a.plot, "png");
+    ck_assert_int_eq(a.quiet, 0);
+    result_free(&r);
+    setenv("DL_DEVICE", "cpu", 1);
+    dl_args_defaults(&a);
+    ck_assert_str_eq(a.device, "cpu");
+    env_restore(&e);
+}
+END_TEST
+
+START_TEST(both_spellings)
+{
+    dl_args a;
+    char *sp[] = {"labXX", "--epochs", "5", "--lr", "0.25", "--data", "synthetic:n=10", NULL};
+    result r = parse(&a, sp);
+    ck_assert_int_eq(r.rc, DL_CLI_RUN);
+    ck_assert_int_eq(a.epochs, 5);
+    ck_assert_double_eq(a.lr, 0.25);
+    ck_assert_str_eq(a.data, "synthetic:n=10");
+    result_free(&r);
+    char *eq[] = {"labXX", "--epochs=5", "--lr=0.25", "--data=a=b.csv", "--batch-size=64", NULL};
+    r = parse(&a, eq);
+    ck_assert_int_eq(r.rc, DL_CLI_RUN);
+    ck_assert_int_eq(a.epochs, 5);
+    ck_assert_double_eq(a.lr, 0.25);
+    ck_assert_str_eq(a.data, "a=b.csv"); // split at the first '='
+    ck_assert_int_eq(a.batch_size, 64);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(flags_choices_and_extras)
+{
+    dl_args a;
+    char *argv[] = {"labXX",
+                    "--quiet",
+                    "--plot",
+                    "svg",
+                    "--device",
+                    "cuda:1",
+                    "--seed",
+                    "18446744073709551615",
+                    "--out",
+                    "/tmp/o",
+                    "--json=s.json",
+                    "--hidden",
+                    "128",
+                    "--verbose",
+                    "--steps=9000000000",
+                    "--momentum",
+                    "0.9",
+                    "--budget",
+                    "65536",
+                    "--mode=ring",
+                    "--tag",
+                    "x y",
+                    NULL};
+    result r = parse(&a, argv);
+    ck_assert_msg(r.rc == DL_CLI_RUN, "rc %d: %s", r.rc, r.err);
+    ck_assert_int_eq(a.quiet, 1);
+    ck_assert_str_eq(a.plot, "svg");
+    ck_assert_str_eq(a.device, "cuda:1");
+    ck_assert_uint_eq(a.seed, UINT64_MAX);
+    ck_assert_str_eq(a.out, "/tmp/o");
+    ck_assert_str_eq(a.json, "s.json");
+    ck_assert_int_eq(L.hidden, 128);
+    ck_assert_int_eq(L.verbose, 1);
+    ck_assert_int_eq(L.steps, 9000000000L);
+    ck_assert_double_eq(L.momentum, 0.9);
+    ck_assert_uint_eq(L.budget, 65536);
+    ck_assert_str_eq(L.mode, "ring");
+    ck_assert_str_eq(L.tag, "x y");
+    result_free(&r);
+}
+END_TEST
+
+static void expect_error(char **argv, const char *what)
+{
+    dl_args a;
+    result r = parse(&a, argv);
+    ck_assert_msg(r.rc == DL_CLI_ERROR, "%s: rc %d", argv[1], r.rc);
+    ck_assert_has(r.err, "labXX: error: ");
+    ck_assert_has(r.err, what);
+    ck_assert_has(r.err, "usage: labXX [options]");
+    ck_assert_str_eq(r.out, "");
+    result_free(&r);
+}
+
+START_TEST(errors)
+{
+    char *unknown[] = {"labXX", "--nope", "3", NULL};
+    expect_error(unknown, "unknown option '--nope'");
+    char *unknown_eq[] = {"labXX", "--epochz=3", NULL};
+    expect_error(unknown_eq, "unknown option '--epochz'");
+    char *badint[] = {"labXX", "--epochs", "5x", NULL};
+    expect_error(badint, "--epochs: '5x' is not an integer");
+    char *empty[] = {"labXX", "--epochs=", NULL};
+    expect_error(empty, "--epochs: '' is not an integer");
+    char *range[] = {"labXX", "--epochs", "0", NULL};
+    expect_error(range, "--epochs: 0 is out of range, expected 1 to 10000000");
+    char *xrange[] = {"labXX", "--hidden", "5000", NULL};
+    expect_error(xrange, "--hidden: 5000 is out of range");
+    char *huge[] = {"labXX", "--epochs", "99999999999999999999", NULL};
+    expect_error(huge, "--epochs");
+    char *lr[] = {"labXX", "--lr", "0", NULL};
+    expect_error(lr, "--lr: 0 is out of range");
+    char *lrnan[] = {"labXX", "--lr", "nan", NULL};
+    expect_error(lrnan, "--lr: 'nan' is not a finite number");
+    char *mom[] = {"labXX", "--momentum", "1.5", NULL};
+    expect_error(mom, "--momentum: 1.5 is out of range");
+    char *negseed[] = {"labXX", "--seed", "-1", NULL};
+    expect_error(negseed, "--seed: '-1' is not a non-negative integer");
+    char *bigseed[] = {"labXX", "--seed", "18446744073709551616", NULL};
+    expect_error(bigseed, "--seed");
+    char *missing[] = {"labXX", "--lr", "0.1", "--epochs", NULL};
+    expect_error(missing, "--epochs needs a value (N)");
+    char *positional[] = {"labXX", "data.csv", NULL};
+    expect_error(positional, "unexpected argument 'data.csv'");
+    char *choice[] = {"labXX", "--plot", "jpg", NULL};
+    expect_error(choice, "--plot: 'jpg' is not one of png|svg|dumb|none");
+    char *prefix[] = {"labXX", "--plot", "pn", NULL};
+    expect_error(prefix, "'pn' is not one of");
+    char *mode[] = {"labXX", "--mode", "ddpx", NULL};
+    expect_error(mode, "--mode: 'ddpx' is not one of naive|ddp|ring");
+    char *flagval[] = {"labXX", "--quiet=1", NULL};
+    expect_error(flagval, "--quiet takes no value");
+    char *emptystr[] = {"labXX", "--out=", NULL};
+    expect_error(emptystr, "--out: expected a non-empty DIR");
+    char *single[] = {"labXX", "-epochs", "5", NULL};
+    expect_error(single, "unexpected argument '-epochs'");
+}
+END_TEST
+
+START_TEST(help)
+{
+    dl_args a;
+    char *argv[] = {"labXX", "--epochs", "7", "--help", "--nope", NULL};
+    result r = parse(&a, argv);
+    ck_assert_int_eq(r.rc, DL_CLI_HELP);
+    ck_assert_str_eq(r.err, "");
+    ck_assert_has(r.out, "usage: labXX [options]\nTrains a thing.\n");
+    ck_assert_has(r.out, "common options:");
+    ck_assert_has(r.out, "--epochs N");
+    ck_assert_has(r.out, "(default: 7)"); // defaults shown are the values parsed so far
+    ck_assert_has(r.out, "--plot FMT");
+    ck_assert_has(r.out, "labXX options:");
+    ck_assert_has(r.out, "--mode M");
+    ck_assert_has(r.out, "--help");
+    result_free(&r);
+    char *h[] = {"labXX", "-h", NULL};
+    r = parse(&a, h);
+    ck_assert_int_eq(r.rc, DL_CLI_HELP);
+    ck_assert_has(r.out, "usage: labXX");
+    result_free(&r);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_with_timeout("cli", 10);
+    tcase_add_test(tc, defaults);
+    tcase_add_test(tc, both_spellings);
+    tcase_add_test(tc, flags_choices_and_extras);
+    tcase_add_test(tc, errors);
+    tcase_add_test(tc, help);
+    suite_add_tcase(s, tc);
+    return s;
+}

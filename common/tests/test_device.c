@@ -1,0 +1,204 @@
+/* test_device.c — device specs, opening, and the CPU device's memory, streams and events. */
+#include "tests.h"
+
+#include <math.h> // isfinite
+#include <stdio.h> // snprintf
+#include <stdlib.h> // free
+
+#include "dl/device.h" // dl_device_*, dl_malloc, dl_memcpy_*, dl_event_*
+
+START_TEST(parse_specs)
+{
+    env_saved e = env_set("DL_DEVICE", NULL);
+    dl_device_kind kind;
+    int ord = -1, is_auto = -1;
+    ck_assert_st(dl_device_parse("auto", &kind, &ord, &is_auto), DL_OK);
+    ck_assert_int_eq(is_auto, 1);
+    ck_assert_int_eq(ord, 0);
+    ck_assert_st(dl_device_parse("cpu", &kind, &ord, &is_auto), DL_OK);
+    ck_assert_int_eq(kind, DL_DEVICE_CPU);
+    ck_assert_int_eq(is_auto, 0);
+    ck_assert_st(dl_device_parse("cuda", &kind, &ord, &is_auto), DL_OK);
+    ck_assert_int_eq(kind, DL_DEVICE_CUDA);
+    ck_assert_int_eq(ord, 0);
+    ck_assert_int_eq(is_auto, 0);
+    ck_assert_st(dl_device_parse("cuda:3", &kind, &ord, &is_auto), DL_OK);
+    ck_assert_int_eq(kind, DL_DEVICE_CUDA);
+    ck_assert_int_eq(ord, 3);
+    ck_assert_st(dl_device_parse(NULL, &kind, &ord, &is_auto), DL_OK);
+    ck_assert_int_eq(is_auto, 1);
+    ck_assert_st(dl_device_parse("", &kind, &ord, &is_auto), DL_OK);
+    ck_assert_int_eq(is_auto, 1);
+    const char *bad[] = {"gpu", "CPU", "cudax", "cuda:", "cuda:x", "cuda:-1", "cuda:1x", " cpu"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_st(dl_device_parse(bad[i], &kind, &ord, &is_auto), DL_ERR_ARG);
+        char quoted[32];
+        snprintf(quoted, sizeof quoted, "'%s'", bad[i]);
+        ck_assert_has(dl_last_error(), quoted);
+    }
+    env_restore(&e);
+}
+END_TEST
+
+START_TEST(env_var_is_the_default)
+{
+    env_saved e = env_set("DL_DEVICE", "cuda:2");
+    dl_device_kind kind;
+    int ord, is_auto;
+    ck_assert_st(dl_device_parse(NULL, &kind, &ord, &is_auto), DL_OK);
+    ck_assert_int_eq(kind, DL_DEVICE_CUDA);
+    ck_assert_int_eq(ord, 2);
+    ck_assert_int_eq(is_auto, 0);
+    ck_assert_st(dl_device_parse("cpu", &kind, &ord, &is_auto), DL_OK); // an explicit spec wins
+    ck_assert_int_eq(kind, DL_DEVICE_CPU);
+    setenv("DL_DEVICE", "cpu", 1);
+    dl_device dev;
+    ck_assert_st(dl_device_open(NULL, &dev), DL_OK);
+    ck_assert_int_eq(dev.kind, DL_DEVICE_CPU);
+    dl_device_close(&dev);
+    setenv("DL_DEVICE", "tpu", 1);
+    ck_assert_st(dl_device_open("", &dev), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "'tpu'");
+    env_restore(&e);
+}
+END_TEST
+
+START_TEST(open_cpu)
+{
+    dl_device dev;
+    ck_assert_st(dl_device_open("cpu", &dev), DL_OK);
+    ck_assert_int_eq(dev.kind, DL_DEVICE_CPU);
+    ck_assert_int_eq(dev.ordinal, 0);
+    ck_assert_ptr_null(dev.stream);
+    ck_assert_ptr_null(dev.blas);
+    ck_assert_str_eq(dev.name, "cpu");
+    ck_assert_str_eq(dl_device_describe(&dev), "cpu");
+    ck_assert_st(dl_device_sync(&dev), DL_OK);
+    dl_device_close(&dev);
+    const dl_device *cpu = dl_cpu();
+    ck_assert_ptr_eq(cpu, dl_cpu());
+    ck_assert_int_eq(cpu->kind, DL_DEVICE_CPU);
+    ck_assert_str_eq(cpu->name, "cpu");
+    ck_assert_str_eq(dl_device_describe(cpu), "cpu");
+}
+END_TEST
+
+START_TEST(open_cuda_without_gpu)
+{
+    dl_device dev;
+    if (dl_built_with_cuda() && dl_cuda_device_count() > 0) {
+        // A GPU machine: cuda opens, and an ordinal past the last GPU does not.
+        ck_assert_st(dl_device_open("cuda", &dev), DL_OK);
+        ck_assert_int_eq(dev.kind, DL_DEVICE_CUDA);
+        ck_assert_has(dl_device_describe(&dev), "cuda:0 (");
+        dl_device_close(&dev);
+        ck_assert_st(dl_device_open("cuda:1023", &dev), DL_ERR_NO_DEVICE);
+        ck_assert_has(dl_last_error(), "--device cuda:1023");
+        return;
+    }
+    ck_assert_int_eq(dl_cuda_device_count(), 0);
+    dl_status st = dl_device_open("cuda", &dev);
+    ck_assert_msg(st == (dl_built_with_cuda() ? DL_ERR_NO_DEVICE : DL_ERR_NO_CUDA), "got %s: %s",
+                  dl_status_name(st), dl_last_error());
+    ck_assert_has(dl_last_error(), "--device cpu");
+    ck_assert_int_eq(dl_exit_code(st), 2);
+    st = dl_device_open("cuda:1", &dev);
+    ck_assert(st == DL_ERR_NO_DEVICE || st == DL_ERR_NO_CUDA);
+    // auto falls back to the CPU.
+    ck_assert_st(dl_device_open("auto", &dev), DL_OK);
+    ck_assert_int_eq(dev.kind, DL_DEVICE_CPU);
+    dl_device_close(&dev);
+}
+END_TEST
+
+START_TEST(versions)
+{
+    ck_assert_int_gt((int)strlen(dl_cuda_runtime_version()), 0);
+    ck_assert_int_gt((int)strlen(dl_cuda_driver_version()), 0);
+    ck_assert_int_gt((int)strlen(dl_nccl_version()), 0);
+    if (!dl_built_with_cuda()) {
+        ck_assert_str_eq(dl_cuda_runtime_version(), "none");
+        ck_assert_str_eq(dl_nccl_version(), "none");
+    }
+}
+END_TEST
+
+START_TEST(cpu_memory)
+{
+    const dl_device *cpu = dl_cpu();
+    void *p = (void *)1, *q = NULL, *z = NULL;
+    ck_assert_st(dl_malloc(cpu, &p, 64), DL_OK);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_st(dl_malloc(cpu, &q, 64), DL_OK);
+    ck_assert_st(dl_malloc(cpu, &z, 0), DL_OK);
+    ck_assert_ptr_nonnull(z);
+    unsigned char src[64], back[64];
+    for (int i = 0; i < 64; i++)
+        src[i] = (unsigned char)(3 * i + 1);
+    ck_assert_st(dl_memcpy_h2d(cpu, p, src, 64), DL_OK);
+    ck_assert_st(dl_memcpy_d2d(cpu, q, p, 64), DL_OK);
+    memset(back, 0, sizeof back);
+    ck_assert_st(dl_memcpy_d2h(cpu, back, q, 64), DL_OK);
+    ck_assert_mem_eq(back, src, 64);
+    // Overlapping device-to-device copies behave like memmove.
+    ck_assert_st(dl_memcpy_d2d(cpu, (unsigned char *)p + 1, p, 32), DL_OK);
+    ck_assert_uint_eq(((unsigned char *)p)[1], src[0]);
+    ck_assert_uint_eq(((unsigned char *)p)[32], src[31]);
+    ck_assert_st(dl_memset0(cpu, (unsigned char *)q + 8, 16), DL_OK);
+    ck_assert_st(dl_memcpy_d2h(cpu, back, q, 64), DL_OK);
+    for (int i = 0; i < 64; i++)
+        ck_assert_uint_eq(back[i], (i >= 8 && i < 24) ? 0 : src[i]);
+    ck_assert_st(dl_memcpy_h2d(cpu, NULL, src, 4), DL_ERR_ARG);
+    ck_assert_st(dl_memcpy_d2h(cpu, back, NULL, 4), DL_ERR_ARG);
+    ck_assert_st(dl_memcpy_h2d(cpu, NULL, NULL, 0), DL_OK); // zero bytes: nothing to do
+    ck_assert_st(dl_memset0(cpu, NULL, 0), DL_OK);
+    dl_free(cpu, p);
+    dl_free(cpu, q);
+    dl_free(cpu, z);
+    dl_free(cpu, NULL);
+}
+END_TEST
+
+START_TEST(cpu_streams_and_events)
+{
+    const dl_device *cpu = dl_cpu();
+    dl_stream s = (dl_stream)1;
+    ck_assert_st(dl_stream_create(cpu, &s), DL_OK);
+    ck_assert_ptr_null(s);
+    ck_assert_st(dl_stream_sync(cpu, s), DL_OK);
+    dl_event a, b;
+    ck_assert_st(dl_event_create(cpu, &a), DL_OK);
+    ck_assert_st(dl_event_create(cpu, &b), DL_OK);
+    ck_assert_ptr_null(a.ev);
+    ck_assert_st(dl_event_record(cpu, &a, NULL), DL_OK);
+    ck_assert_st(dl_event_record(cpu, &b, s), DL_OK);
+    ck_assert_st(dl_stream_wait_event(cpu, s, &a), DL_OK);
+    ck_assert_st(dl_event_sync(cpu, &b), DL_OK);
+    float ms = -1.0f;
+    ck_assert_st(dl_event_elapsed_ms(cpu, &a, &b, &ms), DL_OK);
+    ck_assert(isfinite(ms) && ms >= 0.0f); // the host clock is monotonic
+    // Elapsed time is the difference of the recorded host times.
+    a.t_host = 1.0;
+    b.t_host = 1.25;
+    ck_assert_st(dl_event_elapsed_ms(cpu, &a, &b, &ms), DL_OK);
+    ck_assert_float_eq_tol(ms, 250.0f, 1e-3f);
+    dl_event_destroy(cpu, &a);
+    dl_event_destroy(cpu, &b);
+    dl_stream_destroy(cpu, s);
+}
+END_TEST
+
+Suite *device_suite(void)
+{
+    Suite *s = suite_create("device");
+    TCase *tc = tcase_with_timeout("device", 30);
+    tcase_add_test(tc, parse_specs);
+    tcase_add_test(tc, env_var_is_the_default);
+    tcase_add_test(tc, open_cpu);
+    tcase_add_test(tc, open_cuda_without_gpu);
+    tcase_add_test(tc, versions);
+    tcase_add_test(tc, cpu_memory);
+    tcase_add_test(tc, cpu_streams_and_events);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,129 @@
+/* test_plot.c — gnuplot runs with the shared style; files appear only on success. */
+#include "tests.h"
+
+#include <stdlib.h> // free
+
+#include "dl/plot.h" // dl_plot, dl_plot_available, dl_plot_ext
+
+static const char *script(void)
+{
+    const char *p = tpath("tiny.gp");
+    write_text(p, "set xrange [0:1]\nplot x title 'x', x*x title 'x^2'\n");
+    return p;
+}
+
+START_TEST(png_and_svg)
+{
+    env_saved e = env_set("DL_GNUPLOT", NULL);
+    if (!dl_plot_available()) {
+        env_restore(&e);
+        return; // gnuplot is optional: the kit keeps CSV data without it
+    }
+    const char *gp = script();
+    ck_assert_st(dl_plot(gp, "png", tpath("fig"), NULL), DL_OK);
+    size_t len = 0;
+    char *png = slurp(tpath("fig.png"), &len);
+    ck_assert_ptr_nonnull(png);
+    ck_assert_uint_gt(len, 100);
+    ck_assert_mem_eq(png, "\x89PNG\r\n\x1a\n", 8);
+    free(png);
+    ck_assert(!path_exists(tpath("fig.tmp.png")));
+    ck_assert_st(dl_plot(gp, "svg", tpath("fig"), "title_text='a test'"), DL_OK);
+    char *svg = slurp(tpath("fig.svg"), NULL);
+    ck_assert_ptr_nonnull(svg);
+    ck_assert_has(svg, "<svg");
+    free(svg);
+    ck_assert(!path_exists(tpath("fig.tmp.svg")));
+    env_restore(&e);
+}
+END_TEST
+
+START_TEST(dumb_draws_on_stdout)
+{
+    env_saved e = env_set("DL_GNUPLOT", NULL);
+    if (!dl_plot_available()) {
+        env_restore(&e);
+        return;
+    }
+    const char *gp = script();
+    int before = dir_entries(t_dir);
+    capture out;
+    capture_start(&out, 1);
+    dl_status st = dl_plot(gp, "dumb", tpath("fig"), NULL);
+    char *text = capture_stop(&out);
+    ck_assert_st(st, DL_OK);
+    ck_assert_uint_gt(strlen(text), 500); // a 110x32 character drawing
+    ck_assert_has(text, "x^2");
+    free(text);
+    ck_assert_int_eq(dir_entries(t_dir), before); // no file for dumb
+    env_restore(&e);
+}
+END_TEST
+
+START_TEST(none_and_bad_requests)
+{
+    env_saved e = env_set("DL_GNUPLOT", NULL);
+    const char *gp = script();
+    ck_assert_st(dl_plot(gp, "none", tpath("fig"), NULL), DL_OK);
+    ck_assert_int_eq(dir_entries(t_dir), 1); // only the script
+    ck_assert_st(dl_plot(gp, "jpg", tpath("fig"), NULL), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "'jpg'");
+    ck_assert_ptr_eq(dl_plot_ext("none"), NULL);
+    ck_assert_ptr_eq(dl_plot_ext("dumb"), NULL);
+    ck_assert_str_eq(dl_plot_ext("png"), "png");
+    ck_assert_str_eq(dl_plot_ext("svg"), "svg");
+    if (dl_plot_available()) {
+        ck_assert_st(dl_plot(tpath("absent.gp"), "png", tpath("fig"), NULL), DL_ERR_IO);
+        ck_assert_has(dl_last_error(), "absent.gp not found");
+        ck_assert_st(dl_plot(gp, "png", tpath("it's"), NULL), DL_ERR_ARG);
+        // A script gnuplot rejects: an error, and neither the file nor its temporary.
+        write_text(tpath("broken.gp"), "plot sin(x\n");
+        capture err;
+        capture_start(&err, 2);
+        dl_status st = dl_plot(tpath("broken.gp"), "png", tpath("broken"), NULL);
+        free(capture_stop(&err));
+        ck_assert_st(st, DL_ERR_IO);
+        ck_assert_has(dl_last_error(), "gnuplot failed");
+        ck_assert(!path_exists(tpath("broken.png")));
+        ck_assert(!path_exists(tpath("broken.tmp.png")));
+    }
+    env_restore(&e);
+}
+END_TEST
+
+START_TEST(without_gnuplot)
+{
+    env_saved e = env_set("DL_GNUPLOT", "/nonexistent/gnuplot");
+    ck_assert_int_eq(dl_plot_available(), 0);
+    const char *gp = script();
+    capture err;
+    capture_start(&err, 2);
+    dl_status a = dl_plot(gp, "png", tpath("fig"), NULL);
+    dl_status b = dl_plot(gp, "svg", tpath("fig"), NULL);
+    dl_status c = dl_plot(gp, "none", tpath("fig"), NULL);
+    char *text = capture_stop(&err);
+    ck_assert_st(a, DL_ERR_UNSUPPORTED);
+    ck_assert_st(b, DL_ERR_UNSUPPORTED);
+    ck_assert_st(c, DL_OK);
+    ck_assert_has(dl_last_error(), "gnuplot is not installed");
+    // Said once on stderr, however many plots are skipped.
+    const char *first = strstr(text, "gnuplot is not installed");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_null(strstr(first + 1, "gnuplot is not installed"));
+    free(text);
+    ck_assert_int_eq(dir_entries(t_dir), 1);
+    env_restore(&e);
+}
+END_TEST
+
+Suite *plot_suite(void)
+{
+    Suite *s = suite_create("plot");
+    TCase *tc = tcase_with_tmp("plot", 30);
+    tcase_add_test(tc, png_and_svg);
+    tcase_add_test(tc, dumb_draws_on_stdout);
+    tcase_add_test(tc, none_and_bad_requests);
+    tcase_add_test(tc, without_gnuplot);
+    suite_add_tcase(s, tc);
+    return s;
+}

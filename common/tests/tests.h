@@ -1,0 +1,89 @@
+/* tests.h — the unit suites of libddplab and the helpers they share.
+ *
+ * Include this header first: it selects POSIX before any system header. */
+#ifndef DL_TESTS_H
+#define DL_TESTS_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <check.h> // Suite, TCase, ck_assert_*
+#include <stddef.h> // size_t
+#include <string.h> // strstr
+
+#include "dl/status.h" // dl_status, dl_status_name, dl_last_error
+
+// ---- suites (one per module) ----
+Suite *status_suite(void);
+Suite *rng_suite(void);
+Suite *half_suite(void);
+Suite *blas_suite(void);
+Suite *device_suite(void);
+Suite *csv_suite(void);
+Suite *idx_suite(void);
+Suite *npy_suite(void);
+Suite *registry_suite(void);
+Suite *synth_suite(void);
+Suite *split_suite(void);
+Suite *cli_suite(void);
+Suite *json_suite(void);
+Suite *metrics_suite(void);
+Suite *compare_suite(void);
+Suite *plot_suite(void);
+Suite *fs_suite(void);
+Suite *progress_suite(void);
+
+// ---- helpers (util.c) ----
+
+/* A TCase with a timeout in seconds (scaled by CK_TIMEOUT_MULTIPLIER). */
+TCase *tcase_with_timeout(const char *name, double seconds);
+
+/* A fresh temporary directory per test: tmp_setup creates it (as a checked
+ * fixture it runs in the test's child), tmp_teardown removes it and all in it. */
+extern char t_dir[4096];
+void tmp_setup(void);
+void tmp_teardown(void);
+TCase *tcase_with_tmp(const char *name, double seconds);
+/* t_dir/name in one of a few rotating static buffers. */
+const char *tpath(const char *name);
+
+void write_bytes(const char *path, const void *data, size_t n);
+void write_text(const char *path, const char *text);
+/* Whole file, NUL-terminated, malloc'ed; NULL when it cannot be read. */
+char *slurp(const char *path, size_t *len);
+int path_exists(const char *path);
+/* Number of entries in a directory other than . and .. (-1 when unreadable). */
+int dir_entries(const char *path);
+
+/* Redirects fd 1 or 2 into a temporary file until capture_stop, which
+ * returns what was written (malloc'ed, NUL-terminated). */
+typedef struct capture {
+    int fd, saved;
+    char path[4200];
+} capture;
+void capture_start(capture *c, int fd);
+char *capture_stop(capture *c);
+
+/* setenv/unsetenv that can be undone (tests also run with CK_FORK=no). */
+typedef struct env_saved {
+    const char *name;
+    char *old; /* NULL when it was unset */
+} env_saved;
+env_saved env_set(const char *name, const char *value); /* value NULL unsets */
+void env_restore(env_saved *e);
+
+/* Every ck_assert records its line through a pipe to the runner, so loops
+ * over millions of values count their failures and assert once. */
+
+#define ck_assert_has(s, sub) \
+    ck_assert_msg(strstr((s), (sub)) != NULL, "expected \"%s\" to contain \"%s\"", (s), (sub))
+
+#define ck_assert_st(expr, want)                                                           \
+    do {                                                                                   \
+        dl_status ck_st_ = (expr);                                                         \
+        ck_assert_msg(ck_st_ == (want), "%s gave %s, expected %s (last error: %s)", #expr, \
+                      dl_status_name(ck_st_), dl_status_name(want), dl_last_error());      \
+    } while (0)
+
+#endif /* DL_TESTS_H */

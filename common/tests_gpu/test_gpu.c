@@ -1,0 +1,216 @@
+/* test_gpu.c — the GPU tier of common/: every CUDA path against the CPU path.
+ *
+ * Run by `make test-gpu` on a machine with a CUDA GPU. Each test opens the
+ * device itself (a CUDA context does not survive Check's fork). Tolerances:
+ * fp32 GEMM/GEMV 1e-5 absolute + 1e-4 relative (different summation order;
+ * cuBLAS's default math mode is full fp32, no TF32); fp16 GEMM outputs within
+ * one binary16 ulp of the CPU emulation plus accumulation-order slack. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>   // fabsf
+#include <stdio.h>  // printf
+#include <stdlib.h> // malloc
+#include <string.h> // memcmp
+
+#include "dl/blas.h"
+#include "dl/compare.h"
+#include "dl/device.h"
+#include "dl/rng.h"
+
+#define OPEN(dev)                                                                              \
+    dl_device dev;                                                                             \
+    ck_assert_msg(dl_device_open("cuda", &dev) == DL_OK, "cannot open cuda: %s", dl_last_error())
+
+static float *randf(size_t n, uint64_t seed)
+{
+    dl_rng r;
+    dl_rng_seed(&r, seed, 9);
+    float *x = malloc((n ? n : 1) * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)(dl_rng_uniform(&r) * 2 - 1);
+    return x;
+}
+
+static float *to_dev(const dl_device *dev, const float *h, size_t n)
+{
+    float *d = NULL;
+    ck_assert(dl_malloc(dev, (void **)&d, n * sizeof *d) == DL_OK);
+    ck_assert(dl_memcpy_h2d(dev, d, h, n * sizeof *d) == DL_OK);
+    return d;
+}
+
+START_TEST(test_device_memory_events)
+{
+    OPEN(dev);
+    printf("device: %s, CUDA runtime %s, driver %s, NCCL %s\n", dl_device_describe(&dev),
+           dl_cuda_runtime_version(), dl_cuda_driver_version(), dl_nccl_version());
+    ck_assert_int_eq(dev.kind, DL_DEVICE_CUDA);
+    size_t n = 1 << 20;
+    float *h = randf(n, 1), *back = malloc(n * sizeof *back);
+    float *d = to_dev(&dev, h, n), *d2 = NULL;
+    ck_assert(dl_malloc(&dev, (void **)&d2, n * sizeof *d2) == DL_OK);
+    dl_event a, b;
+    ck_assert(dl_event_create(&dev, &a) == DL_OK && dl_event_create(&dev, &b) == DL_OK);
+    ck_assert(dl_event_record(&dev, &a, NULL) == DL_OK);
+    ck_assert(dl_memcpy_d2d(&dev, d2, d, n * sizeof *d) == DL_OK);
+    ck_assert(dl_event_record(&dev, &b, NULL) == DL_OK);
+    ck_assert(dl_event_sync(&dev, &b) == DL_OK);
+    float ms = -1;
+    ck_assert(dl_event_elapsed_ms(&dev, &a, &b, &ms) == DL_OK);
+    ck_assert_msg(ms >= 0, "elapsed %g ms", ms);
+    ck_assert(dl_memcpy_d2h(&dev, back, d2, n * sizeof *back) == DL_OK);
+    ck_assert_msg(memcmp(h, back, n * sizeof *h) == 0, "h2d, d2d, d2h round trip changed the data");
+    ck_assert(dl_memset0(&dev, d2, n * sizeof *d2) == DL_OK);
+    ck_assert(dl_memcpy_d2h(&dev, back, d2, n * sizeof *back) == DL_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(back[i] == 0.0f, "memset0 left %g at %zu", (double)back[i], i);
+    ck_assert_str_ne(dl_nccl_version(), "none");
+    dl_event_destroy(&dev, &a), dl_event_destroy(&dev, &b);
+    dl_free(&dev, d), dl_free(&dev, d2);
+    free(h), free(back);
+    dl_device_close(&dev);
+}
+END_TEST
+
+START_TEST(test_gemm_matches_cpu)
+{
+    OPEN(dev);
+    const size_t shapes[][3] = {{1, 1, 1}, {17, 33, 5}, {64, 1, 300}, {129, 257, 65}, {3, 1000, 2}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        for (int ta = 0; ta < 2; ta++) {
+            for (int tb = 0; tb < 2; tb++) {
+                size_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+                size_t lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 1, ldc = N + 2;
+                size_t na = (ta ? K : M) * lda, nb = (tb ? N : K) * ldb, nc = M * ldc;
+                float *A = randf(na, 10 + s), *B = randf(nb, 20 + s), *C = randf(nc, 30 + s);
+                float *Cg = malloc(nc * sizeof *Cg);
+                float *dA = to_dev(&dev, A, na), *dB = to_dev(&dev, B, nb), *dC = to_dev(&dev, C, nc);
+                ck_assert(dl_gemm(dl_cpu(), ta, tb, M, N, K, 0.7f, A, lda, B, ldb, 0.3f, C, ldc) == DL_OK);
+                ck_assert(dl_gemm(&dev, ta, tb, M, N, K, 0.7f, dA, lda, dB, ldb, 0.3f, dC, ldc) == DL_OK);
+                ck_assert(dl_memcpy_d2h(&dev, Cg, dC, nc * sizeof *Cg) == DL_OK);
+                double *ref = malloc(nc * sizeof *ref);
+                for (size_t i = 0; i < nc; i++)
+                    ref[i] = C[i];
+                dl_cmp c;
+                char buf[1024], what[96];
+                snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d", M, N, K, ta, tb);
+                if (!dl_allclose_f32(Cg, ref, nc, 1e-5, 1e-4, &c)) {
+                    dl_cmp_format(&c, what, buf, sizeof buf);
+                    ck_abort_msg("%s", buf);
+                }
+                dl_free(&dev, dA), dl_free(&dev, dB), dl_free(&dev, dC);
+                free(A), free(B), free(C), free(Cg), free(ref);
+            }
+        }
+    }
+    dl_device_close(&dev);
+}
+END_TEST
+
+START_TEST(test_gemv_matches_cpu)
+{
+    OPEN(dev);
+    const size_t shapes[][2] = {{1, 1}, {257, 3}, {1000, 30}, {5, 4097}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        for (int ta = 0; ta < 2; ta++) {
+            size_t M = shapes[s][0], N = shapes[s][1], lda = N + 1, ny = ta ? N : M, nx = ta ? M : N;
+            float *A = randf(M * lda, 40 + s), *x = randf(nx, 50 + s), *y = randf(ny, 60 + s);
+            float *yg = malloc(ny * sizeof *yg);
+            float *dA = to_dev(&dev, A, M * lda), *dx = to_dev(&dev, x, nx), *dy = to_dev(&dev, y, ny);
+            ck_assert(dl_gemv(dl_cpu(), ta, M, N, 1.5f, A, lda, x, 0.5f, y) == DL_OK);
+            ck_assert(dl_gemv(&dev, ta, M, N, 1.5f, dA, lda, dx, 0.5f, dy) == DL_OK);
+            ck_assert(dl_memcpy_d2h(&dev, yg, dy, ny * sizeof *yg) == DL_OK);
+            double *ref = malloc(ny * sizeof *ref);
+            for (size_t i = 0; i < ny; i++)
+                ref[i] = y[i];
+            dl_cmp c;
+            if (!dl_allclose_f32(yg, ref, ny, 1e-5, 1e-4, &c)) {
+                char buf[1024], what[64];
+                snprintf(what, sizeof what, "gemv %zux%zu ta=%d", M, N, ta);
+                dl_cmp_format(&c, what, buf, sizeof buf);
+                ck_abort_msg("%s", buf);
+            }
+            dl_free(&dev, dA), dl_free(&dev, dx), dl_free(&dev, dy);
+            free(A), free(x), free(y), free(yg), free(ref);
+        }
+    }
+    dl_device_close(&dev);
+}
+END_TEST
+
+START_TEST(test_gemm_f16_matches_cpu)
+{
+    OPEN(dev);
+    size_t M = 96, N = 80, K = 200;
+    float *a = randf(M * K, 70), *b = randf(K * N, 71);
+    dl_half *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
+    dl_f32_to_f16(a, A, M * K);
+    dl_f32_to_f16(b, B, K * N);
+    for (int ct = 0; ct < 2; ct++) {
+        dl_dtype c_type = ct ? DL_F16 : DL_F32;
+        size_t esz = ct ? sizeof(dl_half) : sizeof(float);
+        void *C = calloc(M * N, esz), *Cg = calloc(M * N, esz), *dC = NULL;
+        dl_half *dA = NULL, *dB = NULL;
+        ck_assert(dl_malloc(&dev, (void **)&dA, M * K * sizeof *dA) == DL_OK);
+        ck_assert(dl_malloc(&dev, (void **)&dB, K * N * sizeof *dB) == DL_OK);
+        ck_assert(dl_malloc(&dev, &dC, M * N * esz) == DL_OK);
+        ck_assert(dl_memcpy_h2d(&dev, dA, A, M * K * sizeof *dA) == DL_OK);
+        ck_assert(dl_memcpy_h2d(&dev, dB, B, K * N * sizeof *dB) == DL_OK);
+        ck_assert(dl_memset0(&dev, dC, M * N * esz) == DL_OK);
+        ck_assert(dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, A, K, B, N, 0.0f, C, c_type, N) == DL_OK);
+        ck_assert(dl_gemm_f16(&dev, DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, dA, K, dB, N, 0.0f, dC, c_type, N) == DL_OK);
+        ck_assert(dl_memcpy_d2h(&dev, Cg, dC, M * N * esz) == DL_OK);
+        float *g = malloc(M * N * sizeof *g);
+        double *ref = malloc(M * N * sizeof *ref);
+        for (size_t i = 0; i < M * N; i++) {
+            g[i] = ct ? dl_h2f(((dl_half *)Cg)[i]) : ((float *)Cg)[i];
+            ref[i] = ct ? dl_h2f(((dl_half *)C)[i]) : ((float *)C)[i];
+        }
+        dl_cmp c;
+        // |C| ~ 10 here: one fp16 ulp is 2^-7 ~ 0.008 relative at most 1e-3 of 10
+        if (!dl_allclose_f32(g, ref, M * N, ct ? 2e-2 : 1e-4, ct ? 2e-3 : 1e-4, &c)) {
+            char buf[1024];
+            dl_cmp_format(&c, ct ? "gemm_f16 (fp16 out)" : "gemm_f16 (fp32 out)", buf, sizeof buf);
+            ck_abort_msg("%s", buf);
+        }
+        dl_free(&dev, dA), dl_free(&dev, dB), dl_free(&dev, dC);
+        free(C), free(Cg), free(g), free(ref);
+    }
+    free(a), free(b), free(A), free(B);
+    dl_device_close(&dev);
+}
+END_TEST
+
+START_TEST(test_bad_calls_are_errors)
+{
+    OPEN(dev);
+    float *d = NULL;
+    ck_assert(dl_malloc(&dev, (void **)&d, 64) == DL_OK);
+    dl_status st = dl_gemm(&dev, DL_NO_TRANS, DL_NO_TRANS, 4, 4, 4, 1, d, 2, d, 4, 0, d, 4);
+    ck_assert_msg(st == DL_ERR_ARG, "lda=2 for K=4 returned %s", dl_status_name(st));
+    dl_device bad;
+    st = dl_device_open("cuda:999", &bad);
+    ck_assert_msg(st == DL_ERR_NO_DEVICE && strstr(dl_last_error(), "cuda:999") != NULL,
+                  "cuda:999 gave %s: %s", dl_status_name(st), dl_last_error());
+    dl_free(&dev, d);
+    dl_device_close(&dev);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("gpu");
+    TCase *tc = tcase_create("cuda_vs_cpu");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_device_memory_events);
+    tcase_add_test(tc, test_gemm_matches_cpu);
+    tcase_add_test(tc, test_gemv_matches_cpu);
+    tcase_add_test(tc, test_gemm_f16_matches_cpu);
+    tcase_add_test(tc, test_bad_calls_are_errors);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}

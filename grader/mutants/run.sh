@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# run.sh — proves the grader catches every classic mistake it names.
+#
+# Each grader/mutants/NN-name.diff is a small diff against one solution file
+# that makes one classic mistake, with a header:
+#     # mutant: what it does
+#     # lab: NN
+#     # diagnosis: the name the grader must print as "[diagnosis: name]"
+# (diagnosis "none" marks the control: it must score full marks). Each is
+# applied to a temporary copy of solutions/NN-*/, built into its own grader
+# (build/mutants/NAME/), and graded. The run fails when a mutant scores full
+# marks, or when its diagnosis is not among the grader's messages, or when
+# the control loses a point.
+#   grader/mutants/run.sh [NAME ...]     only those mutants
+set -uo pipefail
+B=${B:-build}
+MB=$B/mutants
+mkdir -p "$MB"
+pass=0
+fail=0
+list=("$@")
+[ ${#list[@]} -eq 0 ] && list=($(ls grader/mutants/*.diff | xargs -n1 basename | sed 's/\.diff$//'))
+for name in "${list[@]}"; do
+    diff=grader/mutants/$name.diff
+    lab=$(sed -n 's/^# lab: *//p' "$diff")
+    diag=$(sed -n 's/^# diagnosis: *//p' "$diff")
+    what=$(sed -n 's/^# mutant: *//p' "$diff")
+    dir=$(basename "$(ls -d labs/"$lab"-*)")
+    root=$MB/$name
+    src=$root/src
+    rm -rf "$root"
+    mkdir -p "$src" "$root/obj/mutant/$lab"
+    cp -p solutions/"$dir"/* "$src"/
+    # Start from the reference's objects so only the patched file recompiles.
+    for o in "$B"/obj/solutions/"$lab"/*.o; do
+        [ -f "$o" ] && cp "$o" "$root/obj/mutant/$lab/"
+    done
+    if ! patch -s -p3 -d "$src" <"$diff" >"$root/patch.log" 2>&1; then
+        echo "not ok  $name: the diff does not apply to solutions/$dir (see $root/patch.log)"
+        fail=$((fail + 1))
+        continue
+    fi
+    if ! make -s --no-print-directory mutant-grader LAB="$lab" MUT_DIR="$src" MUT_B="$root" >"$root/build.log" 2>&1; then
+        echo "not ok  $name: does not build (see $root/build.log)"
+        fail=$((fail + 1))
+        continue
+    fi
+    "$root/grader/lab$lab-mutant" --impl "mutant:$name" >"$root/grade.log" 2>&1
+    rc=$?
+    score=$(grep '^Score:' "$root/grade.log" | sed 's/^Score: \([0-9]*\/[0-9]*\).*/\1/')
+    if [ "$diag" = none ]; then
+        if [ $rc -eq 0 ]; then
+            echo "ok      $name: control scores full marks ($score)"
+            pass=$((pass + 1))
+        else
+            echo "not ok  $name: the control mutant lost points ($score); see $root/grade.log"
+            fail=$((fail + 1))
+        fi
+        continue
+    fi
+    if [ $rc -eq 0 ]; then
+        echo "not ok  $name: scored full marks ($score) — the grader misses: $what"
+        fail=$((fail + 1))
+    elif ! grep -q "\[diagnosis: $diag\]" "$root/grade.log"; then
+        echo "not ok  $name: caught ($score) but without [diagnosis: $diag]; see $root/grade.log"
+        fail=$((fail + 1))
+    else
+        echo "ok      $name: caught as $diag ($score)"
+        pass=$((pass + 1))
+    fi
+done
+echo "mutants: $pass caught as named, $fail not"
+[ $fail -eq 0 ]

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# bench.sh — `make bench`: every lab's benchmark, ratios measured side by side
+# in one run; JSON and plots under build/bench/. Never part of `make test`.
+set -uo pipefail
+B=${B:-build}
+mkdir -p "$B/bench"
+status=0
+for b in "$B"/bench/lab[0-9][0-9]; do
+    [ -x "$b" ] || continue
+    echo "== $(basename "$b") =="
+    "$b" --out "$B/bench" || status=1
+done
+exit $status

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# test.sh — `make test`: the kit's own tests, in order, with a tally.
+#   1 library unit tests (Check)            5 mutants: every classic mistake caught by name
+#   2 skeletons match the generator         6 each lab's driver end to end, plots, bad input
+#   3 grader: reference scores full marks   7 CUDA code compiled for the GPUs we target
+#   4 grader: skeletons score zero, no crash 8 gradebook and student release
+# Runs where it stands (a clone of the kit); builds were done by `make all`.
+set -u
+unset MAKEFLAGS MFLAGS # the nested builds below are not part of the caller's jobserver
+B=${B:-build}
+export B
+J=$B/tools/jsonq
+failed=()
+step() {
+    local name=$1
+    shift
+    echo
+    echo "=== $name ==="
+    if "$@"; then echo "=== $name: ok"; else echo "=== $name: FAILED"; failed+=("$name"); fi
+}
+
+labs=()
+for mk in labs/*/lab.mk; do labs+=("$(basename "$(dirname "$mk")")"); done
+
+grade_reference() {
+    local status=0
+    for dir in "${labs[@]}"; do
+        local id=${dir%%-*}
+        local out=$B/test/grade-$id-solutions.json
+        mkdir -p "$B/test"
+        if "$B/grader/lab$id-solutions" --impl solutions --json "$out"; then
+            echo "lab $id: reference scores $($J "$out" score)/$($J "$out" max_score) on the tiers that run here"
+        else
+            echo "lab $id: the reference solution lost points" >&2
+            status=1
+        fi
+    done
+    return $status
+}
+
+grade_skeletons() {
+    local status=0
+    bash tools/skeletons.sh build "$B/skeleton/src" || return 1
+    for dir in "${labs[@]}"; do
+        local id=${dir%%-*}
+        local out=$B/test/grade-$id-skeleton.json
+        make -s --no-print-directory mutant-grader mutant-driver LAB="$id" MUT_DIR="$B/skeleton/src/$id" \
+            MUT_B="$B/skeleton" || { status=1; continue; }
+        "$B/skeleton/grader/lab$id-mutant" --impl skeleton --json "$out" >"$B/test/grade-$id-skeleton.log" 2>&1
+        local score n i bad=0
+        score=$($J "$out" score)
+        n=$($J "$out" 'tests.*.name' | wc -l)
+        for ((i = 0; i < n; i++)); do
+            local o
+            o=$($J "$out" "tests.$i.output")
+            case $o in
+            SKIPPED*) ;;
+            *"crashed"* | *"timed out"*)
+                echo "lab $id: skeleton item $($J "$out" "tests.$i.name") crashed or hung: $o" >&2
+                bad=1 ;;
+            *"not implemented yet"* | *"parent failed"*) ;;
+            *)
+                echo "lab $id: skeleton item $($J "$out" "tests.$i.name") failed without saying 'not implemented yet':" >&2
+                echo "$o" | head -n 3 >&2
+                bad=1 ;;
+            esac
+        done
+        if [ "$score" != 0 ]; then
+            echo "lab $id: the untouched skeleton scores $score, expected 0" >&2
+            bad=1
+        fi
+        [ $bad -eq 0 ] && echo "lab $id: skeleton scores 0 on all $n items, each 'not implemented yet' (or its parent), no crash"
+        [ $bad -eq 0 ] || status=1
+    done
+    return $status
+}
+
+lab_scripts() {
+    local status=0
+    for dir in "${labs[@]}"; do
+        local id=${dir%%-*}
+        if [ -f "tools/test-lab$id.sh" ]; then
+            bash "tools/test-lab$id.sh" || status=1
+        else
+            echo "lab $id has no tools/test-lab$id.sh" >&2
+            status=1
+        fi
+    done
+    return $status
+}
+
+cuda_compiled() {
+    if ! ls "$B"/obj/common/cuda/*.o >/dev/null 2>&1; then
+        echo "nvcc not found: the CUDA paths were not compiled (CPU-only kit)"
+        return 0
+    fi
+    local status=0 o
+    for o in "$B"/obj/common/cuda/*.o "$B"/obj/solutions/*/*cuda*.o "$B"/obj/labs/*/*cuda*.o; do
+        [ -f "$o" ] || continue
+        local archs
+        # the device code (cubins for each sm_XX) lives in the .nv_fatbin section
+        archs=$(objcopy -O binary --only-section=.nv_fatbin "$o" /dev/stdout 2>/dev/null | strings |
+            grep -o 'sm_[0-9]*' | sort -u | tr '\n' ' ')
+        echo "$o: device code for ${archs:-nothing}"
+        case $o in *obj/common/cuda/device_cuda.o) ;; *)
+            [ -n "$archs" ] || { echo "$o has no device code" >&2; status=1; } ;;
+        esac
+    done
+    for o in "$B"/obj/solutions/*/*cuda*.o; do
+        if ! nm "$o" | grep -q '_kernel'; then
+            echo "$o has no kernel" >&2
+            status=1
+        fi
+    done
+    nm "$B/lib/libddplab.a" | grep -q ' T dl_cuda_gemm_' || { echo "the library lacks the CUDA backend" >&2; status=1; }
+    return $status
+}
+
+instructor_tools() {
+    local status=0 subs=$B/test/submissions
+    rm -rf "$subs"
+    for dir in "${labs[@]}"; do
+        local id=${dir%%-*}
+        mkdir -p "$subs/ref-$id" "$subs/skel-$id" "$subs/broken-$id"
+        cp solutions/"$dir"/* "$subs/ref-$id/"
+        cp solutions/"$dir"/* "$subs/broken-$id/"
+        local first
+        first=$(ls "$subs/broken-$id"/*.c | head -n 1)
+        echo "this line is not C" >>"$first"
+        bash tools/gradebook.sh "$subs" "$id" >"$B/test/gradebook-$id.log" 2>&1 || status=1
+        local csv=$B/gradebook/lab$id.csv
+        local ref skel broken
+        ref=$(grep "^ref-$id," "$csv" | cut -d, -f2,3)
+        skel=$(grep "^skel-$id," "$csv" | cut -d, -f2)
+        broken=$(grep "^broken-$id," "$csv" | awk -F, '{print $NF}')
+        if [ "${ref%,*}" = "${ref#*,}" ] && [ "$skel" = 0 ] && [ "$broken" = build-failed ]; then
+            echo "lab $id gradebook: reference $ref, skeleton $skel, broken submission: $broken"
+        else
+            echo "lab $id gradebook is wrong: reference '$ref', skeleton '$skel', broken '$broken'" >&2
+            status=1
+        fi
+        rm -rf "$subs"/*
+    done
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && git rev-parse HEAD >/dev/null 2>&1; then
+        bash tools/student-release.sh || return 1
+        local rel=$B/test/release
+        rm -rf "$rel"
+        mkdir -p "$rel"
+        tar -xzf "$B/ddplab-student.tar.gz" -C "$rel"
+        if [ -e "$rel/ddplab/solutions" ] || [ -e "$rel/ddplab/grader/mutants" ]; then
+            echo "the student release contains solutions or mutants" >&2
+            status=1
+        fi
+        # the release builds on its own and grades its skeletons (CPU build, to stay quick)
+        if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 build/nocuda/grader/lab01-labs >"$B/test/release-build.log" 2>&1; then
+            "$rel/ddplab/build/nocuda/grader/lab01-labs" >"$B/test/release-grade.log" 2>&1
+            grep -q '^Score: 0/' "$B/test/release-grade.log" && echo "student release builds without solutions/ and grades its skeleton 0" \
+                || { echo "the student release's grader did not score its skeleton 0" >&2; status=1; }
+        else
+            echo "the student release does not build (see $B/test/release-build.log)" >&2
+            status=1
+        fi
+    else
+        echo "not a git checkout: student release not tested"
+    fi
+    return $status
+}
+
+step "1 unit tests of common/" "$B/tests/unit"
+step "2 skeletons match the generator" bash tools/skeletons.sh check
+step "3 grader: reference solutions score full marks" grade_reference
+step "4 grader: untouched skeletons score zero without crashing" grade_skeletons
+step "5 mutants: every classic mistake caught by name" bash grader/mutants/run.sh
+step "6 drivers end to end, plots, bad input" lab_scripts
+step "7 CUDA compiled and linked" cuda_compiled
+step "8 instructor tools: gradebook and student release" instructor_tools
+echo
+if [ ${#failed[@]} -eq 0 ]; then
+    echo "make test: all steps passed"
+else
+    echo "make test: FAILED: ${failed[*]}"
+    exit 1
+fi
