@@ -152,8 +152,8 @@ instructor_tools() {
             status=1
         fi
         # the release builds on its own and grades its skeletons (CPU build, to stay quick)
-        if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 build/nocuda/grader/lab01-labs >"$B/test/release-build.log" 2>&1; then
-            "$rel/ddplab/build/nocuda/grader/lab01-labs" >"$B/test/release-grade.log" 2>&1
+        if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 B=build build/grader/lab01-labs >"$B/test/release-build.log" 2>&1; then
+            "$rel/ddplab/build/grader/lab01-labs" >"$B/test/release-grade.log" 2>&1
             grep -q '^Score: 0/' "$B/test/release-grade.log" && echo "student release builds without solutions/ and grades its skeleton 0" \
                 || { echo "the student release's grader did not score its skeleton 0" >&2; status=1; }
         else
