@@ -52,6 +52,19 @@ const char *dl_plot_ext(const char *fmt)
     return NULL;
 }
 
+void dl_plot_escape(const char *text, char *out, size_t len)
+{
+    size_t k = 0;
+    if (len == 0)
+        return;
+    for (const char *p = text; *p && k + 3 < len; p++) {
+        if (strchr("_^{}@&~\\", *p) != NULL)
+            out[k++] = '\\';
+        out[k++] = (*p == '\'' || *p == '"') ? ' ' : *p;
+    }
+    out[k] = '\0';
+}
+
 static void resolve(char *buf, size_t len, const char *script)
 {
     if (script[0] == '/')

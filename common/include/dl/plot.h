@@ -14,6 +14,8 @@
 #ifndef DL_PLOT_H
 #define DL_PLOT_H
 
+#include <stddef.h> // size_t
+
 #include "dl/status.h" // dl_status
 
 #ifdef __cplusplus
@@ -23,6 +25,11 @@ extern "C" {
 int dl_plot_available(void);
 /* script: a path, absolute or relative to DL_HOME. */
 dl_status dl_plot(const char *script, const char *fmt, const char *out_base, const char *vars);
+/* Copies text into out (len bytes) with gnuplot's enhanced-text markup
+ * characters (_ ^ { } @ & ~) escaped, so a name like "fashion_mnist" prints
+ * as written; quotes become spaces. Cannot fail (truncates). */
+void dl_plot_escape(const char *text, char *out, size_t len);
+
 /* The file extension for fmt ("png", "svg"), or NULL when fmt draws no file. */
 const char *dl_plot_ext(const char *fmt);
 

@@ -1,0 +1,909 @@
+/* lab02.c — grader for lab 02: honest evaluation.
+ *
+ * Counts (splits, folds, confusion matrices) must match exactly; metrics are
+ * checked against a double-precision reference computed here from the
+ * confusion matrix (1e-12); the softmax loss and gradient against a double
+ * reference and finite differences (1e-6 + 1e-5 relative). Random tie-breaks
+ * are not predicted: the split checks verify the largest-remainder property
+ * itself, and that ties do fall both ways over seeds. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>   // exp, log, fabs, isfinite, floor
+#include <stdio.h>  // snprintf, printf
+#include <stdlib.h> // malloc, calloc, free
+#include <string.h> // memcpy, memset
+
+#include "dl/data.h" // dl_data_load
+#include "dl/device.h"
+#include "dl/rng.h"
+#include "eval.h"
+#include "grader.h"
+
+// ---- helpers ----
+
+static int32_t *labels_from_counts(const size_t *counts, int C, size_t *n_out, uint64_t seed)
+{
+    size_t n = 0;
+    for (int c = 0; c < C; c++)
+        n += counts[c];
+    int32_t *y = malloc((n ? n : 1) * sizeof *y);
+    size_t k = 0;
+    for (int c = 0; c < C; c++) {
+        for (size_t i = 0; i < counts[c]; i++)
+            y[k++] = c;
+    }
+    dl_rng r;
+    dl_rng_seed(&r, seed, 1);
+    for (size_t i = n; i > 1; i--) { // shuffled, so a split cannot rely on sorted labels
+        size_t j = (size_t)dl_rng_below(&r, i);
+        int32_t t = y[i - 1];
+        y[i - 1] = y[j];
+        y[j] = t;
+    }
+    *n_out = n;
+    return y;
+}
+
+/* 1 when got[] is a valid approximate mode of counts[] for n_draws: floors or
+ * floors + 1, summing to n_draws, the +1s on the largest remainders. */
+static int is_approx_mode(const size_t *counts, int C, size_t n_draws, const size_t *got, char *why, size_t len)
+{
+    size_t total = 0, sum = 0;
+    for (int c = 0; c < C; c++)
+        total += counts[c];
+    double min_plus = 2.0, max_plain = -1.0;
+    for (int c = 0; c < C; c++) {
+        double exact = total ? (double)counts[c] * (double)n_draws / (double)total : 0.0;
+        double fl = floor(exact + 1e-12);
+        sum += got[c];
+        if ((double)got[c] == fl + 1) {
+            min_plus = fmin(min_plus, exact - fl);
+        } else if ((double)got[c] == fl) {
+            if (exact - fl > 1e-12)
+                max_plain = fmax(max_plain, exact - fl);
+        } else {
+            snprintf(why, len, "class %d: %zu rows, but %zu of %zu rows at %zu/%zu gives %.4g (floor %.0f)", c,
+                     got[c], counts[c], total, n_draws, total, exact, fl);
+            return 0;
+        }
+    }
+    if (sum != n_draws) {
+        snprintf(why, len, "the class counts sum to %zu, not the part's %zu rows", sum, n_draws);
+        return 0;
+    }
+    if (min_plus < max_plain - 1e-12) {
+        snprintf(why, len, "a class with remainder %.4g got an extra row while one with remainder %.4g did not",
+                 min_plus, max_plain);
+        return 0;
+    }
+    return 1;
+}
+
+/* Checks a 3-part stratified split of y against the contract. */
+static void check_split(const char *what, const int32_t *y, size_t n, int C, const double frac[3], uint64_t seed)
+{
+    dl_split sp;
+    GR_OK(eval_split_stratified(y, n, C, frac, seed, &sp));
+    size_t sizes[3];
+    GR_OK(eval_part_sizes(n, frac, sizes));
+    for (int p = 0; p < 3; p++) {
+        if (dl_split_size(&sp, p) != sizes[p])
+            GR_FAIL("%s: part %d has %zu rows, expected %zu (eval_part_sizes)", what, p, dl_split_size(&sp, p),
+                    sizes[p]);
+    }
+    char *seen = calloc(n ? n : 1, 1);
+    size_t *left = calloc((size_t)C, sizeof *left), *got = calloc((size_t)C, sizeof *got);
+    for (size_t i = 0; i < n; i++)
+        left[y[i]]++;
+    for (int p = 0; p < 3; p++) {
+        memset(got, 0, (size_t)C * sizeof *got);
+        for (size_t k = sp.offset[p]; k < sp.offset[p + 1]; k++) {
+            size_t r = sp.idx[k];
+            if (r >= n)
+                GR_FAIL("%s: index %zu is out of range (n = %zu)", what, r, n);
+            if (seen[r]++)
+                GR_FAIL("%s: row %zu appears twice: the parts must be disjoint", what, r);
+            got[y[r]]++;
+        }
+        char why[400];
+        if (!is_approx_mode(left, C, sizes[p], got, why, sizeof why))
+            GR_FAIL(GR_DIAG("split-not-stratified") "%s, part %d: %s. Per class, a part takes the floor of "
+                    "count * size / total, and the leftover rows go to the largest remainders", what, p, why);
+        for (int c = 0; c < C; c++)
+            left[c] -= got[c];
+    }
+    size_t assigned = sp.offset[3];
+    if (frac[0] + frac[1] + frac[2] > 1 - 1e-9 && assigned != n)
+        GR_FAIL("%s: %zu of %zu rows assigned; with fractions summing to 1 the split must be complete", what,
+                assigned, n);
+    // same seed, same split; another seed, another permutation
+    dl_split again, other;
+    GR_OK(eval_split_stratified(y, n, C, frac, seed, &again));
+    if (again.offset[3] != sp.offset[3] || memcmp(again.idx, sp.idx, sp.offset[3] * sizeof *sp.idx) != 0)
+        GR_FAIL("%s: two calls with seed %llu gave different splits", what, (unsigned long long)seed);
+    GR_OK(eval_split_stratified(y, n, C, frac, seed + 1, &other));
+    if (n > 20 && memcmp(other.idx, sp.idx, sp.offset[3] * sizeof *sp.idx) == 0)
+        GR_FAIL("%s: seeds %llu and %llu gave the same permutation: the seed must drive the shuffle", what,
+                (unsigned long long)seed, (unsigned long long)seed + 1);
+    int sorted = n > 20 && C > 1;
+    for (size_t k = 1; k < sizes[0] && sorted; k++)
+        sorted = y[sp.idx[k]] >= y[sp.idx[k - 1]];
+    if (sorted)
+        GR_FAIL("%s: the train part is sorted by class: shuffle each part", what);
+    free(seen), free(left), free(got);
+    dl_split_free(&sp), dl_split_free(&again), dl_split_free(&other);
+}
+
+// ---- task 1: the split ----
+
+START_TEST(test_approximate_mode)
+{
+    const struct { size_t counts[5]; int C; size_t draws; } cases[] = {
+        {{10, 20, 30}, 3, 6},  {{7, 3, 2}, 3, 6}, {{1, 1, 1}, 3, 2}, {{5, 3}, 2, 4},
+        {{100, 1, 1, 1, 1}, 5, 50}, {{4, 4, 4, 4, 4}, 5, 7}, {{9}, 1, 4}, {{3, 0, 3}, 3, 3},
+    };
+    dl_rng r;
+    dl_rng_seed(&r, 5, 5);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t got[5] = {0};
+        GR_OK(eval_approximate_mode(cases[k].counts, cases[k].C, cases[k].draws, &r, got));
+        char why[400];
+        if (!is_approx_mode(cases[k].counts, cases[k].C, cases[k].draws, got, why, sizeof why))
+            GR_FAIL(GR_DIAG("split-not-stratified") "approximate_mode case %zu (%zu draws): %s", k, cases[k].draws, why);
+    }
+    // ties are broken at random: over seeds, each of the tied classes gets the extra row
+    size_t counts[3] = {1, 1, 1}, wins[3] = {0, 0, 0};
+    for (uint64_t s = 0; s < 60; s++) {
+        size_t got[3];
+        dl_rng_seed(&r, s, 7);
+        GR_OK(eval_approximate_mode(counts, 3, 1, &r, got));
+        for (int c = 0; c < 3; c++)
+            wins[c] += got[c];
+    }
+    if (wins[0] == 0 || wins[1] == 0 || wins[2] == 0)
+        GR_FAIL(GR_DIAG("split-ties-not-random") "3 classes of 1 row, 1 draw, 60 seeds: the draw went to the "
+                "classes %zu/%zu/%zu times; a tie must be broken with the RNG, not by class order",
+                wins[0], wins[1], wins[2]);
+    size_t bad[2] = {3, 5}, out[2];
+    dl_status st = eval_approximate_mode(bad, 2, 9, &r, out);
+    ck_assert_msg(st == DL_ERR_ARG, "9 draws from 8 rows returned %s, expected DL_ERR_ARG", dl_status_name(st));
+}
+END_TEST
+
+START_TEST(test_split_exact)
+{
+    const double f1[3] = {0.5, 0.25, 0.25}, f2[3] = {0.7, 0.15, 0.15}, f3[3] = {0.6, 0.2, 0.2};
+    const double f4[3] = {0.5, 0.2, 0.1}; // sums to 0.8: 20% of the rows unused
+    size_t c1[3] = {7, 3, 3}, c2[2] = {980, 20}, c3[1] = {37};
+    size_t n;
+    int32_t *y = labels_from_counts(c1, 3, &n, 1);
+    check_split("classes of 7/3/3 rows, fractions .5/.25/.25", y, n, 3, f1, 3);
+    free(y);
+    y = labels_from_counts(c2, 2, &n, 2);
+    check_split("980 vs 20 rows (2% rare), fractions .6/.2/.2", y, n, 2, f3, 4);
+    check_split("980 vs 20 rows, fractions .7/.15/.15", y, n, 2, f2, 5);
+    check_split("980 vs 20 rows, fractions .5/.2/.1 (not complete)", y, n, 2, f4, 6);
+    free(y);
+    y = labels_from_counts(c3, 1, &n, 3);
+    check_split("one class", y, n, 1, f2, 7);
+    free(y);
+    size_t many[40];
+    dl_rng r;
+    dl_rng_seed(&r, 9, 9);
+    for (int c = 0; c < 40; c++)
+        many[c] = 3 + (size_t)dl_rng_below(&r, 40);
+    y = labels_from_counts(many, 40, &n, 4);
+    check_split("40 classes of 3..42 rows", y, n, 40, f3, 8);
+    free(y);
+}
+END_TEST
+
+START_TEST(test_split_errors)
+{
+    size_t c1[3] = {10, 10, 2}, n;
+    int32_t *y = labels_from_counts(c1, 3, &n, 1);
+    dl_split sp;
+    const double ok[3] = {0.6, 0.2, 0.2}, over[3] = {0.7, 0.3, 0.2}, neg[3] = {1.2, -0.1, -0.1};
+    dl_status st = eval_split_stratified(y, n, 3, ok, 1, &sp);
+    if (st == DL_ERR_TODO)
+        GR_FAIL("%s", dl_last_error());
+    ck_assert_msg(st == DL_ERR_ARG, "a class of 2 rows and 3 non-empty parts returned %s, expected DL_ERR_ARG "
+                  "(it cannot appear in every part)", dl_status_name(st));
+    c1[2] = 10;
+    free(y);
+    y = labels_from_counts(c1, 3, &n, 1);
+    st = eval_split_stratified(y, n, 3, over, 1, &sp);
+    ck_assert_msg(st == DL_ERR_ARG, "fractions summing to 1.2 returned %s, expected DL_ERR_ARG", dl_status_name(st));
+    st = eval_split_stratified(y, n, 3, neg, 1, &sp);
+    ck_assert_msg(st == DL_ERR_ARG, "negative fractions returned %s, expected DL_ERR_ARG", dl_status_name(st));
+    y[4] = 7;
+    st = eval_split_stratified(y, n, 3, ok, 1, &sp);
+    ck_assert_msg(st == DL_ERR_RANGE, "label 7 with 3 classes returned %s, expected DL_ERR_RANGE", dl_status_name(st));
+    free(y);
+}
+END_TEST
+
+START_TEST(test_kfold)
+{
+    size_t counts[4] = {53, 17, 5, 101}, n;
+    int32_t *y = labels_from_counts(counts, 4, &n, 11);
+    int32_t *fold = malloc(n * sizeof *fold);
+    for (int k = 2; k <= 5; k++) {
+        for (size_t i = 0; i < n; i++)
+            fold[i] = -1;
+        GR_OK(eval_kfold_stratified(y, n, 4, k, 3, fold));
+        size_t per[4][5] = {{0}};
+        for (size_t i = 0; i < n; i++) {
+            if (fold[i] < 0 || fold[i] >= k)
+                GR_FAIL("k = %d: row %zu is in fold %d", k, i, fold[i]);
+            per[y[i]][fold[i]]++;
+        }
+        for (int c = 0; c < 4; c++) {
+            size_t lo = (size_t)-1, hi = 0;
+            for (int f = 0; f < k; f++) {
+                lo = per[c][f] < lo ? per[c][f] : lo;
+                hi = per[c][f] > hi ? per[c][f] : hi;
+            }
+            if (hi - lo > 1)
+                GR_FAIL(GR_DIAG("kfold-unbalanced") "k = %d: class %d (%zu rows) has %zu to %zu rows per fold; "
+                        "per class the folds may differ by at most one", k, c, counts[c], lo, hi);
+        }
+    }
+    int32_t *again = malloc(n * sizeof *again);
+    GR_OK(eval_kfold_stratified(y, n, 4, 5, 3, fold));
+    GR_OK(eval_kfold_stratified(y, n, 4, 5, 3, again));
+    if (memcmp(fold, again, n * sizeof *fold) != 0)
+        GR_FAIL("k-fold with the same seed gave different folds");
+    dl_status st = eval_kfold_stratified(y, n, 4, 6, 3, fold);
+    ck_assert_msg(st == DL_ERR_ARG, "k = 6 with a class of 5 rows returned %s, expected DL_ERR_ARG",
+                  dl_status_name(st));
+    st = eval_kfold_stratified(y, n, 4, 1, 3, fold);
+    ck_assert_msg(st == DL_ERR_ARG, "k = 1 returned %s, expected DL_ERR_ARG", dl_status_name(st));
+    free(y), free(fold), free(again);
+}
+END_TEST
+
+// ---- tasks 3 and 4: confusion matrix and metrics ----
+
+START_TEST(test_confusion)
+{
+    int C = 7;
+    size_t n = 500;
+    int32_t *t = malloc(n * sizeof *t), *p = malloc(n * sizeof *p);
+    dl_rng r;
+    dl_rng_seed(&r, 21, 2);
+    for (size_t i = 0; i < n; i++) {
+        t[i] = (int32_t)dl_rng_below(&r, (uint64_t)C);
+        p[i] = dl_rng_uniform(&r) < 0.6 ? t[i] : (int32_t)dl_rng_below(&r, 3); // skewed errors: not symmetric
+    }
+    int64_t cm[49], ref[49] = {0};
+    for (size_t i = 0; i < n; i++)
+        ref[t[i] * C + p[i]]++;
+    GR_OK(eval_confusion(t, p, n, C, cm));
+    int same = 1, transposed = 1;
+    for (int a = 0; a < C; a++) {
+        for (int b = 0; b < C; b++) {
+            same &= cm[a * C + b] == ref[a * C + b];
+            transposed &= cm[a * C + b] == ref[b * C + a];
+        }
+    }
+    if (!same && transposed)
+        GR_FAIL(GR_DIAG("confusion-transposed") "the matrix is transposed: rows must be the true class, columns "
+                "the prediction (cm[t*C + p])");
+    for (int k = 0; k < C * C && !same; k++) {
+        if (cm[k] != ref[k])
+            GR_FAIL("cm[true %d][pred %d] = %lld, expected %lld (counted row by row)", k / C, k % C,
+                    (long long)cm[k], (long long)ref[k]);
+    }
+    int64_t keep[49];
+    memcpy(keep, cm, sizeof cm);
+    p[17] = 9;
+    dl_status st = eval_confusion(t, p, n, C, cm);
+    ck_assert_msg(st == DL_ERR_RANGE, "a prediction of 9 with 7 classes returned %s, expected DL_ERR_RANGE",
+                  dl_status_name(st));
+    ck_assert_msg(memcmp(keep, cm, sizeof cm) == 0, "after a label error the matrix was changed; leave it untouched");
+    p[17] = 0;
+    t[3] = -1;
+    st = eval_confusion(t, p, n, C, cm);
+    ck_assert_msg(st == DL_ERR_RANGE, "a true label of -1 returned %s, expected DL_ERR_RANGE", dl_status_name(st));
+    free(t), free(p);
+}
+END_TEST
+
+typedef struct ref_report {
+    double p[16], r[16], f1[16], acc, macro[3], micro[3], weighted[3];
+    int zero;
+} ref_report;
+
+static void reference_report(const int64_t *cm, int C, ref_report *o)
+{
+    memset(o, 0, sizeof *o);
+    double tot = 0, tp_s = 0, fp_s = 0, fn_s = 0;
+    for (int c = 0; c < C; c++) {
+        double tp = (double)cm[c * C + c], row = 0, col = 0;
+        for (int k = 0; k < C; k++) {
+            row += (double)cm[c * C + k];
+            col += (double)cm[k * C + c];
+        }
+        int z = 0;
+        o->p[c] = col > 0 ? tp / col : (z = 1, 0.0);
+        o->r[c] = row > 0 ? tp / row : (z = 1, 0.0);
+        o->f1[c] = o->p[c] + o->r[c] > 0 ? 2 * o->p[c] * o->r[c] / (o->p[c] + o->r[c]) : 0.0;
+        o->zero += z;
+        o->macro[0] += o->p[c] / C, o->macro[1] += o->r[c] / C, o->macro[2] += o->f1[c] / C;
+        o->weighted[0] += o->p[c] * row, o->weighted[1] += o->r[c] * row, o->weighted[2] += o->f1[c] * row;
+        tot += row, tp_s += tp, fp_s += col - tp, fn_s += row - tp;
+    }
+    for (int k = 0; k < 3; k++)
+        o->weighted[k] = tot > 0 ? o->weighted[k] / tot : 0.0;
+    o->acc = tot > 0 ? tp_s / tot : 0.0;
+    o->micro[0] = tp_s + fp_s > 0 ? tp_s / (tp_s + fp_s) : 0.0;
+    o->micro[1] = tp_s + fn_s > 0 ? tp_s / (tp_s + fn_s) : 0.0;
+    o->micro[2] = o->micro[0] + o->micro[1] > 0 ? 2 * o->micro[0] * o->micro[1] / (o->micro[0] + o->micro[1]) : 0.0;
+}
+
+static void check_report(const char *what, const int64_t *cm, int C)
+{
+    eval_report rep;
+    GR_OK(eval_report_alloc(&rep, C));
+    GR_OK(eval_report_from_confusion(cm, C, &rep));
+    ref_report ref;
+    reference_report(cm, C, &ref);
+    const double got_all[] = {rep.macro_p, rep.macro_r, rep.macro_f1, rep.micro_p, rep.micro_r, rep.micro_f1,
+                              rep.weighted_p, rep.weighted_r, rep.weighted_f1, rep.accuracy};
+    const double want_all[] = {ref.macro[0], ref.macro[1], ref.macro[2], ref.micro[0], ref.micro[1], ref.micro[2],
+                               ref.weighted[0], ref.weighted[1], ref.weighted[2], ref.acc};
+    const char *names[] = {"macro precision", "macro recall", "macro F1", "micro precision", "micro recall",
+                           "micro F1", "weighted precision", "weighted recall", "weighted F1", "accuracy"};
+    for (int c = 0; c < C; c++) {
+        if (!isfinite(rep.precision[c]) || !isfinite(rep.recall[c]) || !isfinite(rep.f1[c]))
+            GR_FAIL(GR_DIAG("zero-division") "%s: class %d has precision %g, recall %g, F1 %g: a 0/0 must be "
+                    "reported as 0 and counted in zero_division, never NaN", what, c, rep.precision[c],
+                    rep.recall[c], rep.f1[c]);
+    }
+    for (int k = 0; k < 10; k++) {
+        if (!isfinite(got_all[k]))
+            GR_FAIL(GR_DIAG("zero-division") "%s: %s is %g (a 0/0 leaked into an average)", what, names[k], got_all[k]);
+    }
+    if (fabs(rep.macro_f1 - ref.micro[2]) < 1e-12 && fabs(ref.macro[2] - ref.micro[2]) > 1e-6)
+        GR_FAIL(GR_DIAG("macro-as-micro") "%s: macro F1 %.6f equals the micro F1: macro is the plain mean of the "
+                "per-class F1 (%.6f), micro pools TP/FP/FN over classes", what, rep.macro_f1, ref.macro[2]);
+    if (fabs(rep.macro_f1 - ref.weighted[2]) < 1e-12 && fabs(ref.macro[2] - ref.weighted[2]) > 1e-6)
+        GR_FAIL(GR_DIAG("macro-as-weighted") "%s: macro F1 %.6f is weighted by support; macro weighs each class "
+                "equally (%.6f)", what, rep.macro_f1, ref.macro[2]);
+    for (int c = 0; c < C; c++) {
+        if (fabs(rep.precision[c] - ref.p[c]) > 1e-12 || fabs(rep.recall[c] - ref.r[c]) > 1e-12 ||
+            fabs(rep.f1[c] - ref.f1[c]) > 1e-12)
+            GR_FAIL("%s: class %d: P/R/F1 %.6f/%.6f/%.6f, expected %.6f/%.6f/%.6f", what, c, rep.precision[c],
+                    rep.recall[c], rep.f1[c], ref.p[c], ref.r[c], ref.f1[c]);
+        int64_t row = 0;
+        for (int k = 0; k < C; k++)
+            row += cm[c * C + k];
+        if (rep.support[c] != row)
+            GR_FAIL("%s: support of class %d is %lld, expected %lld (the row sum)", what, c,
+                    (long long)rep.support[c], (long long)row);
+    }
+    for (int k = 0; k < 10; k++) {
+        if (fabs(got_all[k] - want_all[k]) > 1e-12)
+            GR_FAIL("%s: %s %.9f, expected %.9f", what, names[k], got_all[k], want_all[k]);
+    }
+    if (rep.zero_division != ref.zero)
+        GR_FAIL(GR_DIAG("zero-division") "%s: zero_division = %d, expected %d (classes with a 0/0 precision or "
+                "recall)", what, rep.zero_division, ref.zero);
+    eval_report_free(&rep);
+}
+
+START_TEST(test_metrics)
+{
+    const int64_t a[9] = {50, 3, 7, 10, 20, 0, 5, 5, 40};  // ordinary
+    const int64_t b[9] = {30, 0, 10, 5, 0, 5, 8, 0, 12};   // class 1 never predicted, never right
+    const int64_t c[9] = {10, 2, 0, 3, 9, 0, 0, 0, 0};     // class 2 absent and never predicted
+    const int64_t z[4] = {0, 0, 0, 0};                     // empty
+    const int64_t big[16] = {900, 50, 30, 20, 10, 80, 5, 5, 1, 2, 6, 1, 40, 3, 2, 35}; // imbalanced
+    check_report("3 classes", a, 3);
+    check_report("a class never predicted", b, 3);
+    check_report("a class absent from the truth", c, 3);
+    check_report("an empty matrix", z, 2);
+    check_report("4 imbalanced classes", big, 4);
+}
+END_TEST
+
+// ---- task 5: softmax ----
+
+static double ref_softmax(const float *X, const int32_t *y, size_t n, size_t d, int C, const float *W,
+                          const float *b, double lambda, double *gW, double *gb)
+{
+    double loss = 0;
+    double *z = malloc((size_t)C * sizeof *z);
+    memset(gW, 0, (size_t)C * d * sizeof *gW);
+    memset(gb, 0, (size_t)C * sizeof *gb);
+    for (size_t i = 0; i < n; i++) {
+        double m = -INFINITY, s = 0;
+        for (int c = 0; c < C; c++) {
+            z[c] = b[c];
+            for (size_t j = 0; j < d; j++)
+                z[c] += (double)X[i * d + j] * W[(size_t)c * d + j];
+            m = fmax(m, z[c]);
+        }
+        for (int c = 0; c < C; c++)
+            s += exp(z[c] - m);
+        double lse = m + log(s);
+        loss += lse - z[y[i]];
+        for (int c = 0; c < C; c++) {
+            double g = exp(z[c] - lse) - (c == y[i]);
+            gb[c] += g / (double)n;
+            for (size_t j = 0; j < d; j++)
+                gW[(size_t)c * d + j] += g * X[i * d + j] / (double)n;
+        }
+    }
+    double ww = 0;
+    for (size_t k = 0; k < (size_t)C * d; k++) {
+        gW[k] += lambda * W[k];
+        ww += (double)W[k] * W[k];
+    }
+    free(z);
+    return loss / (double)n + 0.5 * lambda * ww;
+}
+
+typedef struct sproblem {
+    size_t n, d;
+    int C;
+    float *X, *W, *b, lambda;
+    int32_t *y;
+} sproblem;
+
+static sproblem make_sproblem(uint64_t seed, size_t n, size_t d, int C, float lambda, double wscale)
+{
+    dl_rng r;
+    dl_rng_seed(&r, seed, 4);
+    sproblem p = {n, d, C, malloc(n * d * sizeof(float)), malloc((size_t)C * d * sizeof(float)),
+                  malloc((size_t)C * sizeof(float)), lambda, malloc(n * sizeof(int32_t))};
+    for (size_t i = 0; i < n * d; i++)
+        p.X[i] = (float)dl_rng_normal(&r);
+    for (size_t i = 0; i < (size_t)C * d; i++)
+        p.W[i] = (float)(wscale * dl_rng_normal(&r));
+    for (int c = 0; c < C; c++)
+        p.b[c] = (float)(0.2 * dl_rng_normal(&r));
+    for (size_t i = 0; i < n; i++)
+        p.y[i] = (int32_t)dl_rng_below(&r, (uint64_t)C);
+    return p;
+}
+
+static void free_sproblem(sproblem *p)
+{
+    free(p->X), free(p->W), free(p->b), free(p->y);
+}
+
+static void check_softmax(const sproblem *p, const char *what)
+{
+    size_t wd = (size_t)p->C * p->d;
+    float *gW = malloc(wd * sizeof *gW), *gb = malloc((size_t)p->C * sizeof *gb);
+    float *work = malloc(p->n * (size_t)p->C * sizeof *work);
+    double loss = NAN;
+    GR_OK(softmax_loss_grad_cpu(p->X, p->y, p->n, p->d, p->C, p->W, p->b, p->lambda, gW, gb, &loss, work));
+    double *rgW = malloc(wd * sizeof *rgW), *rgb = malloc((size_t)p->C * sizeof *rgb);
+    double rl = ref_softmax(p->X, p->y, p->n, p->d, p->C, p->W, p->b, p->lambda, rgW, rgb);
+    if (!isfinite(loss))
+        GR_FAIL(GR_DIAG("softmax-no-max-shift") "%s: loss is %g (expected %.6g): exp of a large logit overflows; "
+                "subtract the row's max logit before exp", what, loss, rl);
+    for (size_t k = 0; k < wd; k++) {
+        if (!isfinite(gW[k]))
+            GR_FAIL(GR_DIAG("softmax-no-max-shift") "%s: gW[%zu] is %g: exp overflowed; subtract the row max", what,
+                    k, (double)gW[k]);
+    }
+    if (fabs(loss - rl) > 1e-6 + 1e-5 * fabs(rl))
+        GR_FAIL("%s: loss %.9g, expected %.9g (double reference; tolerance 1e-6 + 1e-5 relative)", what, loss, rl);
+    char w2[160];
+    snprintf(w2, sizeof w2, "%s: gW", what);
+    GR_ALLCLOSE_F32(w2, gW, rgW, wd, 1e-6, 1e-4, "");
+    snprintf(w2, sizeof w2, "%s: gb", what);
+    GR_ALLCLOSE_F32(w2, gb, rgb, (size_t)p->C, 1e-6, 1e-4, "");
+    // a finite difference of the student's own loss along two weights
+    float *Wp = malloc(wd * sizeof *Wp);
+    memcpy(Wp, p->W, wd * sizeof *Wp);
+    for (size_t k = 0; k < wd && k < 2; k++) {
+        double lp, lm;
+        Wp[k] = p->W[k] + 1e-2f;
+        GR_OK(softmax_loss_grad_cpu(p->X, p->y, p->n, p->d, p->C, Wp, p->b, p->lambda, gW, gb, &lp, work));
+        Wp[k] = p->W[k] - 1e-2f;
+        GR_OK(softmax_loss_grad_cpu(p->X, p->y, p->n, p->d, p->C, Wp, p->b, p->lambda, gW, gb, &lm, work));
+        Wp[k] = p->W[k];
+        double fd = (lp - lm) / ((double)(p->W[k] + 1e-2f) - (double)(p->W[k] - 1e-2f));
+        if (fabs(fd - rgW[k]) > 1e-4 + 1e-2 * fabs(rgW[k]))
+            GR_FAIL("%s: a finite difference of your loss along W[%zu] is %.6g, the gradient %.6g", what, k, fd, rgW[k]);
+    }
+    free(gW), free(gb), free(work), free(rgW), free(rgb), free(Wp);
+}
+
+START_TEST(test_softmax_loss_grad)
+{
+    const struct { uint64_t seed; size_t n, d; int C; float lambda; double ws; } cases[] = {
+        {1, 37, 5, 3, 0.1f, 0.5}, {2, 200, 30, 10, 0.01f, 0.3}, {3, 1, 4, 2, 0.0f, 1.0}, {4, 65, 1, 7, 1e-3f, 2.0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        sproblem p = make_sproblem(cases[k].seed, cases[k].n, cases[k].d, cases[k].C, cases[k].lambda, cases[k].ws);
+        char what[96];
+        snprintf(what, sizeof what, "n=%zu d=%zu C=%d lambda=%g", p.n, p.d, p.C, (double)p.lambda);
+        check_softmax(&p, what);
+        free_sproblem(&p);
+    }
+    // logits of +-1e4: one feature of 1, weights of 1e4 scale
+    sproblem p = make_sproblem(9, 20, 1, 4, 0.0f, 1.0);
+    for (size_t i = 0; i < p.n; i++)
+        p.X[i] = 1.0f;
+    const float big[4] = {1e4f, -1e4f, 5e3f, 0.0f};
+    memcpy(p.W, big, sizeof big);
+    check_softmax(&p, "logits of +-1e4");
+    free_sproblem(&p);
+}
+END_TEST
+
+START_TEST(test_softmax_train)
+{
+    dl_data data;
+    GR_OK(dl_data_load("fashion_mnist", &data));
+    size_t n = 50000 < data.train.n ? 50000 : data.train.n, d = data.train.d;
+    softmax_engine e;
+    GR_OK(softmax_engine_init(&e, dl_cpu(), data.train.X, data.train.y, n, d, 10));
+    softmax_model m;
+    GR_OK(softmax_model_alloc(&m, d, 10));
+    softmax_config cfg = {0.2, 0.0, 12, 128, 1};
+    double losses[12];
+    GR_OK(softmax_train(&e, &cfg, &m, losses));
+    size_t steps = (n + 127) / 128;
+    if (e.calls != (size_t)cfg.epochs * steps)
+        GR_FAIL("%zu gradient calls for %d epochs of %zu rows in batches of 128; expected %zu", e.calls, cfg.epochs,
+                n, (size_t)cfg.epochs * steps);
+    if (!(losses[11] < losses[0]))
+        GR_FAIL("the mean training loss did not fall: epoch 1 %.4f, epoch 12 %.4f", losses[0], losses[11]);
+    int32_t *pred = malloc(data.test.n * sizeof *pred);
+    GR_OK(softmax_predict(data.test.X, data.test.n, &m, pred));
+    int64_t cm[100] = {0};
+    for (size_t i = 0; i < data.test.n; i++) {
+        if (pred[i] < 0 || pred[i] >= 10)
+            GR_FAIL("softmax_predict gave class %d for test row %zu", pred[i], i);
+        cm[data.test.y[i] * 10 + pred[i]]++;
+    }
+    ref_report ref;
+    reference_report(cm, 10, &ref);
+    printf("Fashion-MNIST test accuracy %.4f, macro-F1 %.4f (lr 0.2, 12 epochs, batch 128)\n", ref.acc, ref.macro[2]);
+    if (!(ref.acc >= 0.83))
+        GR_FAIL("test accuracy %.4f on Fashion-MNIST after 12 epochs (macro-F1 %.4f); expected at least 0.83",
+                ref.acc, ref.macro[2]);
+    free(pred);
+    softmax_model_free(&m);
+    softmax_engine_free(&e);
+    dl_data_free(&data);
+}
+END_TEST
+
+// ---- task 6: the validation curve, with planted scores ----
+
+typedef struct planted {
+    int n;
+    const double *val, *test; /* macro-F1 per lambda index */
+    const double *lambdas;
+    int trained, val_scored, test_scored, test_model, released, live;
+    int test_before_all_val;
+    int models[16];
+} planted;
+
+static int index_of(const planted *pl, double lambda)
+{
+    for (int k = 0; k < pl->n; k++) {
+        if (pl->lambdas[k] == lambda)
+            return k;
+    }
+    return -1;
+}
+
+static dl_status planted_train(void *ctx, double lambda, void **model)
+{
+    planted *pl = ctx;
+    int k = index_of(pl, lambda);
+    if (k < 0)
+        return dl_error_set(DL_ERR_ARG, "grader: trained an unknown lambda %g", lambda);
+    pl->trained++;
+    pl->live++;
+    pl->models[k] = k;
+    *model = &pl->models[k];
+    return DL_OK;
+}
+
+static dl_status planted_score(void *ctx, void *model, int split, eval_report *r)
+{
+    planted *pl = ctx;
+    int k = *(int *)model;
+    double v = split == EVAL_TEST ? pl->test[k] : pl->val[k];
+    if (split == EVAL_TEST) {
+        pl->test_scored++;
+        pl->test_model = k;
+        if (pl->val_scored < pl->n)
+            pl->test_before_all_val = 1;
+    } else {
+        pl->val_scored++;
+    }
+    memset(r->precision, 0, (size_t)r->C * sizeof *r->precision);
+    r->macro_f1 = v;
+    r->accuracy = v + 0.01;
+    r->micro_f1 = v + 0.01;
+    return DL_OK;
+}
+
+static void planted_release(void *ctx, void *model)
+{
+    (void)model;
+    planted *pl = ctx;
+    pl->released++;
+    pl->live--;
+}
+
+static void run_planted(const double *lambdas, const double *val, const double *test, int n, int want)
+{
+    planted pl = {n, val, test, lambdas, 0, 0, 0, -1, 0, 0, 0, {0}};
+    eval_trainer t = {&pl, planted_train, planted_score, planted_release};
+    double vf[16], va[16];
+    eval_curve curve = {n, lambdas, vf, va, -1, {0}};
+    GR_OK(eval_report_alloc(&curve.test, 3));
+    GR_OK(eval_validation_curve(&t, &curve));
+    if (pl.test_scored > 1)
+        GR_FAIL(GR_DIAG("lambda-chosen-on-test") "the test split was scored %d times: score it once, for the "
+                "model chosen on validation data (choosing on test makes the test score optimistic)", pl.test_scored);
+    if (pl.test_scored == 0)
+        GR_FAIL("the chosen model was never scored on the test split (curve->test must hold its report)");
+    if (curve.chosen != want) {
+        int best_test = 0;
+        for (int k = 1; k < n; k++)
+            best_test = test[k] > test[best_test] ? k : best_test;
+        if (curve.chosen == best_test)
+            GR_FAIL(GR_DIAG("lambda-chosen-on-test") "chose lambda %g, the best on the *test* split; the best on "
+                    "validation is %g", lambdas[curve.chosen], lambdas[want]);
+        GR_FAIL("chose index %d (lambda %g); the best validation macro-F1 is at index %d (lambda %g; the first on "
+                "ties)", curve.chosen, curve.chosen >= 0 ? lambdas[curve.chosen] : NAN, want, lambdas[want]);
+    }
+    if (pl.test_model != want)
+        GR_FAIL(GR_DIAG("lambda-chosen-on-test") "the test split was scored with the model of lambda %g, not the "
+                "chosen %g", lambdas[pl.test_model], lambdas[want]);
+    if (pl.test_before_all_val)
+        GR_FAIL(GR_DIAG("lambda-chosen-on-test") "the test split was scored before every lambda had its validation "
+                "score");
+    for (int k = 0; k < n; k++) {
+        if (vf[k] != val[k])
+            GR_FAIL("val_macro_f1[%d] = %g, expected the validation score %g", k, vf[k], val[k]);
+    }
+    if (fabs(curve.test.macro_f1 - test[want]) > 0)
+        GR_FAIL("curve->test.macro_f1 = %g, expected the chosen model's test score %g", curve.test.macro_f1, test[want]);
+    if (pl.released != pl.trained || pl.live != 0)
+        GR_FAIL("%d model(s) trained, %d released: release every model", pl.trained, pl.released);
+    if (pl.trained != n)
+        GR_FAIL("%d model(s) trained for a grid of %d lambdas", pl.trained, n);
+    eval_report_free(&curve.test);
+}
+
+START_TEST(test_lambda_on_validation)
+{
+    const double lambdas[5] = {0.0, 1e-4, 1e-3, 1e-2, 1e-1};
+    const double val[5] = {0.70, 0.80, 0.75, 0.72, 0.60};  // best on validation: 1e-4
+    const double test[5] = {0.90, 0.78, 0.74, 0.70, 0.59}; // planted: best on test is 0
+    run_planted(lambdas, val, test, 5, 1);
+    const double val2[5] = {0.5, 0.6, 0.8, 0.8, 0.7}; // a tie: the first
+    const double test2[5] = {0.5, 0.6, 0.7, 0.95, 0.7};
+    run_planted(lambdas, val2, test2, 5, 2);
+    const double one[1] = {0.3}, v1[1] = {0.5}, t1[1] = {0.4};
+    run_planted(one, v1, t1, 1, 0);
+}
+END_TEST
+
+// ---- task 7: PSI ----
+
+static double ref_psi(const float *a, size_t na, const float *b, size_t nb, size_t d, size_t j, int bins)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < na; i++) {
+        if (!isnan(a[i * d + j])) {
+            lo = fmin(lo, a[i * d + j]);
+            hi = fmax(hi, a[i * d + j]);
+        }
+    }
+    if (!(hi > lo))
+        return 0.0;
+    double p[64] = {0}, q[64] = {0}, np = 0, nq = 0, w = (hi - lo) / bins, s = 0;
+    for (size_t i = 0; i < na; i++) {
+        if (isnan(a[i * d + j]))
+            continue;
+        long k = (long)floor((a[i * d + j] - lo) / w);
+        p[k < 0 ? 0 : k >= bins ? bins - 1 : k]++, np++;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        if (isnan(b[i * d + j]))
+            continue;
+        long k = (long)floor((b[i * d + j] - lo) / w);
+        q[k < 0 ? 0 : k >= bins ? bins - 1 : k]++, nq++;
+    }
+    for (int k = 0; k < bins; k++) {
+        double pk = fmax(p[k] / np, 1e-4), qk = fmax(q[k] / nq, 1e-4);
+        s += (qk - pk) * log(qk / pk);
+    }
+    return s;
+}
+
+START_TEST(test_psi)
+{
+    size_t na = 2000, nb = 1500, d = 4;
+    float *a = malloc(na * d * sizeof *a), *b = malloc(nb * d * sizeof *b);
+    dl_rng r;
+    dl_rng_seed(&r, 31, 3);
+    for (size_t i = 0; i < na; i++) {
+        a[i * d + 0] = (float)dl_rng_normal(&r);
+        a[i * d + 1] = (float)dl_rng_normal(&r);
+        a[i * d + 2] = 3.0f;                                   // constant
+        a[i * d + 3] = i % 10 == 0 ? NAN : (float)dl_rng_uniform(&r);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        b[i * d + 0] = (float)dl_rng_normal(&r);             // same distribution
+        b[i * d + 1] = (float)(dl_rng_normal(&r) * 1.5 + 1.0); // drifted, partly beyond the reference range
+        b[i * d + 2] = 3.0f;
+        b[i * d + 3] = (float)dl_rng_uniform(&r) * 0.5f;
+    }
+    double psi[4], want[4];
+    GR_OK(eval_psi(a, na, b, nb, d, 10, psi));
+    for (size_t j = 0; j < d; j++)
+        want[j] = ref_psi(a, na, b, nb, d, j, 10);
+    dl_cmp c;
+    if (!dl_allclose_f64(psi, want, d, 1e-9, 1e-6, &c)) {
+        char buf[1024];
+        dl_cmp_format(&c, "PSI per feature", buf, sizeof buf);
+        GR_FAIL("%s (features: same distribution, drifted, constant, with NaNs)", buf);
+    }
+    if (!(psi[1] > 0.1 && psi[0] < 0.05))
+        GR_FAIL("PSI %g for an unchanged feature and %g for a drifted one: the drifted one must stand out", psi[0], psi[1]);
+    free(a), free(b);
+}
+END_TEST
+
+// ---- gpu1 tier ----
+
+START_TEST(test_gpu_softmax)
+{
+    dl_device dev;
+    GR_OK(dl_device_open("cuda", &dev));
+    const struct { size_t n, d; int C; double ws; } cases[] = {{1, 3, 2, 1.0}, {257, 20, 10, 0.3}, {1000, 784, 10, 0.05},
+                                                              {300, 2, 5, 2000.0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        sproblem p = make_sproblem(50 + k, cases[k].n, cases[k].d, cases[k].C, 0.01f, cases[k].ws);
+        size_t n = p.n, d = p.d, C = (size_t)p.C, wd = C * d;
+        float *dX, *dW, *db, *dgW, *dgb, *dwork;
+        int32_t *dy;
+        GR_OK(dl_malloc(&dev, (void **)&dX, n * d * 4));
+        GR_OK(dl_malloc(&dev, (void **)&dy, n * 4));
+        GR_OK(dl_malloc(&dev, (void **)&dW, wd * 4));
+        GR_OK(dl_malloc(&dev, (void **)&db, C * 4));
+        GR_OK(dl_malloc(&dev, (void **)&dgW, wd * 4));
+        GR_OK(dl_malloc(&dev, (void **)&dgb, C * 4));
+        GR_OK(dl_malloc(&dev, (void **)&dwork, softmax_cuda_work_floats(n, p.C) * 4));
+        GR_OK(dl_memcpy_h2d(&dev, dX, p.X, n * d * 4));
+        GR_OK(dl_memcpy_h2d(&dev, dy, p.y, n * 4));
+        GR_OK(dl_memcpy_h2d(&dev, dW, p.W, wd * 4));
+        GR_OK(dl_memcpy_h2d(&dev, db, p.b, C * 4));
+        double loss = NAN;
+        GR_OK(softmax_loss_grad_cuda(&dev, dX, dy, n, d, p.C, dW, db, p.lambda, dgW, dgb, &loss, dwork));
+        float *gW = malloc(wd * 4), *gb = malloc(C * 4);
+        GR_OK(dl_memcpy_d2h(&dev, gW, dgW, wd * 4));
+        GR_OK(dl_memcpy_d2h(&dev, gb, dgb, C * 4));
+        double *rgW = malloc(wd * sizeof *rgW), *rgb = malloc(C * sizeof *rgb);
+        double rl = ref_softmax(p.X, p.y, n, d, p.C, p.W, p.b, p.lambda, rgW, rgb);
+        char what[128];
+        snprintf(what, sizeof what, "n=%zu d=%zu C=%zu: CUDA gW", n, d, C);
+        GR_ALLCLOSE_F32(what, gW, rgW, wd, 1e-5, 1e-4, "");
+        snprintf(what, sizeof what, "n=%zu d=%zu C=%zu: CUDA gb", n, d, C);
+        GR_ALLCLOSE_F32(what, gb, rgb, C, 1e-5, 1e-4, "");
+        if (fabs(loss - rl) > 1e-5 + 1e-5 * fabs(rl))
+            GR_FAIL("n=%zu d=%zu C=%zu: CUDA loss %.9g, expected %.9g", n, d, C, loss, rl);
+        dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dW), dl_free(&dev, db);
+        dl_free(&dev, dgW), dl_free(&dev, dgb), dl_free(&dev, dwork);
+        free(gW), free(gb), free(rgW), free(rgb);
+        free_sproblem(&p);
+    }
+    dl_device_close(&dev);
+}
+END_TEST
+
+START_TEST(test_gpu_train)
+{
+    dl_device dev;
+    GR_OK(dl_device_open("cuda", &dev));
+    dl_data data;
+    GR_OK(dl_data_load("fashion_mnist:train=20000", &data));
+    size_t n = data.train.n, d = data.train.d;
+    softmax_config cfg = {0.2, 0.0, 3, 128, 1};
+    double acc[2];
+    for (int k = 0; k < 2; k++) {
+        softmax_engine e;
+        GR_OK(softmax_engine_init(&e, k ? &dev : dl_cpu(), data.train.X, data.train.y, n, d, 10));
+        softmax_model m;
+        GR_OK(softmax_model_alloc(&m, d, 10));
+        GR_OK(softmax_train(&e, &cfg, &m, NULL));
+        int32_t *pred = malloc(data.test.n * sizeof *pred);
+        GR_OK(softmax_predict(data.test.X, data.test.n, &m, pred));
+        size_t right = 0;
+        for (size_t i = 0; i < data.test.n; i++)
+            right += pred[i] == data.test.y[i];
+        acc[k] = (double)right / (double)data.test.n;
+        free(pred);
+        softmax_model_free(&m);
+        softmax_engine_free(&e);
+    }
+    printf("test accuracy after 3 epochs: CPU %.4f, GPU %.4f\n", acc[0], acc[1]);
+    if (fabs(acc[0] - acc[1]) > 0.005)
+        GR_FAIL("the same training reaches test accuracy %.4f on the CPU but %.4f on the GPU", acc[0], acc[1]);
+    dl_data_free(&data);
+    dl_device_close(&dev);
+}
+END_TEST
+
+// ---- the table ----
+
+#define HANDOUT "README.md#"
+static const gr_item items[] = {
+    {"approximate_mode", "approximate mode: floors, largest remainders, random ties", 10, GR_CPU, NULL,
+     "floor(count * draws / total) per class; the leftover draws one each to the largest remainders; a tie "
+     "group in random order", HANDOUT "task-1-the-stratified-split-25-points", 30},
+    {"split_exact", "stratified split: exact per-class counts, disjoint, complete, seeded", 10, GR_CPU,
+     "approximate_mode", "train = approx_mode(counts, n_train), val and test from what is left; permute each "
+     "class, deal it out; shuffle each part", HANDOUT "task-1-the-stratified-split-25-points", 30},
+    {"split_errors", "stratified split: the error cases return their status", 5, GR_CPU, NULL,
+     "a class smaller than the number of non-empty parts, fractions over 1 or negative, a label out of range",
+     HANDOUT "task-1-the-stratified-split-25-points", 30},
+    {"kfold", "stratified k-fold: per-class fold counts differ by at most one", 10, GR_CPU, NULL,
+     "deal each class's shuffled rows round-robin over the folds; k > smallest class is an error",
+     HANDOUT "task-2-stratified-k-fold-10-points", 30},
+    {"confusion", "confusion matrix equals a brute-force count (rows = truth)", 10, GR_CPU, NULL,
+     "cm[true * C + predicted]++; check every label before touching cm",
+     HANDOUT "task-3-the-confusion-matrix-10-points", 30},
+    {"metrics", "per-class P/R/F1 and macro/micro/weighted averages, zero division", 15, GR_CPU, NULL,
+     "precision = TP/column sum, recall = TP/row sum; 0/0 is 0 and counted; macro = plain mean, micro = "
+     "pooled counts, weighted = by support", HANDOUT "task-4-per-class-metrics-and-averages-15-points", 30},
+    {"softmax_loss_grad", "softmax loss and gradient: double reference, finite differences, logits of 1e4", 15,
+     GR_CPU, NULL, "log-sum-exp with the row max subtracted; gW = (1/n)(P - Y)^T X + lambda W via dl_gemm",
+     HANDOUT "task-5-softmax-regression-40-points", 60},
+    {"softmax_train", "softmax regression reaches test accuracy >= 0.83 on Fashion-MNIST", 10, GR_CPU,
+     "softmax_loss_grad", "a new permutation every epoch, batches of batch_size rows, w -= lr * grad",
+     HANDOUT "task-5-softmax-regression-40-points", 180},
+    {"lambda_on_validation", "lambda chosen on validation; test scored once, for that model", 10, GR_CPU, NULL,
+     "score every lambda on EVAL_VAL, pick the best macro-F1 (first on ties), then EVAL_TEST once",
+     HANDOUT "task-6-the-validation-curve-10-points", 30},
+    {"psi", "population stability index matches a double reference", 5, GR_CPU, NULL,
+     "equal-width bins over the reference's [min, max]; proportions floored at 1e-4; sum (q - p) ln(q / p)",
+     HANDOUT "task-7-drift-between-splits-5-points", 30},
+    {"gpu_softmax", "CUDA softmax loss/gradient equal the double reference", 10, GR_GPU1, NULL,
+     "one thread per row calling softmax_xent_row; guard i < n; GEMMs via dl_gemm on the device",
+     HANDOUT "task-5-softmax-regression-40-points", 60},
+    {"gpu_train", "training on the GPU reaches the CPU's accuracy", 5, GR_GPU1, "gpu_softmax",
+     "the training loop is the same; only the engine's device differs", HANDOUT "task-5-softmax-regression-40-points",
+     180},
+};
+
+static Suite *lab02_suite(void)
+{
+    Suite *s = suite_create("lab02");
+    tcase_add_test(gr_tcase(s, "approximate_mode"), test_approximate_mode);
+    tcase_add_test(gr_tcase(s, "split_exact"), test_split_exact);
+    tcase_add_test(gr_tcase(s, "split_errors"), test_split_errors);
+    tcase_add_test(gr_tcase(s, "kfold"), test_kfold);
+    tcase_add_test(gr_tcase(s, "confusion"), test_confusion);
+    tcase_add_test(gr_tcase(s, "metrics"), test_metrics);
+    tcase_add_test(gr_tcase(s, "softmax_loss_grad"), test_softmax_loss_grad);
+    tcase_add_test(gr_tcase(s, "softmax_train"), test_softmax_train);
+    tcase_add_test(gr_tcase(s, "lambda_on_validation"), test_lambda_on_validation);
+    tcase_add_test(gr_tcase(s, "psi"), test_psi);
+    tcase_add_test(gr_tcase(s, "gpu_softmax"), test_gpu_softmax);
+    tcase_add_test(gr_tcase(s, "gpu_train"), test_gpu_train);
+    return s;
+}
+
+static const gr_lab lab = {"02", "honest evaluation: stratified splits, confusion matrices, softmax regression",
+                           "02-evaluation", items, (int)(sizeof items / sizeof items[0]), lab02_suite};
+
+const gr_lab *gr_lab_get(void)
+{
+    return &lab;
+}

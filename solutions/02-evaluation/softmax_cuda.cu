@@ -1,0 +1,88 @@
+/* softmax_cuda.cu — lab 02, task 5: softmax regression's loss and gradient on the GPU.
+ *
+ * Mirrors softmax_loss_grad_cpu line by line: cuBLAS does the matrix products
+ * (through dl_gemm / dl_gemv, row-major as on the CPU), one kernel does the
+ * per-row softmax with the same softmax_xent_row as the CPU, and block-sums
+ * the loss; the host adds the block sums. */
+#include <cuda_runtime.h> // cudaStream_t
+#include <stdlib.h>       // malloc, free
+
+#include "dl/blas.h"       // dl_gemm, dl_gemv
+#include "dl/cuda_check.h" // DL_LAUNCH_CHECK
+#include "eval.h"
+#include "softmax_math.h" // softmax_xent_row (the same code as on the CPU)
+
+// ---- kernels ----
+
+/* One thread per row i < n: z_i += b, loss_i = softmax_xent_row(z_i), so Z
+ * becomes P − Y in place; ones[i] = 1 (for the bias gradient's gemv); per
+ * block the sum of the loss terms into partials[block]. Z is (n, C). */
+__global__ void softmax_rows_kernel(float *Z, const int32_t *y, const float *b, size_t n, int C,
+                                    float *ones, float *partials)
+{
+    /* BEGIN SOLUTION */
+    __shared__ float s_loss[SOFTMAX_BLOCK];
+    unsigned t = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + t;
+    float loss = 0.0f;
+    if (i < n) {
+        float *z = Z + i * (size_t)C;
+        for (int c = 0; c < C; c++)
+            z[c] += b[c];
+        loss = softmax_xent_row(z, C, y[i]); // term 1: the data term
+        ones[i] = 1.0f;
+    }
+    s_loss[t] = loss;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) { // tree reduction in shared memory
+        if (t < s)
+            s_loss[t] += s_loss[t + s];
+        __syncthreads();
+    }
+    if (t == 0)
+        partials[blockIdx.x] = s_loss[0];
+    /* END SOLUTION */
+    /* STUDENT: // TODO(lab02 task 5): one thread per row: add b, softmax_xent_row, block-sum the loss */
+}
+
+// ---- launcher ----
+
+extern "C" dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const int32_t *dy,
+                                            size_t n, size_t d, int C, const float *dW,
+                                            const float *db, float lambda, float *dgW, float *dgb,
+                                            double *loss, float *dwork)
+{
+    if (dev == NULL || dev->kind != DL_DEVICE_CUDA || dX == NULL || dy == NULL || dW == NULL ||
+        db == NULL || dgW == NULL || dgb == NULL || loss == NULL || dwork == NULL || n == 0 || d == 0 || C < 2)
+        return dl_error_set(DL_ERR_ARG, "softmax_loss_grad_cuda: needs a CUDA device, device buffers, n, d > 0, C >= 2");
+    /* BEGIN SOLUTION */
+    size_t blocks = (n + SOFTMAX_BLOCK - 1) / SOFTMAX_BLOCK, wd = (size_t)C * d;
+    float *dZ = dwork;             // (n, C): logits, then P − Y
+    float *dones = dZ + n * (size_t)C; // (n,) ones
+    float *dpart = dones + n;      // (blocks,) loss sums, then (1,) ‖W‖²
+    float *dww = dpart + blocks;
+    cudaStream_t stream = (cudaStream_t)dev->stream;
+    DL_TRY(dl_gemm(dev, DL_NO_TRANS, DL_TRANS, n, (size_t)C, d, 1.0f, dX, d, dW, d, 0.0f, dZ, (size_t)C));
+    softmax_rows_kernel<<<(unsigned)blocks, SOFTMAX_BLOCK, 0, stream>>>(dZ, dy, db, n, C, dones, dpart);
+    DL_LAUNCH_CHECK();
+    // gW = (1/n) (P − Y)ᵀ X + λW: start from W, let the GEMM scale it by beta = λ
+    DL_TRY(dl_memcpy_d2d(dev, dgW, dW, wd * sizeof(float)));
+    DL_TRY(dl_gemm(dev, DL_TRANS, DL_NO_TRANS, (size_t)C, d, n, 1.0f / (float)n, dZ, (size_t)C, dX, d, lambda,
+                   dgW, d));
+    DL_TRY(dl_gemv(dev, DL_TRANS, n, (size_t)C, 1.0f / (float)n, dZ, (size_t)C, dones, 0.0f, dgb)); // column means
+    DL_TRY(dl_gemv(dev, DL_NO_TRANS, 1, wd, 1.0f, dW, wd, dW, 0.0f, dww)); // ‖W‖² as a 1×(C·d) gemv
+    float *part = (float *)malloc((blocks + 1) * sizeof(float));
+    if (part == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "softmax_loss_grad_cuda: out of host memory");
+    dl_status st = dl_memcpy_d2h(dev, part, dpart, (blocks + 1) * sizeof(float)); // waits for the stream
+    if (st == DL_OK) {
+        double loss_sum = 0.0;
+        for (size_t k = 0; k < blocks; k++)
+            loss_sum += part[k];
+        *loss = loss_sum / (double)n + 0.5 * (double)lambda * part[blocks]; // term 2: the penalty
+    }
+    free(part);
+    return st;
+    /* END SOLUTION */
+    /* STUDENT: return DL_TODO("lab02 task 5: the softmax loss and gradient with a kernel and cuBLAS GEMM"); */
+}
