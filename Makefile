@@ -53,7 +53,7 @@ ifneq ($(strip $(NVCC)),)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 HAVE_CUDA := 1
 HAVE_NCCL := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1,)
-NVCC_FLAGS := -O2 -g -std=c++17 $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
+NVCC_FLAGS = -O2 -g -std=c++17 $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
               -Xcompiler -Wall -Icommon/include -DDL_HAVE_CUDA $(if $(HAVE_NCCL),-DDL_HAVE_NCCL)
 CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
 LDLIBS_CUDA := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcublas -lcudart \
@@ -65,24 +65,33 @@ HAVE_NCCL :=
 LDLIBS_CUDA :=
 endif
 MPICC := $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null)
+MPI_LIBS := $(shell $(MPICC) --showme:link 2>/dev/null)
+CFLAGS_BASE += -DDL_HAVE_MPI
+endif
 GNUPLOT := $(shell command -v gnuplot 2>/dev/null)
-LDLIBS := $(LDLIBS_BASE) $(LDLIBS_CUDA) $(SANFLAGS)
+LDLIBS := $(LDLIBS_BASE) $(MPI_LIBS) $(LDLIBS_CUDA) $(SANFLAGS)
 
 # ---- the library ----
 LIB := $(B)/lib/libddplab.a
-LIB_C := $(filter-out common/src/cuda_stub.c,$(wildcard common/src/*.c))
+LIB_C := $(filter-out common/src/cuda_stub.c common/src/nccl_stub.c,$(wildcard common/src/*.c))
 ifeq ($(HAVE_CUDA),1)
-LIB_CU := $(wildcard common/src/cuda/*.cu)
+LIB_CU := $(filter-out $(if $(HAVE_NCCL),,common/src/cuda/comm_nccl.cu),$(wildcard common/src/cuda/*.cu))
 else
 LIB_C += common/src/cuda_stub.c
 LIB_CU :=
+endif
+ifneq ($(HAVE_NCCL),1)
+LIB_C += common/src/nccl_stub.c
 endif
 LIB_OBJ := $(patsubst common/src/%.c,$(B)/obj/common/%.o,$(LIB_C)) \
            $(patsubst common/src/cuda/%.cu,$(B)/obj/common/cuda/%.o,$(LIB_CU))
 
 $(B)/obj/common/%.o: common/src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) -Icommon/src -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(OBJ_CFLAGS) -Icommon/src -MMD -MP -c $< -o $@
+$(B)/obj/common/comm.o: OBJ_CFLAGS := $(MPI_CFLAGS)
 
 $(B)/obj/common/cuda/%.o: common/src/cuda/%.cu
 	@mkdir -p $(@D)
@@ -196,6 +205,14 @@ $(B)/tests/gpu: $(patsubst common/tests_gpu/%.c,$(B)/obj/tests_gpu/%.o,$(GPU_TES
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) $^ $(LDLIBS) $(CHECK_LIBS) -o $@
 
+# dl_comm under mpirun (tools/test-comm.sh starts it with 1..4 ranks).
+$(B)/obj/tests_mpi/%.o: common/tests_mpi/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -MMD -MP -c $< -o $@
+$(B)/tests/comm: $(B)/obj/tests_mpi/test_comm.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $^ $(LDLIBS) -o $@
+
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 
 # ---- top-level targets ----
@@ -237,7 +254,7 @@ deps:
 
 lib: $(LIB)
 
-all: features $(LIB) $(DRIVERS) $(GRADERS) $(B)/tests/unit $(B)/tests/gpu $(BENCHES) $(TOOLS)
+all: features $(LIB) $(DRIVERS) $(GRADERS) $(B)/tests/unit $(B)/tests/gpu $(B)/tests/comm $(BENCHES) $(TOOLS)
 
 unit: $(B)/tests/unit
 	$(B)/tests/unit

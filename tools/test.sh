@@ -167,6 +167,7 @@ instructor_tools() {
 }
 
 step "1 unit tests of common/" "$B/tests/unit"
+step "1b dl_comm and dlrun under mpirun (1-4 ranks, failures)" bash tools/test-comm.sh
 step "2 skeletons match the generator" bash tools/skeletons.sh check
 step "3 grader: reference solutions score full marks" grade_reference
 step "4 grader: untouched skeletons score zero without crashing" grade_skeletons

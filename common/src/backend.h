@@ -8,6 +8,7 @@
 #define DL_BACKEND_H
 
 #include <stddef.h> // size_t
+#include <stdint.h> // int32_t
 
 #include "dl/blas.h"   // dl_trans, dl_dtype
 #include "dl/device.h" // dl_device, dl_event
@@ -46,6 +47,29 @@ dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float a
 dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K,
                             float alpha, const dl_half *A, int lda, const dl_half *B, int ldb,
                             float beta, void *C, dl_dtype c_type, int ldc);
+
+// ---- the MLP's element-wise kernels (src/cuda/mlp_cuda.cu) ----
+dl_status dl_cuda_fill_(const dl_device *dev, float *p, size_t count, float v);
+dl_status dl_cuda_bias_act_(const dl_device *dev, float *Z, const float *b, size_t n, size_t out, int relu);
+dl_status dl_cuda_relu_mask_(const dl_device *dev, float *delta, const float *A, size_t count);
+/* Rows of Z become (softmax − onehot)·scale; *loss (host) = mean loss.
+ * DL_ERR_RANGE when a label is outside [0, C). part: device scratch. */
+dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t n, int C, float scale,
+                        float *part, double *loss);
+dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr,
+                       float mu, float wd);
+
+// ---- NCCL (src/cuda/comm_nccl.cu; src/nccl_stub.c without NCCL) ----
+/* A dl_red maps onto ncclRedOp_t; the state holds the comm, its stream and events. */
+dl_status dl_nccl_unique_id_(unsigned char id[128]);
+dl_status dl_nccl_init_(void **state, const dl_device *dev, int nranks, int rank, const unsigned char id[128]);
+void dl_nccl_destroy_(void *state, int abort);
+dl_status dl_nccl_allreduce_(void *state, void *buf, size_t count, dl_dtype t, int red, void **req);
+dl_status dl_nccl_wait_(void *state, void *req, double timeout, int rank);
+dl_status dl_nccl_broadcast_(void *state, void *buf, size_t count, dl_dtype t, int root);
+dl_status dl_nccl_allgather_(void *state, const void *send, void *recv, size_t count, dl_dtype t);
+dl_status dl_nccl_sendrecv_(void *state, const void *send, size_t send_count, int dst, void *recv,
+                            size_t recv_count, int src, dl_dtype t);
 
 #ifdef __cplusplus
 }

@@ -167,3 +167,35 @@ dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int 
     (void)B, (void)ldb, (void)beta, (void)C, (void)c_type, (void)ldc;
     return no_cuda();
 }
+
+dl_status dl_cuda_fill_(const dl_device *dev, float *p, size_t count, float v)
+{
+    (void)dev, (void)p, (void)count, (void)v;
+    return no_cuda();
+}
+
+dl_status dl_cuda_bias_act_(const dl_device *dev, float *Z, const float *b, size_t n, size_t out, int relu)
+{
+    (void)dev, (void)Z, (void)b, (void)n, (void)out, (void)relu;
+    return no_cuda();
+}
+
+dl_status dl_cuda_relu_mask_(const dl_device *dev, float *delta, const float *A, size_t count)
+{
+    (void)dev, (void)delta, (void)A, (void)count;
+    return no_cuda();
+}
+
+dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t n, int C, float scale,
+                        float *part, double *loss)
+{
+    (void)dev, (void)Z, (void)y, (void)n, (void)C, (void)scale, (void)part, (void)loss;
+    return no_cuda();
+}
+
+dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr,
+                       float mu, float wd)
+{
+    (void)dev, (void)p, (void)g, (void)v, (void)count, (void)lr, (void)mu, (void)wd;
+    return no_cuda();
+}

@@ -26,6 +26,8 @@ int main(void)
     srunner_add_suite(sr, plot_suite());
     srunner_add_suite(sr, fs_suite());
     srunner_add_suite(sr, progress_suite());
+    srunner_add_suite(sr, mlp_suite());
+    srunner_add_suite(sr, comm_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -33,6 +33,8 @@ Suite *compare_suite(void);
 Suite *plot_suite(void);
 Suite *fs_suite(void);
 Suite *progress_suite(void);
+Suite *mlp_suite(void);
+Suite *comm_suite(void);
 
 // ---- helpers (util.c) ----
 

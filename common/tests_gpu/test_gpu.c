@@ -15,6 +15,7 @@
 #include "dl/blas.h"
 #include "dl/compare.h"
 #include "dl/device.h"
+#include "dl/mlp.h"
 #include "dl/rng.h"
 
 #define OPEN(dev)                                                                              \
@@ -197,6 +198,47 @@ START_TEST(test_bad_calls_are_errors)
 }
 END_TEST
 
+START_TEST(test_mlp_matches_cpu)
+{
+    OPEN(dev);
+    size_t n = 300, sizes[] = {40, 64, 33, 10};
+    float *X = randf(n * 40, 80);
+    int32_t *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (int32_t)(i * 7 % 10);
+    dl_mlp mc, mg;
+    ck_assert(dl_mlp_create(&mc, dl_cpu(), sizes, 4, 512, 5) == DL_OK);
+    ck_assert(dl_mlp_create(&mg, &dev, sizes, 4, 512, 5) == DL_OK);
+    float *dX = to_dev(&dev, X, n * 40);
+    int32_t *dy = NULL;
+    ck_assert(dl_malloc(&dev, (void **)&dy, n * sizeof *dy) == DL_OK);
+    ck_assert(dl_memcpy_h2d(&dev, dy, y, n * sizeof *dy) == DL_OK);
+    double lc = 0, lg = 0;
+    for (int step = 0; step < 5; step++) {
+        ck_assert(dl_mlp_forward(&mc, X, n) == DL_OK && dl_mlp_loss(&mc, y, n, &lc) == DL_OK);
+        ck_assert(dl_mlp_forward(&mg, dX, n) == DL_OK && dl_mlp_loss(&mg, dy, n, &lg) == DL_OK);
+        ck_assert_msg(fabs(lc - lg) <= 1e-5 * fabs(lc) + 1e-6, "step %d: loss CPU %.9g, GPU %.9g", step, lc, lg);
+        ck_assert(dl_mlp_backward(&mc, X, n, 0, NULL, NULL) == DL_OK && dl_mlp_sgd(&mc, 0.1f, 0.9f, 1e-3f) == DL_OK);
+        ck_assert(dl_mlp_backward(&mg, dX, n, 0, NULL, NULL) == DL_OK && dl_mlp_sgd(&mg, 0.1f, 0.9f, 1e-3f) == DL_OK);
+    }
+    float *pg = malloc(mg.n_params * sizeof *pg);
+    ck_assert(dl_mlp_get_params(&mg, pg) == DL_OK);
+    double *ref = malloc(mc.n_params * sizeof *ref);
+    for (size_t k = 0; k < mc.n_params; k++)
+        ref[k] = mc.params[k];
+    dl_cmp c;
+    if (!dl_allclose_f32(pg, ref, mc.n_params, 1e-5, 1e-4, &c)) {
+        char buf[1024];
+        dl_cmp_format(&c, "MLP parameters after 5 SGD steps, GPU vs CPU", buf, sizeof buf);
+        ck_abort_msg("%s", buf);
+    }
+    dl_free(&dev, dX), dl_free(&dev, dy);
+    free(X), free(y), free(pg), free(ref);
+    dl_mlp_free(&mc), dl_mlp_free(&mg);
+    dl_device_close(&dev);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpu");
@@ -207,6 +249,7 @@ int main(void)
     tcase_add_test(tc, test_gemv_matches_cpu);
     tcase_add_test(tc, test_gemm_f16_matches_cpu);
     tcase_add_test(tc, test_bad_calls_are_errors);
+    tcase_add_test(tc, test_mlp_matches_cpu);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

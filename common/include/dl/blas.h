@@ -25,6 +25,7 @@
 #include <stdint.h> // uint64_t
 
 #include "dl/device.h" // dl_device
+#include "dl/dtype.h"  // dl_dtype
 #include "dl/half.h"   // dl_half
 
 #ifdef __cplusplus
@@ -32,7 +33,6 @@ extern "C" {
 #endif
 
 typedef enum dl_trans { DL_NO_TRANS = 0, DL_TRANS = 1 } dl_trans;
-typedef enum dl_dtype { DL_F32 = 0, DL_F16 = 1 } dl_dtype;
 
 dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K,
                   float alpha, const float *A, size_t lda, const float *B, size_t ldb, float beta,

@@ -1,0 +1,90 @@
+/* dl/mlp.h — the kit's multilayer perceptron for the data-parallel labs.
+ *
+ * Contract
+ * - Layers l = 0..L−1 map in_l → out_l with W_l (out_l, in_l) row-major and
+ *   b_l (out_l,); ReLU after every layer but the last; the last layer's
+ *   outputs are logits of a softmax cross-entropy loss.
+ * - All parameters live in one flat device buffer `params` — W_0, b_0, W_1,
+ *   b_1, ... — and the gradients in `grads` with the same layout, so a whole
+ *   model (or a bucket of consecutive layers) is one broadcast or one
+ *   allreduce. layer[l].offset / .count give each layer's slice.
+ * - Buffers (X, y, params, grads) are device pointers of dev (host pointers
+ *   on the CPU). GEMMs go through dl_gemm, so dl_flops counts them.
+ * - dl_mlp_loss takes the mean over the n rows of the batch; dl_mlp_backward
+ *   therefore leaves the gradient of that mean in grads (overwritten, not
+ *   accumulated, unless accumulate = 1), and calls ready(ctx, l, slice, count)
+ *   as soon as layer l's slice is final — last layer first — so an allreduce
+ *   can start while the earlier layers are still being computed.
+ * - dl_mlp_create initialises deterministically from the seed (Kaiming-uniform
+ *   weights, zero biases): the same seed gives the same model on any device.
+ * - fp32 throughout; the layout keeps fp32 master weights in `params`, so a
+ *   mixed-precision step can keep fp16 copies beside them.
+ * - Every call returns DL_OK or a failure status (DL_ERR_ARG for a batch over
+ *   max_batch, a bad layer size or a label out of range).
+ */
+#ifndef DL_MLP_H
+#define DL_MLP_H
+
+#include <stddef.h> // size_t
+#include <stdint.h> // int32_t, uint64_t
+
+#include "dl/device.h" // dl_device
+#include "dl/status.h" // dl_status
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DL_MLP_MAX_LAYERS 8
+
+typedef struct dl_mlp_layer {
+    size_t in, out;
+    size_t offset, count; /* slice of params / grads: W then b */
+    float *W, *b;         /* views into params */
+    float *gW, *gb;       /* views into grads */
+} dl_mlp_layer;
+
+typedef void (*dl_mlp_ready_fn)(void *ctx, int layer, float *grad, size_t count);
+
+typedef struct dl_mlp {
+    const dl_device *dev;
+    int n_layers;
+    dl_mlp_layer layer[DL_MLP_MAX_LAYERS];
+    size_t n_params;
+    float *params, *grads, *velocity; /* (n_params,) each, device */
+    size_t max_batch;
+    float *act[DL_MLP_MAX_LAYERS]; /* act[l]: (max_batch, out_l), layer l's output */
+    float *delta[2];               /* backward scratch, (max_batch, widest) each */
+    float *ones;                   /* (max_batch,) for the bias gradients */
+    float *loss_part;              /* device scratch for the loss */
+    size_t batch;                  /* rows of the last forward */
+} dl_mlp;
+
+/* sizes = {in, hidden..., classes}: n_sizes - 1 layers (1..DL_MLP_MAX_LAYERS). */
+dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, int n_sizes,
+                        size_t max_batch, uint64_t seed);
+void dl_mlp_free(dl_mlp *m);
+
+/* Forward pass over X (n, in): act[L−1] holds the logits. */
+dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n);
+/* Mean cross-entropy of the last forward's logits against y (n,) (device),
+ * into *loss (host); turns the logits into the loss's gradient. */
+dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss);
+/* Backward pass for the last forward/loss; see the contract for `ready`. */
+dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready,
+                          void *ctx);
+/* p −= lr·v with v = μ·v + grad + wd·p (wd on weights only, not biases). */
+dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay);
+/* pred (host, n) = argmax of the logits of X (device, n rows). */
+dl_status dl_mlp_predict(dl_mlp *m, const float *X, size_t n, int32_t *pred);
+/* Copies all parameters to/from a host array of n_params floats. */
+dl_status dl_mlp_get_params(const dl_mlp *m, float *host);
+dl_status dl_mlp_set_params(dl_mlp *m, const float *host);
+/* FLOPs of one training step (forward + backward) on n rows, exactly as
+ * dl_gemm/dl_gemv count them: n·Σ_l ((6, or 4 for l = 0)·in·out + 2·out). */
+double dl_mlp_step_flops(const dl_mlp *m, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DL_MLP_H */

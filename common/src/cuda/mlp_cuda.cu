@@ -1,0 +1,144 @@
+/* mlp_cuda.cu — the MLP's element-wise kernels; each thread calls the same
+ * DL_HD function as the CPU loop in mlp.c (dl/nn_math.h). GEMMs are not here:
+ * mlp.c sends them through dl_gemm (cuBLAS). */
+#include <cuda_runtime.h> // cudaStream_t
+#include <stdlib.h>       // malloc
+
+#include "../backend.h"    // dl_cuda_*_
+#include "dl/cuda_check.h" // DL_LAUNCH_CHECK
+#include "dl/nn_math.h"    // dl_softmax_xent_row, dl_sgd_update
+
+#define BLOCK 256
+
+static unsigned blocks_for(size_t n)
+{
+    return (unsigned)((n + BLOCK - 1) / BLOCK);
+}
+
+static cudaStream_t stream_of(const dl_device *dev)
+{
+    return (cudaStream_t)dev->stream;
+}
+
+// ---- kernels ----
+
+__global__ void fill_kernel(float *p, size_t n, float v)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        p[i] = v;
+}
+
+/* Z (n, out) += b per row, then ReLU when relu. */
+__global__ void bias_act_kernel(float *Z, const float *b, size_t n, size_t out, int relu)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n * out)
+        return;
+    float v = Z[k] + b[k % out];
+    Z[k] = relu && v < 0.0f ? 0.0f : v;
+}
+
+__global__ void relu_mask_kernel(float *delta, const float *A, size_t n)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n && !(A[k] > 0.0f))
+        delta[k] = 0.0f;
+}
+
+/* One thread per row; per block, the loss sum and the count of bad labels. */
+__global__ void xent_kernel(float *Z, const int32_t *y, size_t n, int C, float scale, float *part)
+{
+    __shared__ float s_loss[BLOCK];
+    __shared__ float s_bad[BLOCK];
+    unsigned t = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + t;
+    float loss = 0.0f, bad = 0.0f;
+    if (i < n) {
+        int yi = y[i];
+        if (yi < 0 || yi >= C)
+            bad = 1.0f;
+        else
+            loss = dl_softmax_xent_row(Z + i * (size_t)C, C, yi, scale);
+    }
+    s_loss[t] = loss;
+    s_bad[t] = bad;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) {
+            s_loss[t] += s_loss[t + s];
+            s_bad[t] += s_bad[t + s];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        part[2 * blockIdx.x] = s_loss[0];
+        part[2 * blockIdx.x + 1] = s_bad[0];
+    }
+}
+
+__global__ void sgd_kernel(float *p, const float *g, float *v, size_t n, float lr, float mu, float wd)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n)
+        dl_sgd_update(&p[k], &v[k], g[k], lr, mu, wd);
+}
+
+// ---- launchers ----
+
+extern "C" dl_status dl_cuda_fill_(const dl_device *dev, float *p, size_t count, float v)
+{
+    if (count == 0)
+        return DL_OK;
+    fill_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(p, count, v);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_bias_act_(const dl_device *dev, float *Z, const float *b, size_t n, size_t out,
+                                       int relu)
+{
+    bias_act_kernel<<<blocks_for(n * out), BLOCK, 0, stream_of(dev)>>>(Z, b, n, out, relu);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_relu_mask_(const dl_device *dev, float *delta, const float *A, size_t count)
+{
+    relu_mask_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(delta, A, count);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t n, int C, float scale,
+                                   float *part, double *loss)
+{
+    unsigned nb = blocks_for(n);
+    xent_kernel<<<nb, BLOCK, 0, stream_of(dev)>>>(Z, y, n, C, scale, part);
+    DL_LAUNCH_CHECK();
+    float *h = (float *)malloc(2 * (size_t)nb * sizeof *h);
+    if (h == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "mlp: out of host memory");
+    dl_status st = dl_memcpy_d2h(dev, h, part, 2 * (size_t)nb * sizeof *h);
+    double s = 0.0, bad = 0.0;
+    for (unsigned k = 0; st == DL_OK && k < nb; k++) {
+        s += h[2 * k];
+        bad += h[2 * k + 1];
+    }
+    free(h);
+    if (st == DL_OK && bad > 0)
+        return dl_error_set(DL_ERR_RANGE, "mlp: %.0f label(s) outside [0, %d)", bad, C);
+    if (st == DL_OK)
+        *loss = s / (double)n;
+    return st;
+}
+
+extern "C" dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count,
+                                  float lr, float mu, float wd)
+{
+    if (count == 0)
+        return DL_OK;
+    sgd_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(p, g, v, count, lr, mu, wd);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}

@@ -1,0 +1,282 @@
+/* mlp.c — the kit's MLP: GEMMs through dl_gemm on either device, the
+ * element-wise parts as CPU loops here or CUDA kernels (mlp_cuda.cu) that
+ * call the same DL_HD functions (dl/nn_math.h). */
+#include "dl/mlp.h"
+
+#include <math.h>   // sqrt
+#include <stdlib.h> // malloc, free
+#include <string.h> // memset, memcpy
+
+#include "backend.h"     // dl_cuda_*_ kernels
+#include "dl/blas.h"     // dl_gemm, dl_gemv
+#include "dl/nn_math.h"  // dl_softmax_xent_row, dl_sgd_update
+#include "dl/rng.h"      // dl_rng
+
+static int on_gpu(const dl_mlp *m)
+{
+    return m->dev->kind == DL_DEVICE_CUDA;
+}
+
+void dl_mlp_free(dl_mlp *m)
+{
+    if (m->dev != NULL) {
+        dl_free(m->dev, m->params);
+        dl_free(m->dev, m->grads);
+        dl_free(m->dev, m->velocity);
+        for (int l = 0; l < m->n_layers; l++)
+            dl_free(m->dev, m->act[l]);
+        dl_free(m->dev, m->delta[0]);
+        dl_free(m->dev, m->delta[1]);
+        dl_free(m->dev, m->ones);
+        dl_free(m->dev, m->loss_part);
+    }
+    memset(m, 0, sizeof *m);
+}
+
+static dl_status fill(const dl_mlp *m, float *p, size_t count, float v)
+{
+    if (on_gpu(m))
+        return dl_cuda_fill_(m->dev, p, count, v);
+    for (size_t i = 0; i < count; i++)
+        p[i] = v;
+    return DL_OK;
+}
+
+dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, int n_sizes,
+                        size_t max_batch, uint64_t seed)
+{
+    memset(m, 0, sizeof *m);
+    if (n_sizes < 2 || n_sizes > DL_MLP_MAX_LAYERS + 1 || max_batch == 0)
+        return dl_error_set(DL_ERR_ARG, "mlp: %d sizes and max_batch %zu; expected 2 to %d sizes and a batch > 0",
+                            n_sizes, max_batch, DL_MLP_MAX_LAYERS + 1);
+    size_t widest = 0;
+    for (int i = 0; i < n_sizes; i++) {
+        if (sizes[i] == 0 || sizes[i] > (1u << 24))
+            return dl_error_set(DL_ERR_ARG, "mlp: layer size %zu at position %d is 0 or too large", sizes[i], i);
+        widest = sizes[i] > widest ? sizes[i] : widest;
+    }
+    if (sizes[n_sizes - 1] < 2)
+        return dl_error_set(DL_ERR_ARG, "mlp: the last layer needs at least 2 classes");
+    m->dev = dev;
+    m->n_layers = n_sizes - 1;
+    m->max_batch = max_batch;
+    size_t off = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        dl_mlp_layer *L = &m->layer[l];
+        L->in = sizes[l];
+        L->out = sizes[l + 1];
+        L->offset = off;
+        L->count = L->out * L->in + L->out;
+        off += L->count;
+    }
+    m->n_params = off;
+    dl_status st = dl_malloc(dev, (void **)&m->params, off * sizeof(float));
+    if (st == DL_OK)
+        st = dl_malloc(dev, (void **)&m->grads, off * sizeof(float));
+    if (st == DL_OK)
+        st = dl_malloc(dev, (void **)&m->velocity, off * sizeof(float));
+    for (int l = 0; l < m->n_layers && st == DL_OK; l++)
+        st = dl_malloc(dev, (void **)&m->act[l], max_batch * m->layer[l].out * sizeof(float));
+    for (int k = 0; k < 2 && st == DL_OK; k++)
+        st = dl_malloc(dev, (void **)&m->delta[k], max_batch * widest * sizeof(float));
+    if (st == DL_OK)
+        st = dl_malloc(dev, (void **)&m->ones, max_batch * sizeof(float));
+    if (st == DL_OK)
+        st = dl_malloc(dev, (void **)&m->loss_part, (max_batch / 256 + 2) * 2 * sizeof(float));
+    if (st != DL_OK) {
+        dl_mlp_free(m);
+        return st;
+    }
+    for (int l = 0; l < m->n_layers; l++) {
+        dl_mlp_layer *L = &m->layer[l];
+        L->W = m->params + L->offset;
+        L->b = L->W + L->out * L->in;
+        L->gW = m->grads + L->offset;
+        L->gb = L->gW + L->out * L->in;
+    }
+    // Kaiming-uniform weights from the seed (the same on every device), zero biases
+    float *host = malloc(off * sizeof *host);
+    if (host == NULL) {
+        dl_mlp_free(m);
+        return dl_error_set(DL_ERR_NOMEM, "mlp: out of memory");
+    }
+    dl_rng r;
+    dl_rng_seed(&r, seed, 0x311b);
+    for (int l = 0; l < m->n_layers; l++) {
+        const dl_mlp_layer *L = &m->layer[l];
+        double bound = sqrt(6.0 / (double)L->in);
+        for (size_t k = 0; k < L->out * L->in; k++)
+            host[L->offset + k] = (float)((2.0 * dl_rng_uniform(&r) - 1.0) * bound);
+        for (size_t k = 0; k < L->out; k++)
+            host[L->offset + L->out * L->in + k] = 0.0f;
+    }
+    st = dl_memcpy_h2d(dev, m->params, host, off * sizeof *host);
+    free(host);
+    if (st == DL_OK)
+        st = dl_memset0(dev, m->velocity, off * sizeof(float));
+    if (st == DL_OK)
+        st = dl_memset0(dev, m->grads, off * sizeof(float));
+    if (st == DL_OK)
+        st = fill(m, m->ones, max_batch, 1.0f);
+    if (st != DL_OK)
+        dl_mlp_free(m);
+    return st;
+}
+
+static dl_status check_batch(const dl_mlp *m, size_t n)
+{
+    if (n == 0 || n > m->max_batch)
+        return dl_error_set(DL_ERR_ARG, "mlp: a batch of %zu rows; expected 1 to max_batch = %zu", n, m->max_batch);
+    return DL_OK;
+}
+
+dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
+{
+    DL_TRY(check_batch(m, n));
+    const float *A = X;
+    for (int l = 0; l < m->n_layers; l++) {
+        const dl_mlp_layer *L = &m->layer[l];
+        float *Z = m->act[l];
+        int relu = l + 1 < m->n_layers;
+        // Z (n, out) = A (n, in) · Wᵀ, then + b and ReLU
+        DL_TRY(dl_gemm(m->dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, A, L->in, L->W, L->in, 0.0f, Z,
+                       L->out));
+        if (on_gpu(m)) {
+            DL_TRY(dl_cuda_bias_act_(m->dev, Z, L->b, n, L->out, relu));
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                float *z = Z + i * L->out;
+                for (size_t j = 0; j < L->out; j++) {
+                    float v = z[j] + L->b[j];
+                    z[j] = relu && v < 0.0f ? 0.0f : v;
+                }
+            }
+        }
+        A = Z;
+    }
+    m->batch = n;
+    return DL_OK;
+}
+
+dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss)
+{
+    DL_TRY(check_batch(m, n));
+    if (n != m->batch)
+        return dl_error_set(DL_ERR_ARG, "mlp: loss over %zu rows after a forward of %zu", n, m->batch);
+    const dl_mlp_layer *L = &m->layer[m->n_layers - 1];
+    float *Z = m->act[m->n_layers - 1];
+    int C = (int)L->out;
+    float scale = 1.0f / (float)n; // the gradient of the *mean* loss
+    if (on_gpu(m))
+        return dl_cuda_xent_(m->dev, Z, y, n, C, scale, m->loss_part, loss);
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (y[i] < 0 || y[i] >= C)
+            return dl_error_set(DL_ERR_RANGE, "mlp: label %d of row %zu is outside [0, %d)", y[i], i, C);
+        s += dl_softmax_xent_row(Z + i * (size_t)C, C, y[i], scale);
+    }
+    *loss = s / (double)n;
+    return DL_OK;
+}
+
+dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready,
+                          void *ctx)
+{
+    DL_TRY(check_batch(m, n));
+    if (n != m->batch)
+        return dl_error_set(DL_ERR_ARG, "mlp: backward over %zu rows after a forward of %zu", n, m->batch);
+    float beta = accumulate ? 1.0f : 0.0f;
+    const float *delta = m->act[m->n_layers - 1]; // dLoss/dlogits, left by dl_mlp_loss
+    int which = 0;
+    for (int l = m->n_layers - 1; l >= 0; l--) {
+        const dl_mlp_layer *L = &m->layer[l];
+        const float *A = l > 0 ? m->act[l - 1] : X; // this layer's input
+        // gW (out, in) = deltaᵀ (out, n) · A (n, in);  gb = deltaᵀ · 1
+        DL_TRY(dl_gemm(m->dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, delta, L->out, A, L->in, beta,
+                       L->gW, L->in));
+        DL_TRY(dl_gemv(m->dev, DL_TRANS, n, L->out, 1.0f, delta, L->out, m->ones, beta, L->gb));
+        if (l > 0) {
+            // delta_prev (n, in) = delta (n, out) · W (out, in), masked by ReLU'(A)
+            float *prev = m->delta[which];
+            which ^= 1;
+            DL_TRY(dl_gemm(m->dev, DL_NO_TRANS, DL_NO_TRANS, n, L->in, L->out, 1.0f, delta, L->out, L->W, L->in,
+                           0.0f, prev, L->in));
+            if (on_gpu(m)) {
+                DL_TRY(dl_cuda_relu_mask_(m->dev, prev, A, n * L->in));
+            } else {
+                for (size_t k = 0; k < n * L->in; k++)
+                    prev[k] = A[k] > 0.0f ? prev[k] : 0.0f;
+            }
+            delta = prev;
+        }
+        if (ready != NULL)
+            ready(ctx, l, m->grads + L->offset, L->count);
+    }
+    return DL_OK;
+}
+
+dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay)
+{
+    for (int l = 0; l < m->n_layers; l++) {
+        const dl_mlp_layer *L = &m->layer[l];
+        size_t nw = L->out * L->in;
+        float *p = m->params + L->offset, *g = m->grads + L->offset, *v = m->velocity + L->offset;
+        if (on_gpu(m)) {
+            DL_TRY(dl_cuda_sgd_(m->dev, p, g, v, nw, lr, momentum, weight_decay));
+            DL_TRY(dl_cuda_sgd_(m->dev, p + nw, g + nw, v + nw, L->out, lr, momentum, 0.0f));
+            continue;
+        }
+        for (size_t k = 0; k < nw; k++)
+            dl_sgd_update(&p[k], &v[k], g[k], lr, momentum, weight_decay);
+        for (size_t k = nw; k < L->count; k++)
+            dl_sgd_update(&p[k], &v[k], g[k], lr, momentum, 0.0f); // biases: no decay
+    }
+    return DL_OK;
+}
+
+dl_status dl_mlp_predict(dl_mlp *m, const float *X, size_t n, int32_t *pred)
+{
+    size_t C = m->layer[m->n_layers - 1].out;
+    float *logits = malloc(m->max_batch * C * sizeof *logits);
+    if (logits == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "mlp: out of memory");
+    dl_status st = DL_OK;
+    size_t in = m->layer[0].in;
+    for (size_t start = 0; start < n && st == DL_OK; start += m->max_batch) {
+        size_t nb = n - start < m->max_batch ? n - start : m->max_batch;
+        st = dl_mlp_forward(m, X + start * in, nb);
+        if (st == DL_OK)
+            st = dl_memcpy_d2h(m->dev, logits, m->act[m->n_layers - 1], nb * C * sizeof *logits);
+        for (size_t i = 0; st == DL_OK && i < nb; i++) {
+            const float *z = logits + i * C;
+            size_t best = 0;
+            for (size_t c = 1; c < C; c++)
+                best = z[c] > z[best] ? c : best;
+            pred[start + i] = (int32_t)best;
+        }
+    }
+    free(logits);
+    return st;
+}
+
+dl_status dl_mlp_get_params(const dl_mlp *m, float *host)
+{
+    return dl_memcpy_d2h(m->dev, host, m->params, m->n_params * sizeof *host);
+}
+
+dl_status dl_mlp_set_params(dl_mlp *m, const float *host)
+{
+    return dl_memcpy_h2d(m->dev, m->params, host, m->n_params * sizeof *host);
+}
+
+double dl_mlp_step_flops(const dl_mlp *m, size_t n)
+{
+    // what dl_gemm/dl_gemv count: forward, weight gradient, bias gradient, and
+    // the input gradient of every layer but the first
+    double s = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        double io = (double)m->layer[l].in * (double)m->layer[l].out;
+        s += (l > 0 ? 6.0 : 4.0) * io + 2.0 * (double)m->layer[l].out;
+    }
+    return (double)n * s;
+}

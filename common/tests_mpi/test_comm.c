@@ -1,0 +1,199 @@
+/* test_comm.c — dl_comm under real mpirun (started by tools/test-comm.sh with
+ * 1, 2, 3 and 4 ranks). Values are small integers held in floats, so every
+ * result is exact and compared with ==.
+ *
+ *   test_comm ops     every operation, dtype and size; counters exact
+ *   test_comm fail    rank 1 exits with status 3 mid-run: the job must stop
+ *   test_comm hang    rank 1 stops answering: the others time out and stop
+ * Prints "ok"/"FAIL" lines (rank 0) and exits non-zero on any failure. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>   // fabs
+#include <stdio.h>  // printf
+#include <stdlib.h> // malloc, exit
+#include <string.h> // strcmp, memset
+#include <unistd.h> // sleep
+
+#include "dl/comm.h"
+#include "dl/half.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+#define OK(call) CHECK((call) == DL_OK, "%s: %s", #call, dl_last_error())
+
+static int rank, size;
+
+static const size_t sizes[] = {0, 1, 7, 1000, 1 << 18};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static void test_allreduce(dl_comm *c)
+{
+    for (size_t k = 0; k < NSIZES; k++) {
+        size_t n = sizes[k];
+        float *f = malloc((n + 1) * sizeof *f);
+        double *d = malloc((n + 1) * sizeof *d);
+        int64_t *l = malloc((n + 1) * sizeof *l);
+        int32_t *i = malloc((n + 1) * sizeof *i);
+        dl_half *h = malloc((n + 1) * sizeof *h);
+        for (size_t j = 0; j < n; j++) {
+            f[j] = (float)(rank + 1 + (int)(j % 5));
+            d[j] = (double)(rank + 1) * 1e9 + (double)j; // exact in double, not in float
+            l[j] = ((int64_t)1 << 40) * rank + (int64_t)j;
+            i[j] = rank - 2;
+            h[j] = dl_f2h((float)(rank + (int)(j % 3)));
+        }
+        OK(dl_comm_allreduce(c, f, n, DL_F32, DL_RED_SUM));
+        OK(dl_comm_allreduce(c, d, n, DL_F64, DL_RED_SUM));
+        OK(dl_comm_allreduce(c, l, n, DL_I64, DL_RED_SUM));
+        OK(dl_comm_allreduce(c, i, n, DL_I32, DL_RED_MAX));
+        OK(dl_comm_allreduce(c, h, n, DL_F16, DL_RED_SUM));
+        double ranks = (double)size * (size + 1) / 2; // sum of rank + 1
+        for (size_t j = 0; j < n; j++) {
+            CHECK(f[j] == (float)(ranks + (double)size * (j % 5)), "f32 sum [%zu] = %g", j, (double)f[j]);
+            CHECK(d[j] == ranks * 1e9 + (double)size * j, "f64 sum [%zu] = %.17g", j, d[j]);
+            CHECK(l[j] == ((int64_t)1 << 40) * (size * (size - 1) / 2) + (int64_t)size * (int64_t)j,
+                  "i64 sum [%zu] = %lld", j, (long long)l[j]);
+            CHECK(i[j] == size - 3, "i32 max [%zu] = %d", j, i[j]);
+            CHECK(dl_h2f(h[j]) == (float)(size * (size - 1) / 2 + size * (int)(j % 3)), "f16 sum [%zu] = %g", j,
+                  (double)dl_h2f(h[j]));
+        }
+        for (size_t j = 0; j < n; j++) {
+            f[j] = (float)(size * (rank + 1)); // average = size * (size + 1) / 2
+            i[j] = rank;
+        }
+        OK(dl_comm_allreduce(c, f, n, DL_F32, DL_RED_AVG));
+        OK(dl_comm_allreduce(c, i, n, DL_I32, DL_RED_MIN));
+        for (size_t j = 0; j < n; j++) {
+            CHECK(f[j] == (float)(size * (size + 1) / 2.0), "f32 avg [%zu] = %g", j, (double)f[j]);
+            CHECK(i[j] == 0, "i32 min [%zu] = %d", j, i[j]);
+        }
+        free(f), free(d), free(l), free(i), free(h);
+    }
+    // several in flight at once, waited in reverse order
+    enum { K = 4 };
+    float bufs[K][64];
+    dl_comm_req *req[K];
+    for (int q = 0; q < K; q++) {
+        for (int j = 0; j < 64; j++)
+            bufs[q][j] = (float)(q * 100 + rank);
+        OK(dl_comm_allreduce_async(c, bufs[q], 64, DL_F32, DL_RED_SUM, &req[q]));
+    }
+    for (int q = K - 1; q >= 0; q--)
+        OK(dl_comm_wait(c, req[q]));
+    for (int q = 0; q < K; q++) {
+        for (int j = 0; j < 64; j++)
+            CHECK(bufs[q][j] == (float)(q * 100 * size + size * (size - 1) / 2), "async %d [%d] = %g", q, j,
+                  (double)bufs[q][j]);
+    }
+    dl_status st = dl_comm_allreduce(c, bufs[0], 4, DL_I64, DL_RED_AVG);
+    CHECK(st == DL_ERR_ARG, "an integer average returned %s", dl_status_name(st));
+}
+
+static void test_broadcast_gather_sendrecv(dl_comm *c)
+{
+    for (int root = 0; root < size; root++) {
+        double v[33];
+        for (int j = 0; j < 33; j++)
+            v[j] = rank == root ? 1000.0 * root + j : -1.0;
+        OK(dl_comm_broadcast(c, v, 33, DL_F64, root));
+        for (int j = 0; j < 33; j++)
+            CHECK(v[j] == 1000.0 * root + j, "broadcast from %d: [%d] = %g", root, j, v[j]);
+    }
+    dl_status st = dl_comm_broadcast(c, NULL, 0, DL_F32, size);
+    CHECK(st == DL_ERR_ARG, "broadcast from root %d (of %d) returned %s", size, size, dl_status_name(st));
+    size_t n = 5;
+    float send[5], *recv = malloc(n * (size_t)size * sizeof *recv);
+    for (size_t j = 0; j < n; j++)
+        send[j] = (float)(rank * 10 + (int)j);
+    OK(dl_comm_allgather(c, send, recv, n, DL_F32));
+    for (int r = 0; r < size; r++) {
+        for (size_t j = 0; j < n; j++)
+            CHECK(recv[r * n + j] == (float)(r * 10 + (int)j), "allgather [%d][%zu] = %g", r, j, (double)recv[r * n + j]);
+    }
+    free(recv);
+    // a ring shift: send to the right, receive from the left, uneven counts
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    size_t ns = (size_t)(3 + rank), nr = (size_t)(3 + left);
+    float out[16], in[16];
+    for (size_t j = 0; j < ns; j++)
+        out[j] = (float)(rank * 100 + (int)j);
+    OK(dl_comm_sendrecv(c, out, ns, right, in, nr, left, DL_F32));
+    for (size_t j = 0; j < nr; j++)
+        CHECK(in[j] == (float)(left * 100 + (int)j), "sendrecv from %d: [%zu] = %g", left, j, (double)in[j]);
+    st = dl_comm_sendrecv(c, out, 1, size + 2, in, 1, 0, DL_F32);
+    CHECK(st == DL_ERR_ARG, "sendrecv to rank %d returned %s", size + 2, dl_status_name(st));
+    OK(dl_comm_barrier(c));
+}
+
+static void test_counters(dl_comm *c)
+{
+    dl_comm_stats_reset(c);
+    float x[10] = {0};
+    OK(dl_comm_allreduce(c, x, 10, DL_F32, DL_RED_SUM));
+    OK(dl_comm_allreduce(c, x, 3, DL_F32, DL_RED_SUM));
+    OK(dl_comm_broadcast(c, x, 10, DL_F32, 0));
+    OK(dl_comm_barrier(c));
+    dl_comm_req *r;
+    OK(dl_comm_allreduce_async(c, x, 6, DL_F32, DL_RED_SUM, &r));
+    OK(dl_comm_wait(c, r));
+    dl_comm_stats s;
+    dl_comm_stats_get(c, &s);
+    CHECK(s.calls[DL_OP_ALLREDUCE] == 2 && s.bytes[DL_OP_ALLREDUCE] == 52, "allreduce counters %llu calls %llu bytes",
+          (unsigned long long)s.calls[DL_OP_ALLREDUCE], (unsigned long long)s.bytes[DL_OP_ALLREDUCE]);
+    CHECK(s.calls[DL_OP_ALLREDUCE_ASYNC] == 1 && s.bytes[DL_OP_ALLREDUCE_ASYNC] == 24, "async counters %llu %llu",
+          (unsigned long long)s.calls[DL_OP_ALLREDUCE_ASYNC], (unsigned long long)s.bytes[DL_OP_ALLREDUCE_ASYNC]);
+    CHECK(s.calls[DL_OP_BROADCAST] == 1 && s.bytes[DL_OP_BROADCAST] == 40, "broadcast counters");
+    CHECK(s.calls[DL_OP_BARRIER] == 1 && s.calls[DL_OP_SENDRECV] == 0, "barrier/sendrecv counters");
+    CHECK(s.seconds[DL_OP_ALLREDUCE] >= 0, "time in allreduce");
+}
+
+int main(int argc, char **argv)
+{
+    dl_comm *c;
+    if (dl_comm_init(&argc, &argv, &c) != DL_OK) {
+        fprintf(stderr, "test_comm: %s\n", dl_last_error());
+        return 1;
+    }
+    rank = dl_comm_rank(c);
+    size = dl_comm_size(c);
+    const char *mode = argc > 1 ? argv[1] : "ops";
+    if (strcmp(mode, "ops") == 0) {
+        CHECK(dl_comm_local_rank(c) == rank && dl_comm_local_size(c) == size, "local rank %d of %d",
+              dl_comm_local_rank(c), dl_comm_local_size(c));
+        test_allreduce(c);
+        test_broadcast_gather_sendrecv(c);
+        test_counters(c);
+        int total = failures;
+        OK(dl_comm_allreduce(c, &total, 1, DL_I32, DL_RED_SUM));
+        if (rank == 0)
+            printf("%s test_comm ops: %d rank(s), backend %s, %d failure(s)\n", total == 0 ? "ok" : "FAIL", size,
+                   dl_comm_backend(c), total);
+        dl_comm_finalize(c);
+        return total == 0 ? 0 : 1;
+    }
+    if (strcmp(mode, "fail") == 0 || strcmp(mode, "hang") == 0) {
+        float x = 1.0f;
+        OK(dl_comm_allreduce(c, &x, 1, DL_F32, DL_RED_SUM)); // everyone is up
+        if (rank == 1 && mode[0] == 'f') {
+            fprintf(stderr, "rank 1: failing on purpose\n");
+            exit(3);
+        }
+        if (rank == 1)
+            sleep(600); // stops answering
+        OK(dl_comm_allreduce(c, &x, 1, DL_F32, DL_RED_SUM)); // the others wait here
+        printf("rank %d: the collective returned although rank 1 is gone\n", rank);
+        dl_comm_finalize(c);
+        return 0;
+    }
+    fprintf(stderr, "usage: test_comm ops|fail|hang\n");
+    return 2;
+}
