@@ -145,6 +145,7 @@ $(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H))
 $(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
 	$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@
+$(5)/grader/lab$(1)-$(3): | $(5)/$(3)/lab$(1)
 $(5)/grader/lab$(1)-$(3): $(B)/obj/grader/runner.o $(B)/obj/grader/lab$(1).o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
 	$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) $$(CHECK_LIBS) -o $$@

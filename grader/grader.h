@@ -53,6 +53,10 @@ const gr_lab *gr_lab_get(void);
  * table) and adds it to s. Aborts the grader if the name is not in the table. */
 TCase *gr_tcase(Suite *s, const char *name);
 
+/* A directory that lives for the whole grading run (removed at its end):
+ * items may leave results there for later items. */
+const char *gr_scratch(void);
+
 /* The item whose test is running (in the child). */
 const gr_item *gr_current(void);
 

@@ -3,11 +3,13 @@
 #define _GNU_SOURCE
 #include <errno.h>        // errno
 #include <fcntl.h>        // open
+#include <ftw.h>          // nftw
 #include <stdarg.h>       // va_list
 #include <stdio.h>        // printf, popen
 #include <stdlib.h>       // getenv, exit
 #include <string.h>       // strcmp, strstr
 #include <sys/resource.h> // setrlimit
+#include <sys/stat.h>     // mkdir
 #include <sys/wait.h>     // waitpid
 #include <time.h>         // time, strftime
 #include <unistd.h>       // fork, dup2, isatty
@@ -23,6 +25,18 @@
 static const gr_lab *lab;
 static int current = -1;
 static char log_path[512];
+static char scratch[512];
+
+const char *gr_scratch(void)
+{
+    return scratch;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
 
 const gr_item *gr_current(void)
 {
@@ -415,6 +429,8 @@ int main(int argc, char **argv)
         return 1;
     }
     snprintf(log_path, sizeof log_path, "%s/output.log", tmpdir);
+    snprintf(scratch, sizeof scratch, "%s/scratch", tmpdir);
+    mkdir(scratch, 0755);
     printf("== ddplab lab %s: %s ==\n", lab->id, lab->title);
     printf("   code: %s   device: %s\n", impl,
            gpus > 0 ? gpu_name : (dl_built_with_cuda() ? "cpu (no CUDA GPU answers)" : "cpu (built without CUDA)"));
@@ -467,8 +483,7 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
-    remove(log_path);
-    rmdir(tmpdir);
+    nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     printf("Score: %d/%d", score, max_score);
     if (skipped > 0) {
         printf("   (skipped: %d points in the", skipped);

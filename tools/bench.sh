@@ -10,4 +10,9 @@ for b in "$B"/bench/lab[0-9][0-9]; do
     echo "== $(basename "$b") =="
     "$b" --out "$B/bench" || status=1
 done
+for b in grader/bench/lab[0-9][0-9].sh; do
+    [ -f "$b" ] || continue
+    echo "== $(basename "$b" .sh) =="
+    bash "$b" "$B/bench" || status=1
+done
 exit $status

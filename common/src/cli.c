@@ -76,13 +76,25 @@ static void format_value(const dl_opt *o, char *buf, size_t len)
     }
 }
 
-static void print_opts(FILE *f, const dl_opt *opts, size_t n)
+/* The defaults as they were before parsing (the usage shows these). */
+#define MAX_OPTS 64
+static char defaults[2][MAX_OPTS][128];
+
+static void remember_defaults(const dl_opt *common, size_t nc, const dl_opt *extra, size_t ne)
+{
+    for (size_t i = 0; i < nc && i < MAX_OPTS; i++)
+        format_value(&common[i], defaults[0][i], sizeof defaults[0][i]);
+    for (size_t i = 0; i < ne && i < MAX_OPTS; i++)
+        format_value(&extra[i], defaults[1][i], sizeof defaults[1][i]);
+}
+
+static void print_opts(FILE *f, const dl_opt *opts, size_t n, int which)
 {
     for (size_t i = 0; i < n; i++) {
-        char left[64], def[128];
+        char left[64];
+        const char *def = i < MAX_OPTS ? defaults[which][i] : "";
         snprintf(left, sizeof left, "--%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
                  opts[i].metavar ? opts[i].metavar : "");
-        format_value(&opts[i], def, sizeof def);
         fprintf(f, "  %-20s %s", left, opts[i].help);
         if (def[0])
             fprintf(f, " (default: %s)", def);
@@ -97,10 +109,10 @@ static void usage(FILE *f, const char *prog, const char *summary, const dl_opt *
     if (summary != NULL)
         fprintf(f, "%s\n", summary);
     fprintf(f, "\ncommon options:\n");
-    print_opts(f, common, nc);
+    print_opts(f, common, nc, 0);
     if (ne > 0) {
         fprintf(f, "\n%s options:\n", prog);
-        print_opts(f, extra, ne);
+        print_opts(f, extra, ne, 1);
     }
     fprintf(f, "  %-20s %s\n", "--help", "show this help and exit");
 }
@@ -219,6 +231,7 @@ int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, d
     dl_opt common[16];
     size_t nc = common_opts(a, common);
     char err[512];
+    remember_defaults(common, nc, extra, n_extra);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {

@@ -1,0 +1,125 @@
+/* project.c — the roofline + α–β projection of an epoch onto a target. */
+#define _POSIX_C_SOURCE 200809L
+#include "dl/project.h"
+
+#include <stdio.h>  // snprintf, sscanf
+#include <stdlib.h> // strtod
+#include <string.h> // strcmp, strcspn
+
+#include "dl/fs.h" // dl_home, dl_read_file
+
+const char *dl_profile_default(void)
+{
+    static char buf[1100];
+    snprintf(buf, sizeof buf, "%s/common/perf/4xA10-pcie4.conf", dl_home());
+    return buf;
+}
+
+typedef struct key {
+    const char *name;
+    size_t offset;
+} key;
+
+#define K(f) {#f, offsetof(dl_profile, f)}
+static const key keys[] = {K(fp32_peak),       K(fp16_peak),      K(mem_bw),  K(fp32_efficiency),
+                           K(fp16_efficiency), K(mem_efficiency), K(bus_bw),  K(hop_latency),
+                           K(launch_overhead)};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+dl_status dl_profile_load(const char *path, dl_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    char *text = NULL;
+    DL_TRY(dl_read_file(path, &text, NULL));
+    snprintf(p->path, sizeof p->path, "%s", path);
+    int seen[NKEYS] = {0}, line = 0, have_name = 0, have_gpus = 0;
+    dl_status st = DL_OK;
+    for (char *s = text; *s && st == DL_OK;) {
+        line++;
+        size_t len = strcspn(s, "\n");
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), s);
+        s += len + (s[len] == '\n');
+        buf[strcspn(buf, "#")] = '\0';
+        char k[64], v[256];
+        if (sscanf(buf, " %63[a-z0-9_] = %255s", k, v) != 2) {
+            char rest[8];
+            if (sscanf(buf, " %7s", rest) == 1)
+                st = dl_error_set(DL_ERR_FORMAT, "%s:%d: expected 'key = value'", path, line);
+            continue;
+        }
+        if (strcmp(k, "name") == 0) {
+            snprintf(p->name, sizeof p->name, "%.63s", v);
+            have_name = 1;
+            continue;
+        }
+        char *end = NULL;
+        double x = strtod(v, &end);
+        if (end == v || *end != '\0' || !(x > 0)) {
+            st = dl_error_set(DL_ERR_FORMAT, "%s:%d: %s = %s: expected a positive number", path, line, k, v);
+            break;
+        }
+        if (strcmp(k, "gpus") == 0) {
+            p->gpus = (int)x;
+            have_gpus = 1;
+            continue;
+        }
+        size_t i = 0;
+        while (i < NKEYS && strcmp(keys[i].name, k) != 0)
+            i++;
+        if (i == NKEYS) {
+            st = dl_error_set(DL_ERR_FORMAT, "%s:%d: unknown key '%s'", path, line, k);
+            break;
+        }
+        if ((strstr(k, "efficiency") != NULL) && x > 1) {
+            st = dl_error_set(DL_ERR_FORMAT, "%s:%d: %s = %g: an efficiency is a share, at most 1", path, line, k, x);
+            break;
+        }
+        *(double *)((char *)p + keys[i].offset) = x;
+        seen[i] = 1;
+    }
+    free(text);
+    for (size_t i = 0; st == DL_OK && i < NKEYS; i++) {
+        if (!seen[i])
+            st = dl_error_set(DL_ERR_FORMAT, "%s: missing key '%s'", path, keys[i].name);
+    }
+    if (st == DL_OK && (!have_name || !have_gpus))
+        st = dl_error_set(DL_ERR_FORMAT, "%s: missing key '%s'", path, have_name ? "gpus" : "name");
+    return st;
+}
+
+dl_status dl_project(const dl_profile *p, const dl_workload *w, int ranks, dl_projection *out)
+{
+    memset(out, 0, sizeof *out);
+    if (ranks < 1 || !(w->dataset > 0) || !(w->samples > 0))
+        return dl_error_set(DL_ERR_ARG, "projection: need ranks >= 1 and a workload with samples (got %d ranks, %g "
+                            "samples of %g)", ranks, w->samples, w->dataset);
+    double P = ranks;
+    double f16 = w->fp16_share < 0 ? 0 : w->fp16_share > 1 ? 1 : w->fp16_share;
+    double flop_s = w->flops * (1 - f16) / (p->fp32_peak * p->fp32_efficiency) +
+                    w->flops * f16 / (p->fp16_peak * p->fp16_efficiency);
+    double mem_s = w->mem_bytes / (p->mem_bw * p->mem_efficiency);
+    double compute = (flop_s > mem_s ? flop_s : mem_s) + w->launches * p->launch_overhead;
+    double comm = 0;
+    if (ranks > 1) {
+        comm += w->allreduce_calls * 2 * (P - 1) * p->hop_latency +
+                2 * (P - 1) / P * w->allreduce_bytes / p->bus_bw;
+        comm += w->bcast_calls * (P - 1) * p->hop_latency + (P - 1) / P * w->bcast_bytes / p->bus_bw;
+    }
+    double epoch = compute + comm;
+    if (w->overlapped && w->steps > 0) {
+        // overlapped with backward: only what does not fit under compute shows, and the
+        // last bucket after backward (taken here as one step's share of the comm) never hides
+        double tail = comm / w->steps;
+        epoch = (compute > comm ? compute : comm) + tail;
+    }
+    // one GPU: the same per-sample compute for the whole dataset, nothing to communicate
+    double single = compute * (w->dataset / w->samples);
+    out->ranks = ranks;
+    out->compute_s = compute;
+    out->comm_s = comm;
+    out->epoch_s = epoch;
+    out->single_s = single;
+    out->speedup = epoch > 0 ? single / epoch : 0;
+    return DL_OK;
+}

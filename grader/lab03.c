@@ -1,0 +1,642 @@
+/* lab03.c — grader for lab 03: data parallelism.
+ *
+ * The sampler and the learning rate are pure functions, checked here against
+ * the grader's own implementation of their contracts (exact). Everything that
+ * needs several ranks runs the lab's real driver, built from the code under
+ * test, under common/bin/dlrun (real MPI processes), and reads what it wrote:
+ * the distributed scaler against a double-precision single-process reference
+ * (1e-6), P ranks at batch B against one rank at batch P·B after 20 steps
+ * (1e-5 relative, ranks bitwise equal), accuracy, work per rank, and the
+ * projected 4-GPU speedup against the reference's projection for the same
+ * workload (>= 0.9 of it). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>     // fabs, sqrt, cos
+#include <stdio.h>    // snprintf
+#include <stdlib.h>   // malloc, system
+#include <string.h>   // strrchr
+#include <sys/stat.h> // mkdir
+#include <sys/wait.h> // WEXITSTATUS
+#include <time.h>     // nanosleep
+#include <unistd.h>   // readlink
+
+#include "ddp.h"
+#include "dl/data.h"    // dl_data_load
+#include "dl/fs.h"      // dl_home
+#include "dl/json.h"    // dl_json_parse_file
+#include "dl/project.h" // dl_project
+#include "dl/rng.h"
+#include "grader.h"
+#include "kit.h" // ddp_ideal_workload
+
+// ---- running the driver ----
+
+/* The driver built from the same code as this grader: .../grader/lab03-IMPL
+ * sits beside .../IMPL/lab03. */
+static void driver_path(char *out, size_t len)
+{
+    char self[1024];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(self, '/');
+    const char *impl = slash ? strstr(slash, "lab03-") : NULL;
+    impl = impl ? impl + 6 : "labs";
+    if (slash)
+        *slash = '\0';
+    char *up = strrchr(self, '/');
+    if (up)
+        *up = '\0';
+    snprintf(out, len, "%s/%s/lab03", self, impl);
+}
+
+static const char *workdir(void)
+{
+    static char dir[600];
+    if (dir[0] == '\0') {
+        snprintf(dir, sizeof dir, "%s/lab03", gr_scratch());
+        mkdir(dir, 0755);
+    }
+    return dir;
+}
+
+/* Runs the driver on P ranks (P = 0: without the launcher) with args; its
+ * output goes to DIR/name.log, --out DIR/name. Returns the exit status. */
+static int run_driver(int P, const char *name, const char *args)
+{
+    char drv[1100], cmd[4096];
+    driver_path(drv, sizeof drv);
+    if (P > 0)
+        snprintf(cmd, sizeof cmd, "'%s/common/bin/dlrun' -n %d --timeout 120 '%s' --out '%s/%s' --plot none --quiet %s > '%s/%s.log' 2>&1",
+                 dl_home(), P, drv, workdir(), name, args, workdir(), name);
+    else
+        snprintf(cmd, sizeof cmd, "'%s' --out '%s/%s' --plot none --quiet %s > '%s/%s.log' 2>&1", drv, workdir(), name, args,
+                 workdir(), name);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+/* Fails with the tail of the run's log (often "not implemented yet: ..."). */
+static void fail_run(const char *name, int rc)
+{
+    char path[800], *text = NULL;
+    snprintf(path, sizeof path, "%s/%s.log", workdir(), name);
+    size_t n = 0;
+    dl_read_file(path, &text, &n);
+    const char *tail = text ? text : "";
+    const char *todo = text ? strstr(text, "not implemented yet") : NULL;
+    if (todo != NULL) {
+        size_t k = strcspn(todo, "\n");
+        GR_FAIL("the driver stopped (exit %d): %.*s", rc, (int)k, todo);
+    }
+    if (n > 600)
+        tail = text + n - 600;
+    GR_FAIL("the driver run '%s' failed with exit status %d; its last output:\n%s", name, rc, tail);
+}
+
+static dl_jv *summary_of(const char *name)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%s/summary.json", workdir(), name);
+    dl_jv *v = NULL;
+    if (dl_json_parse_file(path, &v) != DL_OK)
+        GR_FAIL("the driver wrote no readable summary.json (%s)", dl_last_error());
+    return v;
+}
+
+static float *load_npy(const char *name, size_t *n)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%s", workdir(), name);
+    dl_npy a;
+    if (dl_npy_read(path, &a) != DL_OK)
+        GR_FAIL("cannot read %s: %s", path, dl_last_error());
+    *n = a.shape[0] * a.shape[1];
+    return a.data;
+}
+
+// ---- task 1: the sampler, against the grader's own implementation ----
+
+static void ref_indices(const ddp_sampler *s, size_t *out, size_t *per_out)
+{
+    size_t n = s->n, P = (size_t)s->world, r = (size_t)s->rank;
+    size_t per = s->drop_last ? n / P : (n + P - 1) / P;
+    size_t *perm = malloc(n * sizeof *perm);
+    dl_rng g;
+    if (s->shuffle) {
+        dl_rng_seed(&g, s->seed + (uint64_t)s->epoch, DDP_SAMPLER_STREAM);
+        dl_rng_permutation(&g, perm, n);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            perm[i] = i;
+    }
+    if (s->labels == NULL) {
+        for (size_t k = 0; k < per; k++)
+            out[k] = perm[(r + k * P) % n];
+    } else {
+        size_t *mine = malloc((n + 1) * sizeof *mine), m = 0, pos = 0;
+        for (int c = 0; c < s->C; c++)
+            for (size_t i = 0; i < n; i++)
+                if (s->labels[perm[i]] == c) {
+                    if (pos % P == r)
+                        mine[m++] = perm[i];
+                    pos++;
+                }
+        for (size_t k = 0; k < per; k++)
+            out[k] = mine[m ? k % m : 0];
+        if (s->shuffle) {
+            dl_rng_seed(&g, s->seed + (uint64_t)s->epoch, DDP_SAMPLER_STREAM + 1 + r);
+            dl_rng_shuffle(&g, out, per);
+        }
+        free(mine);
+    }
+    *per_out = per;
+    free(perm);
+}
+
+static void check_sampler_case(size_t n, int P, int drop_last, int shuffle, const int32_t *labels, int C)
+{
+    char what[160];
+    snprintf(what, sizeof what, "n=%zu, %d ranks, drop_last=%d, shuffle=%d%s", n, P, drop_last, shuffle,
+             labels ? ", stratified" : "");
+    size_t *got[8], *want = malloc((n + 8) * sizeof *want), per_want = 0;
+    size_t per[8];
+    for (int r = 0; r < P; r++) { // first: the same share for everyone
+        ddp_sampler s = {n, r, P, 42, 0, shuffle, drop_last, labels, C};
+        per[r] = ddp_sampler_num_samples(&s);
+        if (r > 0 && per[r] != per[0])
+            GR_FAIL(GR_DIAG("remainder-on-last-rank") "%s: rank %d gets %zu rows, rank 0 %zu: every rank must get the "
+                    "same number (ceil(n/P) padded, or floor(n/P) with drop_last), or the ranks run different numbers "
+                    "of steps and the last one holds up the others", what, r, per[r], per[0]);
+    }
+    for (int r = 0; r < P; r++) {
+        ddp_sampler s = {n, r, P, 42, 0, shuffle, drop_last, labels, C};
+        ddp_sampler_set_epoch(&s, 3);
+        got[r] = malloc((per[r] + 1) * sizeof *got[r]);
+        ref_indices(&s, want, &per_want);
+        if (per[r] == 0 && per_want > 0)
+            GR_FAIL("%s: ddp_sampler_num_samples returned 0 (not implemented yet: lab03 task 1?)", what);
+        if (per[r] == n && P > 1 && per_want < n)
+            GR_FAIL(GR_DIAG("no-sharding") "%s: rank %d gets all %zu rows: with P ranks each must take only its "
+                    "share (the classic first attempt: four serial copies of the same epoch)", what, r, n);
+        if (per[r] != per_want)
+            GR_FAIL("%s: rank %d gets %zu rows, expected %zu", what, r, per[r], per_want);
+        GR_OK(ddp_sampler_indices(&s, got[r]));
+        for (size_t k = 0; k < per_want; k++) {
+            if (got[r][k] != want[k]) {
+                // same rows as the permutation, but in blocks?
+                s.epoch = 0;
+                size_t *w0 = malloc((n + 8) * sizeof *w0), p0;
+                ref_indices(&s, w0, &p0);
+                int stale = shuffle && memcmp(got[r], w0, per_want * sizeof *w0) == 0;
+                free(w0);
+                if (stale)
+                    GR_FAIL(GR_DIAG("epoch-not-advanced") "%s: after ddp_sampler_set_epoch(3) rank %d returns epoch "
+                            "0's order: the permutation must be seeded with seed + epoch, or every epoch visits the "
+                            "rows in the same order", what, r);
+                GR_FAIL("%s: rank %d, position %zu: row %zu, expected %zu (the permutation of seed + epoch, padded "
+                        "by repeating its start, then rows r, r+P, r+2P, ...)", what, r, k, got[r][k], want[k]);
+            }
+        }
+    }
+    free(want);
+    for (int r = 0; r < P; r++)
+        free(got[r]);
+}
+
+START_TEST(test_sampler_exact)
+{
+    const struct { size_t n; int P, drop, shuffle; } cases[] = {
+        {10, 3, 0, 1}, {10, 3, 1, 1}, {12, 4, 0, 1}, {2, 4, 0, 1}, {7, 1, 0, 1}, {10, 3, 0, 0}, {1000, 4, 0, 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        check_sampler_case(cases[k].n, cases[k].P, cases[k].drop, cases[k].shuffle, NULL, 0);
+    // every row exactly once per epoch when nothing is padded, and a new order each epoch
+    size_t n = 1200, P = 4, per = n / P;
+    size_t *a = malloc(per * sizeof *a), *b = malloc(per * sizeof *b);
+    char *seen = calloc(n, 1);
+    for (size_t r = 0; r < P; r++) {
+        ddp_sampler s = {n, (int)r, (int)P, 7, 0, 1, 0, NULL, 0};
+        ddp_sampler_set_epoch(&s, 5);
+        GR_OK(ddp_sampler_indices(&s, a));
+        for (size_t k = 0; k < per; k++)
+            if (a[k] >= n || seen[a[k]]++)
+                GR_FAIL("epoch 5: row %zu is out of range or appears on two ranks", a[k]);
+        ddp_sampler_set_epoch(&s, 6);
+        GR_OK(ddp_sampler_indices(&s, b));
+        if (memcmp(a, b, per * sizeof *a) == 0)
+            GR_FAIL(GR_DIAG("epoch-not-advanced") "rank %zu gets the same rows in the same order in epochs 5 and 6: "
+                    "seed the permutation with seed + epoch", r);
+    }
+    free(a), free(b), free(seen);
+}
+END_TEST
+
+START_TEST(test_sampler_stratified)
+{
+    size_t n = 1003;
+    int C = 5, P = 4;
+    int32_t *y = malloc(n * sizeof *y);
+    dl_rng r;
+    dl_rng_seed(&r, 3, 3);
+    for (size_t i = 0; i < n; i++) // imbalanced: class 4 is rare
+        y[i] = dl_rng_uniform(&r) < 0.05 ? 4 : (int32_t)dl_rng_below(&r, 4);
+    check_sampler_case(n, P, 0, 1, y, C);
+    check_sampler_case(n, P, 1, 0, y, C);
+    // per class, the ranks differ by at most one (before any padding)
+    size_t counts[4][5] = {{0}};
+    for (int k = 0; k < P; k++) {
+        ddp_sampler s = {n, k, P, 9, 0, 1, 1, y, C};
+        size_t per = ddp_sampler_num_samples(&s), *idx = malloc(per * sizeof *idx);
+        GR_OK(ddp_sampler_indices(&s, idx));
+        for (size_t i = 0; i < per; i++)
+            counts[k][y[idx[i]]]++;
+        free(idx);
+    }
+    for (int c = 0; c < C; c++) {
+        size_t lo = (size_t)-1, hi = 0;
+        for (int k = 0; k < P; k++) {
+            lo = counts[k][c] < lo ? counts[k][c] : lo;
+            hi = counts[k][c] > hi ? counts[k][c] : hi;
+        }
+        if (hi - lo > 1)
+            GR_FAIL(GR_DIAG("shards-not-stratified") "class %d: %zu to %zu rows per rank; stratified shards differ by "
+                    "at most one", c, lo, hi);
+    }
+    free(y);
+}
+END_TEST
+
+// ---- task 5: the learning rate ----
+
+static double ref_lr(const ddp_lr_config *c, long t)
+{
+    double peak = c->base_lr * (double)c->global_batch / (double)c->base_batch;
+    if (t < c->warmup_steps)
+        return peak * (double)(t + 1) / (double)c->warmup_steps;
+    if (!c->cosine)
+        return peak;
+    if (t >= c->total_steps)
+        return 0.0;
+    return peak * 0.5 * (1.0 + cos(3.14159265358979323846 * (double)(t - c->warmup_steps) /
+                                   (double)(c->total_steps - c->warmup_steps)));
+}
+
+START_TEST(test_lr_schedule)
+{
+    const ddp_lr_config cfgs[] = {
+        {0.1, 256, 1024, 10, 100, 0}, {0.024, 4096, 16384, 10, 92, 1}, {0.5, 128, 128, 0, 50, 0}, {0.01, 64, 512, 5, 5, 1},
+    };
+    const long steps[] = {0, 1, 4, 5, 9, 10, 11, 50, 91, 92, 99, 200};
+    for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+        const ddp_lr_config *c = &cfgs[k];
+        for (size_t q = 0; q < sizeof steps / sizeof steps[0]; q++) {
+            double got = ddp_lr_at(c, steps[q]), want = ref_lr(c, steps[q]);
+            if (fabs(got - want) <= 1e-12 * fabs(want) + 1e-15)
+                continue;
+            double unscaled = c->base_lr * (steps[q] < c->warmup_steps ? (double)(steps[q] + 1) / c->warmup_steps : 1.0);
+            if (got == 0.0 && want > 0)
+                GR_FAIL("ddp_lr_at(step %ld) = 0 for base_lr %g (not implemented yet: lab03 task 5?)", steps[q],
+                        c->base_lr);
+            if (c->global_batch != c->base_batch && !c->cosine && fabs(got - unscaled) < 1e-12)
+                GR_FAIL(GR_DIAG("lr-not-scaled") "step %ld: lr %g is base_lr's schedule; with a global batch of %zu "
+                        "against base_batch %zu it must be scaled by %g (linear scaling rule)", steps[q], got,
+                        c->global_batch, c->base_batch, (double)c->global_batch / (double)c->base_batch);
+            GR_FAIL("config %zu (base_lr %g, base_batch %zu, global %zu, warmup %ld, total %ld, cosine %d): step %ld "
+                    "gives %.12g, expected %.12g", k, c->base_lr, c->base_batch, c->global_batch, c->warmup_steps,
+                    c->total_steps, c->cosine, steps[q], got, want);
+        }
+    }
+}
+END_TEST
+
+// ---- task 2: the distributed scaler, through the driver on 3 ranks ----
+
+START_TEST(test_scaler_distributed)
+{
+    int rc = run_driver(3, "scaler", "--epochs 1 --max-steps 1 --no-compare --batch-size 256 --hidden 16");
+    if (rc != 0)
+        fail_run("scaler", rc);
+    dl_jv *s = summary_of("scaler");
+    const dl_jv *mean = dl_jv_get(s, "scaler.mean"), *sd = dl_jv_get(s, "scaler.std");
+    if (mean == NULL || sd == NULL || mean->type != DL_JARR || mean->n != 784)
+        GR_FAIL("summary.json has no scaler.mean/std of 784 values");
+    double diff = dl_jv_num(dl_jv_get(s, "scaler.max_diff_across_ranks"), -1);
+    dl_data data;
+    GR_OK(dl_data_load("fashion_mnist", &data));
+    size_t n = data.train.n, d = data.train.d;
+    double *rm = calloc(d, sizeof *rm), *rs = calloc(d, sizeof *rs);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++)
+            rm[j] += data.train.X[i * d + j];
+    for (size_t j = 0; j < d; j++)
+        rm[j] /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++)
+            rs[j] += (data.train.X[i * d + j] - rm[j]) * (data.train.X[i * d + j] - rm[j]);
+    for (size_t j = 0; j < d; j++) {
+        rs[j] = sqrt(rs[j] / (double)n);
+        if (!(rs[j] > 0))
+            rs[j] = 1.0;
+    }
+    size_t bad = 0, worst = 0;
+    double worst_err = 0;
+    for (size_t j = 0; j < d; j++) {
+        double gm = mean->items[j].num, gs = sd->items[j].num;
+        double e = fmax(fabs(gm - rm[j]) / (1e-6 + fabs(rm[j])), fabs(gs - rs[j]) / (1e-6 + rs[j]));
+        if (!(e <= 1e-5)) {
+            bad++;
+            if (e > worst_err || worst_err != worst_err)
+                worst_err = e, worst = j;
+        }
+    }
+    if (diff != 0)
+        GR_FAIL(GR_DIAG("scaler-shard-local") "the ranks standardise with different statistics (rank 0's mean differs "
+                "from another rank's by %g): each rank used its own shard; merge count, mean and M2 over all ranks",
+                diff);
+    if (bad > 0)
+        GR_FAIL(GR_DIAG("scaler-shard-local") "%zu of %zu features differ from the single-process scaler of all 60000 "
+                "rows; worst feature %zu: mean %.9g vs %.9g, std %.9g vs %.9g (tolerance 1e-6 of the mean, 1e-5 "
+                "relative)", bad, d, worst, mean->items[worst].num, rm[worst], sd->items[worst].num, rs[worst]);
+    free(rm), free(rs);
+    dl_jv_free(s);
+    dl_data_free(&data);
+}
+END_TEST
+
+// ---- tasks 3 and 4: P ranks at batch B equal one rank at batch P·B ----
+
+static void equivalence(int P)
+{
+    char name[64], args[2048], one[64];
+    const char *common = "--data fashion_mnist:train=4096,test=512 --hidden 32 --epochs 2 --max-steps 20 --warmup 3 "
+                         "--base-batch 64 --lr 0.05 --no-compare";
+    snprintf(name, sizeof name, "eq%d", P);
+    snprintf(args, sizeof args, "%s --batch-size %d --dump-params '%s/p%d.npy' --dump-init '%s/i%d.npy'", common,
+             64 / P, workdir(), P, workdir(), P);
+    int rc = run_driver(P, name, args);
+    if (rc != 0)
+        fail_run(name, rc);
+    snprintf(one, sizeof one, "one%d", P);
+    snprintf(args, sizeof args, "%s --batch-size 64 --dump-params '%s/p1_%d.npy' --dump-init '%s/i1_%d.npy'", common,
+             workdir(), P, workdir(), P);
+    rc = run_driver(0, one, args);
+    if (rc != 0)
+        fail_run(one, rc);
+    dl_jv *s = summary_of(name);
+    double init_diff = dl_jv_num(dl_jv_get(s, "param_diff_after_broadcast"), NAN);
+    double final_diff = dl_jv_num(dl_jv_get(s, "param_diff_across_ranks"), NAN);
+    long steps = (long)dl_jv_num(dl_jv_get(s, "steps"), -1);
+    dl_jv_free(s);
+    if (!(init_diff == 0))
+        GR_FAIL(GR_DIAG("no-initial-broadcast") "%d ranks: after ddp_broadcast_params the parameters still differ across "
+                "ranks by %g: every rank initialised its own model; broadcast rank 0's", P, init_diff);
+    if (!(final_diff == 0))
+        GR_FAIL(GR_DIAG("no-gradient-sync") "%d ranks: after %ld steps the parameters differ across ranks by %g: each "
+                "rank followed its own gradient; average the gradients (allreduce) before every step, and the ranks "
+                "stay bitwise identical", P, steps, final_diff);
+    size_t np = 0, n1 = 0, ni = 0;
+    char f[64];
+    snprintf(f, sizeof f, "p%d.npy", P);
+    float *pp = load_npy(f, &np);
+    snprintf(f, sizeof f, "p1_%d.npy", P);
+    float *p1 = load_npy(f, &n1);
+    snprintf(f, sizeof f, "i%d.npy", P);
+    float *init = load_npy(f, &ni);
+    if (np != n1 || np != ni)
+        GR_FAIL("parameter files of %zu, %zu and %zu values", np, n1, ni);
+    double *ref = malloc(np * sizeof *ref);
+    double up_p = 0, up_1 = 0;
+    for (size_t k = 0; k < np; k++) {
+        ref[k] = p1[k];
+        up_p += fabs((double)pp[k] - init[k]);
+        up_1 += fabs((double)p1[k] - init[k]);
+    }
+    dl_cmp c;
+    if (!dl_allclose_f32(pp, ref, np, 1e-6, 1e-5, &c)) {
+        char buf[1024];
+        dl_cmp_format(&c, "parameters", buf, sizeof buf);
+        if (up_p > 1.5 * up_1)
+            GR_FAIL(GR_DIAG("grad-sum-not-average") "%d ranks x batch %d after 20 steps moved the parameters %.2f times "
+                    "as far as 1 rank x batch 64: the gradients were summed over the ranks, not averaged (%s)", P,
+                    64 / P, up_p / up_1, buf);
+        GR_FAIL("%d ranks x batch %d vs 1 rank x batch 64 after 20 steps: %s", P, 64 / P, buf);
+    }
+    free(pp), free(p1), free(init), free(ref);
+}
+
+START_TEST(test_equivalence)
+{
+    equivalence(2);
+    equivalence(4);
+}
+END_TEST
+
+// ---- the default run: accuracy, work per rank, projected speedup ----
+
+static dl_jv *default_run(void)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/default/summary.json", workdir());
+    dl_jv *v = NULL;
+    if (access(path, R_OK) != 0 || dl_json_parse_file(path, &v) != DL_OK) {
+        int rc = run_driver(4, "default", "--no-compare");
+        if (rc != 0)
+            fail_run("default", rc);
+        v = summary_of("default");
+    }
+    return v;
+}
+
+START_TEST(test_accuracy)
+{
+    dl_jv *s = default_run();
+    double acc = dl_jv_num(dl_jv_get(s, "test_accuracy"), -1);
+    int epochs = (int)dl_jv_num(dl_jv_get(s, "epochs_run"), 0);
+    printf("4 ranks, %d epochs: test accuracy %.4f\n", epochs, acc);
+    if (!(acc >= 0.85))
+        GR_FAIL("4 ranks reached test accuracy %.4f after %d epochs; expected at least 0.85", acc, epochs);
+    dl_jv_free(s);
+}
+END_TEST
+
+START_TEST(test_accounting)
+{
+    dl_jv *s = default_run();
+    const dl_jv *rows = dl_jv_get(s, "rows_per_rank");
+    double N = dl_jv_num(dl_jv_get(s, "dataset_rows"), 0), B = dl_jv_num(dl_jv_get(s, "config.batch_per_rank"), 0);
+    if (rows == NULL || rows->type != DL_JARR || rows->n != 4)
+        GR_FAIL("summary.json has no rows_per_rank for 4 ranks");
+    for (size_t r = 0; r < 4; r++) {
+        double v = rows->items[r].num;
+        if (v >= N - 1)
+            GR_FAIL(GR_DIAG("no-sharding") "rank %zu processed %.0f rows in an epoch: all %.0f. Four ranks each doing "
+                    "the whole epoch are four serial copies, not data parallelism", r, v, N);
+        if (fabs(v - N / 4) > B)
+            GR_FAIL(GR_DIAG("remainder-on-last-rank") "rank %zu processed %.0f rows; each rank should process about N/P "
+                    "= %.0f (within one batch of %.0f)", r, v, N / 4, B);
+    }
+    dl_jv_free(s);
+}
+END_TEST
+
+START_TEST(test_speedup_projected)
+{
+    dl_jv *s = default_run();
+    double got = dl_jv_num(dl_jv_get(s, "projection.speedup"), 0);
+    dl_profile prof;
+    GR_OK(dl_profile_load(dl_profile_default(), &prof));
+    const size_t sizes[3] = {784, 256, 10};
+    dl_workload w;
+    dl_projection ref;
+    ddp_ideal_workload(sizes, 3, 60000, prof.gpus, 4096, &w);
+    GR_OK(dl_project(&prof, &w, prof.gpus, &ref));
+    printf("projected on %s: yours %.2fx, the reference %.2fx (needs >= %.2fx)\n", prof.name, got, ref.speedup,
+           0.9 * ref.speedup);
+    if (!(got >= 0.9 * ref.speedup)) {
+        double calls = dl_jv_num(dl_jv_get(s, "counters_last_epoch.allreduce_calls"), 0);
+        double steps = dl_jv_num(dl_jv_get(s, "counters_last_epoch.steps"), 1);
+        if (calls > 1.5 * steps)
+            GR_FAIL(GR_DIAG("per-tensor-allreduce") "projected speedup %.2fx, below 0.9 x the reference's %.2fx: %.0f "
+                    "allreduce calls for %.0f steps; every call pays the ring's latency: one call per step",
+                    got, ref.speedup, calls, steps);
+        GR_FAIL("projected speedup %.2fx on %s, below 0.9 x the reference's %.2fx for the same workload", got, prof.name,
+                ref.speedup);
+    }
+    dl_jv_free(s);
+}
+END_TEST
+
+// ---- task 6: timing ----
+
+START_TEST(test_timing)
+{
+    dl_comm *c;
+    GR_OK(dl_comm_init(NULL, NULL, &c)); // a world of one, in this process
+    double t0 = -1;
+    GR_OK(ddp_epoch_begin(c, &t0));
+    if (!(t0 > 0))
+        GR_FAIL("ddp_epoch_begin set t0 = %g; expected dl_now() after the barrier", t0);
+    struct timespec ts = {0, 60 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    double per[1] = {-1};
+    ddp_timing tm = {0, 0, per, 0};
+    GR_OK(ddp_epoch_end(c, t0, 0.0125, &tm));
+    if (!(tm.epoch_s >= 0.06 && tm.epoch_s < 60))
+        GR_FAIL("an epoch that slept 60 ms measured %g s: epoch_s = dl_now() - t0 after the closing barrier", tm.epoch_s);
+    if (per[0] != 0.0125 || tm.compute_s != 0.0125)
+        GR_FAIL("per_rank_compute[0] = %g, compute_s = %g; expected this rank's 0.0125", per[0], tm.compute_s);
+    if (tm.imbalance != 1.0)
+        GR_FAIL("one rank: imbalance %g, expected 1 (max / mean of one value)", tm.imbalance);
+    dl_comm_stats st;
+    dl_comm_stats_get(c, &st);
+    if (st.calls[DL_OP_BARRIER] < 2)
+        GR_FAIL(GR_DIAG("timing-no-barrier") "%llu barrier(s) in begin + end; bracket the epoch with a barrier at "
+                "each end, or each rank times only itself and the slowest rank's wait is hidden",
+                (unsigned long long)st.calls[DL_OP_BARRIER]);
+    dl_comm_finalize(c);
+    // and on 4 ranks, from the default run
+    dl_jv *s = default_run();
+    double imb = dl_jv_num(dl_jv_get(s, "imbalance"), 0), ep = dl_jv_num(dl_jv_get(s, "epoch_seconds"), 0);
+    if (!(imb >= 1.0 && imb < 10 && ep > 0))
+        GR_FAIL("4 ranks: imbalance %g and epoch time %g s; expected imbalance >= 1 (slowest / mean) and a positive "
+                "epoch time", imb, ep);
+    dl_jv_free(s);
+}
+END_TEST
+
+// ---- GPU tiers ----
+
+START_TEST(test_gpu_one_rank)
+{
+    int rc = run_driver(1, "gpu1", "--device cuda --data fashion_mnist:train=8192,test=1000 --epochs 2 --no-compare");
+    if (rc != 0)
+        fail_run("gpu1", rc);
+    int rc2 = run_driver(1, "cpu1", "--device cpu --data fashion_mnist:train=8192,test=1000 --epochs 2 --no-compare");
+    if (rc2 != 0)
+        fail_run("cpu1", rc2);
+    dl_jv *g = summary_of("gpu1"), *c = summary_of("cpu1");
+    double lg = dl_jv_num(dl_jv_get(g, "final_loss"), NAN), lc = dl_jv_num(dl_jv_get(c, "final_loss"), NAN);
+    if (!(fabs(lg - lc) <= 1e-3 * fabs(lc)))
+        GR_FAIL("the same run reaches loss %.6f on the GPU and %.6f on the CPU", lg, lc);
+    dl_jv_free(g), dl_jv_free(c);
+}
+END_TEST
+
+START_TEST(test_gpu4_measured)
+{
+    int rc1 = run_driver(1, "m1", "--device cuda --epochs 3 --no-compare");
+    if (rc1 != 0)
+        fail_run("m1", rc1);
+    int rc4 = run_driver(4, "m4", "--device cuda --epochs 3 --no-compare");
+    if (rc4 != 0)
+        fail_run("m4", rc4);
+    dl_jv *a = summary_of("m1"), *b = summary_of("m4");
+    double t1 = dl_jv_num(dl_jv_get(a, "epoch_seconds"), NAN), t4 = dl_jv_num(dl_jv_get(b, "epoch_seconds"), NAN);
+    double measured = t1 / t4;
+    double want = 0.8 * dl_jv_num(dl_jv_get(b, "projection.speedup"), 0);
+    printf("measured on 4 GPUs: %.2fx (epoch %.4f s on 1, %.4f s on 4)\n", measured, t1, t4);
+    if (!(measured >= want))
+        GR_FAIL("measured 4-GPU speedup %.2fx, below %.2fx", measured, want);
+    dl_jv_free(a), dl_jv_free(b);
+}
+END_TEST
+
+// ---- the table ----
+
+#define H "README.md#"
+static const gr_item items[] = {
+    {"sampler_exact", "distributed sampler: shard sizes, padding, rows r::P of the epoch's permutation", 15, GR_CPU,
+     NULL, "permutation of seed + epoch; pad by repeating its start to num_samples * P; rank r takes r, r+P, ...",
+     H "task-1-the-distributed-sampler-20-points", 30},
+    {"sampler_stratified", "stratified shards: per-class counts differ by at most one", 5, GR_CPU, NULL,
+     "deal each class's rows round-robin, the count running on across classes; pad each rank to num_samples",
+     H "task-1-the-distributed-sampler-20-points", 30},
+    {"lr_schedule", "learning rate: linear scaling, warmup, schedule (exact)", 10, GR_CPU, NULL,
+     "peak = base_lr * global_batch / base_batch; warmup peak * (t+1) / W; then constant or cosine",
+     H "task-5-the-learning-rate-10-points", 30},
+    {"scaler_distributed", "distributed scaler equals the single-process one (3 ranks)", 10, GR_CPU, NULL,
+     "allgather (count, mean, M2) per rank and merge with Chan's formula in rank order",
+     H "task-2-the-distributed-scaler-10-points", 120},
+    {"equivalence", "P ranks at batch B equal 1 rank at batch P*B after 20 steps (P = 2, 4)", 20, GR_CPU,
+     "sampler_exact", "broadcast rank 0's parameters once; average the gradients with one allreduce before each step",
+     H "tasks-3-and-4-one-model-on-p-ranks-20-points", 180},
+    {"accuracy", "4 ranks reach test accuracy >= 0.85 on Fashion-MNIST", 10, GR_CPU, "equivalence",
+     "with the defaults (25 epochs, 4096 rows per rank, scaled lr with warmup)", H "what-the-run-shows", 300},
+    {"accounting", "each rank processes N/P rows per epoch", 5, GR_CPU, "sampler_exact",
+     "every rank gets its own N/P rows; nobody gets all of them, nobody the remainder", H "task-1-the-distributed-sampler-20-points",
+     300},
+    {"speedup_projected", "projected 4-GPU speedup >= 0.9 x the reference's (4xA10 PCIe)", 10, GR_CPU, "equivalence",
+     "one allreduce of all gradients per step; equal shards; no extra communication per step",
+     H "speedup-measured-and-projected", 300},
+    {"timing", "barrier-bracketed epoch time, per-rank compute, imbalance", 5, GR_CPU, NULL,
+     "barrier, t0; ...; barrier, epoch = max over ranks; allgather compute; imbalance = max / mean",
+     H "task-6-timing-5-points", 300},
+    {"gpu_one_rank", "one rank on the GPU trains like the CPU", 5, GR_GPU1, NULL,
+     "the training loop is device-neutral: only the engine's buffers move", H "running-on-gpus", 300},
+    {"gpu4_measured", "measured speedup on 4 GPUs >= 0.8 x the projection", 10, GR_GPU4, NULL,
+     "one GPU per rank (dlrun -n 4 --device cuda)", H "running-on-gpus", 600},
+};
+
+static Suite *lab03_suite(void)
+{
+    Suite *s = suite_create("lab03");
+    tcase_add_test(gr_tcase(s, "sampler_exact"), test_sampler_exact);
+    tcase_add_test(gr_tcase(s, "sampler_stratified"), test_sampler_stratified);
+    tcase_add_test(gr_tcase(s, "lr_schedule"), test_lr_schedule);
+    tcase_add_test(gr_tcase(s, "scaler_distributed"), test_scaler_distributed);
+    tcase_add_test(gr_tcase(s, "equivalence"), test_equivalence);
+    tcase_add_test(gr_tcase(s, "accuracy"), test_accuracy);
+    tcase_add_test(gr_tcase(s, "accounting"), test_accounting);
+    tcase_add_test(gr_tcase(s, "speedup_projected"), test_speedup_projected);
+    tcase_add_test(gr_tcase(s, "timing"), test_timing);
+    tcase_add_test(gr_tcase(s, "gpu_one_rank"), test_gpu_one_rank);
+    tcase_add_test(gr_tcase(s, "gpu4_measured"), test_gpu4_measured);
+    return s;
+}
+
+static const gr_lab lab = {"03", "from four serial copies to one data-parallel model", "03-data-parallel", items,
+                           (int)(sizeof items / sizeof items[0]), lab03_suite};
+
+const gr_lab *gr_lab_get(void)
+{
+    return &lab;
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# test-lab03.sh — lab 03's driver under real mpirun with 1, 2 and 4 ranks: the
+# reference run end to end with its plots and projection, the naive mode,
+# the skeleton, and bad input.
+set -u
+. tools/testlib.sh
+D=$B/solutions/lab03
+R=common/bin/dlrun
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+expect_rc 0 "lab03 (reference) on 4 ranks, 3 epochs" -- "$R" -n 4 "$D" --epochs 3 --out "$tmp/ddp"
+S=$tmp/ddp/summary.json
+for f in metrics.csv steps.csv lr.csv shards.csv projection.csv summary.json training.png shards.png \
+    equivalence.png lr.png speedup_batch.png epoch_time.png; do
+    expect_file "$tmp/ddp/$f" "lab03 writes $f"
+done
+expect_out "epoch  3/3 .*\\|dparam\\| 0 " "each epoch line reports a zero parameter difference"
+expect_cmp "$($J "$S" param_diff_across_ranks)" == 0 "4 DDP ranks hold bitwise identical parameters"
+expect_cmp "$($J "$S" 'rows_per_rank.*' | sort -u | wc -l)" == 1 "every rank processed the same number of rows"
+expect_cmp "$($J "$S" rows_per_rank.0)" == 15000 "each rank processed 60000 / 4 rows"
+expect_cmp "$($J "$S" projection.speedup)" '>=' 2 "the reference projects at least 2x on 4 A10s (default workload)"
+expect_cmp "$($J "$S" naive.projected_speedup)" '<=' 1.0 "the naive first attempt projects no speedup"
+expect_cmp "$($J "$S" one_rank_curve_max_rel_diff)" '<' 1e-4 "4 ranks x 4096 track 1 rank x 16384 step by step"
+expect_cmp "$($J "$S" counters_last_epoch.allreduce_calls)" == "$($J "$S" counters_last_epoch.steps)" \
+    "one gradient allreduce per step"
+expect_cmp "$($J "$S" config.peak_lr)" == 0.096 "the lr is scaled with the global batch (0.024 x 4)"
+
+expect_rc 0 "lab03 --mode naive on 4 ranks" -- "$R" -n 4 "$D" --mode naive --epochs 1 --out "$tmp/naive"
+N=$tmp/naive/summary.json
+expect_cmp "$($J "$N" rows_per_rank.0)" == 60000 "naive: every rank trains on all 60000 rows"
+expect_cmp "$($J "$N" param_diff_across_ranks)" '>' 0 "naive: the ranks hold different models"
+expect_cmp "$($J "$N" projection.speedup)" '<=' 1.0 "naive: projected speedup at most 1x"
+
+expect_rc 0 "lab03 on one process (a world of one)" -- "$D" --epochs 1 --max-steps 3 --out "$tmp/one" --quiet
+expect_cmp "$($J "$tmp/one/summary.json" ranks)" == 1 "without dlrun the run has one rank"
+expect_rc 0 "lab03 on 2 ranks with stratified shards" -- "$R" -n 2 "$D" --epochs 1 --stratified --no-compare --out "$tmp/st" --quiet
+expect_cmp "$($J "$tmp/st/summary.json" param_diff_across_ranks)" == 0 "2 stratified ranks stay in sync"
+
+if [ -x "$B/skeleton/mutant/lab03" ]; then
+    expect_rc 1 "the untouched skeleton stops cleanly on 2 ranks" -- "$R" -n 2 "$B/skeleton/mutant/lab03" --out "$tmp/skel"
+    expect_out "not implemented yet: lab03 task 2" "the skeleton names the missing task"
+    expect_no_file "$tmp/skel/summary.json" "the skeleton leaves no summary.json"
+else
+    not_ok "skeleton driver $B/skeleton/mutant/lab03 was not built"
+fi
+
+printf 'name = x\ngpus = 4\nfp32_peak = 1e12\nwarp_speed = 9\n' >"$tmp/bad.conf"
+expect_rc 2 "--hidden 0" -- "$D" --hidden 0 --out "$tmp/x1"
+expect_out "--hidden '0': expected" "a bad --hidden is named"
+expect_rc 2 "--mode fast" -- "$D" --mode fast --out "$tmp/x2"
+expect_rc 2 "a missing profile" -- "$D" --profile /nonexistent.conf --out "$tmp/x3"
+expect_out "/nonexistent.conf: cannot open" "the missing profile is named"
+expect_rc 2 "a profile with an unknown key" -- "$D" --profile "$tmp/bad.conf" --out "$tmp/x4"
+expect_out "bad.conf:4: unknown key 'warp_speed'" "the bad key is named with its line"
+expect_rc 2 "a dataset without a test split" -- "$D" --data breast_cancer --out "$tmp/x5"
+expect_out "has no test split" "the reason is given"
+expect_rc 2 "--batch-size 0" -- "$D" --batch-size 0 --out "$tmp/x6"
+expect_rc 2 "a bad flag on 2 ranks stops both" -- "$R" -n 2 "$D" --nonsense --out "$tmp/x7"
+for k in 1 2 3 4 5 6 7; do [ -e "$tmp/x$k/summary.json" ] && not_ok "failed run x$k left a summary.json"; done
+ok "no failed run left a summary.json behind"
+finish
