@@ -19,29 +19,29 @@
 #ifndef GRADER_H
 #define GRADER_H
 
-#include <check.h>  // Suite, TCase, ck_assert_msg
+#include <check.h> // Suite, TCase, ck_assert_msg
 #include <string.h> // strcspn
 
 #include "dl/compare.h" // dl_cmp
-#include "dl/status.h"  // dl_status_name, dl_last_error
+#include "dl/status.h" // dl_status_name, dl_last_error
 
 typedef enum gr_tier { GR_CPU = 0, GR_GPU1 = 1, GR_GPU4 = 2 } gr_tier;
 
 typedef struct gr_item {
-    const char *name;    /* TCase name: lower_snake_case, unique in the lab */
-    const char *title;   /* one line shown in the table */
+    const char *name; /* TCase name: lower_snake_case, unique in the lab */
+    const char *title; /* one line shown in the table */
     int points;
     gr_tier tier;
-    const char *parent;  /* item that must pass first, or NULL */
-    const char *hint;    /* shown under a failure */
+    const char *parent; /* item that must pass first, or NULL */
+    const char *hint; /* shown under a failure */
     const char *section; /* handout section, e.g. "README.md §Task 1" */
-    double timeout;      /* seconds, before CK_TIMEOUT_MULTIPLIER */
+    double timeout; /* seconds, before CK_TIMEOUT_MULTIPLIER */
 } gr_item;
 
 typedef struct gr_lab {
-    const char *id;    /* "01" */
+    const char *id; /* "01" */
     const char *title; /* "logistic regression on one GPU, with feature scaling" */
-    const char *dir;   /* "01-logreg" */
+    const char *dir; /* "01-logreg" */
     const gr_item *items;
     int n_items;
     Suite *(*suite)(void);
@@ -67,23 +67,23 @@ const gr_item *gr_current(void);
 
 /* Evaluates a dl_status call; on failure fails the test with the call, the
  * status and the library's message (for a skeleton: "not implemented yet"). */
-#define GR_OK(call)                                                                          \
-    do {                                                                                     \
-        dl_status gr_st_ = (call);                                                           \
-        if (gr_st_ != DL_OK)                                                                 \
-            ck_abort_msg("%.*s(...) returned %s: %s", (int)strcspn(#call, "("), #call,      \
-                         dl_status_name(gr_st_), dl_last_error());                          \
+#define GR_OK(call)                                                                                            \
+    do {                                                                                                       \
+        dl_status gr_st_ = (call);                                                                             \
+        if (gr_st_ != DL_OK)                                                                                   \
+            ck_abort_msg("%.*s(...) returned %s: %s", (int)strcspn(#call, "("), #call, dl_status_name(gr_st_), \
+                         dl_last_error());                                                                     \
     } while (0)
 
 /* Fails with dl_cmp_format's report unless got matches ref. */
-#define GR_ALLCLOSE_F32(what, got, ref, n, atol, rtol, prefix)                               \
-    do {                                                                                     \
-        dl_cmp gr_c_;                                                                        \
-        if (!dl_allclose_f32((got), (ref), (n), (atol), (rtol), &gr_c_)) {                   \
-            char gr_b_[1024];                                                                \
-            dl_cmp_format(&gr_c_, (what), gr_b_, sizeof gr_b_);                              \
-            ck_abort_msg("%s%s", (prefix), gr_b_);                                           \
-        }                                                                                    \
+#define GR_ALLCLOSE_F32(what, got, ref, n, atol, rtol, prefix)             \
+    do {                                                                   \
+        dl_cmp gr_c_;                                                      \
+        if (!dl_allclose_f32((got), (ref), (n), (atol), (rtol), &gr_c_)) { \
+            char gr_b_[1024];                                              \
+            dl_cmp_format(&gr_c_, (what), gr_b_, sizeof gr_b_);            \
+            ck_abort_msg("%s%s", (prefix), gr_b_);                         \
+        }                                                                  \
     } while (0)
 
 #endif /* GRADER_H */

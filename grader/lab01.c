@@ -6,16 +6,16 @@
  * Tolerances (|got − ref| ≤ atol + rtol·|ref|) are stated at each check and
  * in the handout; float32 results are held to about 1e-5 relative. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>   // exp, log1p, fabs, sqrt, isnan, isfinite
-#include <stdio.h>  // snprintf
+#include <math.h> // exp, log1p, fabs, sqrt, isnan, isfinite
+#include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free
 #include <string.h> // memcpy, memset
 
-#include "dl/blas.h"   // dl_gemv (in the GPU checks)
-#include "dl/data.h"   // dl_data_load
+#include "dl/blas.h" // dl_gemv (in the GPU checks)
+#include "dl/data.h" // dl_data_load
 #include "dl/device.h" // dl_device_open
-#include "dl/rng.h"    // dl_rng
-#include "dl/split.h"  // dl_split_stratified
+#include "dl/rng.h" // dl_rng
+#include "dl/split.h" // dl_split_stratified
 #include "grader.h"
 #include "logreg.h"
 
@@ -54,8 +54,8 @@ static double ref_sigmoid(double z)
 }
 
 /* J(w, b) and, when gw != NULL, its gradient, in double. */
-static double ref_objective(const float *X, const float *y, size_t n, size_t d, const double *w,
-                            double b, double lambda, double *gw, double *gb)
+static double ref_objective(const float *X, const float *y, size_t n, size_t d, const double *w, double b,
+                            double lambda, double *gw, double *gb)
 {
     double loss = 0.0, rb = 0.0, ww = 0.0;
     if (gw != NULL)
@@ -82,8 +82,8 @@ static double ref_objective(const float *X, const float *y, size_t n, size_t d, 
     return loss / (double)n + 0.5 * lambda * ww;
 }
 
-static double ref_objective_f(const float *X, const float *y, size_t n, size_t d, const float *w,
-                              float b, double lambda)
+static double ref_objective_f(const float *X, const float *y, size_t n, size_t d, const float *w, float b,
+                              double lambda)
 {
     double *wd = malloc(d * sizeof *wd);
     for (size_t j = 0; j < d; j++)
@@ -126,8 +126,7 @@ static int cholesky_solve(double *H, const double *g, double *x, size_t m)
 }
 
 /* The optimum of J by Newton's method with backtracking; returns J*. */
-static double ref_optimum(const float *X, const float *y, size_t n, size_t d, double lambda,
-                          double *w, double *b)
+static double ref_optimum(const float *X, const float *y, size_t n, size_t d, double lambda, double *w, double *b)
 {
     size_t m = d + 1;
     double *H = calloc(m * m, sizeof *H), *g = malloc(m * sizeof *g), *step = malloc(m * sizeof *step);
@@ -183,10 +182,10 @@ static double ref_optimum(const float *X, const float *y, size_t n, size_t d, do
 // ---- fixtures: breast_cancer split and scaled by the grader itself ----
 
 typedef struct bc_data {
-    size_t d, n[3];    /* train, val, test */
-    float *raw[3];     /* rows as loaded */
-    float *scaled[3];  /* standardised with the grader's reference scaler (train stats) */
-    float *y[3];       /* 0/1 */
+    size_t d, n[3]; /* train, val, test */
+    float *raw[3]; /* rows as loaded */
+    float *scaled[3]; /* standardised with the grader's reference scaler (train stats) */
+    float *y[3]; /* 0/1 */
 } bc_data;
 
 static void bc_load(bc_data *bc)
@@ -234,15 +233,14 @@ static void bc_free(bc_data *bc)
 
 static logreg_config default_config(void)
 {
-    logreg_config c = {LOGREG_DEFAULT_LR, LOGREG_DEFAULT_LAMBDA, LOGREG_DEFAULT_EPOCHS, 0,
-                       LOGREG_DEFAULT_TOL, 1};
+    logreg_config c = {LOGREG_DEFAULT_LR, LOGREG_DEFAULT_LAMBDA, LOGREG_DEFAULT_EPOCHS, 0, LOGREG_DEFAULT_TOL, 1};
     return c;
 }
 
 /* Trains on (X, y) with cfg on dev; the caller frees m and c. */
-static void train_on(const dl_device *dev, const float *X, const float *y, size_t n, size_t d,
-                     const float *Xv, const float *yv, size_t nv, const logreg_config *cfg,
-                     logreg_model *m, logreg_curve *c, logreg_engine *e_out)
+static void train_on(const dl_device *dev, const float *X, const float *y, size_t n, size_t d, const float *Xv,
+                     const float *yv, size_t nv, const logreg_config *cfg, logreg_model *m, logreg_curve *c,
+                     logreg_engine *e_out)
 {
     logreg_engine e;
     GR_OK(logreg_engine_init(&e, dev, X, y, n, d));
@@ -281,16 +279,18 @@ static void check_fit(const char *what, const float *X, size_t n, size_t d)
         scale[j] = sd[j] > 0 ? sd[j] : 1.0;
         if (isnan(s.mean[j]))
             GR_FAIL(GR_DIAG("scaler-nan") "%s: mean[%zu] is NaN: NaN entries must be skipped, not summed "
-                    "(the column has %s)", what, j, "missing values");
+                                          "(the column has %s)",
+                    what, j, "missing values");
         if (!(s.scale[j] > 0) || !isfinite(s.scale[j]))
             GR_FAIL(GR_DIAG("scaler-zero-variance") "%s: scale[%zu] = %g: a constant (or all-NaN) column "
-                    "must get scale 1, never 0, inf or NaN", what, j, (double)s.scale[j]);
+                                                    "must get scale 1, never 0, inf or NaN",
+                    what, j, (double)s.scale[j]);
         if (sd[j] > 0 && n > 1) {
             double ratio = s.scale[j] / sd[j], ddof1 = sqrt((double)n / (double)(n - 1));
             if (fabs(ratio - ddof1) < 1e-4 * ddof1 && fabs(ratio - 1.0) > 1e-4)
                 GR_FAIL(GR_DIAG("scaler-ddof") "%s: scale[%zu] = %.7g is the sample std (ddof=1, divide "
-                        "by n-1); the scaler uses the population std (ddof=0): %.7g", what, j,
-                        (double)s.scale[j], sd[j]);
+                                               "by n-1); the scaler uses the population std (ddof=0): %.7g",
+                        what, j, (double)s.scale[j], sd[j]);
         }
     }
     char msg[64];
@@ -304,8 +304,10 @@ static void check_fit(const char *what, const float *X, size_t n, size_t d)
         double rel = fabs(c.worst_got - c.worst_ref) / c.worst_ref;
         if (mean[c.worst] != 0 && fabs(mean[c.worst]) > 1e3 * c.worst_ref)
             GR_FAIL(GR_DIAG("scaler-cancellation") "%s (relative error %.2g). This column is a large "
-                    "offset plus small noise: E[x^2] - E[x]^2 cancels catastrophically. Use two passes "
-                    "(mean, then squared deviations) with double accumulators", buf, rel);
+                                                   "offset plus small noise: E[x^2] - E[x]^2 cancels catastrophically. "
+                                                   "Use two passes "
+                                                   "(mean, then squared deviations) with double accumulators",
+                    buf, rel);
         GR_FAIL("%s", buf);
     }
     free(mean), free(sd), free(scale);
@@ -388,20 +390,24 @@ START_TEST(test_scaler_transform)
     }
     for (size_t k = 0; k < m * d; k++) {
         if (isnan(B[k]) && isnan(out[k]))
-            GR_FAIL(GR_DIAG("nan-not-imputed") "row %zu, feature %zu was NaN and is still NaN after "
-                    "transform: impute it with the training mean, i.e. 0 after standardising", k / d, k % d);
+            GR_FAIL(
+                GR_DIAG("nan-not-imputed") "row %zu, feature %zu was NaN and is still NaN after "
+                                           "transform: impute it with the training mean, i.e. 0 after standardising",
+                k / d, k % d);
         if (isnan(B[k]) && out[k] != 0.0f)
             GR_FAIL(GR_DIAG("nan-not-imputed") "row %zu, feature %zu was NaN and became %g; the "
-                    "training mean standardises to exactly 0", k / d, k % d, (double)out[k]);
+                                               "training mean standardises to exactly 0",
+                    k / d, k % d, (double)out[k]);
     }
     if (!dl_allclose_f32(out, want, m * d, 1e-5, 1e-5, NULL)) {
         if (dl_allclose_f32(out, leak, m * d, 1e-4, 1e-4, NULL))
-            GR_FAIL(GR_DIAG("scaler-leakage") "transform standardised the rows with *their own* mean "
-                    "and std, not the fitted training statistics: test rows leak into preprocessing, "
-                    "and a single test row would become all zeros");
+            GR_FAIL(GR_DIAG(
+                "scaler-leakage") "transform standardised the rows with *their own* mean "
+                                  "and std, not the fitted training statistics: test rows leak into preprocessing, "
+                                  "and a single test row would become all zeros");
         if (dl_allclose_f32(out, var, m * d, 1e-4, 1e-4, NULL))
             GR_FAIL(GR_DIAG("scaler-wrong-stats") "transform divided by the variance (std squared), "
-                    "not by the std");
+                                                  "not by the std");
         dl_cmp c;
         dl_allclose_f32(out, want, m * d, 1e-5, 1e-5, &c);
         char buf[1024];
@@ -430,8 +436,13 @@ static problem make_problem(uint64_t seed, size_t n, size_t d, float lambda, dou
 {
     dl_rng r;
     dl_rng_seed(&r, seed, 3);
-    problem p = {n, d, rand_matrix(&r, n, d, 0.0, 1.0), malloc(n * sizeof(float)),
-                 rand_matrix(&r, d, 1, 0.0, wscale), (float)(0.3 * dl_rng_normal(&r)), lambda};
+    problem p = {n,
+                 d,
+                 rand_matrix(&r, n, d, 0.0, 1.0),
+                 malloc(n * sizeof(float)),
+                 rand_matrix(&r, d, 1, 0.0, wscale),
+                 (float)(0.3 * dl_rng_normal(&r)),
+                 lambda};
     for (size_t i = 0; i < n; i++)
         p.y[i] = (float)(dl_rng_uniform(&r) < 0.4);
     return p;
@@ -460,14 +471,15 @@ static void check_loss_grad(const problem *p, const char *what)
     if (p->lambda > 0 && p->b != 0 && fabs(loss - (rl + pen_b)) < 1e-6 * fabs(rl) + 1e-9 &&
         fabs(pen_b) > 1e-4 * fabs(rl))
         GR_FAIL(GR_DIAG("bias-penalised") "%s: loss %.9g = J + (lambda/2) b^2: the bias b must not be "
-                "penalised (expected %.9g)", what, loss, rl);
+                                          "penalised (expected %.9g)",
+                what, loss, rl);
     if (p->lambda > 0 && p->b != 0 && fabs(gb - (rgb + p->lambda * p->b)) < 1e-6 + 1e-5 * fabs(rgb) &&
         fabs(p->lambda * p->b) > 1e-3 * (fabs(rgb) + 1e-6))
         GR_FAIL(GR_DIAG("bias-penalised") "%s: grad_b %.7g = mean residual + lambda*b: the bias is not "
-                "penalised (expected %.7g)", what, (double)gb, rgb);
+                                          "penalised (expected %.7g)",
+                what, (double)gb, rgb);
     if (fabs(loss - rl) > 1e-6 + 1e-5 * fabs(rl))
-        GR_FAIL("%s: loss %.9g, expected %.9g (double reference; tolerance 1e-6 + 1e-5 relative)", what,
-                loss, rl);
+        GR_FAIL("%s: loss %.9g, expected %.9g (double reference; tolerance 1e-6 + 1e-5 relative)", what, loss, rl);
     double rgn = 0.0, gn = 0.0;
     for (size_t j = 0; j < d; j++) {
         rgn += fabs(rgw[j] - p->lambda * wd[j]);
@@ -475,7 +487,8 @@ static void check_loss_grad(const problem *p, const char *what)
     }
     if (n > 4 && rgn > 0 && fabs(gn / rgn - (double)n) < 1e-3 * n)
         GR_FAIL(GR_DIAG("grad-not-averaged") "%s: the data part of grad_w is %zu (= n) times too large: "
-                "the gradient must be the mean over rows, (1/n) X^T r, like the loss", what, n);
+                                             "the gradient must be the mean over rows, (1/n) X^T r, like the loss",
+                what, n);
     dl_cmp c;
     if (!dl_allclose_f32(gw, rgw, d, 1e-6, 1e-5, &c)) {
         char buf[1024];
@@ -504,14 +517,19 @@ static void check_loss_grad(const problem *p, const char *what)
         double fd = (lp - lm) / ((double)(p->w[j] + h) - (double)(p->w[j] - h));
         if (fabs(fd - rgw[j]) > 1e-4 + 1e-2 * fabs(rgw[j]))
             GR_FAIL("%s: a finite difference of your loss along w[%zu] is %.6g but the gradient is "
-                    "%.6g: loss and gradient disagree", what, j, fd, rgw[j]);
+                    "%.6g: loss and gradient disagree",
+                    what, j, fd, rgw[j]);
     }
     free(gw), free(work), free(wd), free(rgw), free(wp);
 }
 
 START_TEST(test_loss_grad)
 {
-    const struct { uint64_t seed; size_t n, d; float lambda; } cases[] = {
+    const struct {
+        uint64_t seed;
+        size_t n, d;
+        float lambda;
+    } cases[] = {
         {1, 37, 5, 0.1f}, {2, 300, 30, 0.01f}, {3, 1, 3, 0.5f}, {4, 64, 1, 0.0f}, {5, 513, 7, 1e-3f},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -536,19 +554,26 @@ START_TEST(test_loss_extreme)
             GR_OK(logreg_loss_grad_cpu(&X, &y, 1, 1, &w, 0.0f, 0.0f, &gw, &gb, &loss, &work));
             double want = ref_bce(zs[k], y), r = ref_sigmoid(zs[k]) - y;
             if (!isfinite(loss))
-                GR_FAIL(GR_DIAG("naive-log-sigmoid") "z = %g, y = %d: loss %g is not finite. log(sigmoid(z)) "
-                        "underflows to log(0) and exp(-z) overflows past |z| ~ 88 in float; write "
-                        "bce(z, y) = max(z, 0) - y z + log1p(exp(-|z|))", (double)zs[k], label, loss);
+                GR_FAIL(
+                    GR_DIAG(
+                        "naive-log-sigmoid") "z = %g, y = %d: loss %g is not finite. log(sigmoid(z)) "
+                                             "underflows to log(0) and exp(-z) overflows past |z| ~ 88 in float; write "
+                                             "bce(z, y) = max(z, 0) - y z + log1p(exp(-|z|))",
+                    (double)zs[k], label, loss);
             if (!isfinite(gb) || !isfinite(gw))
                 GR_FAIL(GR_DIAG("sigmoid-overflow") "z = %g, y = %d: grad_b %g, grad_w %g: not finite. "
-                        "exp(z) / (1 + exp(z)) is inf/inf = NaN for large z: branch on the sign of z so "
-                        "exp only sees -|z|", (double)zs[k], label, (double)gb, (double)gw);
+                                                    "exp(z) / (1 + exp(z)) is inf/inf = NaN for large z: branch on the "
+                                                    "sign of z so "
+                                                    "exp only sees -|z|",
+                        (double)zs[k], label, (double)gb, (double)gw);
             if (fabs(loss - want) > 1e-5 + 1e-6 * fabs(want))
                 GR_FAIL(GR_DIAG("naive-log-sigmoid") "z = %g, y = %d: loss %.9g, expected %.9g (the limit "
-                        "for large |z| is max(z, 0) - y z)", (double)zs[k], label, loss, want);
+                                                     "for large |z| is max(z, 0) - y z)",
+                        (double)zs[k], label, loss, want);
             if (fabs(gb - r) > 1e-6 || fabs(gw - r * X) > 1e-6 * fabs(X) + 1e-6)
                 GR_FAIL(GR_DIAG("sigmoid-overflow") "z = %g, y = %d: grad_b %.9g, expected sigmoid(z) - y = "
-                        "%.9g", (double)zs[k], label, (double)gb, r);
+                                                    "%.9g",
+                        (double)zs[k], label, (double)gb, r);
         }
     }
 }
@@ -572,12 +597,13 @@ START_TEST(test_train_optimum)
     if (!(rel <= 1e-4))
         GR_FAIL("final objective %.9g after %d epochs is %.3g relative above the optimum %.9g "
                 "(Newton's method in double, lambda = %g); expected within 1e-4. The curve ends at "
-                "grad_norm %.3g (tol %g)", f, c.n - 1, rel, fopt, cfg.lambda,
-                c.n > 0 ? c.grad_norm[c.n - 1] : NAN, cfg.tol);
+                "grad_norm %.3g (tol %g)",
+                f, c.n - 1, rel, fopt, cfg.lambda, c.n > 0 ? c.grad_norm[c.n - 1] : NAN, cfg.tol);
     double last = c.train_loss[c.n - 1];
     if (fabs(last - f) > 1e-5 * f)
         GR_FAIL("the curve's last train_loss %.9g is not the objective of the returned model %.9g: "
-                "record the curve after each epoch's steps", last, f);
+                "record the curve after each epoch's steps",
+                last, f);
     free(wopt);
     logreg_model_free(&m);
     logreg_curve_free(&c);
@@ -596,24 +622,27 @@ START_TEST(test_train_curve)
     train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
     if (fabs(c.train_loss[0] - log(2.0)) > 1e-6)
         GR_FAIL("train_loss[0] = %.9g; entry 0 is the initial model w = 0, b = 0, whose loss is "
-                "log 2 = 0.693147", c.train_loss[0]);
+                "log 2 = 0.693147",
+                c.train_loss[0]);
     for (int k = 1; k < c.n; k++) {
         if (c.train_loss[k] > c.train_loss[k - 1] * (1 + 1e-7) + 1e-9)
             GR_FAIL("full-batch train_loss went up at epoch %d (%.9g -> %.9g) with lr = %g on "
                     "standardised data, where gradient descent decreases it every step",
                     k, c.train_loss[k - 1], c.train_loss[k], cfg.lr);
         if (!(c.val_acc[k] >= 0 && c.val_acc[k] <= 1) || !isfinite(c.val_loss[k]))
-            GR_FAIL("epoch %d: val_loss %g, val_acc %g: expected a finite loss and an accuracy in [0, 1]",
-                    k, c.val_loss[k], c.val_acc[k]);
+            GR_FAIL("epoch %d: val_loss %g, val_acc %g: expected a finite loss and an accuracy in [0, 1]", k,
+                    c.val_loss[k], c.val_acc[k]);
     }
     int last = c.n - 1;
     if (!(c.grad_norm[last] < cfg.tol))
         GR_FAIL(GR_DIAG("no-tolerance-stop") "training ran %d epochs and ended with grad_norm %.3g, not "
-                "below tol = %g", last, c.grad_norm[last], cfg.tol);
+                                             "below tol = %g",
+                last, c.grad_norm[last], cfg.tol);
     for (int k = 0; k < last; k++) {
         if (c.grad_norm[k] < cfg.tol)
             GR_FAIL(GR_DIAG("no-tolerance-stop") "grad_norm fell below tol = %g at epoch %d but training "
-                    "went on to epoch %d: stop as soon as it is below tol", cfg.tol, k, last);
+                                                 "went on to epoch %d: stop as soon as it is below tol",
+                    cfg.tol, k, last);
     }
     double gb = NAN, gn = 0;
     double *gw = calloc(d, sizeof *gw), *wd = calloc(d, sizeof *wd);
@@ -625,7 +654,8 @@ START_TEST(test_train_curve)
     gn = sqrt(gn + gb * gb);
     if (fabs(gn - c.grad_norm[last]) > 1e-6 + 1e-2 * gn)
         GR_FAIL("grad_norm[%d] = %.6g but the gradient of the returned model has norm %.6g "
-                "(sqrt(|grad_w|^2 + grad_b^2))", last, c.grad_norm[last], gn);
+                "(sqrt(|grad_w|^2 + grad_b^2))",
+                last, c.grad_norm[last], gn);
     // tol = 0: all epochs run
     logreg_model_free(&m);
     logreg_curve_free(&c);
@@ -634,7 +664,8 @@ START_TEST(test_train_curve)
     train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &c, NULL);
     if (c.n != cfg.epochs + 1)
         GR_FAIL("with tol = 0 and %d epochs the curve has %d entries, expected %d (initial + one per "
-                "epoch)", cfg.epochs, c.n, cfg.epochs + 1);
+                "epoch)",
+                cfg.epochs, c.n, cfg.epochs + 1);
     free(gw), free(wd);
     logreg_model_free(&m);
     logreg_curve_free(&c);
@@ -686,8 +717,17 @@ START_TEST(test_train_minibatch)
     }
     logreg_config cfg = {0.05, 0.01, (int)epochs, bs, 0.0, 9};
     size_t per_epoch = (n + bs - 1) / bs;
-    visits v = {d, n, bs, X, calloc(epochs * n, sizeof(size_t)), calloc(epochs * per_epoch + 8, sizeof(size_t)),
-                0, epochs * per_epoch + 8, epochs, 0, 0};
+    visits v = {d,
+                n,
+                bs,
+                X,
+                calloc(epochs * n, sizeof(size_t)),
+                calloc(epochs * per_epoch + 8, sizeof(size_t)),
+                0,
+                epochs * per_epoch + 8,
+                epochs,
+                0,
+                0};
     logreg_engine e;
     GR_OK(logreg_engine_init(&e, dl_cpu(), X, y, n, d));
     e.observe = observe;
@@ -701,17 +741,18 @@ START_TEST(test_train_minibatch)
         GR_FAIL("a gradient call got more than batch_size = %zu rows", bs);
     if (v.rows_seen != epochs * n)
         GR_FAIL(GR_DIAG("minibatch-coverage") "%zu epochs of mini-batches saw %zu rows in all, expected "
-                "%zu (each of the %zu rows once per epoch, the last batch smaller)", epochs, v.rows_seen,
-                epochs * n, n);
+                                              "%zu (each of the %zu rows once per epoch, the last batch smaller)",
+                epochs, v.rows_seen, epochs * n, n);
     if (v.batches != epochs * per_epoch)
-        GR_FAIL("%zu mini-batch steps in %zu epochs, expected %zu per epoch (ceil(%zu / %zu))",
-                v.batches, epochs, per_epoch, n, bs);
+        GR_FAIL("%zu mini-batch steps in %zu epochs, expected %zu per epoch (ceil(%zu / %zu))", v.batches, epochs,
+                per_epoch, n, bs);
     for (size_t ep = 0; ep < epochs; ep++) {
         for (size_t i = 0; i < n; i++) {
             if (v.seen[ep * n + i] != 1)
-                GR_FAIL(GR_DIAG("minibatch-coverage") "epoch %zu used row %zu %zu times: every row "
-                        "exactly once per epoch (sample without replacement: a permutation)",
-                        ep + 1, i, v.seen[ep * n + i]);
+                GR_FAIL(
+                    GR_DIAG("minibatch-coverage") "epoch %zu used row %zu %zu times: every row "
+                                                  "exactly once per epoch (sample without replacement: a permutation)",
+                    ep + 1, i, v.seen[ep * n + i]);
         }
     }
     size_t same = 0;
@@ -723,17 +764,17 @@ START_TEST(test_train_minibatch)
     }
     if (same > 0)
         GR_FAIL(GR_DIAG("minibatch-no-shuffle") "%zu epoch(s) visited the batches in exactly the order of "
-                "epoch 1: draw a new random order every epoch", same);
+                                                "epoch 1: draw a new random order every epoch",
+                same);
     size_t in_order = 0;
     for (size_t k = 1; k < per_epoch; k++)
         in_order += v.first[k] == v.first[k - 1] + bs;
     if (in_order + 1 == per_epoch)
         GR_FAIL(GR_DIAG("minibatch-no-shuffle") "epoch 1 took the rows in file order 0, 1, 2, ...: "
-                "shuffle them with the seeded RNG");
+                                                "shuffle them with the seeded RNG");
     // the objective went down, and the same seed gives the same model
     if (!(c.train_loss[c.n - 1] < 0.8 * c.train_loss[0]))
-        GR_FAIL("mini-batch training did not reduce the loss: %.6g -> %.6g", c.train_loss[0],
-                c.train_loss[c.n - 1]);
+        GR_FAIL("mini-batch training did not reduce the loss: %.6g -> %.6g", c.train_loss[0], c.train_loss[c.n - 1]);
     float *w1 = malloc(d * sizeof *w1);
     memcpy(w1, m.w, d * sizeof *w1);
     e.observe = NULL;
@@ -741,7 +782,8 @@ START_TEST(test_train_minibatch)
     for (size_t j = 0; j < d; j++) {
         if (m.w[j] != w1[j])
             GR_FAIL("two runs with the same seed gave different w[%zu] (%.9g vs %.9g): training must be "
-                    "deterministic for a seed", j, (double)w1[j], (double)m.w[j]);
+                    "deterministic for a seed",
+                    j, (double)w1[j], (double)m.w[j]);
     }
     free(X), free(y), free(v.seen), free(v.first), free(w1);
     logreg_engine_free(&e);
@@ -772,8 +814,8 @@ START_TEST(test_predict)
         want[i] = ref_sigmoid(z);
         right += (want[i] >= 0.5) == (p.y[i] >= 0.5f);
         if (!(prob[i] >= 0.0f && prob[i] <= 1.0f))
-            GR_FAIL(GR_DIAG("sigmoid-overflow") "p[%zu] = %g for z = %g: a probability must lie in [0, 1]",
-                    i, (double)prob[i], z);
+            GR_FAIL(GR_DIAG("sigmoid-overflow") "p[%zu] = %g for z = %g: a probability must lie in [0, 1]", i,
+                    (double)prob[i], z);
     }
     GR_ALLCLOSE_F32("predict_proba", prob, want, p.n, 1e-6, 1e-5, "");
     double acc = -1;
@@ -815,8 +857,8 @@ START_TEST(test_test_accuracy)
     double acc = 0;
     GR_OK(logreg_accuracy(Xs[2], bc.y[2], bc.n[2], d, &m, &acc));
     if (!(acc >= 0.95))
-        GR_FAIL("test accuracy %.4f on breast_cancer (%zu test rows, seed 1 split), expected at least 0.95",
-                acc, bc.n[2]);
+        GR_FAIL("test accuracy %.4f on breast_cancer (%zu test rows, seed 1 split), expected at least 0.95", acc,
+                bc.n[2]);
     for (int k = 0; k < 3; k++)
         free(Xs[k]);
     logreg_scaler_free(&s);
@@ -851,13 +893,15 @@ START_TEST(test_scaling_matters)
     double end_raw = raw.train_loss[raw.n - 1], end_sc = sc.train_loss[sc.n - 1];
     if (!isfinite(end_raw))
         GR_FAIL("the unscaled run's loss became %g: with a stable loss it stays finite even when "
-                "training diverges", end_raw);
+                "training diverges",
+                end_raw);
     if (!(end_sc < 0.2) || !(end_raw > 1.0 && ups >= 10))
         GR_FAIL("at lr = %g for %d epochs, expected the standardised run to converge (final loss %.4g, "
                 "want < 0.2) and the raw-feature run not to (final loss %.4g, want > 1; it rose in %d "
-                "epochs, want >= 10)", cfg.lr, cfg.epochs, end_sc, end_raw, ups);
-    printf("raw features: loss %.4g after %d epochs (peak %.4g, up %d times); standardised: %.4g\n",
-           end_raw, cfg.epochs, worst, ups, end_sc);
+                "epochs, want >= 10)",
+                cfg.lr, cfg.epochs, end_sc, end_raw, ups);
+    printf("raw features: loss %.4g after %d epochs (peak %.4g, up %d times); standardised: %.4g\n", end_raw,
+           cfg.epochs, worst, ups, end_sc);
     logreg_curve_free(&raw);
     logreg_curve_free(&sc);
     bc_free(&bc);
@@ -870,9 +914,13 @@ START_TEST(test_gpu_loss_grad)
 {
     dl_device dev;
     GR_OK(dl_device_open("cuda", &dev));
-    const struct { size_t n, d; float lambda; double wscale; } cases[] = {
-        {1, 1, 0.1f, 1.0}, {257, 1, 0.0f, 1.0}, {1000, 30, 0.01f, 0.5}, {4097, 7, 0.1f, 0.3},
-        {300, 3, 0.0f, 400.0}, // logits in the hundreds and thousands
+    const struct {
+        size_t n, d;
+        float lambda;
+        double wscale;
+    } cases[] = {
+        {1, 1, 0.1f, 1.0},    {257, 1, 0.0f, 1.0},   {1000, 30, 0.01f, 0.5},
+        {4097, 7, 0.1f, 0.3}, {300, 3, 0.0f, 400.0}, // logits in the hundreds and thousands
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         problem p = make_problem(40 + k, cases[k].n, cases[k].d, cases[k].lambda, cases[k].wscale);
@@ -899,8 +947,8 @@ START_TEST(test_gpu_loss_grad)
         snprintf(what, sizeof what, "n=%zu d=%zu: CUDA grad_w vs double reference", n, d);
         GR_ALLCLOSE_F32(what, g_gpu, rg, d, 1e-6, 1e-5, "");
         if (fabs(loss_gpu - rl) > 1e-6 + 1e-5 * fabs(rl) || fabs(gb_gpu - rgb) > 1e-6 + 1e-5 * fabs(rgb))
-            GR_FAIL("n=%zu d=%zu: CUDA loss %.9g grad_b %.9g, expected %.9g and %.9g (CPU: %.9g, %.9g)",
-                    n, d, loss_gpu, (double)gb_gpu, rl, rgb, loss_cpu, (double)gb_cpu);
+            GR_FAIL("n=%zu d=%zu: CUDA loss %.9g grad_b %.9g, expected %.9g and %.9g (CPU: %.9g, %.9g)", n, d, loss_gpu,
+                    (double)gb_gpu, rl, rgb, loss_cpu, (double)gb_cpu);
         dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dw), dl_free(&dev, dg), dl_free(&dev, dwork);
         free(g_gpu), free(g_cpu), free(work), free(wd), free(rg);
         free_problem(&p);
@@ -924,15 +972,15 @@ START_TEST(test_gpu_train)
     int k_max = cg.n < cc.n ? cg.n : cc.n;
     for (int k = 0; k < k_max; k++) {
         if (fabs(cg.train_loss[k] - cc.train_loss[k]) > 1e-4 * cc.train_loss[k])
-            GR_FAIL("epoch %d: GPU train_loss %.9g, CPU %.9g: the curves must agree within 1e-4 relative",
-                    k, cg.train_loss[k], cc.train_loss[k]);
+            GR_FAIL("epoch %d: GPU train_loss %.9g, CPU %.9g: the curves must agree within 1e-4 relative", k,
+                    cg.train_loss[k], cc.train_loss[k]);
     }
     double *wopt = malloc(d * sizeof *wopt), bopt;
     double fopt = ref_optimum(bc.scaled[0], bc.y[0], n, d, cfg.lambda, wopt, &bopt);
     double f = ref_objective_f(bc.scaled[0], bc.y[0], n, d, mg.w, mg.b, cfg.lambda);
     if (!((f - fopt) / fopt <= 1e-4))
-        GR_FAIL("GPU training ended at objective %.9g, %.3g relative above the optimum %.9g", f,
-                (f - fopt) / fopt, fopt);
+        GR_FAIL("GPU training ended at objective %.9g, %.3g relative above the optimum %.9g", f, (f - fopt) / fopt,
+                fopt);
     printf("GPU: %d epochs, CPU: %d epochs, objective %.9g (optimum %.9g)\n", cg.n - 1, cc.n - 1, f, fopt);
     free(wopt);
     logreg_model_free(&mg), logreg_model_free(&mc);
@@ -945,35 +993,40 @@ END_TEST
 // ---- the table ----
 
 static const gr_item items[] = {
-    {"scaler_stats", "scaler mean/std match a double reference (NaN, constant, 1 row, 1e6 offset)", 10,
-     GR_CPU, NULL, "two passes in double: mean of the non-NaN values, then the mean squared deviation "
-     "(ddof = 0); scale 1 where the std is 0", "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30},
-    {"scaler_transform", "transform uses the fitted training statistics; NaN -> 0", 10, GR_CPU,
-     "scaler_stats", "transform only applies s->mean and s->scale; it never looks at the statistics of "
-     "the rows it is given", "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30},
+    {"scaler_stats", "scaler mean/std match a double reference (NaN, constant, 1 row, 1e6 offset)", 10, GR_CPU, NULL,
+     "two passes in double: mean of the non-NaN values, then the mean squared deviation "
+     "(ddof = 0); scale 1 where the std is 0",
+     "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30},
+    {"scaler_transform", "transform uses the fitted training statistics; NaN -> 0", 10, GR_CPU, "scaler_stats",
+     "transform only applies s->mean and s->scale; it never looks at the statistics of "
+     "the rows it is given",
+     "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30},
     {"loss_grad", "loss and gradient match a double reference and finite differences", 15, GR_CPU, NULL,
      "loss = mean BCE + (lambda/2)|w|^2 (no b); grad_w = (1/n) X^T (sigmoid(z) - y) + lambda w",
      "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30},
     {"loss_extreme", "loss and gradient are finite and exact at |z| = 1e3, 1e4", 10, GR_CPU, NULL,
      "never compute log(sigmoid(z)) or exp(-z) for large |z|: use max(z,0) - y z + log1p(exp(-|z|))",
      "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30},
-    {"train_optimum", "full-batch GD reaches the optimum (within 1e-4 of Newton's)", 15, GR_CPU,
-     "loss_grad", "w = 0, b = 0; each epoch one step w -= lr * grad; stop when |grad| < tol",
+    {"train_optimum", "full-batch GD reaches the optimum (within 1e-4 of Newton's)", 15, GR_CPU, "loss_grad",
+     "w = 0, b = 0; each epoch one step w -= lr * grad; stop when |grad| < tol",
      "README.md#task-3-training-with-a-learning-curve-30-points", 60},
-    {"train_curve", "learning curve entries, monotone descent, tolerance stop", 5, GR_CPU,
-     "train_optimum", "entry 0 is the initial model, entry e the model after epoch e; stop at the "
-     "first entry whose grad_norm < tol", "README.md#task-3-training-with-a-learning-curve-30-points", 60},
-    {"train_minibatch", "mini-batches: every row once per epoch, new order each epoch, seeded", 10,
-     GR_CPU, "loss_grad", "one dl_rng_permutation per epoch; batches of batch_size rows in that order, "
-     "the last one smaller", "README.md#task-3-training-with-a-learning-curve-30-points", 60},
+    {"train_curve", "learning curve entries, monotone descent, tolerance stop", 5, GR_CPU, "train_optimum",
+     "entry 0 is the initial model, entry e the model after epoch e; stop at the "
+     "first entry whose grad_norm < tol",
+     "README.md#task-3-training-with-a-learning-curve-30-points", 60},
+    {"train_minibatch", "mini-batches: every row once per epoch, new order each epoch, seeded", 10, GR_CPU, "loss_grad",
+     "one dl_rng_permutation per epoch; batches of batch_size rows in that order, "
+     "the last one smaller",
+     "README.md#task-3-training-with-a-learning-curve-30-points", 60},
     {"predict", "probabilities and accuracy match a double reference", 10, GR_CPU, NULL,
      "p = sigmoid(x.w + b) with the stable sigmoid; predict 1 when p >= 0.5",
      "README.md#task-4-prediction-and-accuracy-15-points", 30},
-    {"test_accuracy", "your whole pipeline reaches test accuracy >= 0.95 on breast_cancer", 5, GR_CPU,
-     "train_optimum", "fit the scaler on the training rows only, transform all three splits with it, "
-     "then train", "README.md#task-4-prediction-and-accuracy-15-points", 60},
-    {"scaling_matters", "same lr: standardised converges, raw features do not", 5, GR_CPU,
-     "train_optimum", "run `build/labs/lab01` and look at scaling.png: the raw-feature run bounces around 1e5",
+    {"test_accuracy", "your whole pipeline reaches test accuracy >= 0.95 on breast_cancer", 5, GR_CPU, "train_optimum",
+     "fit the scaler on the training rows only, transform all three splits with it, "
+     "then train",
+     "README.md#task-4-prediction-and-accuracy-15-points", 60},
+    {"scaling_matters", "same lr: standardised converges, raw features do not", 5, GR_CPU, "train_optimum",
+     "run `build/labs/lab01` and look at scaling.png: the raw-feature run bounces around 1e5",
      "README.md#what-the-plots-show", 60},
     {"gpu_loss_grad", "CUDA loss/gradient equal the double reference (odd n, d = 1)", 10, GR_GPU1, NULL,
      "one thread per row; guard i < n; block-reduce in shared memory; grad via dl_gemv(DL_TRANS)",
@@ -1001,8 +1054,12 @@ static Suite *lab01_suite(void)
     return s;
 }
 
-static const gr_lab lab = {"01", "logistic regression on one GPU, with feature scaling", "01-logreg",
-                           items, (int)(sizeof items / sizeof items[0]), lab01_suite};
+static const gr_lab lab = {"01",
+                           "logistic regression on one GPU, with feature scaling",
+                           "01-logreg",
+                           items,
+                           (int)(sizeof items / sizeof items[0]),
+                           lab01_suite};
 
 const gr_lab *gr_lab_get(void)
 {

@@ -7,8 +7,8 @@
  * are not predicted: the split checks verify the largest-remainder property
  * itself, and that ties do fall both ways over seeds. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>   // exp, log, fabs, isfinite, floor
-#include <stdio.h>  // snprintf, printf
+#include <math.h> // exp, log, fabs, isfinite, floor
+#include <stdio.h> // snprintf, printf
 #include <stdlib.h> // malloc, calloc, free
 #include <string.h> // memcpy, memset
 
@@ -61,8 +61,8 @@ static int is_approx_mode(const size_t *counts, int C, size_t n_draws, const siz
             if (exact - fl > 1e-12)
                 max_plain = fmax(max_plain, exact - fl);
         } else {
-            snprintf(why, len, "class %d: %zu rows, but %zu of %zu rows at %zu/%zu gives %.4g (floor %.0f)", c,
-                     got[c], counts[c], total, n_draws, total, exact, fl);
+            snprintf(why, len, "class %d: %zu rows, but %zu of %zu rows at %zu/%zu gives %.4g (floor %.0f)", c, got[c],
+                     counts[c], total, n_draws, total, exact, fl);
             return 0;
         }
     }
@@ -106,15 +106,18 @@ static void check_split(const char *what, const int32_t *y, size_t n, int C, con
         }
         char why[400];
         if (!is_approx_mode(left, C, sizes[p], got, why, sizeof why))
-            GR_FAIL(GR_DIAG("split-not-stratified") "%s, part %d: %s. Per class, a part takes the floor of "
-                    "count * size / total, and the leftover rows go to the largest remainders", what, p, why);
+            GR_FAIL(
+                GR_DIAG(
+                    "split-not-stratified") "%s, part %d: %s. Per class, a part takes the floor of "
+                                            "count * size / total, and the leftover rows go to the largest remainders",
+                what, p, why);
         for (int c = 0; c < C; c++)
             left[c] -= got[c];
     }
     size_t assigned = sp.offset[3];
     if (frac[0] + frac[1] + frac[2] > 1 - 1e-9 && assigned != n)
-        GR_FAIL("%s: %zu of %zu rows assigned; with fractions summing to 1 the split must be complete", what,
-                assigned, n);
+        GR_FAIL("%s: %zu of %zu rows assigned; with fractions summing to 1 the split must be complete", what, assigned,
+                n);
     // same seed, same split; another seed, another permutation
     dl_split again, other;
     GR_OK(eval_split_stratified(y, n, C, frac, seed, &again));
@@ -137,9 +140,13 @@ static void check_split(const char *what, const int32_t *y, size_t n, int C, con
 
 START_TEST(test_approximate_mode)
 {
-    const struct { size_t counts[5]; int C; size_t draws; } cases[] = {
-        {{10, 20, 30}, 3, 6},  {{7, 3, 2}, 3, 6}, {{1, 1, 1}, 3, 2}, {{5, 3}, 2, 4},
-        {{100, 1, 1, 1, 1}, 5, 50}, {{4, 4, 4, 4, 4}, 5, 7}, {{9}, 1, 4}, {{3, 0, 3}, 3, 3},
+    const struct {
+        size_t counts[5];
+        int C;
+        size_t draws;
+    } cases[] = {
+        {{10, 20, 30}, 3, 6},       {{7, 3, 2}, 3, 6},       {{1, 1, 1}, 3, 2}, {{5, 3}, 2, 4},
+        {{100, 1, 1, 1, 1}, 5, 50}, {{4, 4, 4, 4, 4}, 5, 7}, {{9}, 1, 4},       {{3, 0, 3}, 3, 3},
     };
     dl_rng r;
     dl_rng_seed(&r, 5, 5);
@@ -148,7 +155,8 @@ START_TEST(test_approximate_mode)
         GR_OK(eval_approximate_mode(cases[k].counts, cases[k].C, cases[k].draws, &r, got));
         char why[400];
         if (!is_approx_mode(cases[k].counts, cases[k].C, cases[k].draws, got, why, sizeof why))
-            GR_FAIL(GR_DIAG("split-not-stratified") "approximate_mode case %zu (%zu draws): %s", k, cases[k].draws, why);
+            GR_FAIL(GR_DIAG("split-not-stratified") "approximate_mode case %zu (%zu draws): %s", k, cases[k].draws,
+                    why);
     }
     // ties are broken at random: over seeds, each of the tied classes gets the extra row
     size_t counts[3] = {1, 1, 1}, wins[3] = {0, 0, 0};
@@ -161,7 +169,8 @@ START_TEST(test_approximate_mode)
     }
     if (wins[0] == 0 || wins[1] == 0 || wins[2] == 0)
         GR_FAIL(GR_DIAG("split-ties-not-random") "3 classes of 1 row, 1 draw, 60 seeds: the draw went to the "
-                "classes %zu/%zu/%zu times; a tie must be broken with the RNG, not by class order",
+                                                 "classes %zu/%zu/%zu times; a tie must be broken with the RNG, not by "
+                                                 "class order",
                 wins[0], wins[1], wins[2]);
     size_t bad[2] = {3, 5}, out[2];
     dl_status st = eval_approximate_mode(bad, 2, 9, &r, out);
@@ -206,8 +215,10 @@ START_TEST(test_split_errors)
     dl_status st = eval_split_stratified(y, n, 3, ok, 1, &sp);
     if (st == DL_ERR_TODO)
         GR_FAIL("%s", dl_last_error());
-    ck_assert_msg(st == DL_ERR_ARG, "a class of 2 rows and 3 non-empty parts returned %s, expected DL_ERR_ARG "
-                  "(it cannot appear in every part)", dl_status_name(st));
+    ck_assert_msg(st == DL_ERR_ARG,
+                  "a class of 2 rows and 3 non-empty parts returned %s, expected DL_ERR_ARG "
+                  "(it cannot appear in every part)",
+                  dl_status_name(st));
     c1[2] = 10;
     free(y);
     y = labels_from_counts(c1, 3, &n, 1);
@@ -245,7 +256,8 @@ START_TEST(test_kfold)
             }
             if (hi - lo > 1)
                 GR_FAIL(GR_DIAG("kfold-unbalanced") "k = %d: class %d (%zu rows) has %zu to %zu rows per fold; "
-                        "per class the folds may differ by at most one", k, c, counts[c], lo, hi);
+                                                    "per class the folds may differ by at most one",
+                        k, c, counts[c], lo, hi);
         }
     }
     int32_t *again = malloc(n * sizeof *again);
@@ -288,11 +300,11 @@ START_TEST(test_confusion)
     }
     if (!same && transposed)
         GR_FAIL(GR_DIAG("confusion-transposed") "the matrix is transposed: rows must be the true class, columns "
-                "the prediction (cm[t*C + p])");
+                                                "the prediction (cm[t*C + p])");
     for (int k = 0; k < C * C && !same; k++) {
         if (cm[k] != ref[k])
-            GR_FAIL("cm[true %d][pred %d] = %lld, expected %lld (counted row by row)", k / C, k % C,
-                    (long long)cm[k], (long long)ref[k]);
+            GR_FAIL("cm[true %d][pred %d] = %lld, expected %lld (counted row by row)", k / C, k % C, (long long)cm[k],
+                    (long long)ref[k]);
     }
     int64_t keep[49];
     memcpy(keep, cm, sizeof cm);
@@ -348,17 +360,18 @@ static void check_report(const char *what, const int64_t *cm, int C)
     GR_OK(eval_report_from_confusion(cm, C, &rep));
     ref_report ref;
     reference_report(cm, C, &ref);
-    const double got_all[] = {rep.macro_p, rep.macro_r, rep.macro_f1, rep.micro_p, rep.micro_r, rep.micro_f1,
-                              rep.weighted_p, rep.weighted_r, rep.weighted_f1, rep.accuracy};
-    const double want_all[] = {ref.macro[0], ref.macro[1], ref.macro[2], ref.micro[0], ref.micro[1], ref.micro[2],
-                               ref.weighted[0], ref.weighted[1], ref.weighted[2], ref.acc};
-    const char *names[] = {"macro precision", "macro recall", "macro F1", "micro precision", "micro recall",
-                           "micro F1", "weighted precision", "weighted recall", "weighted F1", "accuracy"};
+    const double got_all[] = {rep.macro_p,  rep.macro_r,    rep.macro_f1,   rep.micro_p,     rep.micro_r,
+                              rep.micro_f1, rep.weighted_p, rep.weighted_r, rep.weighted_f1, rep.accuracy};
+    const double want_all[] = {ref.macro[0], ref.macro[1],    ref.macro[2],    ref.micro[0],    ref.micro[1],
+                               ref.micro[2], ref.weighted[0], ref.weighted[1], ref.weighted[2], ref.acc};
+    const char *names[] = {"macro precision", "macro recall", "macro F1",           "micro precision",
+                           "micro recall",    "micro F1",     "weighted precision", "weighted recall",
+                           "weighted F1",     "accuracy"};
     for (int c = 0; c < C; c++) {
         if (!isfinite(rep.precision[c]) || !isfinite(rep.recall[c]) || !isfinite(rep.f1[c]))
             GR_FAIL(GR_DIAG("zero-division") "%s: class %d has precision %g, recall %g, F1 %g: a 0/0 must be "
-                    "reported as 0 and counted in zero_division, never NaN", what, c, rep.precision[c],
-                    rep.recall[c], rep.f1[c]);
+                                             "reported as 0 and counted in zero_division, never NaN",
+                    what, c, rep.precision[c], rep.recall[c], rep.f1[c]);
     }
     for (int k = 0; k < 10; k++) {
         if (!isfinite(got_all[k]))
@@ -366,10 +379,12 @@ static void check_report(const char *what, const int64_t *cm, int C)
     }
     if (fabs(rep.macro_f1 - ref.micro[2]) < 1e-12 && fabs(ref.macro[2] - ref.micro[2]) > 1e-6)
         GR_FAIL(GR_DIAG("macro-as-micro") "%s: macro F1 %.6f equals the micro F1: macro is the plain mean of the "
-                "per-class F1 (%.6f), micro pools TP/FP/FN over classes", what, rep.macro_f1, ref.macro[2]);
+                                          "per-class F1 (%.6f), micro pools TP/FP/FN over classes",
+                what, rep.macro_f1, ref.macro[2]);
     if (fabs(rep.macro_f1 - ref.weighted[2]) < 1e-12 && fabs(ref.macro[2] - ref.weighted[2]) > 1e-6)
         GR_FAIL(GR_DIAG("macro-as-weighted") "%s: macro F1 %.6f is weighted by support; macro weighs each class "
-                "equally (%.6f)", what, rep.macro_f1, ref.macro[2]);
+                                             "equally (%.6f)",
+                what, rep.macro_f1, ref.macro[2]);
     for (int c = 0; c < C; c++) {
         if (fabs(rep.precision[c] - ref.p[c]) > 1e-12 || fabs(rep.recall[c] - ref.r[c]) > 1e-12 ||
             fabs(rep.f1[c] - ref.f1[c]) > 1e-12)
@@ -379,8 +394,8 @@ static void check_report(const char *what, const int64_t *cm, int C)
         for (int k = 0; k < C; k++)
             row += cm[c * C + k];
         if (rep.support[c] != row)
-            GR_FAIL("%s: support of class %d is %lld, expected %lld (the row sum)", what, c,
-                    (long long)rep.support[c], (long long)row);
+            GR_FAIL("%s: support of class %d is %lld, expected %lld (the row sum)", what, c, (long long)rep.support[c],
+                    (long long)row);
     }
     for (int k = 0; k < 10; k++) {
         if (fabs(got_all[k] - want_all[k]) > 1e-12)
@@ -388,16 +403,17 @@ static void check_report(const char *what, const int64_t *cm, int C)
     }
     if (rep.zero_division != ref.zero)
         GR_FAIL(GR_DIAG("zero-division") "%s: zero_division = %d, expected %d (classes with a 0/0 precision or "
-                "recall)", what, rep.zero_division, ref.zero);
+                                         "recall)",
+                what, rep.zero_division, ref.zero);
     eval_report_free(&rep);
 }
 
 START_TEST(test_metrics)
 {
-    const int64_t a[9] = {50, 3, 7, 10, 20, 0, 5, 5, 40};  // ordinary
-    const int64_t b[9] = {30, 0, 10, 5, 0, 5, 8, 0, 12};   // class 1 never predicted, never right
-    const int64_t c[9] = {10, 2, 0, 3, 9, 0, 0, 0, 0};     // class 2 absent and never predicted
-    const int64_t z[4] = {0, 0, 0, 0};                     // empty
+    const int64_t a[9] = {50, 3, 7, 10, 20, 0, 5, 5, 40}; // ordinary
+    const int64_t b[9] = {30, 0, 10, 5, 0, 5, 8, 0, 12}; // class 1 never predicted, never right
+    const int64_t c[9] = {10, 2, 0, 3, 9, 0, 0, 0, 0}; // class 2 absent and never predicted
+    const int64_t z[4] = {0, 0, 0, 0}; // empty
     const int64_t big[16] = {900, 50, 30, 20, 10, 80, 5, 5, 1, 2, 6, 1, 40, 3, 2, 35}; // imbalanced
     check_report("3 classes", a, 3);
     check_report("a class never predicted", b, 3);
@@ -409,8 +425,8 @@ END_TEST
 
 // ---- task 5: softmax ----
 
-static double ref_softmax(const float *X, const int32_t *y, size_t n, size_t d, int C, const float *W,
-                          const float *b, double lambda, double *gW, double *gb)
+static double ref_softmax(const float *X, const int32_t *y, size_t n, size_t d, int C, const float *W, const float *b,
+                          double lambda, double *gW, double *gb)
 {
     double loss = 0;
     double *z = malloc((size_t)C * sizeof *z);
@@ -426,6 +442,7 @@ static double ref_softmax(const float *X, const int32_t *y, size_t n, size_t d, 
         }
         for (int c = 0; c < C; c++)
             s += exp(z[c] - m);
+        // cppcheck-suppress invalidFunctionArg ; s >= 1: the max term is exp(0)
         double lse = m + log(s);
         loss += lse - z[y[i]];
         for (int c = 0; c < C; c++) {
@@ -455,8 +472,14 @@ static sproblem make_sproblem(uint64_t seed, size_t n, size_t d, int C, float la
 {
     dl_rng r;
     dl_rng_seed(&r, seed, 4);
-    sproblem p = {n, d, C, malloc(n * d * sizeof(float)), malloc((size_t)C * d * sizeof(float)),
-                  malloc((size_t)C * sizeof(float)), lambda, malloc(n * sizeof(int32_t))};
+    sproblem p = {n,
+                  d,
+                  C,
+                  malloc(n * d * sizeof(float)),
+                  malloc((size_t)C * d * sizeof(float)),
+                  malloc((size_t)C * sizeof(float)),
+                  lambda,
+                  malloc(n * sizeof(int32_t))};
     for (size_t i = 0; i < n * d; i++)
         p.X[i] = (float)dl_rng_normal(&r);
     for (size_t i = 0; i < (size_t)C * d; i++)
@@ -484,11 +507,12 @@ static void check_softmax(const sproblem *p, const char *what)
     double rl = ref_softmax(p->X, p->y, p->n, p->d, p->C, p->W, p->b, p->lambda, rgW, rgb);
     if (!isfinite(loss))
         GR_FAIL(GR_DIAG("softmax-no-max-shift") "%s: loss is %g (expected %.6g): exp of a large logit overflows; "
-                "subtract the row's max logit before exp", what, loss, rl);
+                                                "subtract the row's max logit before exp",
+                what, loss, rl);
     for (size_t k = 0; k < wd; k++) {
         if (!isfinite(gW[k]))
-            GR_FAIL(GR_DIAG("softmax-no-max-shift") "%s: gW[%zu] is %g: exp overflowed; subtract the row max", what,
-                    k, (double)gW[k]);
+            GR_FAIL(GR_DIAG("softmax-no-max-shift") "%s: gW[%zu] is %g: exp overflowed; subtract the row max", what, k,
+                    (double)gW[k]);
     }
     if (fabs(loss - rl) > 1e-6 + 1e-5 * fabs(rl))
         GR_FAIL("%s: loss %.9g, expected %.9g (double reference; tolerance 1e-6 + 1e-5 relative)", what, loss, rl);
@@ -509,15 +533,25 @@ static void check_softmax(const sproblem *p, const char *what)
         Wp[k] = p->W[k];
         double fd = (lp - lm) / ((double)(p->W[k] + 1e-2f) - (double)(p->W[k] - 1e-2f));
         if (fabs(fd - rgW[k]) > 1e-4 + 1e-2 * fabs(rgW[k]))
-            GR_FAIL("%s: a finite difference of your loss along W[%zu] is %.6g, the gradient %.6g", what, k, fd, rgW[k]);
+            GR_FAIL("%s: a finite difference of your loss along W[%zu] is %.6g, the gradient %.6g", what, k, fd,
+                    rgW[k]);
     }
     free(gW), free(gb), free(work), free(rgW), free(rgb), free(Wp);
 }
 
 START_TEST(test_softmax_loss_grad)
 {
-    const struct { uint64_t seed; size_t n, d; int C; float lambda; double ws; } cases[] = {
-        {1, 37, 5, 3, 0.1f, 0.5}, {2, 200, 30, 10, 0.01f, 0.3}, {3, 1, 4, 2, 0.0f, 1.0}, {4, 65, 1, 7, 1e-3f, 2.0},
+    const struct {
+        uint64_t seed;
+        size_t n, d;
+        int C;
+        float lambda;
+        double ws;
+    } cases[] = {
+        {1, 37, 5, 3, 0.1f, 0.5},
+        {2, 200, 30, 10, 0.01f, 0.3},
+        {3, 1, 4, 2, 0.0f, 1.0},
+        {4, 65, 1, 7, 1e-3f, 2.0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         sproblem p = make_sproblem(cases[k].seed, cases[k].n, cases[k].d, cases[k].C, cases[k].lambda, cases[k].ws);
@@ -551,8 +585,8 @@ START_TEST(test_softmax_train)
     GR_OK(softmax_train(&e, &cfg, &m, losses));
     size_t steps = (n + 127) / 128;
     if (e.calls != (size_t)cfg.epochs * steps)
-        GR_FAIL("%zu gradient calls for %d epochs of %zu rows in batches of 128; expected %zu", e.calls, cfg.epochs,
-                n, (size_t)cfg.epochs * steps);
+        GR_FAIL("%zu gradient calls for %d epochs of %zu rows in batches of 128; expected %zu", e.calls, cfg.epochs, n,
+                (size_t)cfg.epochs * steps);
     if (!(losses[11] < losses[0]))
         GR_FAIL("the mean training loss did not fall: epoch 1 %.4f, epoch 12 %.4f", losses[0], losses[11]);
     int32_t *pred = malloc(data.test.n * sizeof *pred);
@@ -567,8 +601,8 @@ START_TEST(test_softmax_train)
     reference_report(cm, 10, &ref);
     printf("Fashion-MNIST test accuracy %.4f, macro-F1 %.4f (lr 0.2, 12 epochs, batch 128)\n", ref.acc, ref.macro[2]);
     if (!(ref.acc >= 0.83))
-        GR_FAIL("test accuracy %.4f on Fashion-MNIST after 12 epochs (macro-F1 %.4f); expected at least 0.83",
-                ref.acc, ref.macro[2]);
+        GR_FAIL("test accuracy %.4f on Fashion-MNIST after 12 epochs (macro-F1 %.4f); expected at least 0.83", ref.acc,
+                ref.macro[2]);
     free(pred);
     softmax_model_free(&m);
     softmax_engine_free(&e);
@@ -647,7 +681,9 @@ static void run_planted(const double *lambdas, const double *val, const double *
     GR_OK(eval_validation_curve(&t, &curve));
     if (pl.test_scored > 1)
         GR_FAIL(GR_DIAG("lambda-chosen-on-test") "the test split was scored %d times: score it once, for the "
-                "model chosen on validation data (choosing on test makes the test score optimistic)", pl.test_scored);
+                                                 "model chosen on validation data (choosing on test makes the test "
+                                                 "score optimistic)",
+                pl.test_scored);
     if (pl.test_scored == 0)
         GR_FAIL("the chosen model was never scored on the test split (curve->test must hold its report)");
     if (curve.chosen != want) {
@@ -656,22 +692,26 @@ static void run_planted(const double *lambdas, const double *val, const double *
             best_test = test[k] > test[best_test] ? k : best_test;
         if (curve.chosen == best_test)
             GR_FAIL(GR_DIAG("lambda-chosen-on-test") "chose lambda %g, the best on the *test* split; the best on "
-                    "validation is %g", lambdas[curve.chosen], lambdas[want]);
+                                                     "validation is %g",
+                    lambdas[curve.chosen], lambdas[want]);
         GR_FAIL("chose index %d (lambda %g); the best validation macro-F1 is at index %d (lambda %g; the first on "
-                "ties)", curve.chosen, curve.chosen >= 0 ? lambdas[curve.chosen] : NAN, want, lambdas[want]);
+                "ties)",
+                curve.chosen, curve.chosen >= 0 ? lambdas[curve.chosen] : NAN, want, lambdas[want]);
     }
     if (pl.test_model != want)
         GR_FAIL(GR_DIAG("lambda-chosen-on-test") "the test split was scored with the model of lambda %g, not the "
-                "chosen %g", lambdas[pl.test_model], lambdas[want]);
+                                                 "chosen %g",
+                lambdas[pl.test_model], lambdas[want]);
     if (pl.test_before_all_val)
         GR_FAIL(GR_DIAG("lambda-chosen-on-test") "the test split was scored before every lambda had its validation "
-                "score");
+                                                 "score");
     for (int k = 0; k < n; k++) {
         if (vf[k] != val[k])
             GR_FAIL("val_macro_f1[%d] = %g, expected the validation score %g", k, vf[k], val[k]);
     }
     if (fabs(curve.test.macro_f1 - test[want]) > 0)
-        GR_FAIL("curve->test.macro_f1 = %g, expected the chosen model's test score %g", curve.test.macro_f1, test[want]);
+        GR_FAIL("curve->test.macro_f1 = %g, expected the chosen model's test score %g", curve.test.macro_f1,
+                test[want]);
     if (pl.released != pl.trained || pl.live != 0)
         GR_FAIL("%d model(s) trained, %d released: release every model", pl.trained, pl.released);
     if (pl.trained != n)
@@ -682,7 +722,7 @@ static void run_planted(const double *lambdas, const double *val, const double *
 START_TEST(test_lambda_on_validation)
 {
     const double lambdas[5] = {0.0, 1e-4, 1e-3, 1e-2, 1e-1};
-    const double val[5] = {0.70, 0.80, 0.75, 0.72, 0.60};  // best on validation: 1e-4
+    const double val[5] = {0.70, 0.80, 0.75, 0.72, 0.60}; // best on validation: 1e-4
     const double test[5] = {0.90, 0.78, 0.74, 0.70, 0.59}; // planted: best on test is 0
     run_planted(lambdas, val, test, 5, 1);
     const double val2[5] = {0.5, 0.6, 0.8, 0.8, 0.7}; // a tie: the first
@@ -735,11 +775,11 @@ START_TEST(test_psi)
     for (size_t i = 0; i < na; i++) {
         a[i * d + 0] = (float)dl_rng_normal(&r);
         a[i * d + 1] = (float)dl_rng_normal(&r);
-        a[i * d + 2] = 3.0f;                                   // constant
+        a[i * d + 2] = 3.0f; // constant
         a[i * d + 3] = i % 10 == 0 ? NAN : (float)dl_rng_uniform(&r);
     }
     for (size_t i = 0; i < nb; i++) {
-        b[i * d + 0] = (float)dl_rng_normal(&r);             // same distribution
+        b[i * d + 0] = (float)dl_rng_normal(&r); // same distribution
         b[i * d + 1] = (float)(dl_rng_normal(&r) * 1.5 + 1.0); // drifted, partly beyond the reference range
         b[i * d + 2] = 3.0f;
         b[i * d + 3] = (float)dl_rng_uniform(&r) * 0.5f;
@@ -755,7 +795,8 @@ START_TEST(test_psi)
         GR_FAIL("%s (features: same distribution, drifted, constant, with NaNs)", buf);
     }
     if (!(psi[1] > 0.1 && psi[0] < 0.05))
-        GR_FAIL("PSI %g for an unchanged feature and %g for a drifted one: the drifted one must stand out", psi[0], psi[1]);
+        GR_FAIL("PSI %g for an unchanged feature and %g for a drifted one: the drifted one must stand out", psi[0],
+                psi[1]);
     free(a), free(b);
 }
 END_TEST
@@ -766,8 +807,11 @@ START_TEST(test_gpu_softmax)
 {
     dl_device dev;
     GR_OK(dl_device_open("cuda", &dev));
-    const struct { size_t n, d; int C; double ws; } cases[] = {{1, 3, 2, 1.0}, {257, 20, 10, 0.3}, {1000, 784, 10, 0.05},
-                                                              {300, 2, 5, 2000.0}};
+    const struct {
+        size_t n, d;
+        int C;
+        double ws;
+    } cases[] = {{1, 3, 2, 1.0}, {257, 20, 10, 0.3}, {1000, 784, 10, 0.05}, {300, 2, 5, 2000.0}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         sproblem p = make_sproblem(50 + k, cases[k].n, cases[k].d, cases[k].C, 0.01f, cases[k].ws);
         size_t n = p.n, d = p.d, C = (size_t)p.C, wd = C * d;
@@ -846,10 +890,13 @@ END_TEST
 static const gr_item items[] = {
     {"approximate_mode", "approximate mode: floors, largest remainders, random ties", 10, GR_CPU, NULL,
      "floor(count * draws / total) per class; the leftover draws one each to the largest remainders; a tie "
-     "group in random order", HANDOUT "task-1-the-stratified-split-25-points", 30},
+     "group in random order",
+     HANDOUT "task-1-the-stratified-split-25-points", 30},
     {"split_exact", "stratified split: exact per-class counts, disjoint, complete, seeded", 10, GR_CPU,
-     "approximate_mode", "train = approx_mode(counts, n_train), val and test from what is left; permute each "
-     "class, deal it out; shuffle each part", HANDOUT "task-1-the-stratified-split-25-points", 30},
+     "approximate_mode",
+     "train = approx_mode(counts, n_train), val and test from what is left; permute each "
+     "class, deal it out; shuffle each part",
+     HANDOUT "task-1-the-stratified-split-25-points", 30},
     {"split_errors", "stratified split: the error cases return their status", 5, GR_CPU, NULL,
      "a class smaller than the number of non-empty parts, fractions over 1 or negative, a label out of range",
      HANDOUT "task-1-the-stratified-split-25-points", 30},
@@ -861,9 +908,10 @@ static const gr_item items[] = {
      HANDOUT "task-3-the-confusion-matrix-10-points", 30},
     {"metrics", "per-class P/R/F1 and macro/micro/weighted averages, zero division", 15, GR_CPU, NULL,
      "precision = TP/column sum, recall = TP/row sum; 0/0 is 0 and counted; macro = plain mean, micro = "
-     "pooled counts, weighted = by support", HANDOUT "task-4-per-class-metrics-and-averages-15-points", 30},
-    {"softmax_loss_grad", "softmax loss and gradient: double reference, finite differences, logits of 1e4", 15,
-     GR_CPU, NULL, "log-sum-exp with the row max subtracted; gW = (1/n)(P - Y)^T X + lambda W via dl_gemm",
+     "pooled counts, weighted = by support",
+     HANDOUT "task-4-per-class-metrics-and-averages-15-points", 30},
+    {"softmax_loss_grad", "softmax loss and gradient: double reference, finite differences, logits of 1e4", 15, GR_CPU,
+     NULL, "log-sum-exp with the row max subtracted; gW = (1/n)(P - Y)^T X + lambda W via dl_gemm",
      HANDOUT "task-5-softmax-regression-40-points", 60},
     {"softmax_train", "softmax regression reaches test accuracy >= 0.83 on Fashion-MNIST", 10, GR_CPU,
      "softmax_loss_grad", "a new permutation every epoch, batches of batch_size rows, w -= lr * grad",
@@ -900,8 +948,12 @@ static Suite *lab02_suite(void)
     return s;
 }
 
-static const gr_lab lab = {"02", "honest evaluation: stratified splits, confusion matrices, softmax regression",
-                           "02-evaluation", items, (int)(sizeof items / sizeof items[0]), lab02_suite};
+static const gr_lab lab = {"02",
+                           "honest evaluation: stratified splits, confusion matrices, softmax regression",
+                           "02-evaluation",
+                           items,
+                           (int)(sizeof items / sizeof items[0]),
+                           lab02_suite};
 
 const gr_lab *gr_lab_get(void)
 {

@@ -10,19 +10,19 @@
  * projected 4-GPU speedup against the reference's projection for the same
  * workload (>= 0.9 of it). */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>     // fabs, sqrt, cos
-#include <stdio.h>    // snprintf
-#include <stdlib.h>   // malloc, system
-#include <string.h>   // strrchr
+#include <math.h> // fabs, sqrt, cos
+#include <stdio.h> // snprintf
+#include <stdlib.h> // malloc, system
+#include <string.h> // strrchr
 #include <sys/stat.h> // mkdir
 #include <sys/wait.h> // WEXITSTATUS
-#include <time.h>     // nanosleep
-#include <unistd.h>   // readlink
+#include <time.h> // nanosleep
+#include <unistd.h> // readlink
 
 #include "ddp.h"
-#include "dl/data.h"    // dl_data_load
-#include "dl/fs.h"      // dl_home
-#include "dl/json.h"    // dl_json_parse_file
+#include "dl/data.h" // dl_data_load
+#include "dl/fs.h" // dl_home
+#include "dl/json.h" // dl_json_parse_file
 #include "dl/project.h" // dl_project
 #include "dl/rng.h"
 #include "grader.h"
@@ -65,11 +65,13 @@ static int run_driver(int P, const char *name, const char *args)
     char drv[1100], cmd[4096];
     driver_path(drv, sizeof drv);
     if (P > 0)
-        snprintf(cmd, sizeof cmd, "'%s/common/bin/dlrun' -n %d --timeout 120 '%s' --out '%s/%s' --plot none --quiet %s > '%s/%s.log' 2>&1",
-                 dl_home(), P, drv, workdir(), name, args, workdir(), name);
+        snprintf(
+            cmd, sizeof cmd,
+            "'%s/common/bin/dlrun' -n %d --timeout 120 '%s' --out '%s/%s' --plot none --quiet %s > '%s/%s.log' 2>&1",
+            dl_home(), P, drv, workdir(), name, args, workdir(), name);
     else
-        snprintf(cmd, sizeof cmd, "'%s' --out '%s/%s' --plot none --quiet %s > '%s/%s.log' 2>&1", drv, workdir(), name, args,
-                 workdir(), name);
+        snprintf(cmd, sizeof cmd, "'%s' --out '%s/%s' --plot none --quiet %s > '%s/%s.log' 2>&1", drv, workdir(), name,
+                 args, workdir(), name);
     int rc = system(cmd);
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
 }
@@ -164,8 +166,10 @@ static void check_sampler_case(size_t n, int P, int drop_last, int shuffle, cons
         per[r] = ddp_sampler_num_samples(&s);
         if (r > 0 && per[r] != per[0])
             GR_FAIL(GR_DIAG("remainder-on-last-rank") "%s: rank %d gets %zu rows, rank 0 %zu: every rank must get the "
-                    "same number (ceil(n/P) padded, or floor(n/P) with drop_last), or the ranks run different numbers "
-                    "of steps and the last one holds up the others", what, r, per[r], per[0]);
+                                                      "same number (ceil(n/P) padded, or floor(n/P) with drop_last), "
+                                                      "or the ranks run different numbers "
+                                                      "of steps and the last one holds up the others",
+                    what, r, per[r], per[0]);
     }
     for (int r = 0; r < P; r++) {
         ddp_sampler s = {n, r, P, 42, 0, shuffle, drop_last, labels, C};
@@ -176,7 +180,8 @@ static void check_sampler_case(size_t n, int P, int drop_last, int shuffle, cons
             GR_FAIL("%s: ddp_sampler_num_samples returned 0 (not implemented yet: lab03 task 1?)", what);
         if (per[r] == n && P > 1 && per_want < n)
             GR_FAIL(GR_DIAG("no-sharding") "%s: rank %d gets all %zu rows: with P ranks each must take only its "
-                    "share (the classic first attempt: four serial copies of the same epoch)", what, r, n);
+                                           "share (the classic first attempt: four serial copies of the same epoch)",
+                    what, r, n);
         if (per[r] != per_want)
             GR_FAIL("%s: rank %d gets %zu rows, expected %zu", what, r, per[r], per_want);
         GR_OK(ddp_sampler_indices(&s, got[r]));
@@ -190,10 +195,13 @@ static void check_sampler_case(size_t n, int P, int drop_last, int shuffle, cons
                 free(w0);
                 if (stale)
                     GR_FAIL(GR_DIAG("epoch-not-advanced") "%s: after ddp_sampler_set_epoch(3) rank %d returns epoch "
-                            "0's order: the permutation must be seeded with seed + epoch, or every epoch visits the "
-                            "rows in the same order", what, r);
+                                                          "0's order: the permutation must be seeded with seed + "
+                                                          "epoch, or every epoch visits the "
+                                                          "rows in the same order",
+                            what, r);
                 GR_FAIL("%s: rank %d, position %zu: row %zu, expected %zu (the permutation of seed + epoch, padded "
-                        "by repeating its start, then rows r, r+P, r+2P, ...)", what, r, k, got[r][k], want[k]);
+                        "by repeating its start, then rows r, r+P, r+2P, ...)",
+                        what, r, k, got[r][k], want[k]);
             }
         }
     }
@@ -204,7 +212,10 @@ static void check_sampler_case(size_t n, int P, int drop_last, int shuffle, cons
 
 START_TEST(test_sampler_exact)
 {
-    const struct { size_t n; int P, drop, shuffle; } cases[] = {
+    const struct {
+        size_t n;
+        int P, drop, shuffle;
+    } cases[] = {
         {10, 3, 0, 1}, {10, 3, 1, 1}, {12, 4, 0, 1}, {2, 4, 0, 1}, {7, 1, 0, 1}, {10, 3, 0, 0}, {1000, 4, 0, 1},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
@@ -224,7 +235,8 @@ START_TEST(test_sampler_exact)
         GR_OK(ddp_sampler_indices(&s, b));
         if (memcmp(a, b, per * sizeof *a) == 0)
             GR_FAIL(GR_DIAG("epoch-not-advanced") "rank %zu gets the same rows in the same order in epochs 5 and 6: "
-                    "seed the permutation with seed + epoch", r);
+                                                  "seed the permutation with seed + epoch",
+                    r);
     }
     free(a), free(b), free(seen);
 }
@@ -259,7 +271,8 @@ START_TEST(test_sampler_stratified)
         }
         if (hi - lo > 1)
             GR_FAIL(GR_DIAG("shards-not-stratified") "class %d: %zu to %zu rows per rank; stratified shards differ by "
-                    "at most one", c, lo, hi);
+                                                     "at most one",
+                    c, lo, hi);
     }
     free(y);
 }
@@ -276,14 +289,18 @@ static double ref_lr(const ddp_lr_config *c, long t)
         return peak;
     if (t >= c->total_steps)
         return 0.0;
-    return peak * 0.5 * (1.0 + cos(3.14159265358979323846 * (double)(t - c->warmup_steps) /
-                                   (double)(c->total_steps - c->warmup_steps)));
+    return peak * 0.5 *
+           (1.0 +
+            cos(3.14159265358979323846 * (double)(t - c->warmup_steps) / (double)(c->total_steps - c->warmup_steps)));
 }
 
 START_TEST(test_lr_schedule)
 {
     const ddp_lr_config cfgs[] = {
-        {0.1, 256, 1024, 10, 100, 0}, {0.024, 4096, 16384, 10, 92, 1}, {0.5, 128, 128, 0, 50, 0}, {0.01, 64, 512, 5, 5, 1},
+        {0.1, 256, 1024, 10, 100, 0},
+        {0.024, 4096, 16384, 10, 92, 1},
+        {0.5, 128, 128, 0, 50, 0},
+        {0.01, 64, 512, 5, 5, 1},
     };
     const long steps[] = {0, 1, 4, 5, 9, 10, 11, 50, 91, 92, 99, 200};
     for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
@@ -292,17 +309,19 @@ START_TEST(test_lr_schedule)
             double got = ddp_lr_at(c, steps[q]), want = ref_lr(c, steps[q]);
             if (fabs(got - want) <= 1e-12 * fabs(want) + 1e-15)
                 continue;
-            double unscaled = c->base_lr * (steps[q] < c->warmup_steps ? (double)(steps[q] + 1) / c->warmup_steps : 1.0);
+            double unscaled =
+                c->base_lr * (steps[q] < c->warmup_steps ? (double)(steps[q] + 1) / c->warmup_steps : 1.0);
             if (got == 0.0 && want > 0)
                 GR_FAIL("ddp_lr_at(step %ld) = 0 for base_lr %g (not implemented yet: lab03 task 5?)", steps[q],
                         c->base_lr);
             if (c->global_batch != c->base_batch && !c->cosine && fabs(got - unscaled) < 1e-12)
                 GR_FAIL(GR_DIAG("lr-not-scaled") "step %ld: lr %g is base_lr's schedule; with a global batch of %zu "
-                        "against base_batch %zu it must be scaled by %g (linear scaling rule)", steps[q], got,
-                        c->global_batch, c->base_batch, (double)c->global_batch / (double)c->base_batch);
+                                                 "against base_batch %zu it must be scaled by %g (linear scaling rule)",
+                        steps[q], got, c->global_batch, c->base_batch, (double)c->global_batch / (double)c->base_batch);
             GR_FAIL("config %zu (base_lr %g, base_batch %zu, global %zu, warmup %ld, total %ld, cosine %d): step %ld "
-                    "gives %.12g, expected %.12g", k, c->base_lr, c->base_batch, c->global_batch, c->warmup_steps,
-                    c->total_steps, c->cosine, steps[q], got, want);
+                    "gives %.12g, expected %.12g",
+                    k, c->base_lr, c->base_batch, c->global_batch, c->warmup_steps, c->total_steps, c->cosine, steps[q],
+                    got, want);
         }
     }
 }
@@ -350,12 +369,15 @@ START_TEST(test_scaler_distributed)
     }
     if (diff != 0)
         GR_FAIL(GR_DIAG("scaler-shard-local") "the ranks standardise with different statistics (rank 0's mean differs "
-                "from another rank's by %g): each rank used its own shard; merge count, mean and M2 over all ranks",
+                                              "from another rank's by %g): each rank used its own shard; merge count, "
+                                              "mean and M2 over all ranks",
                 diff);
     if (bad > 0)
         GR_FAIL(GR_DIAG("scaler-shard-local") "%zu of %zu features differ from the single-process scaler of all 60000 "
-                "rows; worst feature %zu: mean %.9g vs %.9g, std %.9g vs %.9g (tolerance 1e-6 of the mean, 1e-5 "
-                "relative)", bad, d, worst, mean->items[worst].num, rm[worst], sd->items[worst].num, rs[worst]);
+                                              "rows; worst feature %zu: mean %.9g vs %.9g, std %.9g vs %.9g (tolerance "
+                                              "1e-6 of the mean, 1e-5 "
+                                              "relative)",
+                bad, d, worst, mean->items[worst].num, rm[worst], sd->items[worst].num, rs[worst]);
     free(rm), free(rs);
     dl_jv_free(s);
     dl_data_free(&data);
@@ -387,12 +409,16 @@ static void equivalence(int P)
     long steps = (long)dl_jv_num(dl_jv_get(s, "steps"), -1);
     dl_jv_free(s);
     if (!(init_diff == 0))
-        GR_FAIL(GR_DIAG("no-initial-broadcast") "%d ranks: after ddp_broadcast_params the parameters still differ across "
-                "ranks by %g: every rank initialised its own model; broadcast rank 0's", P, init_diff);
+        GR_FAIL(
+            GR_DIAG("no-initial-broadcast") "%d ranks: after ddp_broadcast_params the parameters still differ across "
+                                            "ranks by %g: every rank initialised its own model; broadcast rank 0's",
+            P, init_diff);
     if (!(final_diff == 0))
         GR_FAIL(GR_DIAG("no-gradient-sync") "%d ranks: after %ld steps the parameters differ across ranks by %g: each "
-                "rank followed its own gradient; average the gradients (allreduce) before every step, and the ranks "
-                "stay bitwise identical", P, steps, final_diff);
+                                            "rank followed its own gradient; average the gradients (allreduce) before "
+                                            "every step, and the ranks "
+                                            "stay bitwise identical",
+                P, steps, final_diff);
     size_t np = 0, n1 = 0, ni = 0;
     char f[64];
     snprintf(f, sizeof f, "p%d.npy", P);
@@ -415,9 +441,11 @@ static void equivalence(int P)
         char buf[1024];
         dl_cmp_format(&c, "parameters", buf, sizeof buf);
         if (up_p > 1.5 * up_1)
-            GR_FAIL(GR_DIAG("grad-sum-not-average") "%d ranks x batch %d after 20 steps moved the parameters %.2f times "
-                    "as far as 1 rank x batch 64: the gradients were summed over the ranks, not averaged (%s)", P,
-                    64 / P, up_p / up_1, buf);
+            GR_FAIL(
+                GR_DIAG("grad-sum-not-average") "%d ranks x batch %d after 20 steps moved the parameters %.2f times "
+                                                "as far as 1 rank x batch 64: the gradients were summed over the "
+                                                "ranks, not averaged (%s)",
+                P, 64 / P, up_p / up_1, buf);
         GR_FAIL("%d ranks x batch %d vs 1 rank x batch 64 after 20 steps: %s", P, 64 / P, buf);
     }
     free(pp), free(p1), free(init), free(ref);
@@ -469,10 +497,13 @@ START_TEST(test_accounting)
         double v = rows->items[r].num;
         if (v >= N - 1)
             GR_FAIL(GR_DIAG("no-sharding") "rank %zu processed %.0f rows in an epoch: all %.0f. Four ranks each doing "
-                    "the whole epoch are four serial copies, not data parallelism", r, v, N);
+                                           "the whole epoch are four serial copies, not data parallelism",
+                    r, v, N);
         if (fabs(v - N / 4) > B)
-            GR_FAIL(GR_DIAG("remainder-on-last-rank") "rank %zu processed %.0f rows; each rank should process about N/P "
-                    "= %.0f (within one batch of %.0f)", r, v, N / 4, B);
+            GR_FAIL(
+                GR_DIAG("remainder-on-last-rank") "rank %zu processed %.0f rows; each rank should process about N/P "
+                                                  "= %.0f (within one batch of %.0f)",
+                r, v, N / 4, B);
     }
     dl_jv_free(s);
 }
@@ -496,10 +527,11 @@ START_TEST(test_speedup_projected)
         double steps = dl_jv_num(dl_jv_get(s, "counters_last_epoch.steps"), 1);
         if (calls > 1.5 * steps)
             GR_FAIL(GR_DIAG("per-tensor-allreduce") "projected speedup %.2fx, below 0.9 x the reference's %.2fx: %.0f "
-                    "allreduce calls for %.0f steps; every call pays the ring's latency: one call per step",
+                                                    "allreduce calls for %.0f steps; every call pays the ring's "
+                                                    "latency: one call per step",
                     got, ref.speedup, calls, steps);
-        GR_FAIL("projected speedup %.2fx on %s, below 0.9 x the reference's %.2fx for the same workload", got, prof.name,
-                ref.speedup);
+        GR_FAIL("projected speedup %.2fx on %s, below 0.9 x the reference's %.2fx for the same workload", got,
+                prof.name, ref.speedup);
     }
     dl_jv_free(s);
 }
@@ -521,7 +553,8 @@ START_TEST(test_timing)
     ddp_timing tm = {0, 0, per, 0};
     GR_OK(ddp_epoch_end(c, t0, 0.0125, &tm));
     if (!(tm.epoch_s >= 0.06 && tm.epoch_s < 60))
-        GR_FAIL("an epoch that slept 60 ms measured %g s: epoch_s = dl_now() - t0 after the closing barrier", tm.epoch_s);
+        GR_FAIL("an epoch that slept 60 ms measured %g s: epoch_s = dl_now() - t0 after the closing barrier",
+                tm.epoch_s);
     if (per[0] != 0.0125 || tm.compute_s != 0.0125)
         GR_FAIL("per_rank_compute[0] = %g, compute_s = %g; expected this rank's 0.0125", per[0], tm.compute_s);
     if (tm.imbalance != 1.0)
@@ -529,16 +562,19 @@ START_TEST(test_timing)
     dl_comm_stats st;
     dl_comm_stats_get(c, &st);
     if (st.calls[DL_OP_BARRIER] < 2)
-        GR_FAIL(GR_DIAG("timing-no-barrier") "%llu barrier(s) in begin + end; bracket the epoch with a barrier at "
-                "each end, or each rank times only itself and the slowest rank's wait is hidden",
-                (unsigned long long)st.calls[DL_OP_BARRIER]);
+        GR_FAIL(
+            GR_DIAG(
+                "timing-no-barrier") "%llu barrier(s) in begin + end; bracket the epoch with a barrier at "
+                                     "each end, or each rank times only itself and the slowest rank's wait is hidden",
+            (unsigned long long)st.calls[DL_OP_BARRIER]);
     dl_comm_finalize(c);
     // and on 4 ranks, from the default run
     dl_jv *s = default_run();
     double imb = dl_jv_num(dl_jv_get(s, "imbalance"), 0), ep = dl_jv_num(dl_jv_get(s, "epoch_seconds"), 0);
     if (!(imb >= 1.0 && imb < 10 && ep > 0))
         GR_FAIL("4 ranks: imbalance %g and epoch time %g s; expected imbalance >= 1 (slowest / mean) and a positive "
-                "epoch time", imb, ep);
+                "epoch time",
+                imb, ep);
     dl_jv_free(s);
 }
 END_TEST
@@ -602,8 +638,8 @@ static const gr_item items[] = {
     {"accuracy", "4 ranks reach test accuracy >= 0.85 on Fashion-MNIST", 10, GR_CPU, "equivalence",
      "with the defaults (25 epochs, 4096 rows per rank, scaled lr with warmup)", H "what-the-run-shows", 300},
     {"accounting", "each rank processes N/P rows per epoch", 5, GR_CPU, "sampler_exact",
-     "every rank gets its own N/P rows; nobody gets all of them, nobody the remainder", H "task-1-the-distributed-sampler-20-points",
-     300},
+     "every rank gets its own N/P rows; nobody gets all of them, nobody the remainder",
+     H "task-1-the-distributed-sampler-20-points", 300},
     {"speedup_projected", "projected 4-GPU speedup >= 0.9 x the reference's (4xA10 PCIe)", 10, GR_CPU, "equivalence",
      "one allreduce of all gradients per step; equal shards; no extra communication per step",
      H "speedup-measured-and-projected", 300},
@@ -633,8 +669,12 @@ static Suite *lab03_suite(void)
     return s;
 }
 
-static const gr_lab lab = {"03", "from four serial copies to one data-parallel model", "03-data-parallel", items,
-                           (int)(sizeof items / sizeof items[0]), lab03_suite};
+static const gr_lab lab = {"03",
+                           "from four serial copies to one data-parallel model",
+                           "03-data-parallel",
+                           items,
+                           (int)(sizeof items / sizeof items[0]),
+                           lab03_suite};
 
 const gr_lab *gr_lab_get(void)
 {

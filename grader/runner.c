@@ -1,23 +1,23 @@
 /* runner.c — the grader's main: runs a lab's items, prints the xv6-style
  * table, writes Gradescope's results.json. See grader.h for the contract. */
 #define _GNU_SOURCE
-#include <errno.h>        // errno
-#include <fcntl.h>        // open
-#include <ftw.h>          // nftw
-#include <stdarg.h>       // va_list
-#include <stdio.h>        // printf, popen
-#include <stdlib.h>       // getenv, exit
-#include <string.h>       // strcmp, strstr
+#include <errno.h> // errno
+#include <fcntl.h> // open
+#include <ftw.h> // nftw
+#include <stdarg.h> // va_list
+#include <stdio.h> // printf, popen
+#include <stdlib.h> // getenv, exit
+#include <string.h> // strcmp, strstr
 #include <sys/resource.h> // setrlimit
-#include <sys/stat.h>     // mkdir
-#include <sys/wait.h>     // waitpid
-#include <time.h>         // time, strftime
-#include <unistd.h>       // fork, dup2, isatty
+#include <sys/stat.h> // mkdir
+#include <sys/wait.h> // waitpid
+#include <time.h> // time, strftime
+#include <unistd.h> // fork, dup2, isatty
 
-#include "dl/blas.h"   // dl_blas_name
+#include "dl/blas.h" // dl_blas_name
 #include "dl/device.h" // dl_cuda_device_count
-#include "dl/fs.h"     // dl_home, dl_read_file
-#include "dl/json.h"   // dl_json writer
+#include "dl/fs.h" // dl_home, dl_read_file
+#include "dl/json.h" // dl_json writer
 #include "grader.h"
 
 // ---- state shared with the forked test child ----
@@ -111,9 +111,9 @@ typedef enum { R_PASS, R_FAIL, R_SKIP, R_PARENT } r_kind;
 typedef struct result {
     r_kind kind;
     int score;
-    char msg[2048];    /* what the test said */
+    char msg[2048]; /* what the test said */
     char output[2048]; /* the tail of what the test printed */
-    char diag[128];    /* "[diagnosis: x]" name, if any */
+    char diag[128]; /* "[diagnosis: x]" name, if any */
 } result;
 
 static void tail_of(const char *path, char *out, size_t len)
@@ -298,8 +298,8 @@ static int tier_allowed(gr_tier t)
     return strstr(env, tier_name(t)) != NULL;
 }
 
-static void write_json(const char *path, const result *res, const int *selected, const char *impl,
-                       int gpus, const char *gpu_name, int score, int max_score, int skipped)
+static void write_json(const char *path, const result *res, const int *selected, const char *impl, int gpus,
+                       const char *gpu_name, int score, int max_score, int skipped)
 {
     dl_json j;
     if (dl_json_open(&j, path) != DL_OK) {
@@ -326,11 +326,11 @@ static void write_json(const char *path, const result *res, const int *selected,
         if (r->kind == R_PASS)
             snprintf(out, sizeof out, "passed%s%s", r->output[0] ? "\noutput:\n" : "", r->output);
         else if (r->kind == R_SKIP)
-            snprintf(out, sizeof out, "SKIPPED: %s (worth %d points where the %s tier runs; not counted)",
-                     r->msg, it->points, tier_name(it->tier));
+            snprintf(out, sizeof out, "SKIPPED: %s (worth %d points where the %s tier runs; not counted)", r->msg,
+                     it->points, tier_name(it->tier));
         else
-            snprintf(out, sizeof out, "%s\nhint: %s\nsee: labs/%s/%s%s%s", r->msg, it->hint, lab->dir,
-                     it->section, r->output[0] ? "\noutput:\n" : "", r->output);
+            snprintf(out, sizeof out, "%s\nhint: %s\nsee: labs/%s/%s%s%s", r->msg, it->hint, lab->dir, it->section,
+                     r->output[0] ? "\noutput:\n" : "", r->output);
         dl_json_object(&j, NULL);
         dl_json_str(&j, "name", name);
         dl_json_num(&j, "score", r->score);
@@ -393,8 +393,7 @@ int main(int argc, char **argv)
         } else {
             int i = find_item(argv[a]);
             if (i < 0) {
-                fprintf(stderr, "%s: error: no item named '%s' in lab %s (see --list)\n", argv[0],
-                        argv[a], lab->id);
+                fprintf(stderr, "%s: error: no item named '%s' in lab %s (see --list)\n", argv[0], argv[a], lab->id);
                 return 2;
             }
             selected[i] = 1;
@@ -460,14 +459,16 @@ int main(int argc, char **argv)
             max_score += it->points;
             score += r->score;
         }
-        const char *tag = r->kind == R_PASS ? "PASS" : r->kind == R_SKIP ? "SKIP" : r->kind == R_PARENT ? "----" : "FAIL";
+        const char *tag = r->kind == R_PASS     ? "PASS"
+                          : r->kind == R_SKIP   ? "SKIP"
+                          : r->kind == R_PARENT ? "----"
+                                                : "FAIL";
         const char *col = r->kind == R_PASS ? "\033[32m" : r->kind == R_SKIP ? "\033[33m" : "\033[31m";
         if (r->kind == R_SKIP)
-            printf("[%s%s%s]  (%3d)   %-24s %s\n", paint(col), tag, paint("\033[0m"), it->points,
-                   it->name, it->title);
+            printf("[%s%s%s]  (%3d)   %-24s %s\n", paint(col), tag, paint("\033[0m"), it->points, it->name, it->title);
         else
-            printf("[%s%s%s] %3d/%-3d  %-24s %s\n", paint(col), tag, paint("\033[0m"), r->score,
-                   it->points, it->name, it->title);
+            printf("[%s%s%s] %3d/%-3d  %-24s %s\n", paint(col), tag, paint("\033[0m"), r->score, it->points, it->name,
+                   it->title);
         if (r->kind == R_FAIL) {
             print_indented("saw:", r->msg);
             print_indented("hint:", it->hint);

@@ -8,8 +8,8 @@
  * without quotes); objects and arrays print their sizes. Exit 1 when the
  * path is missing, 2 when the file does not parse. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>   // floor
-#include <stdio.h>  // printf
+#include <math.h> // floor
+#include <stdio.h> // printf
 #include <stdlib.h> // strtol
 #include <string.h> // strcspn
 

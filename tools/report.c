@@ -10,14 +10,14 @@
  * The page is written atomically (tmp + rename). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h> // opendir, readdir
-#include <errno.h>  // errno
-#include <math.h>   // floor
-#include <stdio.h>  // fprintf
+#include <errno.h> // errno
+#include <math.h> // floor
+#include <stdio.h> // fprintf
 #include <stdlib.h> // qsort
 #include <string.h> // strcmp
-#include <time.h>   // time, strftime
+#include <time.h> // time, strftime
 
-#include "dl/fs.h"   // dl_read_file
+#include "dl/fs.h" // dl_read_file
 #include "dl/json.h" // dl_json_parse_file, dl_jv_get
 
 static void esc(FILE *f, const char *s)
@@ -151,7 +151,7 @@ static void inline_svgs(FILE *f, const char *dir)
     DIR *d = opendir(dir);
     if (d == NULL)
         return;
-    char *names[64];
+    char *names[64] = {NULL};
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL && n < 64) {

@@ -10,7 +10,7 @@
  * a STUDENT line inside a solution block, or a solution block without a
  * STUDENT line after it are errors (exit 2, with file:line). */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>  // fopen, fgets
+#include <stdio.h> // fopen, fgets
 #include <stdlib.h> // exit
 #include <string.h> // strncmp, strstr
 
@@ -49,6 +49,7 @@ int main(int argc, char **argv)
     FILE *out = fopen(tmp, "w");
     if (out == NULL) {
         perror(tmp);
+        fclose(in);
         return 2;
     }
     char line[8192];
@@ -58,8 +59,8 @@ int main(int argc, char **argv)
         lineno++;
         if (is_marker(line, "BEGIN SOLUTION")) {
             if (in_solution) {
-                fprintf(stderr, "%s:%d: BEGIN SOLUTION inside the block opened at line %d\n", argv[1],
-                        lineno, begin_line);
+                fprintf(stderr, "%s:%d: BEGIN SOLUTION inside the block opened at line %d\n", argv[1], lineno,
+                        begin_line);
                 bad = 1;
             }
             in_solution = 1;
@@ -97,11 +98,11 @@ int main(int argc, char **argv)
             continue;
         if (want_student && *p != '\n' && *p != '\0') {
             // a block inside a function needs its replacement; one at file scope (a helper) does not
-            if (*p != '}' ) {
+            if (*p != '}') {
                 want_student = 0;
             } else {
-                fprintf(stderr, "%s:%d: the solution block ending at line %d has no STUDENT line after it\n",
-                        argv[1], lineno, want_student);
+                fprintf(stderr, "%s:%d: the solution block ending at line %d has no STUDENT line after it\n", argv[1],
+                        lineno, want_student);
                 bad = 1;
                 want_student = 0;
             }

@@ -23,6 +23,20 @@ nvidia-smi -L
 failed=()
 echo "=== 1 common/ CUDA vs CPU ==="
 "$B/tests/gpu" || failed+=("common gpu tests")
+ngpu=$(nvidia-smi -L | grep -c GPU)
+echo "=== 1b dl_comm on GPU buffers (NCCL), $ngpu rank(s) ==="
+common/bin/dlrun -n "$ngpu" "$B/tests/comm" cuda || failed+=("comm on cuda")
+if [ "$ngpu" -eq 1 ]; then
+    # two ranks on one GPU must be refused with a clear message, before NCCL would
+    out=$(common/bin/dlrun -n 2 --timeout 60 "$B/tests/comm" cuda 2>&1)
+    if printf '%s' "$out" | grep -q "both use GPU 0"; then
+        echo "ok: two ranks on one GPU are refused: $(printf '%s' "$out" | grep -m1 'both use GPU')"
+    else
+        echo "two ranks on one GPU were not refused clearly:" >&2
+        printf '%s\n' "$out" | tail -5 >&2
+        failed+=("two ranks on one GPU")
+    fi
+fi
 echo "=== 2 grader gpu tiers on the reference ==="
 for mk in labs/*/lab.mk; do
     dir=$(basename "$(dirname "$mk")")
@@ -37,9 +51,10 @@ for mk in labs/*/lab.mk; do
     id=${dir%%-*}
     run_args=$(sed -n "s/^LAB_${id}_RUN_ARGS *:= *//p" "$mk")
     launcher=$(sed -n "s/^LAB_${id}_LAUNCH *:= *//p" "$mk")
+    [ -n "$launcher" ] && launcher="common/bin/dlrun -n $ngpu" # one rank per GPU here
     # shellcheck disable=SC2086
     if $launcher "$B/solutions/lab$id" --device cuda --out "$out/$dir" --plot png --quiet $run_args; then
-        echo "lab $id on $($J "$out/$dir/summary.json" device): $(grep -o '"test_accuracy": [0-9.]*' "$out/$dir/summary.json")"
+        echo "lab $id on $($J "$out/$dir/summary.json" device): test accuracy $($J "$out/$dir/summary.json" test_accuracy)"
     else
         failed+=("lab $id driver on cuda")
     fi

@@ -10,7 +10,7 @@
 #include <stddef.h> // size_t
 #include <stdint.h> // int32_t
 
-#include "dl/blas.h"   // dl_trans, dl_dtype
+#include "dl/blas.h" // dl_trans, dl_dtype
 #include "dl/device.h" // dl_device, dl_event
 
 #ifdef __cplusplus
@@ -20,6 +20,8 @@ extern "C" {
 enum { DL_COPY_H2D = 0, DL_COPY_D2H = 1, DL_COPY_D2D = 2 };
 
 int dl_cuda_count_(void);
+/* 1 when p points to CUDA device (or managed) memory; 0 for host memory. */
+int dl_cuda_is_device_ptr_(const void *p);
 void dl_cuda_versions_(char *runtime, char *driver, size_t len);
 void dl_nccl_version_(char *out, size_t len);
 dl_status dl_cuda_open_(int ordinal, dl_device *dev);
@@ -39,14 +41,13 @@ dl_status dl_cuda_stream_wait_event_(const dl_device *dev, dl_stream s, const dl
 dl_status dl_cuda_event_sync_(const dl_device *dev, const dl_event *e);
 dl_status dl_cuda_event_elapsed_(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms);
 
-dl_status dl_cuda_gemm_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K,
-                        float alpha, const float *A, int lda, const float *B, int ldb, float beta,
-                        float *C, int ldc);
-dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float alpha,
-                        const float *A, int lda, const float *x, float beta, float *y);
-dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K,
-                            float alpha, const dl_half *A, int lda, const dl_half *B, int ldb,
-                            float beta, void *C, dl_dtype c_type, int ldc);
+dl_status dl_cuda_gemm_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
+                        const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float alpha, const float *A, int lda,
+                        const float *x, float beta, float *y);
+dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
+                            const dl_half *A, int lda, const dl_half *B, int ldb, float beta, void *C, dl_dtype c_type,
+                            int ldc);
 
 // ---- the MLP's element-wise kernels (src/cuda/mlp_cuda.cu) ----
 dl_status dl_cuda_fill_(const dl_device *dev, float *p, size_t count, float v);
@@ -54,10 +55,10 @@ dl_status dl_cuda_bias_act_(const dl_device *dev, float *Z, const float *b, size
 dl_status dl_cuda_relu_mask_(const dl_device *dev, float *delta, const float *A, size_t count);
 /* Rows of Z become (softmax − onehot)·scale; *loss (host) = mean loss.
  * DL_ERR_RANGE when a label is outside [0, C). part: device scratch. */
-dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t n, int C, float scale,
-                        float *part, double *loss);
-dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr,
-                       float mu, float wd);
+dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t n, int C, float scale, float *part,
+                        double *loss);
+dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr, float mu,
+                       float wd);
 
 // ---- NCCL (src/cuda/comm_nccl.cu; src/nccl_stub.c without NCCL) ----
 /* A dl_red maps onto ncclRedOp_t; the state holds the comm, its stream and events. */
@@ -68,8 +69,8 @@ dl_status dl_nccl_allreduce_(void *state, void *buf, size_t count, dl_dtype t, i
 dl_status dl_nccl_wait_(void *state, void *req, double timeout, int rank);
 dl_status dl_nccl_broadcast_(void *state, void *buf, size_t count, dl_dtype t, int root);
 dl_status dl_nccl_allgather_(void *state, const void *send, void *recv, size_t count, dl_dtype t);
-dl_status dl_nccl_sendrecv_(void *state, const void *send, size_t send_count, int dst, void *recv,
-                            size_t recv_count, int src, dl_dtype t);
+dl_status dl_nccl_sendrecv_(void *state, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
+                            int src, dl_dtype t);
 
 #ifdef __cplusplus
 }

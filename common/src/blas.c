@@ -2,10 +2,10 @@
  * (cblas) and dispatch to the CUDA path (blas_cuda.cu). */
 #include "dl/blas.h"
 
-#include <cblas.h>  // cblas_sgemm, cblas_sgemv, openblas_set_num_threads
+#include <cblas.h> // cblas_sgemm, cblas_sgemv, openblas_set_num_threads
 #include <limits.h> // INT_MAX
 #include <stdatomic.h>
-#include <stdio.h>  // snprintf
+#include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free
 #include <string.h> // strlen
 
@@ -68,14 +68,12 @@ static dl_status check_dims(const char *fn, size_t M, size_t N, size_t K)
 static dl_status check_ld(const char *fn, const char *name, size_t ld, size_t cols)
 {
     if (ld < max1(cols) || ld > INT_MAX)
-        return dl_error_set(DL_ERR_ARG, "%s: %s=%zu, expected at least %zu (the row length)", fn,
-                            name, ld, max1(cols));
+        return dl_error_set(DL_ERR_ARG, "%s: %s=%zu, expected at least %zu (the row length)", fn, name, ld, max1(cols));
     return DL_OK;
 }
 
-static dl_status check_gemm(const char *fn, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K,
-                            const void *A, size_t lda, const void *B, size_t ldb, const void *C,
-                            size_t ldc)
+static dl_status check_gemm(const char *fn, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, const void *A,
+                            size_t lda, const void *B, size_t ldb, const void *C, size_t ldc)
 {
     DL_TRY(check_dims(fn, M, N, K));
     DL_TRY(check_ld(fn, "lda", lda, ta == DL_TRANS ? M : K));
@@ -93,24 +91,22 @@ static CBLAS_TRANSPOSE cb(dl_trans t)
 
 // ---- fp32 ----
 
-dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K,
-                  float alpha, const float *A, size_t lda, const float *B, size_t ldb, float beta,
-                  float *C, size_t ldc)
+dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
+                  const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc)
 {
     DL_TRY(check_gemm("dl_gemm", ta, tb, M, N, K, A, lda, B, ldb, C, ldc));
     if (M == 0 || N == 0)
         return DL_OK;
     dl_flops_add(2ull * M * N * K);
     if (dev->kind == DL_DEVICE_CUDA)
-        return dl_cuda_gemm_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb,
-                             beta, C, (int)ldc);
-    cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, A, (int)lda, B,
-                (int)ldb, beta, C, (int)ldc);
+        return dl_cuda_gemm_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
+    cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C,
+                (int)ldc);
     return DL_OK;
 }
 
-dl_status dl_gemv(const dl_device *dev, dl_trans ta, size_t M, size_t N, float alpha,
-                  const float *A, size_t lda, const float *x, float beta, float *y)
+dl_status dl_gemv(const dl_device *dev, dl_trans ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+                  const float *x, float beta, float *y)
 {
     DL_TRY(check_dims("dl_gemv", M, N, 1));
     DL_TRY(check_ld("dl_gemv", "lda", lda, N));
@@ -139,17 +135,17 @@ static float *widen(const dl_half *src, size_t rows, size_t cols, size_t ld)
     return dst;
 }
 
-dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N,
-                      size_t K, float alpha, const dl_half *A, size_t lda, const dl_half *B,
-                      size_t ldb, float beta, void *C, dl_dtype c_type, size_t ldc)
+dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
+                      const dl_half *A, size_t lda, const dl_half *B, size_t ldb, float beta, void *C, dl_dtype c_type,
+                      size_t ldc)
 {
     DL_TRY(check_gemm("dl_gemm_f16", ta, tb, M, N, K, A, lda, B, ldb, C, ldc));
     if (M == 0 || N == 0)
         return DL_OK;
     dl_flops_add(2ull * M * N * K);
     if (dev->kind == DL_DEVICE_CUDA)
-        return dl_cuda_gemm_f16_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B,
-                                 (int)ldb, beta, C, c_type, (int)ldc);
+        return dl_cuda_gemm_f16_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C, c_type,
+                                 (int)ldc);
     size_t ar = ta == DL_TRANS ? K : M, ac = ta == DL_TRANS ? M : K;
     size_t br = tb == DL_TRANS ? N : K, bc = tb == DL_TRANS ? K : N;
     float *a = widen(A, ar, ac, lda);
@@ -162,13 +158,13 @@ dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, 
         return dl_error_set(DL_ERR_NOMEM, "dl_gemm_f16: out of memory for the fp32 copies");
     }
     if (c_type == DL_F16) {
-        cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, a, (int)ac, b,
-                    (int)bc, beta, c, (int)N);
+        cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, a, (int)ac, b, (int)bc, beta, c,
+                    (int)N);
         for (size_t i = 0; i < M; i++)
             dl_f32_to_f16(c + i * N, (dl_half *)C + i * ldc, N);
     } else {
-        cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, a, (int)ac, b,
-                    (int)bc, beta, (float *)C, (int)ldc);
+        cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, a, (int)ac, b, (int)bc, beta,
+                    (float *)C, (int)ldc);
     }
     free(a);
     free(b);

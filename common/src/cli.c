@@ -2,9 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/cli.h"
 
-#include <errno.h>  // errno, ERANGE
-#include <math.h>   // isfinite
-#include <stdio.h>  // fprintf, snprintf
+#include <errno.h> // errno, ERANGE
+#include <math.h> // isfinite
+#include <stdio.h> // fprintf, snprintf
 #include <stdlib.h> // strtol, strtod, getenv
 #include <string.h> // strcmp, strncmp, strlen
 
@@ -29,19 +29,15 @@ static size_t common_opts(dl_args *a, dl_opt *o)
     dl_opt t[] = {
         {"data", DL_OPT_STRING, &a->data, "SPEC",
          "dataset: breast_cancer, fashion_mnist, synthetic:k=v,... or a .csv file", NULL, 1, 0},
-        {"device", DL_OPT_STRING, &a->device, "DEV", "auto, cpu, cuda or cuda:N (env DL_DEVICE)",
-         NULL, 1, 0},
+        {"device", DL_OPT_STRING, &a->device, "DEV", "auto, cpu, cuda or cuda:N (env DL_DEVICE)", NULL, 1, 0},
         {"epochs", DL_OPT_INT, &a->epochs, "N", "passes over the training data", NULL, 1, 1e7},
-        {"batch-size", DL_OPT_LONG, &a->batch_size, "N", "rows per step; 0 = full batch", NULL,
-         0, 1e9},
+        {"batch-size", DL_OPT_LONG, &a->batch_size, "N", "rows per step; 0 = full batch", NULL, 0, 1e9},
         {"lr", DL_OPT_DOUBLE, &a->lr, "X", "learning rate (> 0)", NULL, 1e-12, 1e6},
-        {"seed", DL_OPT_U64, &a->seed, "N", "seed of every random choice (split, order, init)",
-         NULL, 1, 0},
-        {"out", DL_OPT_STRING, &a->out, "DIR", "where metrics.csv, summary.json and plots go",
-         NULL, 1, 0},
+        {"seed", DL_OPT_U64, &a->seed, "N", "seed of every random choice (split, order, init)", NULL, 1, 0},
+        {"out", DL_OPT_STRING, &a->out, "DIR", "where metrics.csv, summary.json and plots go", NULL, 1, 0},
         {"json", DL_OPT_STRING, &a->json, "FILE", "also write summary.json to FILE", NULL, 1, 0},
-        {"plot", DL_OPT_CHOICE, &a->plot, "FMT", "plots as png, svg, dumb (terminal) or none",
-         "png|svg|dumb|none", 1, 0},
+        {"plot", DL_OPT_CHOICE, &a->plot, "FMT", "plots as png, svg, dumb (terminal) or none", "png|svg|dumb|none", 1,
+         0},
         {"quiet", DL_OPT_FLAG, &a->quiet, NULL, "no progress output", NULL, 1, 0},
     };
     memcpy(o, t, sizeof t);
@@ -102,8 +98,8 @@ static void print_opts(FILE *f, const dl_opt *opts, size_t n, int which)
     }
 }
 
-static void usage(FILE *f, const char *prog, const char *summary, const dl_opt *common,
-                  size_t nc, const dl_opt *extra, size_t ne)
+static void usage(FILE *f, const char *prog, const char *summary, const dl_opt *common, size_t nc, const dl_opt *extra,
+                  size_t ne)
 {
     fprintf(f, "usage: %s [options]\n", prog);
     if (summary != NULL)
@@ -163,8 +159,7 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
             return 0;
         }
         if (bounded && ((double)v < o->min || (double)v > o->max)) {
-            snprintf(err, len, "--%s: %llu is out of range, expected %.0f to %.0f", o->name, v,
-                     o->min, o->max);
+            snprintf(err, len, "--%s: %llu is out of range, expected %.0f to %.0f", o->name, v, o->min, o->max);
             return 0;
         }
         *(uint64_t *)o->dst = (uint64_t)v;
@@ -178,8 +173,7 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
             return 0;
         }
         if (bounded && ((double)v < o->min || (double)v > o->max)) {
-            snprintf(err, len, "--%s: %lld is out of range, expected %.0f to %.0f", o->name, v,
-                     o->min, o->max);
+            snprintf(err, len, "--%s: %lld is out of range, expected %.0f to %.0f", o->name, v, o->min, o->max);
             return 0;
         }
         if (o->kind == DL_OPT_INT) {
@@ -200,8 +194,7 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
             return 0;
         }
         if (bounded && (v < o->min || v > o->max)) {
-            snprintf(err, len, "--%s: %g is out of range, expected %g to %g", o->name, v, o->min,
-                     o->max);
+            snprintf(err, len, "--%s: %g is out of range, expected %g to %g", o->name, v, o->min, o->max);
             return 0;
         }
         *(double *)o->dst = v;
@@ -211,8 +204,7 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
     return 0;
 }
 
-static const dl_opt *find(const char *name, size_t len, const dl_opt *a, size_t na,
-                          const dl_opt *b, size_t nb)
+static const dl_opt *find(const char *name, size_t len, const dl_opt *a, size_t na, const dl_opt *b, size_t nb)
 {
     for (size_t i = 0; i < nb; i++) { // a lab's own flag overrides a common one
         if (strlen(b[i].name) == len && strncmp(b[i].name, name, len) == 0)
@@ -225,8 +217,8 @@ static const dl_opt *find(const char *name, size_t len, const dl_opt *a, size_t 
     return NULL;
 }
 
-int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, dl_args *a,
-                 const dl_opt *extra, size_t n_extra)
+int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, dl_args *a, const dl_opt *extra,
+                 size_t n_extra)
 {
     dl_opt common[16];
     size_t nc = common_opts(a, common);

@@ -5,19 +5,19 @@
 #include "dl/comm.h"
 
 #include <stdarg.h> // va_list
-#include <stdio.h>  // fprintf
+#include <stdio.h> // fprintf
 #include <stdlib.h> // getenv, calloc, exit
 #include <string.h> // memcpy, strcmp
-#include <time.h>   // nanosleep
+#include <time.h> // nanosleep
 #include <unistd.h> // gethostname
 
 #ifdef DL_HAVE_MPI
 #include <mpi.h>
 #endif
 
-#include "backend.h"   // dl_nccl_*_
-#include "dl/half.h"   // dl_half (the fp16 sum)
-#include "dl/timer.h"  // dl_now
+#include "backend.h" // dl_nccl_*_
+#include "dl/half.h" // dl_half (the fp16 sum)
+#include "dl/timer.h" // dl_now
 
 enum { BACKEND_SELF = 0, BACKEND_MPI = 1, BACKEND_NCCL = 2 };
 
@@ -41,6 +41,7 @@ struct dl_comm_req {
     size_t count;
     dl_dtype t;
     dl_red red;
+    int nccl; /* this request went to NCCL */
     void *nccl_req;
 #ifdef DL_HAVE_MPI
     MPI_Request mreq;
@@ -85,8 +86,7 @@ static int env_int(const char *a, const char *b, const char *cname, int fallback
 /* True when a launcher started this process as one rank of several. */
 static int launched(void)
 {
-    return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMI_SIZE") != NULL ||
-           getenv("PMIX_RANK") != NULL;
+    return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMI_SIZE") != NULL || getenv("PMIX_RANK") != NULL;
 }
 
 // ---- MPI helpers ----
@@ -367,12 +367,19 @@ void dl_comm_stats_reset(dl_comm *c)
 
 // ---- operations ----
 
-/* The host-memory copy a world of one does (on the device when buffers are there). */
+/* NCCL takes device buffers; host buffers (counters, losses, timings) go
+ * over MPI even when the collectives of device buffers use NCCL. */
+static int nccl_for(const dl_comm *c, const void *buf)
+{
+    return c->backend == BACKEND_NCCL && dl_cuda_is_device_ptr_(buf);
+}
+
+/* The copy a world of one does: on the device when the buffers are there. */
 static dl_status self_copy(dl_comm *c, void *dst, const void *src, size_t bytes)
 {
     if (dst == src || bytes == 0)
         return DL_OK;
-    if (c->dev != NULL && c->dev->kind == DL_DEVICE_CUDA)
+    if (c->dev != NULL && c->dev->kind == DL_DEVICE_CUDA && dl_cuda_is_device_ptr_(dst))
         return dl_memcpy_d2d(c->dev, dst, src, bytes);
     memmove(dst, src, bytes);
     return DL_OK;
@@ -403,10 +410,10 @@ dl_status dl_comm_broadcast(dl_comm *c, void *buf, size_t count, dl_dtype t, int
         return dl_error_set(DL_ERR_ARG, "comm: broadcast root %d, expected 0..%d", root, c->size - 1);
     size_t bytes = count * dl_dtype_size(t);
     double t0 = dl_now();
-    if (c->backend == BACKEND_NCCL) {
+    if (nccl_for(c, buf)) {
         DL_TRY(dl_nccl_broadcast_(c->nccl, buf, count, t, root));
 #ifdef DL_HAVE_MPI
-    } else if (c->backend == BACKEND_MPI) {
+    } else if (c->backend != BACKEND_SELF) {
         MPI_Datatype mt;
         DL_TRY(mpi_type(t, &mt));
         MPI_Request r;
@@ -433,8 +440,7 @@ dl_status dl_comm_allreduce(dl_comm *c, void *buf, size_t count, dl_dtype t, dl_
     return dl_comm_wait(c, req);
 }
 
-dl_status dl_comm_allreduce_async(dl_comm *c, void *buf, size_t count, dl_dtype t, dl_red op,
-                                  dl_comm_req **out)
+dl_status dl_comm_allreduce_async(dl_comm *c, void *buf, size_t count, dl_dtype t, dl_red op, dl_comm_req **out)
 {
     *out = NULL;
     DL_TRY(check_count("allreduce", count));
@@ -451,11 +457,12 @@ dl_status dl_comm_allreduce_async(dl_comm *c, void *buf, size_t count, dl_dtype 
     r->count = count;
     r->t = t;
     r->red = op;
+    r->nccl = nccl_for(c, buf);
     dl_status st = DL_OK;
-    if (c->backend == BACKEND_NCCL) {
+    if (r->nccl) {
         st = dl_nccl_allreduce_(c->nccl, buf, count, t, (int)op, &r->nccl_req);
 #ifdef DL_HAVE_MPI
-    } else if (c->backend == BACKEND_MPI) {
+    } else if (c->backend != BACKEND_SELF) {
         MPI_Datatype mt = MPI_FLOAT;
         MPI_Op mo = MPI_SUM;
         st = mpi_type(t, &mt);
@@ -483,10 +490,10 @@ dl_status dl_comm_wait(dl_comm *c, dl_comm_req *r)
     if (r == NULL)
         return dl_error_set(DL_ERR_ARG, "comm: wait on a NULL request");
     dl_status st = DL_OK;
-    if (c->backend == BACKEND_NCCL) {
+    if (r->nccl) {
         st = dl_nccl_wait_(c->nccl, r->nccl_req, dl_comm_timeout(), c->rank);
 #ifdef DL_HAVE_MPI
-    } else if (c->backend == BACKEND_MPI) {
+    } else if (c->backend != BACKEND_SELF) {
         st = mpi_wait_all(c, 1, &r->mreq, r->op == DL_OP_ALLREDUCE ? "allreduce" : "allreduce_async");
         if (st == DL_OK && r->red == DL_RED_AVG)
             scale_avg(r->buf, r->count, r->t, c->size);
@@ -511,7 +518,7 @@ dl_status dl_comm_allgather(dl_comm *c, const void *send, void *recv, size_t cou
     double t0 = dl_now();
     if (c->backend == BACKEND_SELF) {
         DL_TRY(self_copy(c, recv, send, bytes));
-    } else if (c->backend == BACKEND_NCCL) {
+    } else if (nccl_for(c, recv)) {
         DL_TRY(dl_nccl_allgather_(c->nccl, send, recv, count, t));
 #ifdef DL_HAVE_MPI
     } else {
@@ -528,21 +535,21 @@ dl_status dl_comm_allgather(dl_comm *c, const void *send, void *recv, size_t cou
     return DL_OK;
 }
 
-dl_status dl_comm_sendrecv(dl_comm *c, const void *send, size_t send_count, int dst, void *recv,
-                           size_t recv_count, int src, dl_dtype t)
+dl_status dl_comm_sendrecv(dl_comm *c, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
+                           int src, dl_dtype t)
 {
     DL_TRY(check_count("sendrecv", send_count > recv_count ? send_count : recv_count));
     if (dst < 0 || dst >= c->size || src < 0 || src >= c->size)
-        return dl_error_set(DL_ERR_ARG, "comm: sendrecv to %d from %d, expected ranks 0..%d", dst, src,
-                            c->size - 1);
+        return dl_error_set(DL_ERR_ARG, "comm: sendrecv to %d from %d, expected ranks 0..%d", dst, src, c->size - 1);
     size_t esz = dl_dtype_size(t);
     double t0 = dl_now();
-    if (c->backend == BACKEND_SELF || (dst == c->rank && src == c->rank && c->backend != BACKEND_NCCL)) {
+    int nccl = nccl_for(c, recv);
+    if (c->backend == BACKEND_SELF || (dst == c->rank && src == c->rank && !nccl)) {
         if (send_count != recv_count)
-            return dl_error_set(DL_ERR_ARG, "comm: sendrecv to itself of %zu elements but %zu expected",
-                                send_count, recv_count);
+            return dl_error_set(DL_ERR_ARG, "comm: sendrecv to itself of %zu elements but %zu expected", send_count,
+                                recv_count);
         DL_TRY(self_copy(c, recv, send, send_count * esz));
-    } else if (c->backend == BACKEND_NCCL) {
+    } else if (nccl) {
         DL_TRY(dl_nccl_sendrecv_(c->nccl, send, send_count, dst, recv, recv_count, src, t));
 #ifdef DL_HAVE_MPI
     } else {

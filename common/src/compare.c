@@ -1,12 +1,12 @@
 /* compare.c — |got − ref| ≤ atol + rtol·|ref| with a report of the worst element. */
 #include "dl/compare.h"
 
-#include <math.h>   // fabs, isfinite
-#include <stdio.h>  // snprintf
+#include <math.h> // fabs, isfinite
+#include <stdio.h> // snprintf
 #include <string.h> // memset
 
-static int compare(const float *gf, const double *gd, const double *ref, size_t n, double atol,
-                   double rtol, dl_cmp *out)
+static int compare(const float *gf, const double *gd, const double *ref, size_t n, double atol, double rtol,
+                   dl_cmp *out)
 {
     dl_cmp r;
     memset(&r, 0, sizeof r);
@@ -16,15 +16,15 @@ static int compare(const float *gf, const double *gd, const double *ref, size_t 
     r.worst_pct = -1.0;
     for (size_t i = 0; i < n; i++) {
         double want = ref[i];
-        double got = gf != NULL ? (double)gf[i] : gd[i];
+        // cppcheck-suppress nullPointer ; exactly one of gf and gd is given
+        double got = gd != NULL ? gd[i] : (double)gf[i];
         if (!isfinite(want)) {
             r.n_masked++;
             continue;
         }
         double thr = atol + rtol * fabs(want);
         double err = fabs(got - want);
-        double pct = isfinite(got) ? (thr > 0 ? 100.0 * err / thr : (err > 0 ? INFINITY : 0.0))
-                                   : INFINITY;
+        double pct = isfinite(got) ? (thr > 0 ? 100.0 * err / thr : (err > 0 ? INFINITY : 0.0)) : INFINITY;
         int bad = !(isfinite(got) && err <= thr);
         if (pct > r.worst_pct) {
             r.worst_pct = pct;
@@ -64,9 +64,9 @@ void dl_cmp_format(const dl_cmp *r, const char *what, char *buf, size_t len)
     int k = snprintf(buf, len,
                      "%s: %zu of %zu elements outside atol=%.3g + rtol=%.3g*|ref|; worst [%zu] got "
                      "%.9g want %.9g (%.0f%% of the tolerance)",
-                     what, r->n_bad, r->n - r->n_masked, r->atol, r->rtol, r->worst, r->worst_got,
-                     r->worst_ref, r->worst_pct);
+                     what, r->n_bad, r->n - r->n_masked, r->atol, r->rtol, r->worst, r->worst_got, r->worst_ref,
+                     r->worst_pct);
     for (int i = 0; i < r->n_show && k > 0 && (size_t)k < len; i++)
-        k += snprintf(buf + k, len - (size_t)k, "%s[%zu] got %.9g want %.9g", i ? ", " : "; first: ",
-                      r->show_idx[i], r->show_got[i], r->show_ref[i]);
+        k += snprintf(buf + k, len - (size_t)k, "%s[%zu] got %.9g want %.9g", i ? ", " : "; first: ", r->show_idx[i],
+                      r->show_got[i], r->show_ref[i]);
 }

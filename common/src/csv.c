@@ -1,9 +1,9 @@
 /* csv.c — CSV with a header row into a dl_dataset; every error names file:line:column. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>  // errno, ERANGE
-#include <float.h>  // FLT_MAX
-#include <math.h>   // NAN, floor
-#include <stdio.h>  // snprintf
+#include <errno.h> // errno, ERANGE
+#include <float.h> // FLT_MAX
+#include <math.h> // NAN, floor
+#include <stdio.h> // snprintf
 #include <stdlib.h> // strtod, malloc
 #include <string.h> // strcspn, strdup
 
@@ -48,8 +48,8 @@ static size_t count_fields(const char *line)
 
 static int is_missing(const char *s)
 {
-    return s[0] == '\0' || strcmp(s, "nan") == 0 || strcmp(s, "NaN") == 0 ||
-           strcmp(s, "NA") == 0 || strcmp(s, "NAN") == 0;
+    return s[0] == '\0' || strcmp(s, "nan") == 0 || strcmp(s, "NaN") == 0 || strcmp(s, "NA") == 0 ||
+           strcmp(s, "NAN") == 0;
 }
 
 /* Next line: NUL-terminates it (dropping \r) and advances *cursor. */
@@ -112,8 +112,8 @@ dl_status dl_read_csv(const char *path, const dl_csv_options *opt, dl_dataset *o
     }
     split_fields(line, fields, ncols);
     if (ncols < 2) {
-        st = dl_error_set(DL_ERR_FORMAT, "%s:%d: header has %zu column(s); expected features and a label",
-                          path, lineno, ncols);
+        st = dl_error_set(DL_ERR_FORMAT, "%s:%d: header has %zu column(s); expected features and a label", path, lineno,
+                          ncols);
         goto done;
     }
     size_t label = ncols - 1;
@@ -132,8 +132,7 @@ dl_status dl_read_csv(const char *path, const dl_csv_options *opt, dl_dataset *o
         goto done;
     }
     if (opt != NULL && opt->label_column != NULL && strcmp(fields[label], opt->label_column) != 0) {
-        st = dl_error_set(DL_ERR_FORMAT, "%s:%d: no column named '%s' for the label", path, lineno,
-                          opt->label_column);
+        st = dl_error_set(DL_ERR_FORMAT, "%s:%d: no column named '%s' for the label", path, lineno, opt->label_column);
         goto done;
     }
     for (size_t c = 0; c < ncols; c++)
@@ -153,8 +152,8 @@ dl_status dl_read_csv(const char *path, const dl_csv_options *opt, dl_dataset *o
             continue;
         size_t nf = split_fields(line, fields, ncols);
         if (nf != ncols) {
-            st = dl_error_set(DL_ERR_FORMAT, "%s:%d: ragged row: %zu fields, expected %zu (as in the header)",
-                              path, lineno, nf, ncols);
+            st = dl_error_set(DL_ERR_FORMAT, "%s:%d: ragged row: %zu fields, expected %zu (as in the header)", path,
+                              lineno, nf, ncols);
             goto done;
         }
         if (n == cap) {
@@ -179,13 +178,13 @@ dl_status dl_read_csv(const char *path, const dl_csv_options *opt, dl_dataset *o
                 errno = 0;
                 v = strtod(f, &end);
                 if (end == f || *end != '\0' || isnan(v) || isinf(v)) {
-                    st = dl_error_set(DL_ERR_FORMAT, "%s:%d:%zu: '%s' is not a number (column '%s')",
-                                      path, lineno, c + 1, f, names[c]);
+                    st = dl_error_set(DL_ERR_FORMAT, "%s:%d:%zu: '%s' is not a number (column '%s')", path, lineno,
+                                      c + 1, f, names[c]);
                     goto done;
                 }
                 if (fabs(v) > FLT_MAX) {
-                    st = dl_error_set(DL_ERR_RANGE, "%s:%d:%zu: %s is outside the float32 range (column '%s')",
-                                      path, lineno, c + 1, f, names[c]);
+                    st = dl_error_set(DL_ERR_RANGE, "%s:%d:%zu: %s is outside the float32 range (column '%s')", path,
+                                      lineno, c + 1, f, names[c]);
                     goto done;
                 }
             }
@@ -194,18 +193,19 @@ dl_status dl_read_csv(const char *path, const dl_csv_options *opt, dl_dataset *o
                 continue;
             }
             if (isnan(v)) {
-                st = dl_error_set(DL_ERR_FORMAT, "%s:%d:%zu: missing label (column '%s')", path,
-                                  lineno, c + 1, names[c]);
+                st = dl_error_set(DL_ERR_FORMAT, "%s:%d:%zu: missing label (column '%s')", path, lineno, c + 1,
+                                  names[c]);
                 goto done;
             }
             if (v != floor(v) || v < 0 || v > 1e6) {
-                st = dl_error_set(DL_ERR_RANGE, "%s:%d:%zu: label %s is out of range: expected an integer class 0, 1, ...",
-                                  path, lineno, c + 1, f);
+                st = dl_error_set(DL_ERR_RANGE,
+                                  "%s:%d:%zu: label %s is out of range: expected an integer class 0, 1, ...", path,
+                                  lineno, c + 1, f);
                 goto done;
             }
             if (opt != NULL && opt->n_classes > 0 && v >= opt->n_classes) {
-                st = dl_error_set(DL_ERR_RANGE, "%s:%d:%zu: label %s is out of range [0, %d)", path,
-                                  lineno, c + 1, f, opt->n_classes);
+                st = dl_error_set(DL_ERR_RANGE, "%s:%d:%zu: label %s is out of range [0, %d)", path, lineno, c + 1, f,
+                                  opt->n_classes);
                 goto done;
             }
             y[n] = (int32_t)v;

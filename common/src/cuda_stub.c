@@ -16,6 +16,12 @@ int dl_cuda_count_(void)
     return 0;
 }
 
+int dl_cuda_is_device_ptr_(const void *p)
+{
+    (void)p;
+    return 0;
+}
+
 void dl_cuda_versions_(char *runtime, char *driver, size_t len)
 {
     snprintf(runtime, len, "none");
@@ -142,26 +148,25 @@ dl_status dl_cuda_event_elapsed_(const dl_device *dev, const dl_event *a, const 
     return no_cuda();
 }
 
-dl_status dl_cuda_gemm_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K,
-                        float alpha, const float *A, int lda, const float *B, int ldb, float beta,
-                        float *C, int ldc)
+dl_status dl_cuda_gemm_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
+                        const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
     (void)dev, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda;
     (void)B, (void)ldb, (void)beta, (void)C, (void)ldc;
     return no_cuda();
 }
 
-dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float alpha,
-                        const float *A, int lda, const float *x, float beta, float *y)
+dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float alpha, const float *A, int lda,
+                        const float *x, float beta, float *y)
 {
     (void)dev, (void)ta, (void)M, (void)N, (void)alpha, (void)A, (void)lda, (void)x, (void)beta;
     (void)y;
     return no_cuda();
 }
 
-dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K,
-                            float alpha, const dl_half *A, int lda, const dl_half *B, int ldb,
-                            float beta, void *C, dl_dtype c_type, int ldc)
+dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
+                            const dl_half *A, int lda, const dl_half *B, int ldb, float beta, void *C, dl_dtype c_type,
+                            int ldc)
 {
     (void)dev, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda;
     (void)B, (void)ldb, (void)beta, (void)C, (void)c_type, (void)ldc;
@@ -186,15 +191,15 @@ dl_status dl_cuda_relu_mask_(const dl_device *dev, float *delta, const float *A,
     return no_cuda();
 }
 
-dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t n, int C, float scale,
-                        float *part, double *loss)
+dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t n, int C, float scale, float *part,
+                        double *loss)
 {
     (void)dev, (void)Z, (void)y, (void)n, (void)C, (void)scale, (void)part, (void)loss;
     return no_cuda();
 }
 
-dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr,
-                       float mu, float wd)
+dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr, float mu,
+                       float wd)
 {
     (void)dev, (void)p, (void)g, (void)v, (void)count, (void)lr, (void)mu, (void)wd;
     return no_cuda();

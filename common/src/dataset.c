@@ -1,6 +1,6 @@
 /* dataset.c — dl_dataset memory, subsets, class counts. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>  // snprintf
+#include <stdio.h> // snprintf
 #include <stdlib.h> // calloc, free
 #include <string.h> // memcpy, strdup
 
@@ -59,8 +59,7 @@ dl_status dl_dataset_subset(const dl_dataset *src, const size_t *idx, size_t m, 
     for (size_t i = 0; i < m; i++) {
         if (idx[i] >= src->n) {
             dl_dataset_free(out);
-            return dl_error_set(DL_ERR_RANGE, "subset index %zu is out of range [0, %zu)", idx[i],
-                                src->n);
+            return dl_error_set(DL_ERR_RANGE, "subset index %zu is out of range [0, %zu)", idx[i], src->n);
         }
         memcpy(out->X + i * src->d, src->X + idx[i] * src->d, src->d * sizeof *out->X);
         out->y[i] = src->y[idx[i]];

@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/device.h"
 
-#include <stdio.h>  // snprintf
+#include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free, getenv, strtol
 #include <string.h> // memcpy, memset, strcmp
 
@@ -74,9 +74,7 @@ dl_status dl_device_parse(const char *spec, dl_device_kind *kind, int *ordinal, 
             char *end = NULL;
             long v = strtol(spec + 5, &end, 10);
             if (end == spec + 5 || *end != '\0' || v < 0 || v > 1023)
-                return dl_error_set(DL_ERR_ARG,
-                                    "device '%s': expected cuda:N with N a GPU index (0, 1, ...)",
-                                    spec);
+                return dl_error_set(DL_ERR_ARG, "device '%s': expected cuda:N with N a GPU index (0, 1, ...)", spec);
             *ordinal = (int)v;
         }
         return DL_OK;
@@ -98,9 +96,8 @@ dl_status dl_device_open(const char *spec, dl_device *dev)
         return DL_OK;
     }
     if (!dl_built_with_cuda())
-        return dl_error_set(DL_ERR_NO_CUDA,
-                            "--device cuda: this build has no CUDA (nvcc was not found when "
-                            "it was built); rebuild where nvcc is on PATH, or use --device cpu");
+        return dl_error_set(DL_ERR_NO_CUDA, "--device cuda: this build has no CUDA (nvcc was not found when "
+                                            "it was built); rebuild where nvcc is on PATH, or use --device cpu");
     dl_error_clear();
     int count = dl_cuda_count_();
     if (count == 0) {
@@ -112,8 +109,8 @@ dl_status dl_device_open(const char *spec, dl_device *dev)
                             why);
     }
     if (ordinal >= count)
-        return dl_error_set(DL_ERR_NO_DEVICE, "--device cuda:%d: only %d GPU(s) here (0..%d)",
-                            ordinal, count, count - 1);
+        return dl_error_set(DL_ERR_NO_DEVICE, "--device cuda:%d: only %d GPU(s) here (0..%d)", ordinal, count,
+                            count - 1);
     return dl_cuda_open_(ordinal, dev);
 }
 
@@ -135,8 +132,7 @@ const char *dl_device_describe(const dl_device *dev)
     static _Thread_local char buf[320];
     if (dev->kind == DL_DEVICE_CPU)
         return "cpu";
-    snprintf(buf, sizeof buf, "cuda:%d (%s, sm_%d%d)", dev->ordinal, dev->name, dev->cc_major,
-             dev->cc_minor);
+    snprintf(buf, sizeof buf, "cuda:%d (%s, sm_%d%d)", dev->ordinal, dev->name, dev->cc_major, dev->cc_minor);
     return buf;
 }
 

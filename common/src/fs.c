@@ -2,10 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/fs.h"
 
-#include <errno.h>    // errno, EEXIST
-#include <stdio.h>    // fopen, snprintf
-#include <stdlib.h>   // getenv, malloc
-#include <string.h>   // strerror, strlen
+#include <errno.h> // errno, EEXIST
+#include <stdio.h> // fopen, snprintf
+#include <stdlib.h> // getenv, malloc
+#include <string.h> // strerror, strlen
 #include <sys/stat.h> // mkdir, stat
 
 #ifndef DL_SOURCE_DIR

@@ -1,9 +1,9 @@
 /* idx.c — LeCun's IDX files (MNIST, Fashion-MNIST), plain or gzip-compressed. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>  // errno
+#include <errno.h> // errno
 #include <stdlib.h> // malloc
 #include <string.h> // strerror
-#include <zlib.h>   // gzopen, gzread (reads uncompressed files too)
+#include <zlib.h> // gzopen, gzread (reads uncompressed files too)
 
 #include "dl/data.h"
 
@@ -17,8 +17,8 @@ dl_status dl_read_idx(const char *path, dl_idx *out)
     dl_status st = DL_OK;
     int got = gzread(f, head, 4);
     if (got != 4) {
-        st = dl_error_set(DL_ERR_FORMAT, "%s: truncated: %d of 4 header bytes (%s)", path,
-                          got < 0 ? 0 : got, got == 0 ? "empty file" : "file ends early");
+        st = dl_error_set(DL_ERR_FORMAT, "%s: truncated: %d of 4 header bytes (%s)", path, got < 0 ? 0 : got,
+                          got == 0 ? "empty file" : "file ends early");
         goto done;
     }
     if (head[0] != 0 || head[1] != 0 || head[3] < 1 || head[3] > 4) {
@@ -64,8 +64,8 @@ dl_status dl_read_idx(const char *path, dl_idx *out)
     if (have < count) {
         int zerr = 0;
         const char *zmsg = gzerror(f, &zerr);
-        st = dl_error_set(DL_ERR_FORMAT, "%s: truncated: %zu of %zu data bytes%s%s", path, have,
-                          count, zerr ? ": " : "", zerr ? zmsg : "");
+        st = dl_error_set(DL_ERR_FORMAT, "%s: truncated: %zu of %zu data bytes%s%s", path, have, count,
+                          zerr ? ": " : "", zerr ? zmsg : "");
     }
 done:
     gzclose(f);
@@ -93,18 +93,19 @@ dl_status dl_read_idx_pair(const char *images, const char *labels, int n_classes
         return st;
     }
     if (im.ndim != 3 || lb.ndim != 1) {
-        st = dl_error_set(DL_ERR_FORMAT, "%s / %s: expected images (n, rows, cols) and labels (n), got %d and %d dimensions",
-                          images, labels, im.ndim, lb.ndim);
+        st = dl_error_set(DL_ERR_FORMAT,
+                          "%s / %s: expected images (n, rows, cols) and labels (n), got %d and %d dimensions", images,
+                          labels, im.ndim, lb.ndim);
     } else if (im.dims[0] != lb.dims[0]) {
-        st = dl_error_set(DL_ERR_FORMAT, "%s has %u images but %s has %u labels", images,
-                          im.dims[0], labels, lb.dims[0]);
+        st = dl_error_set(DL_ERR_FORMAT, "%s has %u images but %s has %u labels", images, im.dims[0], labels,
+                          lb.dims[0]);
     } else {
         size_t n = im.dims[0], d = (size_t)im.dims[1] * im.dims[2];
         st = dl_dataset_alloc(out, n, d, n_classes);
         for (size_t i = 0; st == DL_OK && i < n; i++) {
             if (lb.data[i] >= n_classes) {
-                st = dl_error_set(DL_ERR_RANGE, "%s: label %u of item %zu is out of range [0, %d)",
-                                  labels, lb.data[i], i, n_classes);
+                st = dl_error_set(DL_ERR_RANGE, "%s: label %u of item %zu is out of range [0, %d)", labels, lb.data[i],
+                                  i, n_classes);
                 dl_dataset_free(out);
                 break;
             }

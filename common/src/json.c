@@ -2,9 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/json.h"
 
-#include <errno.h>  // errno
-#include <math.h>   // isfinite
-#include <stdio.h>  // fprintf
+#include <errno.h> // errno
+#include <math.h> // isfinite
+#include <stdio.h> // fprintf
 #include <stdlib.h> // malloc, strtod
 #include <string.h> // strerror
 

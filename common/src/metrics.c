@@ -2,9 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/metrics.h"
 
-#include <errno.h>  // errno
-#include <math.h>   // isnan, isinf
-#include <stdio.h>  // fopen, fprintf, rename, remove
+#include <errno.h> // errno
+#include <math.h> // isnan, isinf
+#include <stdio.h> // fopen, fprintf, rename, remove
 #include <string.h> // strerror
 
 dl_status dl_csv_open(dl_csv_out *c, const char *path, const char *const *cols, int ncols)

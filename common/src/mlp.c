@@ -3,14 +3,14 @@
  * call the same DL_HD functions (dl/nn_math.h). */
 #include "dl/mlp.h"
 
-#include <math.h>   // sqrt
+#include <math.h> // sqrt
 #include <stdlib.h> // malloc, free
 #include <string.h> // memset, memcpy
 
-#include "backend.h"     // dl_cuda_*_ kernels
-#include "dl/blas.h"     // dl_gemm, dl_gemv
-#include "dl/nn_math.h"  // dl_softmax_xent_row, dl_sgd_update
-#include "dl/rng.h"      // dl_rng
+#include "backend.h" // dl_cuda_*_ kernels
+#include "dl/blas.h" // dl_gemm, dl_gemv
+#include "dl/nn_math.h" // dl_softmax_xent_row, dl_sgd_update
+#include "dl/rng.h" // dl_rng
 
 static int on_gpu(const dl_mlp *m)
 {
@@ -42,8 +42,8 @@ static dl_status fill(const dl_mlp *m, float *p, size_t count, float v)
     return DL_OK;
 }
 
-dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, int n_sizes,
-                        size_t max_batch, uint64_t seed)
+dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, int n_sizes, size_t max_batch,
+                        uint64_t seed)
 {
     memset(m, 0, sizeof *m);
     if (n_sizes < 2 || n_sizes > DL_MLP_MAX_LAYERS + 1 || max_batch == 0)
@@ -139,8 +139,7 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
         float *Z = m->act[l];
         int relu = l + 1 < m->n_layers;
         // Z (n, out) = A (n, in) · Wᵀ, then + b and ReLU
-        DL_TRY(dl_gemm(m->dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, A, L->in, L->W, L->in, 0.0f, Z,
-                       L->out));
+        DL_TRY(dl_gemm(m->dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, A, L->in, L->W, L->in, 0.0f, Z, L->out));
         if (on_gpu(m)) {
             DL_TRY(dl_cuda_bias_act_(m->dev, Z, L->b, n, L->out, relu));
         } else {
@@ -179,8 +178,7 @@ dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss)
     return DL_OK;
 }
 
-dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready,
-                          void *ctx)
+dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx)
 {
     DL_TRY(check_batch(m, n));
     if (n != m->batch)
@@ -192,15 +190,15 @@ dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, d
         const dl_mlp_layer *L = &m->layer[l];
         const float *A = l > 0 ? m->act[l - 1] : X; // this layer's input
         // gW (out, in) = deltaᵀ (out, n) · A (n, in);  gb = deltaᵀ · 1
-        DL_TRY(dl_gemm(m->dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, delta, L->out, A, L->in, beta,
-                       L->gW, L->in));
+        DL_TRY(dl_gemm(m->dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, delta, L->out, A, L->in, beta, L->gW,
+                       L->in));
         DL_TRY(dl_gemv(m->dev, DL_TRANS, n, L->out, 1.0f, delta, L->out, m->ones, beta, L->gb));
         if (l > 0) {
             // delta_prev (n, in) = delta (n, out) · W (out, in), masked by ReLU'(A)
             float *prev = m->delta[which];
             which ^= 1;
-            DL_TRY(dl_gemm(m->dev, DL_NO_TRANS, DL_NO_TRANS, n, L->in, L->out, 1.0f, delta, L->out, L->W, L->in,
-                           0.0f, prev, L->in));
+            DL_TRY(dl_gemm(m->dev, DL_NO_TRANS, DL_NO_TRANS, n, L->in, L->out, 1.0f, delta, L->out, L->W, L->in, 0.0f,
+                           prev, L->in));
             if (on_gpu(m)) {
                 DL_TRY(dl_cuda_relu_mask_(m->dev, prev, A, n * L->in));
             } else {

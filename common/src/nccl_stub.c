@@ -50,8 +50,8 @@ dl_status dl_nccl_allgather_(void *state, const void *send, void *recv, size_t c
     return no_nccl();
 }
 
-dl_status dl_nccl_sendrecv_(void *state, const void *send, size_t send_count, int dst, void *recv,
-                            size_t recv_count, int src, dl_dtype t)
+dl_status dl_nccl_sendrecv_(void *state, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
+                            int src, dl_dtype t)
 {
     (void)state, (void)send, (void)send_count, (void)dst, (void)recv, (void)recv_count, (void)src, (void)t;
     return no_nccl();

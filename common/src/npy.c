@@ -1,22 +1,20 @@
 /* npy.c — NumPy .npy files (format 1.0/2.0), float32 and int32, C order. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>  // errno
-#include <stdio.h>  // fopen, fwrite
+#include <errno.h> // errno
+#include <stdio.h> // fopen, fwrite
 #include <stdlib.h> // malloc, strtoull
 #include <string.h> // strstr, strerror
 
 #include "dl/data.h"
 
-static dl_status write_npy(const char *path, const char *descr, const void *data, size_t elem,
-                           size_t rows, size_t cols)
+static dl_status write_npy(const char *path, const char *descr, const void *data, size_t elem, size_t rows, size_t cols)
 {
     char dict[256];
     if (cols > 0)
-        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %zu), }",
-                 descr, rows, cols);
+        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %zu), }", descr, rows,
+                 cols);
     else
-        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }",
-                 descr, rows);
+        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr, rows);
     size_t hlen = strlen(dict) + 1; // + '\n'
     size_t total = 10 + hlen;
     size_t pad = (64 - total % 64) % 64;
@@ -26,8 +24,8 @@ static dl_status write_npy(const char *path, const char *descr, const void *data
     FILE *f = fopen(tmp, "wb");
     if (f == NULL)
         return dl_error_set(DL_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    unsigned char magic[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
-                               (unsigned char)(hlen >> 8)};
+    unsigned char magic[10] = {
+        0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
     fwrite(magic, 1, 10, f);
     fputs(dict, f);
     for (size_t i = 0; i < pad; i++)

@@ -2,12 +2,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/plot.h"
 
-#include <errno.h>    // errno
-#include <stdio.h>    // snprintf, rename
-#include <stdlib.h>   // getenv
-#include <string.h>   // strchr, strcmp
+#include <errno.h> // errno
+#include <stdio.h> // snprintf, rename
+#include <stdlib.h> // getenv
+#include <string.h> // strchr, strcmp
 #include <sys/wait.h> // waitpid
-#include <unistd.h>   // fork, execvp, access
+#include <unistd.h> // fork, execvp, access
 
 #include "dl/fs.h" // dl_home
 
@@ -94,8 +94,7 @@ dl_status dl_plot(const char *script, const char *fmt, const char *out_base, con
     resolve(style, sizeof style, "common/plot/style.gp");
     resolve(body, sizeof body, script);
     if (!dl_file_exists(body))
-        return dl_error_set(DL_ERR_IO, "plot script %s not found (is DL_HOME right? it is '%s')",
-                            body, dl_home());
+        return dl_error_set(DL_ERR_IO, "plot script %s not found (is DL_HOME right? it is '%s')", body, dl_home());
     if (ext != NULL) {
         snprintf(out, sizeof out, "%s.%s", out_base, ext);
         snprintf(tmp, sizeof tmp, "%s.tmp.%s", out_base, ext);

@@ -3,7 +3,7 @@
 #include "dl/progress.h"
 
 #include <stdarg.h> // va_list
-#include <stdio.h>  // fprintf
+#include <stdio.h> // fprintf
 #include <unistd.h> // isatty
 
 #include "dl/timer.h" // dl_now
@@ -50,9 +50,9 @@ void dl_progress_step(dl_progress *p, int epoch, size_t step, size_t samples, do
     for (int i = 0; i < 20; i++)
         bar[i] = i < fill ? '#' : '.';
     bar[20] = '\0';
-    fprintf(stderr, "\r\033[Kepoch %d/%d [%s] step %zu/%zu loss %.4f %.0f samples/s ETA %d:%02d",
-            epoch + 1, p->epochs, bar, step + 1, p->steps_per_epoch, loss,
-            el > 0 ? (double)p->samples_done / el : 0.0, (int)eta / 60, (int)eta % 60);
+    fprintf(stderr, "\r\033[Kepoch %d/%d [%s] step %zu/%zu loss %.4f %.0f samples/s ETA %d:%02d", epoch + 1, p->epochs,
+            bar, step + 1, p->steps_per_epoch, loss, el > 0 ? (double)p->samples_done / el : 0.0, (int)eta / 60,
+            (int)eta % 60);
     p->drawn = 1;
 }
 

@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/project.h"
 
-#include <stdio.h>  // snprintf, sscanf
+#include <stdio.h> // snprintf, sscanf
 #include <stdlib.h> // strtod
 #include <string.h> // strcmp, strcspn
 
@@ -15,20 +15,16 @@ const char *dl_profile_default(void)
     return buf;
 }
 
-typedef struct key {
-    const char *name;
-    size_t offset;
-} key;
-
-#define K(f) {#f, offsetof(dl_profile, f)}
-static const key keys[] = {K(fp32_peak),       K(fp16_peak),      K(mem_bw),  K(fp32_efficiency),
-                           K(fp16_efficiency), K(mem_efficiency), K(bus_bw),  K(hop_latency),
-                           K(launch_overhead)};
+static const char *const keys[] = {"fp32_peak",      "fp16_peak", "mem_bw",      "fp32_efficiency", "fp16_efficiency",
+                                   "mem_efficiency", "bus_bw",    "hop_latency", "launch_overhead"};
 #define NKEYS (sizeof keys / sizeof keys[0])
 
 dl_status dl_profile_load(const char *path, dl_profile *p)
 {
     memset(p, 0, sizeof *p);
+    double *const slot[NKEYS] = {&p->fp32_peak,       &p->fp16_peak,       &p->mem_bw,
+                                 &p->fp32_efficiency, &p->fp16_efficiency, &p->mem_efficiency,
+                                 &p->bus_bw,          &p->hop_latency,     &p->launch_overhead};
     char *text = NULL;
     DL_TRY(dl_read_file(path, &text, NULL));
     snprintf(p->path, sizeof p->path, "%s", path);
@@ -65,7 +61,7 @@ dl_status dl_profile_load(const char *path, dl_profile *p)
             continue;
         }
         size_t i = 0;
-        while (i < NKEYS && strcmp(keys[i].name, k) != 0)
+        while (i < NKEYS && strcmp(keys[i], k) != 0)
             i++;
         if (i == NKEYS) {
             st = dl_error_set(DL_ERR_FORMAT, "%s:%d: unknown key '%s'", path, line, k);
@@ -75,13 +71,13 @@ dl_status dl_profile_load(const char *path, dl_profile *p)
             st = dl_error_set(DL_ERR_FORMAT, "%s:%d: %s = %g: an efficiency is a share, at most 1", path, line, k, x);
             break;
         }
-        *(double *)((char *)p + keys[i].offset) = x;
+        *slot[i] = x;
         seen[i] = 1;
     }
     free(text);
     for (size_t i = 0; st == DL_OK && i < NKEYS; i++) {
         if (!seen[i])
-            st = dl_error_set(DL_ERR_FORMAT, "%s: missing key '%s'", path, keys[i].name);
+            st = dl_error_set(DL_ERR_FORMAT, "%s: missing key '%s'", path, keys[i]);
     }
     if (st == DL_OK && (!have_name || !have_gpus))
         st = dl_error_set(DL_ERR_FORMAT, "%s: missing key '%s'", path, have_name ? "gpus" : "name");
@@ -92,8 +88,10 @@ dl_status dl_project(const dl_profile *p, const dl_workload *w, int ranks, dl_pr
 {
     memset(out, 0, sizeof *out);
     if (ranks < 1 || !(w->dataset > 0) || !(w->samples > 0))
-        return dl_error_set(DL_ERR_ARG, "projection: need ranks >= 1 and a workload with samples (got %d ranks, %g "
-                            "samples of %g)", ranks, w->samples, w->dataset);
+        return dl_error_set(DL_ERR_ARG,
+                            "projection: need ranks >= 1 and a workload with samples (got %d ranks, %g "
+                            "samples of %g)",
+                            ranks, w->samples, w->dataset);
     double P = ranks;
     double f16 = w->fp16_share < 0 ? 0 : w->fp16_share > 1 ? 1 : w->fp16_share;
     double flop_s = w->flops * (1 - f16) / (p->fp32_peak * p->fp32_efficiency) +
@@ -102,8 +100,7 @@ dl_status dl_project(const dl_profile *p, const dl_workload *w, int ranks, dl_pr
     double compute = (flop_s > mem_s ? flop_s : mem_s) + w->launches * p->launch_overhead;
     double comm = 0;
     if (ranks > 1) {
-        comm += w->allreduce_calls * 2 * (P - 1) * p->hop_latency +
-                2 * (P - 1) / P * w->allreduce_bytes / p->bus_bw;
+        comm += w->allreduce_calls * 2 * (P - 1) * p->hop_latency + 2 * (P - 1) / P * w->allreduce_bytes / p->bus_bw;
         comm += w->bcast_calls * (P - 1) * p->hop_latency + (P - 1) / P * w->bcast_bytes / p->bus_bw;
     }
     double epoch = compute + comm;

@@ -1,6 +1,6 @@
 /* registry.c — dataset names to data: breast_cancer, fashion_mnist, synthetic:..., PATH.csv. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>  // snprintf
+#include <stdio.h> // snprintf
 #include <stdlib.h> // getenv, strtoull
 #include <string.h> // strcmp, strncmp, strdup
 
@@ -8,8 +8,7 @@
 #include "dl/fs.h" // dl_home, dl_file_exists
 
 static const char *const fashion_classes[10] = {
-    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
-    "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot",
+    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot",
 };
 static const char *const cancer_classes[2] = {"malignant", "benign"};
 
@@ -138,8 +137,9 @@ dl_status dl_data_load(const char *spec, dl_data *out)
         snprintf(out->source, sizeof out->source, "%s", spec);
         return DL_OK;
     }
-    return dl_error_set(DL_ERR_ARG, "--data '%s': unknown dataset; expected breast_cancer, "
-                                    "fashion_mnist, synthetic:k=v,... or a path to a .csv file",
+    return dl_error_set(DL_ERR_ARG,
+                        "--data '%s': unknown dataset; expected breast_cancer, "
+                        "fashion_mnist, synthetic:k=v,... or a path to a .csv file",
                         spec);
 }
 

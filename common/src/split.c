@@ -1,14 +1,14 @@
 /* split.c — the kit's seeded stratified split (largest remainder per class). */
 #include "dl/split.h"
 
-#include <math.h>   // floor, fabs
+#include <math.h> // floor, fabs
 #include <stdlib.h> // malloc, free
 #include <string.h> // memset
 
 #include "dl/rng.h" // dl_rng
 
-dl_status dl_split_stratified(const int32_t *y, size_t n, int n_classes, const double *fractions,
-                              int n_parts, uint64_t seed, dl_split *out)
+dl_status dl_split_stratified(const int32_t *y, size_t n, int n_classes, const double *fractions, int n_parts,
+                              uint64_t seed, dl_split *out)
 {
     memset(out, 0, sizeof *out);
     if (n_parts < 1 || n_parts > DL_SPLIT_MAX_PARTS)
@@ -23,8 +23,7 @@ dl_status dl_split_stratified(const int32_t *y, size_t n, int n_classes, const d
         return dl_error_set(DL_ERR_ARG, "split: fractions sum to %.12g, expected 1", sum);
     for (size_t i = 0; i < n; i++) {
         if (y[i] < 0 || y[i] >= n_classes)
-            return dl_error_set(DL_ERR_RANGE, "split: label %d of row %zu is out of range [0, %d)",
-                                y[i], i, n_classes);
+            return dl_error_set(DL_ERR_RANGE, "split: label %d of row %zu is out of range [0, %d)", y[i], i, n_classes);
     }
     size_t *idx = malloc((n ? n : 1) * sizeof *idx);
     size_t *members = malloc((n ? n : 1) * sizeof *members);

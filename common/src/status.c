@@ -2,16 +2,15 @@
 #include "dl/status.h"
 
 #include <stdarg.h> // va_list
-#include <stdio.h>  // vsnprintf, fprintf
+#include <stdio.h> // vsnprintf, fprintf
 #include <string.h> // strcmp
 
 // ---- names ----
 
 static const char *const names[DL_STATUS_COUNT] = {
-    "DL_OK",          "DL_ERR_ARG",       "DL_ERR_IO",      "DL_ERR_FORMAT",
-    "DL_ERR_NOMEM",   "DL_ERR_RANGE",     "DL_ERR_NUMERIC", "DL_ERR_NO_DEVICE",
-    "DL_ERR_NO_CUDA", "DL_ERR_CUDA",      "DL_ERR_CUBLAS",  "DL_ERR_NCCL",
-    "DL_ERR_MPI",     "DL_ERR_TODO",      "DL_ERR_UNSUPPORTED",
+    "DL_OK",         "DL_ERR_ARG",     "DL_ERR_IO",        "DL_ERR_FORMAT",  "DL_ERR_NOMEM",
+    "DL_ERR_RANGE",  "DL_ERR_NUMERIC", "DL_ERR_NO_DEVICE", "DL_ERR_NO_CUDA", "DL_ERR_CUDA",
+    "DL_ERR_CUBLAS", "DL_ERR_NCCL",    "DL_ERR_MPI",       "DL_ERR_TODO",    "DL_ERR_UNSUPPORTED",
 };
 
 static const char *const descriptions[DL_STATUS_COUNT] = {

@@ -1,7 +1,7 @@
 /* synth.c — the seeded synthetic classification generator. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>   // pow, floor, NAN
-#include <stdio.h>  // snprintf
+#include <math.h> // pow, floor, NAN
+#include <stdio.h> // snprintf
 #include <stdlib.h> // strtod, malloc
 #include <string.h> // strncmp
 
@@ -27,9 +27,8 @@ typedef struct key {
 } key;
 
 static const key keys[] = {
-    {"n", 1, 1e8, 1},           {"d", 1, 1e5, 1},         {"classes", 2, 1000, 1},
-    {"imbalance", 0, 0.999, 0}, {"scale_spread", 0, 12, 0}, {"missing", 0, 0.99, 0},
-    {"sep", 0, 100, 0},         {"seed", 0, 1.8e19, 1},
+    {"n", 1, 1e8, 1},           {"d", 1, 1e5, 1},        {"classes", 2, 1000, 1}, {"imbalance", 0, 0.999, 0},
+    {"scale_spread", 0, 12, 0}, {"missing", 0, 0.99, 0}, {"sep", 0, 100, 0},      {"seed", 0, 1.8e19, 1},
 };
 
 dl_status dl_synth_parse(const char *kv, dl_synth_params *p)
@@ -57,13 +56,15 @@ dl_status dl_synth_parse(const char *kv, dl_synth_params *p)
                 k = &keys[i];
         }
         if (k == NULL)
-            return dl_error_set(DL_ERR_ARG, "synthetic: unknown key '%s' (expected n, d, classes, "
-                                            "imbalance, scale_spread, missing, sep, seed)", item);
+            return dl_error_set(DL_ERR_ARG,
+                                "synthetic: unknown key '%s' (expected n, d, classes, "
+                                "imbalance, scale_spread, missing, sep, seed)",
+                                item);
         char *end = NULL;
         double v = strtod(eq + 1, &end);
         if (end == eq + 1 || *end != '\0' || (k->integer && v != floor(v)) || !(v >= k->min && v <= k->max))
-            return dl_error_set(DL_ERR_ARG, "synthetic: %s=%s: expected %s from %g to %g", item,
-                                eq + 1, k->integer ? "an integer" : "a number", k->min, k->max);
+            return dl_error_set(DL_ERR_ARG, "synthetic: %s=%s: expected %s from %g to %g", item, eq + 1,
+                                k->integer ? "an integer" : "a number", k->min, k->max);
         if (strcmp(item, "n") == 0)
             p->n = (size_t)v;
         else if (strcmp(item, "d") == 0)
@@ -91,8 +92,7 @@ static void class_counts(const dl_synth_params *p, size_t *counts)
     double rem[1000];
     size_t given = 0;
     for (int c = 0; c < C; c++) {
-        double share = p->imbalance > 0 ? (c == C - 1 ? p->imbalance : (1.0 - p->imbalance) / (C - 1))
-                                        : 1.0 / C;
+        double share = p->imbalance > 0 ? (c == C - 1 ? p->imbalance : (1.0 - p->imbalance) / (C - 1)) : 1.0 / C;
         double exact = share * (double)p->n;
         counts[c] = (size_t)floor(exact);
         rem[c] = exact - floor(exact);

@@ -28,9 +28,8 @@ static double at(const float *X, size_t ld, dl_trans t, size_t i, size_t k)
     return t == DL_TRANS ? X[k * ld + i] : X[i * ld + k];
 }
 
-static void ref_gemm(dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, double alpha,
-                     const float *A, size_t lda, const float *B, size_t ldb, double beta,
-                     const float *C0, size_t ldc, double *ref)
+static void ref_gemm(dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, double alpha, const float *A, size_t lda,
+                     const float *B, size_t ldb, double beta, const float *C0, size_t ldc, double *ref)
 {
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) {
@@ -46,8 +45,7 @@ static int close_enough(double got, double ref, double atol, double rtol)
     return fabs(got - ref) <= atol + rtol * fabs(ref);
 }
 
-static void check_gemm(dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
-                       float beta)
+static void check_gemm(dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha, float beta)
 {
     dl_rng r;
     dl_rng_seed(&r, 1000 + 2 * ta + tb, M * 100 + N * 10 + K);
@@ -62,8 +60,8 @@ static void check_gemm(dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, f
     for (size_t i = 0; i < M; i++) {
         for (size_t j = 0; j < N; j++)
             ck_assert_msg(close_enough(C[i * ldc + j], ref[i * N + j], 1e-5 * K, 1e-5),
-                          "ta=%d tb=%d C[%zu][%zu] = %.9g, expected %.9g", ta, tb, i, j,
-                          (double)C[i * ldc + j], ref[i * N + j]);
+                          "ta=%d tb=%d C[%zu][%zu] = %.9g, expected %.9g", ta, tb, i, j, (double)C[i * ldc + j],
+                          ref[i * N + j]);
         for (size_t j = N; j < ldc; j++)
             ck_assert_msg(C[i * ldc + j] == PAD_VALUE, "padding of C row %zu written", i);
     }
@@ -98,17 +96,12 @@ START_TEST(gemm_zero_sizes)
     float C[6] = {1, 2, 3, 4, 5, 6};
     const float C0[6] = {1, 2, 3, 4, 5, 6};
     dl_flops_reset();
-    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 0, 3, 4, 1, A, 4, B, 3, 0, C, 3),
-                 DL_OK);
-    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 2, 0, 4, 1, A, 4, B, 1, 0, C, 1),
-                 DL_OK);
-    ck_assert_st(
-        dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 0, 0, 0, 1, NULL, 1, NULL, 1, 0, NULL, 1),
-        DL_OK);
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 0, 3, 4, 1, A, 4, B, 3, 0, C, 3), DL_OK);
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 2, 0, 4, 1, A, 4, B, 1, 0, C, 1), DL_OK);
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 0, 0, 0, 1, NULL, 1, NULL, 1, 0, NULL, 1), DL_OK);
     ck_assert_mem_eq(C, C0, sizeof C);
     // K = 0: the product is empty, so C = beta·C.
-    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 2, 3, 0, 1, A, 1, B, 3, 0.5f, C, 3),
-                 DL_OK);
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 2, 3, 0, 1, A, 1, B, 3, 0.5f, C, 3), DL_OK);
     for (int i = 0; i < 6; i++)
         ck_assert_float_eq(C[i], 0.5f * C0[i]);
     ck_assert_uint_eq(dl_flops(), 0);
@@ -122,27 +115,20 @@ START_TEST(gemm_bad_shapes)
         A[i] = B[i] = C[i] = C0[i] = (float)i;
     dl_flops_reset();
     // op(A) is (4, 5): stored (4, 5) needs lda >= 5; stored (5, 4) transposed needs lda >= 4.
-    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 4, 3, 5, 1, A, 4, B, 3, 0, C, 3),
-                 DL_ERR_ARG);
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 4, 3, 5, 1, A, 4, B, 3, 0, C, 3), DL_ERR_ARG);
     ck_assert_has(dl_last_error(), "lda=4");
-    ck_assert_st(dl_gemm(dl_cpu(), DL_TRANS, DL_NO_TRANS, 4, 3, 5, 1, A, 3, B, 3, 0, C, 3),
-                 DL_ERR_ARG);
-    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 4, 3, 5, 1, A, 5, B, 2, 0, C, 3),
-                 DL_ERR_ARG);
+    ck_assert_st(dl_gemm(dl_cpu(), DL_TRANS, DL_NO_TRANS, 4, 3, 5, 1, A, 3, B, 3, 0, C, 3), DL_ERR_ARG);
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 4, 3, 5, 1, A, 5, B, 2, 0, C, 3), DL_ERR_ARG);
     ck_assert_has(dl_last_error(), "ldb");
-    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_TRANS, 4, 3, 5, 1, A, 5, B, 4, 0, C, 3),
-                 DL_ERR_ARG);
-    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 4, 3, 5, 1, A, 5, B, 3, 0, C, 2),
-                 DL_ERR_ARG);
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_TRANS, 4, 3, 5, 1, A, 5, B, 4, 0, C, 3), DL_ERR_ARG);
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 4, 3, 5, 1, A, 5, B, 3, 0, C, 2), DL_ERR_ARG);
     ck_assert_has(dl_last_error(), "ldc");
-    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, (size_t)INT_MAX + 1, 3, 5, 1, A, 5, B,
-                         3, 0, C, 3),
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, (size_t)INT_MAX + 1, 3, 5, 1, A, 5, B, 3, 0, C, 3),
                  DL_ERR_ARG);
-    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 4, 3, 5, 1, NULL, 5, B, 3, 0, C, 3),
-                 DL_ERR_ARG);
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 4, 3, 5, 1, NULL, 5, B, 3, 0, C, 3), DL_ERR_ARG);
     ck_assert_st(dl_gemv(dl_cpu(), DL_NO_TRANS, 4, 5, 1, A, 4, B, 0, C), DL_ERR_ARG);
-    ck_assert_st(dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 4, 3, 5, 1, (const dl_half *)A, 4,
-                             (const dl_half *)B, 3, 0, C, DL_F32, 3),
+    ck_assert_st(dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 4, 3, 5, 1, (const dl_half *)A, 4, (const dl_half *)B,
+                             3, 0, C, DL_F32, 3),
                  DL_ERR_ARG);
     ck_assert_mem_eq(C, C0, sizeof C);
     ck_assert_uint_eq(dl_flops(), 0);
@@ -169,8 +155,8 @@ START_TEST(gemv_both_ways)
             for (size_t k = 0; k < xlen; k++)
                 s += (t ? A[k * lda + i] : A[i * lda + k]) * (double)x[k];
             double want = alpha * s + beta * y0[i];
-            ck_assert_msg(close_enough(y[i], want, 1e-5, 1e-5), "trans=%d y[%zu] = %.9g, want %.9g",
-                          t, i, (double)y[i], want);
+            ck_assert_msg(close_enough(y[i], want, 1e-5, 1e-5), "trans=%d y[%zu] = %.9g, want %.9g", t, i, (double)y[i],
+                          want);
         }
         for (size_t i = ylen; i < 7; i++)
             ck_assert_float_eq(y[i], y0[i]); // beyond y's length: untouched
@@ -195,8 +181,7 @@ static double hat(const dl_half *X, size_t ld, dl_trans t, size_t i, size_t k)
     return dl_h2f(t == DL_TRANS ? X[k * ld + i] : X[i * ld + k]);
 }
 
-static void check_gemm_f16(dl_trans ta, dl_trans tb, dl_dtype ct, size_t M, size_t N, size_t K,
-                           float alpha, float beta)
+static void check_gemm_f16(dl_trans ta, dl_trans tb, dl_dtype ct, size_t M, size_t N, size_t K, float alpha, float beta)
 {
     dl_rng r;
     dl_rng_seed(&r, 500 + 4 * ct + 2 * ta + tb, K);
@@ -218,8 +203,7 @@ static void check_gemm_f16(dl_trans ta, dl_trans tb, dl_dtype ct, size_t M, size
         for (size_t i = 0; i < M * N; i++)
             c0[i] = Cf[i / N * ldc + i % N];
     }
-    ck_assert_st(dl_gemm_f16(dl_cpu(), ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ct, ldc),
-                 DL_OK);
+    ck_assert_st(dl_gemm_f16(dl_cpu(), ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ct, ldc), DL_OK);
     for (size_t i = 0; i < M; i++) {
         for (size_t j = 0; j < N; j++) {
             double s = 0;
@@ -231,20 +215,17 @@ static void check_gemm_f16(dl_trans ta, dl_trans tb, dl_dtype ct, size_t M, size
                 // Rounded to half; fp32 accumulation may land one half-ulp away.
                 want = dl_h2f(dl_f2h((float)want));
                 got = dl_h2f(Ch[i * ldc + j]);
-                ck_assert_msg(close_enough(got, want, 1e-3, 0x1p-10),
-                              "f16 ta=%d tb=%d C[%zu][%zu] = %.6g, want %.6g", ta, tb, i, j, got,
-                              want);
+                ck_assert_msg(close_enough(got, want, 1e-3, 0x1p-10), "f16 ta=%d tb=%d C[%zu][%zu] = %.6g, want %.6g",
+                              ta, tb, i, j, got, want);
             } else {
                 got = Cf[i * ldc + j];
-                ck_assert_msg(close_enough(got, want, 1e-5 * K, 1e-5),
-                              "f32 ta=%d tb=%d C[%zu][%zu] = %.9g, want %.9g", ta, tb, i, j, got,
-                              want);
+                ck_assert_msg(close_enough(got, want, 1e-5 * K, 1e-5), "f32 ta=%d tb=%d C[%zu][%zu] = %.9g, want %.9g",
+                              ta, tb, i, j, got, want);
             }
         }
         for (size_t j = N; j < ldc; j++) {
             float pad = ct == DL_F16 ? dl_h2f(Ch[i * ldc + j]) : Cf[i * ldc + j];
-            ck_assert_msg(pad == PAD_VALUE || pad == dl_h2f(dl_f2h(PAD_VALUE)),
-                          "padding of C row %zu written", i);
+            ck_assert_msg(pad == PAD_VALUE || pad == dl_h2f(dl_f2h(PAD_VALUE)), "padding of C row %zu written", i);
         }
     }
     free(A), free(B), free(Cf), free(Ch), free(c0);
@@ -267,19 +248,13 @@ START_TEST(gemm_f16_rounds_to_half)
     dl_half A[2] = {dl_f2h(1.0f), dl_f2h(0x1p-11f)}, B[2] = {dl_f2h(1.0f), dl_f2h(1.0f)};
     dl_half Ch[1] = {dl_f2h(0.0f)};
     float Cf[1] = {0.0f};
-    ck_assert_st(
-        dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, A, 2, B, 1, 0, Cf, DL_F32, 1),
-        DL_OK);
+    ck_assert_st(dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, A, 2, B, 1, 0, Cf, DL_F32, 1), DL_OK);
     ck_assert_float_eq(Cf[0], 1.0f + 0x1p-11f); // fp32 output keeps the exact sum
-    ck_assert_st(
-        dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, A, 2, B, 1, 0, Ch, DL_F16, 1),
-        DL_OK);
+    ck_assert_st(dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, A, 2, B, 1, 0, Ch, DL_F16, 1), DL_OK);
     ck_assert_uint_eq(dl_half_bits(Ch[0]), 0x3c00);
     // Overflow of the fp16 output is inf, as on the GPU.
     dl_half big[2] = {dl_f2h(60000.0f), dl_f2h(60000.0f)};
-    ck_assert_st(
-        dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, big, 2, B, 1, 0, Ch, DL_F16, 1),
-        DL_OK);
+    ck_assert_st(dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, big, 2, B, 1, 0, Ch, DL_F16, 1), DL_OK);
     ck_assert_uint_eq(dl_half_bits(Ch[0]), 0x7c00);
 }
 END_TEST
@@ -298,9 +273,7 @@ START_TEST(flops_are_counted_exactly)
     ck_assert_uint_eq(dl_flops(), 210 + 2 * 4 * 6);
     ck_assert_st(dl_gemv(dl_cpu(), DL_TRANS, 4, 6, 1, A, 6, B, 0, C), DL_OK);
     ck_assert_uint_eq(dl_flops(), 210 + 48 + 48);
-    ck_assert_st(
-        dl_gemm_f16(dl_cpu(), DL_TRANS, DL_NO_TRANS, 2, 3, 4, 1, Ah, 2, Bh, 3, 0, C, DL_F32, 3),
-        DL_OK);
+    ck_assert_st(dl_gemm_f16(dl_cpu(), DL_TRANS, DL_NO_TRANS, 2, 3, 4, 1, Ah, 2, Bh, 3, 0, C, DL_F32, 3), DL_OK);
     ck_assert_uint_eq(dl_flops(), 306 + 2 * 2 * 3 * 4);
     dl_flops_add(1000);
     ck_assert_uint_eq(dl_flops(), 1354);

@@ -18,8 +18,8 @@ static dl_dataset read_ok(const char *name, const char *text, const dl_csv_optio
 }
 
 /* Reads text as a CSV that must fail with want, at "path<where>", giving reason. */
-static void read_bad(const char *name, const char *text, const dl_csv_options *opt, dl_status want,
-                     const char *where, const char *reason)
+static void read_bad(const char *name, const char *text, const dl_csv_options *opt, dl_status want, const char *where,
+                     const char *reason)
 {
     const char *p = tpath(name);
     write_text(p, text);
@@ -27,8 +27,8 @@ static void read_bad(const char *name, const char *text, const dl_csv_options *o
     memset(&ds, 0xab, sizeof ds);
     memset(&zero, 0, sizeof zero);
     dl_status st = dl_read_csv(p, opt, &ds);
-    ck_assert_msg(st == want, "%s: got %s, expected %s (%s)", name, dl_status_name(st),
-                  dl_status_name(want), dl_last_error());
+    ck_assert_msg(st == want, "%s: got %s, expected %s (%s)", name, dl_status_name(st), dl_status_name(want),
+                  dl_last_error());
     char loc[4400];
     snprintf(loc, sizeof loc, "%s%s", p, where);
     ck_assert_has(dl_last_error(), loc);
@@ -93,8 +93,7 @@ END_TEST
 
 START_TEST(crlf_blank_lines_and_blanks)
 {
-    dl_dataset ds =
-        read_ok("w.csv", "\r\n\na , \"b\",y\r\n1, 2 ,0\r\n\r\n   \r\n3,4,1\r\n\n", NULL);
+    dl_dataset ds = read_ok("w.csv", "\r\n\na , \"b\",y\r\n1, 2 ,0\r\n\r\n   \r\n3,4,1\r\n\n", NULL);
     ck_assert_uint_eq(ds.n, 2);
     ck_assert_uint_eq(ds.d, 2);
     ck_assert_str_eq(ds.feature_names[0], "a");
@@ -134,11 +133,9 @@ END_TEST
 
 START_TEST(rejects_with_location_and_reason)
 {
-    read_bad("ragged.csv", "a,b,y\n1,2,0\n1,2\n", NULL, DL_ERR_FORMAT,
-             ":3:", "ragged row: 2 fields, expected 3");
+    read_bad("ragged.csv", "a,b,y\n1,2,0\n1,2\n", NULL, DL_ERR_FORMAT, ":3:", "ragged row: 2 fields, expected 3");
     read_bad("wide.csv", "a,b,y\n1,2,0,9\n", NULL, DL_ERR_FORMAT, ":2:", "ragged row: 4 fields");
-    read_bad("word.csv", "a,b,y\n1,2,0\n\n3,abc,1\n", NULL, DL_ERR_FORMAT,
-             ":4:2:", "'abc' is not a number");
+    read_bad("word.csv", "a,b,y\n1,2,0\n\n3,abc,1\n", NULL, DL_ERR_FORMAT, ":4:2:", "'abc' is not a number");
     read_bad("inf.csv", "a,b,y\n1,inf,0\n", NULL, DL_ERR_FORMAT, ":2:2:", "not a number");
     read_bad("unit.csv", "a,b,y\n1,2kg,0\n", NULL, DL_ERR_FORMAT, ":2:2:", "'2kg' is not a number");
     read_bad("empty.csv", "", NULL, DL_ERR_FORMAT, ": ", "empty file");
@@ -148,14 +145,12 @@ START_TEST(rejects_with_location_and_reason)
     read_bad("numeric.csv", "1,2,3\n4,5,6\n", NULL, DL_ERR_FORMAT, ":1:", "all numbers");
     read_bad("onecol.csv", "y\n1\n", NULL, DL_ERR_FORMAT, ":1:", "1 column");
     dl_csv_options two = {NULL, 2};
-    read_bad("range.csv", "a,y\n1,0\n2,1\n3,2\n", &two, DL_ERR_RANGE,
-             ":4:2:", "label 2 is out of range [0, 2)");
+    read_bad("range.csv", "a,y\n1,0\n2,1\n3,2\n", &two, DL_ERR_RANGE, ":4:2:", "label 2 is out of range [0, 2)");
     read_bad("nanlabel.csv", "a,y\n1,0\n2,\n", NULL, DL_ERR_FORMAT, ":3:2:", "missing label");
     read_bad("nanlabel2.csv", "a,y\n1,nan\n", NULL, DL_ERR_FORMAT, ":2:2:", "missing label");
     read_bad("frac.csv", "a,y\n1,0.5\n", NULL, DL_ERR_RANGE, ":2:2:", "expected an integer");
     read_bad("neg.csv", "a,y\n1,-1\n", NULL, DL_ERR_RANGE, ":2:2:", "label -1");
-    read_bad("wordlabel.csv", "a,y\n1,cat\n", NULL, DL_ERR_FORMAT,
-             ":2:2:", "'cat' is not a number");
+    read_bad("wordlabel.csv", "a,y\n1,cat\n", NULL, DL_ERR_FORMAT, ":2:2:", "'cat' is not a number");
     dl_csv_options named = {"target", 0};
     read_bad("nolabel.csv", "a,y\n1,0\n", &named, DL_ERR_FORMAT, ":1:", "no column named 'target'");
 }

@@ -98,8 +98,8 @@ START_TEST(open_cuda_without_gpu)
     }
     ck_assert_int_eq(dl_cuda_device_count(), 0);
     dl_status st = dl_device_open("cuda", &dev);
-    ck_assert_msg(st == (dl_built_with_cuda() ? DL_ERR_NO_DEVICE : DL_ERR_NO_CUDA), "got %s: %s",
-                  dl_status_name(st), dl_last_error());
+    ck_assert_msg(st == (dl_built_with_cuda() ? DL_ERR_NO_DEVICE : DL_ERR_NO_CUDA), "got %s: %s", dl_status_name(st),
+                  dl_last_error());
     ck_assert_has(dl_last_error(), "--device cpu");
     ck_assert_int_eq(dl_exit_code(st), 2);
     st = dl_device_open("cuda:1", &dev);

@@ -77,8 +77,7 @@ typedef struct fails {
         }                                                              \
     } while (0)
 
-#define ck_assert_no_fails(fl) \
-    ck_assert_msg((fl)->n == 0, "%zu failures; first: %s", (fl)->n, (fl)->first)
+#define ck_assert_no_fails(fl) ck_assert_msg((fl)->n == 0, "%zu failures; first: %s", (fl)->n, (fl)->first)
 
 START_TEST(every_half_round_trips)
 {
@@ -93,8 +92,8 @@ START_TEST(every_half_round_trips)
             FAIL_IF(&fl, !isnan(dl_h2f(dl_f2h(f))), "NaN 0x%04x lost its NaN-ness", h);
             continue;
         }
-        FAIL_IF(&fl, (double)f != ref_h2d((uint16_t)h), "h2f(0x%04x) = %.10g, expected %.10g", h,
-                (double)f, ref_h2d((uint16_t)h));
+        FAIL_IF(&fl, (double)f != ref_h2d((uint16_t)h), "h2f(0x%04x) = %.10g, expected %.10g", h, (double)f,
+                ref_h2d((uint16_t)h));
         FAIL_IF(&fl, f2h_bits(f) != h, "0x%04x -> %g -> 0x%04x", h, (double)f, f2h_bits(f));
     }
     ck_assert_no_fails(&fl);
@@ -114,14 +113,12 @@ START_TEST(midpoints_round_to_even)
         for (int s = 0; s < 2; s++) {
             uint32_t sg = s ? 0x8000 : 0;
             float m = s ? -mid : mid;
-            FAIL_IF(&fl, f2h_bits(m) != (sg | even), "midpoint %.10g of 0x%04x: got 0x%04x",
-                    (double)m, sg | h, f2h_bits(m));
+            FAIL_IF(&fl, f2h_bits(m) != (sg | even), "midpoint %.10g of 0x%04x: got 0x%04x", (double)m, sg | h,
+                    f2h_bits(m));
             // One float ulp either side of the midpoint goes to the nearer half.
             float below = nextafterf(m, 0.0f), above = nextafterf(m, s ? -INFINITY : INFINITY);
-            FAIL_IF(&fl, f2h_bits(below) != (sg | h), "just below %.10g: 0x%04x", (double)m,
-                    f2h_bits(below));
-            FAIL_IF(&fl, f2h_bits(above) != (sg | (h + 1)), "just above %.10g: 0x%04x", (double)m,
-                    f2h_bits(above));
+            FAIL_IF(&fl, f2h_bits(below) != (sg | h), "just below %.10g: 0x%04x", (double)m, f2h_bits(below));
+            FAIL_IF(&fl, f2h_bits(above) != (sg | (h + 1)), "just above %.10g: 0x%04x", (double)m, f2h_bits(above));
         }
     }
     ck_assert_no_fails(&fl);

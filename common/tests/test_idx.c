@@ -35,8 +35,7 @@ static void write_gz(const char *path, const unsigned char *data, size_t n)
     ck_assert_int_eq(gzclose(f), Z_OK);
 }
 
-static void write_idx(const char *path, int gz, int ndim, const uint32_t *dims,
-                      const unsigned char *data, size_t have)
+static void write_idx(const char *path, int gz, int ndim, const uint32_t *dims, const unsigned char *data, size_t have)
 {
     unsigned char buf[4096];
     size_t n = idx_bytes(buf, 0x08, ndim, dims, data, have);

@@ -7,8 +7,7 @@
 
 #include "dl/json.h" // dl_json_* writer, dl_json_parse, dl_jv_*
 
-static const char *const TRICKY =
-    "lab \"01\"\nline 2\ttab \\ back/slash \x01 caf\xc3\xa9 \xe2\x82\xac";
+static const char *const TRICKY = "lab \"01\"\nline 2\ttab \\ back/slash \x01 caf\xc3\xa9 \xe2\x82\xac";
 
 START_TEST(writer_round_trips_through_reader)
 {
@@ -166,14 +165,12 @@ END_TEST
 
 START_TEST(reader_values_and_escapes)
 {
-    const char *src =
-        "\r\n { \"s\" : \"q\\\"b\\\\s\\/ \\b\\f\\n\\r\\t \\u00e9\\u20AC \\ud83d\\ude00\","
-        "\t\"n\": [-1.5e3, 0, 1E-2, 123, -0],\n \"t\": true, \"f\": false, \"z\": null,"
-        " \"o\": {\"a\": {}}, \"e\": []} \n";
+    const char *src = "\r\n { \"s\" : \"q\\\"b\\\\s\\/ \\b\\f\\n\\r\\t \\u00e9\\u20AC \\ud83d\\ude00\","
+                      "\t\"n\": [-1.5e3, 0, 1E-2, 123, -0],\n \"t\": true, \"f\": false, \"z\": null,"
+                      " \"o\": {\"a\": {}}, \"e\": []} \n";
     dl_jv *v = NULL;
     ck_assert_st(dl_json_parse(src, "x.json", &v), DL_OK);
-    ck_assert_str_eq(dl_jv_str(dl_jv_get(v, "s"), ""),
-                     "q\"b\\s/ \b\f\n\r\t \xc3\xa9\xe2\x82\xac \xf0\x9f\x98\x80");
+    ck_assert_str_eq(dl_jv_str(dl_jv_get(v, "s"), ""), "q\"b\\s/ \b\f\n\r\t \xc3\xa9\xe2\x82\xac \xf0\x9f\x98\x80");
     const dl_jv *n = dl_jv_get(v, "n");
     ck_assert_uint_eq(n->n, 5);
     ck_assert_double_eq(n->items[0].num, -1500.0);
@@ -203,14 +200,13 @@ static void expect_syntax_error(const char *text, const char *where)
     dl_jv *v = (dl_jv *)1;
     ck_assert_st(dl_json_parse(text, "x.json", &v), DL_ERR_FORMAT);
     ck_assert_ptr_null(v);
-    ck_assert_msg(strncmp(dl_last_error(), where, strlen(where)) == 0,
-                  "'%s': got \"%s\", want \"%s...\"", text, dl_last_error(), where);
+    ck_assert_msg(strncmp(dl_last_error(), where, strlen(where)) == 0, "'%s': got \"%s\", want \"%s...\"", text,
+                  dl_last_error(), where);
 }
 
 START_TEST(reader_errors_name_line_and_column)
 {
-    expect_syntax_error("{\n  \"a\": 1,\n  \"b\" 2\n}",
-                        "x.json:3:7: expected ':' after an object key");
+    expect_syntax_error("{\n  \"a\": 1,\n  \"b\" 2\n}", "x.json:3:7: expected ':' after an object key");
     expect_syntax_error("[1, 2", "x.json:1:6: expected ',' or ']'");
     expect_syntax_error("{\"a\": 1 \"b\": 2}", "x.json:1:9: expected ',' or '}'");
     expect_syntax_error("{\"a\": tru}", "x.json:1:7: expected a value");

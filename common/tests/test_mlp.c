@@ -4,7 +4,7 @@
  * the GPU tier, common/tests_gpu.) */
 #include "tests.h"
 
-#include <math.h>   // fabs
+#include <math.h> // fabs
 #include <stdlib.h> // malloc
 
 #include "dl/blas.h" // dl_flops
@@ -105,7 +105,8 @@ START_TEST(test_gradient_finite_differences)
     loss_at(&m, X, y, n);
     ck_assert(dl_mlp_backward(&m, X, n, 1, NULL, NULL) == DL_OK);
     for (size_t k = 0; k < m.n_params; k++)
-        ck_assert_msg(fabs(m.grads[k] - 2 * g[k]) <= 1e-6 + 1e-5 * fabs(g[k]), "accumulated grad [%zu]: %g, expected 2 x %g", k, m.grads[k], g[k]);
+        ck_assert_msg(fabs(m.grads[k] - 2 * g[k]) <= 1e-6 + 1e-5 * fabs(g[k]),
+                      "accumulated grad [%zu]: %g, expected 2 x %g", k, m.grads[k], g[k]);
     free(g), free(X), free(y);
     dl_mlp_free(&m);
 }

@@ -9,8 +9,7 @@
 #include "dl/data.h" // dl_npy_write_*, dl_npy_read
 
 /* Checks the v1.0 layout: magic, header length, padding to 64, final newline. */
-static size_t check_header(const char *path, const char *descr, const char *shape,
-                           size_t data_bytes)
+static size_t check_header(const char *path, const char *descr, const char *shape, size_t data_bytes)
 {
     size_t len = 0;
     char *b = slurp(path, &len);
@@ -21,8 +20,7 @@ static size_t check_header(const char *path, const char *descr, const char *shap
     ck_assert_uint_eq(len, 10 + hlen + data_bytes);
     ck_assert_int_eq(b[10 + hlen - 1], '\n');
     char want[128];
-    snprintf(want, sizeof want, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
-             shape);
+    snprintf(want, sizeof want, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
     ck_assert_msg(strncmp(b + 10, want, strlen(want)) == 0, "header is '%.*s'", (int)hlen, b + 10);
     for (size_t i = 10 + strlen(want); i < 10 + hlen - 1; i++)
         ck_assert_int_eq(b[i], ' ');
@@ -102,23 +100,18 @@ START_TEST(rejects_bad_files)
     double d[2] = {1, 2};
     float f[4] = {1, 2, 3, 4};
     // A hand-made valid file first, so the rejections below are about one thing each.
-    write_npy_raw(tpath("ok.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", f,
-                  sizeof f);
+    write_npy_raw(tpath("ok.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", f, sizeof f);
     dl_npy n;
     ck_assert_st(dl_npy_read(tpath("ok.npy"), &n), DL_OK);
     ck_assert_uint_eq(n.shape[1], 2);
     dl_npy_free(&n);
-    write_npy_raw(tpath("f8.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", d,
-                  sizeof d);
+    write_npy_raw(tpath("f8.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", d, sizeof d);
     expect_fail(tpath("f8.npy"), DL_ERR_FORMAT, "<f8");
-    write_npy_raw(tpath("fo.npy"), "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", f,
-                  sizeof f);
+    write_npy_raw(tpath("fo.npy"), "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", f, sizeof f);
     expect_fail(tpath("fo.npy"), DL_ERR_FORMAT, "Fortran");
-    write_npy_raw(tpath("3d.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 2), }",
-                  f, sizeof f);
+    write_npy_raw(tpath("3d.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 2), }", f, sizeof f);
     expect_fail(tpath("3d.npy"), DL_ERR_FORMAT, "1 or 2");
-    write_npy_raw(tpath("scalar.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", f,
-                  4);
+    write_npy_raw(tpath("scalar.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", f, 4);
     expect_fail(tpath("scalar.npy"), DL_ERR_FORMAT, "scalar");
     write_npy_raw(tpath("nodescr.npy"), "{'fortran_order': False, 'shape': (2,), }", f, 8);
     expect_fail(tpath("nodescr.npy"), DL_ERR_FORMAT, "lacks");

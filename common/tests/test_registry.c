@@ -112,8 +112,8 @@ START_TEST(fashion_mnist_truncated)
     ck_assert_uint_eq(d.train.n, 60000);
     ck_assert_uint_eq(d.test.n, 50);
     dl_data_free(&d);
-    const char *bad[] = {"fashion_mnist:train=x", "fashion_mnist:colour=3",
-                         "fashion_mnist:train=5;", "fashion_mnist:train"};
+    const char *bad[] = {"fashion_mnist:train=x", "fashion_mnist:colour=3", "fashion_mnist:train=5;",
+                         "fashion_mnist:train"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_st(dl_data_load(bad[i], &d), DL_ERR_ARG);
         ck_assert_has(dl_last_error(), "fashion_mnist:");

@@ -10,8 +10,7 @@
 START_TEST(pcg32_reference_stream)
 {
     // pcg32-demo (pcg-c-basic): pcg32_srandom_r(&rng, 42, 54).
-    const uint32_t want[6] = {0xa15c02b7u, 0x7b47f409u, 0xba1d3330u,
-                              0x83d2f293u, 0xbfa4784bu, 0xcbed606eu};
+    const uint32_t want[6] = {0xa15c02b7u, 0x7b47f409u, 0xba1d3330u, 0x83d2f293u, 0xbfa4784bu, 0xcbed606eu};
     dl_rng r;
     dl_rng_seed(&r, 42, 54);
     for (int i = 0; i < 6; i++)
@@ -115,8 +114,7 @@ START_TEST(below_in_range_and_uniform)
     }
     ck_assert_uint_eq(thirds[3], 0);
     x2 = chi_square(thirds, 3, m);
-    ck_assert_msg(x2 < 30.0, "chi-square %.2f over thirds of 3*2^62: %zu %zu %zu", x2, thirds[0],
-                  thirds[1], thirds[2]);
+    ck_assert_msg(x2 < 30.0, "chi-square %.2f over thirds of 3*2^62: %zu %zu %zu", x2, thirds[0], thirds[1], thirds[2]);
 }
 END_TEST
 

@@ -81,8 +81,7 @@ static void check_split(const size_t *counts, int classes, const int *permille, 
         for (int c = 0; c < classes; c++) {
             size_t want[DL_SPLIT_MAX_PARTS];
             ref_sizes(counts[c], permille, parts, want);
-            ck_assert_msg(got[c] == want[p],
-                          "class %d (%zu rows), part %d of %d/1000: %zu rows, expected %zu", c,
+            ck_assert_msg(got[c] == want[p], "class %d (%zu rows), part %d of %d/1000: %zu rows, expected %zu", c,
                           counts[c], p, permille[p], got[c], want[p]);
         }
     }
@@ -142,8 +141,8 @@ START_TEST(same_seed_same_split)
 }
 END_TEST
 
-static void expect_fail(const int32_t *y, size_t n, int classes, const double *fr, int parts,
-                        dl_status want, const char *reason)
+static void expect_fail(const int32_t *y, size_t n, int classes, const double *fr, int parts, dl_status want,
+                        const char *reason)
 {
     dl_split s, zero;
     memset(&s, 0xab, sizeof s);

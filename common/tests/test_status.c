@@ -34,9 +34,8 @@ START_TEST(error_set_and_last_error)
 {
     dl_error_clear();
     ck_assert_str_eq(dl_last_error(), "");
-    ck_assert_int_eq(
-        dl_error_set(DL_ERR_FORMAT, "%s:%d:%d: not a number: '%s'", "data.csv", 12, 3, "abc"),
-        DL_ERR_FORMAT);
+    ck_assert_int_eq(dl_error_set(DL_ERR_FORMAT, "%s:%d:%d: not a number: '%s'", "data.csv", 12, 3, "abc"),
+                     DL_ERR_FORMAT);
     ck_assert_str_eq(dl_last_error(), "data.csv:12:3: not a number: 'abc'");
     ck_assert_int_eq(dl_error_set(DL_ERR_IO, "second"), DL_ERR_IO);
     ck_assert_str_eq(dl_last_error(), "second");

@@ -153,8 +153,7 @@ START_TEST(scale_spread)
     ds = make("n=20000,d=6,seed=9");
     feature_std(&ds, sd);
     for (size_t j = 1; j < 6; j++)
-        ck_assert_msg(fabs(log10(sd[j] / sd[0])) < 0.5, "spread 0: std %zu = %g vs %g", j, sd[j],
-                      sd[0]);
+        ck_assert_msg(fabs(log10(sd[j] / sd[0])) < 0.5, "spread 0: std %zu = %g vs %g", j, sd[j], sd[0]);
     dl_dataset_free(&ds);
 }
 END_TEST

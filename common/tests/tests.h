@@ -35,6 +35,7 @@ Suite *fs_suite(void);
 Suite *progress_suite(void);
 Suite *mlp_suite(void);
 Suite *comm_suite(void);
+Suite *project_suite(void);
 
 // ---- helpers (util.c) ----
 
@@ -78,14 +79,13 @@ void env_restore(env_saved *e);
 /* Every ck_assert records its line through a pipe to the runner, so loops
  * over millions of values count their failures and assert once. */
 
-#define ck_assert_has(s, sub) \
-    ck_assert_msg(strstr((s), (sub)) != NULL, "expected \"%s\" to contain \"%s\"", (s), (sub))
+#define ck_assert_has(s, sub) ck_assert_msg(strstr((s), (sub)) != NULL, "expected \"%s\" to contain \"%s\"", (s), (sub))
 
-#define ck_assert_st(expr, want)                                                           \
-    do {                                                                                   \
-        dl_status ck_st_ = (expr);                                                         \
-        ck_assert_msg(ck_st_ == (want), "%s gave %s, expected %s (last error: %s)", #expr, \
-                      dl_status_name(ck_st_), dl_status_name(want), dl_last_error());      \
+#define ck_assert_st(expr, want)                                                                                   \
+    do {                                                                                                           \
+        dl_status ck_st_ = (expr);                                                                                 \
+        ck_assert_msg(ck_st_ == (want), "%s gave %s, expected %s (last error: %s)", #expr, dl_status_name(ck_st_), \
+                      dl_status_name(want), dl_last_error());                                                      \
     } while (0)
 
 #endif /* DL_TESTS_H */

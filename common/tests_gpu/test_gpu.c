@@ -7,8 +7,8 @@
  * one binary16 ulp of the CPU emulation plus accumulation-order slack. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
-#include <math.h>   // fabsf
-#include <stdio.h>  // printf
+#include <math.h> // fabsf
+#include <stdio.h> // printf
 #include <stdlib.h> // malloc
 #include <string.h> // memcmp
 
@@ -18,8 +18,8 @@
 #include "dl/mlp.h"
 #include "dl/rng.h"
 
-#define OPEN(dev)                                                                              \
-    dl_device dev;                                                                             \
+#define OPEN(dev)  \
+    dl_device dev; \
     ck_assert_msg(dl_device_open("cuda", &dev) == DL_OK, "cannot open cuda: %s", dl_last_error())
 
 static float *randf(size_t n, uint64_t seed)
@@ -43,8 +43,8 @@ static float *to_dev(const dl_device *dev, const float *h, size_t n)
 START_TEST(test_device_memory_events)
 {
     OPEN(dev);
-    printf("device: %s, CUDA runtime %s, driver %s, NCCL %s\n", dl_device_describe(&dev),
-           dl_cuda_runtime_version(), dl_cuda_driver_version(), dl_nccl_version());
+    printf("device: %s, CUDA runtime %s, driver %s, NCCL %s\n", dl_device_describe(&dev), dl_cuda_runtime_version(),
+           dl_cuda_driver_version(), dl_nccl_version());
     ck_assert_int_eq(dev.kind, DL_DEVICE_CUDA);
     size_t n = 1 << 20;
     float *h = randf(n, 1), *back = malloc(n * sizeof *back);
@@ -158,8 +158,10 @@ START_TEST(test_gemm_f16_matches_cpu)
         ck_assert(dl_memcpy_h2d(&dev, dA, A, M * K * sizeof *dA) == DL_OK);
         ck_assert(dl_memcpy_h2d(&dev, dB, B, K * N * sizeof *dB) == DL_OK);
         ck_assert(dl_memset0(&dev, dC, M * N * esz) == DL_OK);
-        ck_assert(dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, A, K, B, N, 0.0f, C, c_type, N) == DL_OK);
-        ck_assert(dl_gemm_f16(&dev, DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, dA, K, dB, N, 0.0f, dC, c_type, N) == DL_OK);
+        ck_assert(dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, A, K, B, N, 0.0f, C, c_type, N) ==
+                  DL_OK);
+        ck_assert(dl_gemm_f16(&dev, DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, dA, K, dB, N, 0.0f, dC, c_type, N) ==
+                  DL_OK);
         ck_assert(dl_memcpy_d2h(&dev, Cg, dC, M * N * esz) == DL_OK);
         float *g = malloc(M * N * sizeof *g);
         double *ref = malloc(M * N * sizeof *ref);
@@ -191,8 +193,8 @@ START_TEST(test_bad_calls_are_errors)
     ck_assert_msg(st == DL_ERR_ARG, "lda=2 for K=4 returned %s", dl_status_name(st));
     dl_device bad;
     st = dl_device_open("cuda:999", &bad);
-    ck_assert_msg(st == DL_ERR_NO_DEVICE && strstr(dl_last_error(), "cuda:999") != NULL,
-                  "cuda:999 gave %s: %s", dl_status_name(st), dl_last_error());
+    ck_assert_msg(st == DL_ERR_NO_DEVICE && strstr(dl_last_error(), "cuda:999") != NULL, "cuda:999 gave %s: %s",
+                  dl_status_name(st), dl_last_error());
     dl_free(&dev, d);
     dl_device_close(&dev);
 }

@@ -5,10 +5,11 @@
  *   test_comm ops     every operation, dtype and size; counters exact
  *   test_comm fail    rank 1 exits with status 3 mid-run: the job must stop
  *   test_comm hang    rank 1 stops answering: the others time out and stop
+ *   test_comm cuda    the operations on GPU buffers (NCCL); GPU tier only
  * Prints "ok"/"FAIL" lines (rank 0) and exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>   // fabs
-#include <stdio.h>  // printf
+#include <math.h> // fabs
+#include <stdio.h> // printf
 #include <stdlib.h> // malloc, exit
 #include <string.h> // strcmp, memset
 #include <unistd.h> // sleep
@@ -18,14 +19,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            failures++;                                                         \
+            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                                       \
+            fputc('\n', stderr);                                                \
+        }                                                                       \
     } while (0)
 
 #define OK(call) CHECK((call) == DL_OK, "%s: %s", #call, dl_last_error())
@@ -117,7 +118,8 @@ static void test_broadcast_gather_sendrecv(dl_comm *c)
     OK(dl_comm_allgather(c, send, recv, n, DL_F32));
     for (int r = 0; r < size; r++) {
         for (size_t j = 0; j < n; j++)
-            CHECK(recv[r * n + j] == (float)(r * 10 + (int)j), "allgather [%d][%zu] = %g", r, j, (double)recv[r * n + j]);
+            CHECK(recv[r * n + j] == (float)(r * 10 + (int)j), "allgather [%d][%zu] = %g", r, j,
+                  (double)recv[r * n + j]);
     }
     free(recv);
     // a ring shift: send to the right, receive from the left, uneven counts
@@ -154,6 +156,53 @@ static void test_counters(dl_comm *c)
     CHECK(s.calls[DL_OP_BROADCAST] == 1 && s.bytes[DL_OP_BROADCAST] == 40, "broadcast counters");
     CHECK(s.calls[DL_OP_BARRIER] == 1 && s.calls[DL_OP_SENDRECV] == 0, "barrier/sendrecv counters");
     CHECK(s.seconds[DL_OP_ALLREDUCE] >= 0, "time in allreduce");
+}
+
+/* The same operations with buffers on this rank's GPU (NCCL, or a world of
+ * one). Used by `make test-gpu`. */
+static int test_cuda(dl_comm *c)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "cuda:%d", dl_comm_local_rank(c));
+    dl_device dev;
+    if (dl_device_open(spec, &dev) != DL_OK) {
+        fprintf(stderr, "rank %d: %s\n", rank, dl_last_error());
+        return 1;
+    }
+    if (dl_comm_use_device(c, &dev) != DL_OK) {
+        fprintf(stderr, "rank %d: %s\n", rank, dl_last_error());
+        return 3;
+    }
+    size_t n = 1 << 16;
+    float *h = malloc(n * sizeof *h), *d = NULL, *g = NULL;
+    OK(dl_malloc(&dev, (void **)&d, n * sizeof *h));
+    OK(dl_malloc(&dev, (void **)&g, n * (size_t)size * sizeof *h));
+    for (size_t j = 0; j < n; j++)
+        h[j] = (float)(rank + 1 + (int)(j % 7));
+    OK(dl_memcpy_h2d(&dev, d, h, n * sizeof *h));
+    OK(dl_comm_allreduce(c, d, n, DL_F32, DL_RED_SUM));
+    OK(dl_memcpy_d2h(&dev, h, d, n * sizeof *h));
+    for (size_t j = 0; j < n; j++)
+        CHECK(h[j] == (float)(size * (size + 1) / 2 + size * (int)(j % 7)), "cuda allreduce [%zu] = %g", j,
+              (double)h[j]);
+    OK(dl_comm_allreduce(c, d, n, DL_F32, DL_RED_AVG));
+    OK(dl_comm_broadcast(c, d, n, DL_F32, size - 1));
+    OK(dl_comm_allgather(c, d, g, n, DL_F32));
+    dl_comm_req *r;
+    OK(dl_comm_allreduce_async(c, d, n, DL_F32, DL_RED_MAX, &r));
+    OK(dl_comm_wait(c, r));
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    OK(dl_comm_sendrecv(c, d, 100, right, g, 100, left, DL_F32));
+    OK(dl_comm_barrier(c));
+    dl_free(&dev, d), dl_free(&dev, g);
+    free(h);
+    int total = failures;
+    OK(dl_comm_allreduce(c, &total, 1, DL_I32, DL_RED_SUM)); // host buffer: MPI
+    if (rank == 0)
+        printf("%s test_comm cuda: %d rank(s), backend %s, %d failure(s)\n", total == 0 ? "ok" : "FAIL", size,
+               dl_comm_backend(c), total);
+    dl_device_close(&dev);
+    return total == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -194,6 +243,11 @@ int main(int argc, char **argv)
         dl_comm_finalize(c);
         return 0;
     }
-    fprintf(stderr, "usage: test_comm ops|fail|hang\n");
+    if (strcmp(mode, "cuda") == 0) {
+        int rc = test_cuda(c);
+        dl_comm_finalize(c);
+        return rc;
+    }
+    fprintf(stderr, "usage: test_comm ops|fail|hang|cuda\n");
     return 2;
 }

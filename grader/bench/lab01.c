@@ -11,18 +11,18 @@
  * times the reference to the optimum on breast_cancer. Writes JSON, CSV and
  * a bar plot into --out. Timing is never asserted in tests; this is `make bench`. */
 #define _POSIX_C_SOURCE 200809L
-#include <cblas.h>  // cblas_sasum
-#include <math.h>   // fabs
-#include <stdio.h>  // printf
+#include <cblas.h> // cblas_sasum
+#include <math.h> // fabs
+#include <stdio.h> // printf
 #include <stdlib.h> // malloc, atol
 #include <string.h> // strcmp
 
-#include "dl/blas.h"  // dl_blas_set_threads, dl_blas_name
-#include "dl/data.h"  // dl_data_load
-#include "dl/fs.h"    // dl_mkdir_p
-#include "dl/json.h"  // dl_json
-#include "dl/plot.h"  // dl_plot
-#include "dl/rng.h"   // dl_rng
+#include "dl/blas.h" // dl_blas_set_threads, dl_blas_name
+#include "dl/data.h" // dl_data_load
+#include "dl/fs.h" // dl_mkdir_p
+#include "dl/json.h" // dl_json
+#include "dl/plot.h" // dl_plot
+#include "dl/rng.h" // dl_rng
 #include "dl/split.h" // dl_split_stratified
 #include "dl/timer.h" // dl_now
 #include "logreg.h"
@@ -63,8 +63,7 @@ static double time_to_optimum(int *epochs, double *loss)
     logreg_scaler_alloc(&s, d);
     logreg_scaler_fit(X, n, d, &s);
     logreg_scaler_transform(&s, X, n, X);
-    logreg_config cfg = {LOGREG_DEFAULT_LR, LOGREG_DEFAULT_LAMBDA, LOGREG_DEFAULT_EPOCHS, 0,
-                         LOGREG_DEFAULT_TOL, 1};
+    logreg_config cfg = {LOGREG_DEFAULT_LR, LOGREG_DEFAULT_LAMBDA, LOGREG_DEFAULT_EPOCHS, 0, LOGREG_DEFAULT_TOL, 1};
     logreg_engine e;
     logreg_model m;
     logreg_curve c;
@@ -196,8 +195,8 @@ int main(int argc, char **argv)
     if (f != NULL) { // a labelled bar chart needs a text column: written by hand
         fprintf(f, "kernel,GBps\n");
         for (int k = 0; k < 2; k++) {
-            fprintf(f, "\"stream d=%zu\",%.4f\n\"two gemv d=%zu\",%.4f\n\"gradient d=%zu\",%.4f\n",
-                    res[k].d, res[k].stream, res[k].d, res[k].gemv, res[k].d, res[k].grad);
+            fprintf(f, "\"stream d=%zu\",%.4f\n\"two gemv d=%zu\",%.4f\n\"gradient d=%zu\",%.4f\n", res[k].d,
+                    res[k].stream, res[k].d, res[k].gemv, res[k].d, res[k].grad);
         }
         fclose(f);
     }

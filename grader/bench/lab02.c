@@ -8,16 +8,16 @@
  * 128 (the default) up to 4096 show where the time goes. One thread
  * throughout. Writes JSON, CSV and a plot into --out. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>  // printf
+#include <stdio.h> // printf
 #include <stdlib.h> // malloc
 #include <string.h> // strcmp
 
-#include "dl/blas.h"  // dl_gemm, dl_flops, dl_blas_set_threads
-#include "dl/data.h"  // dl_data_load
-#include "dl/fs.h"    // dl_mkdir_p
-#include "dl/json.h"  // dl_json
-#include "dl/plot.h"  // dl_plot
-#include "dl/rng.h"   // dl_rng
+#include "dl/blas.h" // dl_gemm, dl_flops, dl_blas_set_threads
+#include "dl/data.h" // dl_data_load
+#include "dl/fs.h" // dl_mkdir_p
+#include "dl/json.h" // dl_json
+#include "dl/plot.h" // dl_plot
+#include "dl/rng.h" // dl_rng
 #include "dl/timer.h" // dl_now
 #include "eval.h"
 
@@ -111,7 +111,8 @@ int main(int argc, char **argv)
     printf("lab02 bench (one thread, %s)\n", dl_blas_name());
     printf("  sgemm 1024^3: %.1f GFLOP/s (best of the runs beside each epoch)\n", peak);
     for (int b = 0; b < 4; b++)
-        printf("  epoch, batch %4zu: %.3f s, %5.1f GFLOP/s = %3.0f%% of sgemm%s; its two GEMMs alone %5.1f GFLOP/s = %3.0f%%\n",
+        printf("  epoch, batch %4zu: %.3f s, %5.1f GFLOP/s = %3.0f%% of sgemm%s; its two GEMMs alone %5.1f GFLOP/s = "
+               "%3.0f%%\n",
                batches[b], secs[b], rate[b], 100 * frac[b], b == 0 ? " (target >= 50%)" : "                ", gem[b],
                100 * gem[b] / peak);
     printf("  (the GEMMs have one side of C = 10: about C/2 FLOPs per byte of X, so they stream X from memory\n"

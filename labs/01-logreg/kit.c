@@ -1,6 +1,6 @@
 /* kit.c — lab 01's provided code: allocation helpers and the gradient engine
  * that lets one training loop run on the CPU or the GPU. Not a student file. */
-#include <math.h>   // NAN
+#include <math.h> // NAN
 #include <stdlib.h> // calloc, free
 #include <string.h> // memset
 
@@ -75,9 +75,9 @@ void logreg_curve_free(logreg_curve *c)
 
 #ifndef DL_HAVE_CUDA
 /* Without nvcc the student's logreg_cuda.cu is not compiled; this stands in. */
-dl_status logreg_loss_grad_cuda(const dl_device *dev, const float *dX, const float *dy, size_t n,
-                                size_t d, const float *dw, float b, float lambda, float *dgrad_w,
-                                float *grad_b, double *loss, float *dwork)
+dl_status logreg_loss_grad_cuda(const dl_device *dev, const float *dX, const float *dy, size_t n, size_t d,
+                                const float *dw, float b, float lambda, float *dgrad_w, float *grad_b, double *loss,
+                                float *dwork)
 {
     (void)dev, (void)dX, (void)dy, (void)n, (void)d, (void)dw, (void)b, (void)lambda;
     (void)dgrad_w, (void)grad_b, (void)loss, (void)dwork;
@@ -102,8 +102,7 @@ static dl_status ensure_staging(logreg_engine *e, size_t n)
     return DL_OK;
 }
 
-dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float *X,
-                             const float *y, size_t n, size_t d)
+dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float *X, const float *y, size_t n, size_t d)
 {
     memset(e, 0, sizeof *e);
     if (X == NULL || y == NULL || n == 0 || d == 0)
@@ -138,9 +137,8 @@ dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float
     return st;
 }
 
-dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, size_t n,
-                             const float *w, float b, float lambda, float *grad_w, float *grad_b,
-                             double *loss)
+dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, size_t n, const float *w, float b,
+                             float lambda, float *grad_w, float *grad_b, double *loss)
 {
     e->calls++;
     if (e->observe != NULL)
@@ -164,8 +162,7 @@ dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, s
         dy = e->sy;
     }
     DL_TRY(dl_memcpy_h2d(e->dev, e->dw, w, e->d * sizeof(float)));
-    DL_TRY(logreg_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->dw, b, lambda, e->dgrad, grad_b, loss,
-                                 e->dwork));
+    DL_TRY(logreg_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->dw, b, lambda, e->dgrad, grad_b, loss, e->dwork));
     return dl_memcpy_d2h(e->dev, grad_w, e->dgrad, e->d * sizeof(float));
 }
 

@@ -31,7 +31,7 @@ extern "C" {
 
 typedef struct logreg_scaler {
     size_t d;
-    float *mean;  /* (d,) mean of the non-NaN training values of each feature */
+    float *mean; /* (d,) mean of the non-NaN training values of each feature */
     float *scale; /* (d,) population std (ddof = 0) of the same; 1 where it is 0 */
 } logreg_scaler;
 
@@ -51,9 +51,8 @@ dl_status logreg_scaler_transform(const logreg_scaler *s, const float *X, size_t
 
 /* loss = J(w, b); grad_w = (1/n) Xᵀ(σ(z) − y) + λw; grad_b = (1/n) Σ(σ(z_i) − y_i).
  * Finite and correct for |z| up to 1e4 (no inf, no NaN). work holds n floats. */
-dl_status logreg_loss_grad_cpu(const float *X, const float *y, size_t n, size_t d, const float *w,
-                               float b, float lambda, float *grad_w, float *grad_b, double *loss,
-                               float *work);
+dl_status logreg_loss_grad_cpu(const float *X, const float *y, size_t n, size_t d, const float *w, float b,
+                               float lambda, float *grad_w, float *grad_b, double *loss, float *work);
 
 // ---- task 5: the same on the GPU (logreg_cuda.cu) ----
 
@@ -68,9 +67,9 @@ static inline size_t logreg_cuda_work_floats(size_t n)
  * (logreg_cuda_work_floats(n) floats) on a CUDA dev; grad_b and loss are host
  * pointers. z = Xw and Xᵀr go through dl_gemv (cuBLAS); one kernel computes
  * r = σ(z) − y and block sums of the loss terms and of r. */
-dl_status logreg_loss_grad_cuda(const dl_device *dev, const float *dX, const float *dy, size_t n,
-                                size_t d, const float *dw, float b, float lambda, float *dgrad_w,
-                                float *grad_b, double *loss, float *dwork);
+dl_status logreg_loss_grad_cuda(const dl_device *dev, const float *dX, const float *dy, size_t n, size_t d,
+                                const float *dw, float b, float lambda, float *dgrad_w, float *grad_b, double *loss,
+                                float *dwork);
 
 // ---- the engine: one gradient call for CPU and GPU (kit.c, provided) ----
 
@@ -81,26 +80,25 @@ typedef struct logreg_engine {
     size_t d;
     const float *X, *y; /* host copy of the resident set */
     size_t n;
-    float *dX, *dy;     /* device copy of the resident set (CUDA) */
-    float *sX, *sy;     /* device staging for other row sets (CUDA) */
-    size_t s_cap;       /* rows the staging holds */
+    float *dX, *dy; /* device copy of the resident set (CUDA) */
+    float *sX, *sy; /* device staging for other row sets (CUDA) */
+    size_t s_cap; /* rows the staging holds */
     float *dw, *dgrad, *dwork;
-    float *work;        /* host workspace (CPU) */
+    float *work; /* host workspace (CPU) */
     size_t work_cap;
-    size_t calls;       /* gradient calls so far */
+    size_t calls; /* gradient calls so far */
     /* Optional observer, called with the rows of every gradient call (the
      * grader uses it to check that an epoch visits every row once). */
     void (*observe)(void *ctx, const float *X, const float *y, size_t n);
     void *observe_ctx;
 } logreg_engine;
 
-dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float *X,
-                             const float *y, size_t n, size_t d);
+dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float *X, const float *y, size_t n,
+                             size_t d);
 /* loss, gradient of J on the rows (X, y, n): X may be the resident set (no
  * copy) or any other host rows, such as a mini-batch or the validation set. */
-dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, size_t n,
-                             const float *w, float b, float lambda, float *grad_w, float *grad_b,
-                             double *loss);
+dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, size_t n, const float *w, float b,
+                             float lambda, float *grad_w, float *grad_b, double *loss);
 void logreg_engine_free(logreg_engine *e);
 
 // ---- task 3: training (logreg.c) ----
@@ -113,12 +111,12 @@ void logreg_engine_free(logreg_engine *e);
 #define LOGREG_DEFAULT_TOL 1e-5
 
 typedef struct logreg_config {
-    double lr;         /* step size */
-    double lambda;     /* L2 strength λ */
-    int epochs;        /* at most this many passes over the training rows */
+    double lr; /* step size */
+    double lambda; /* L2 strength λ */
+    int epochs; /* at most this many passes over the training rows */
     size_t batch_size; /* rows per step; 0 or >= n means full batch */
-    double tol;        /* stop once ‖∇J‖₂ on the training rows is below tol (0 = never) */
-    uint64_t seed;     /* order of the mini-batches */
+    double tol; /* stop once ‖∇J‖₂ on the training rows is below tol (0 = never) */
+    uint64_t seed; /* order of the mini-batches */
 } logreg_config;
 
 typedef struct logreg_model {
@@ -130,12 +128,12 @@ typedef struct logreg_model {
 /* One entry per evaluation: entry 0 is the initial model (w = 0, b = 0),
  * entry e the model after epoch e. */
 typedef struct logreg_curve {
-    int capacity;       /* entries allocated: epochs + 1 */
-    int n;              /* entries recorded */
+    int capacity; /* entries allocated: epochs + 1 */
+    int n; /* entries recorded */
     double *train_loss; /* J(w, b) on the training rows */
-    double *grad_norm;  /* ‖∇J‖₂ = sqrt(‖grad_w‖² + grad_b²) on the training rows */
-    double *val_loss;   /* mean BCE on the validation rows (no penalty) */
-    double *val_acc;    /* accuracy on the validation rows */
+    double *grad_norm; /* ‖∇J‖₂ = sqrt(‖grad_w‖² + grad_b²) on the training rows */
+    double *val_loss; /* mean BCE on the validation rows (no penalty) */
+    double *val_acc; /* accuracy on the validation rows */
 } logreg_curve;
 
 /* Gradient descent from w = 0, b = 0. Full batch: one step per epoch with
@@ -143,16 +141,15 @@ typedef struct logreg_curve {
  * new seeded random order, in steps of batch_size rows (the last one may be
  * smaller). After every epoch it records the curve and stops early when
  * grad_norm < tol. Xval may be NULL (nval = 0): val_* are then NaN. */
-dl_status logreg_train(logreg_engine *e, const float *Xval, const float *yval, size_t nval,
-                       const logreg_config *cfg, logreg_model *m, logreg_curve *curve);
+dl_status logreg_train(logreg_engine *e, const float *Xval, const float *yval, size_t nval, const logreg_config *cfg,
+                       logreg_model *m, logreg_curve *curve);
 
 // ---- task 4: prediction (logreg.c) ----
 
 /* p[i] = σ(x_i·w + b), the probability of class 1 (host arrays). */
 dl_status logreg_predict_proba(const float *X, size_t n, size_t d, const logreg_model *m, float *p);
 /* Fraction of rows where (p ≥ 0.5) equals y. */
-dl_status logreg_accuracy(const float *X, const float *y, size_t n, size_t d, const logreg_model *m,
-                          double *acc);
+dl_status logreg_accuracy(const float *X, const float *y, size_t n, size_t d, const logreg_model *m, double *acc);
 
 // ---- allocation helpers (kit.c, provided) ----
 dl_status logreg_scaler_alloc(logreg_scaler *s, size_t d);

@@ -9,21 +9,21 @@
  * raw training loss at the same lr), summary.json, and the plots. Not a
  * student file. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>   // NAN, isfinite
-#include <stdio.h>  // printf, fprintf
+#include <math.h> // NAN, isfinite
+#include <stdio.h> // printf, fprintf
 #include <stdlib.h> // malloc, free
 #include <string.h> // memcpy
 
-#include "dl/cli.h"      // dl_cli_parse
-#include "dl/data.h"     // dl_data_load
-#include "dl/device.h"   // dl_device_open
-#include "dl/fs.h"       // dl_mkdir_p
-#include "dl/json.h"     // summary.json
-#include "dl/metrics.h"  // metrics.csv
-#include "dl/plot.h"     // dl_plot
+#include "dl/cli.h" // dl_cli_parse
+#include "dl/data.h" // dl_data_load
+#include "dl/device.h" // dl_device_open
+#include "dl/fs.h" // dl_mkdir_p
+#include "dl/json.h" // summary.json
+#include "dl/metrics.h" // metrics.csv
+#include "dl/plot.h" // dl_plot
 #include "dl/progress.h" // dl_progress_line
-#include "dl/split.h"    // dl_split_stratified
-#include "dl/timer.h"    // dl_now
+#include "dl/split.h" // dl_split_stratified
+#include "dl/timer.h" // dl_now
 #include "logreg.h"
 
 typedef struct options {
@@ -57,8 +57,10 @@ static dl_status make_splits(const dl_dataset *ds, const options *o, split_data 
         size_t m = dl_split_size(&sp, p);
         if (m == 0) {
             dl_split_free(&sp);
-            return dl_error_set(DL_ERR_ARG, "the %s split is empty: %zu rows are too few for fractions "
-                                "%.2f/%.2f/%.2f", part_names[p], ds->n, fr[0], fr[1], fr[2]);
+            return dl_error_set(DL_ERR_ARG,
+                                "the %s split is empty: %zu rows are too few for fractions "
+                                "%.2f/%.2f/%.2f",
+                                part_names[p], ds->n, fr[0], fr[1], fr[2]);
         }
         sd->n[p] = m;
         sd->X[p] = malloc(m * ds->d * sizeof(float));
@@ -85,8 +87,8 @@ static void free_splits(split_data *sd)
     }
 }
 
-static dl_status train_run(const dl_device *dev, const split_data *sd, const float *const *X,
-                           const logreg_config *cfg, run *r)
+static dl_status train_run(const dl_device *dev, const split_data *sd, const float *const *X, const logreg_config *cfg,
+                           run *r)
 {
     logreg_engine e;
     memset(r, 0, sizeof *r);
@@ -99,8 +101,8 @@ static dl_status train_run(const dl_device *dev, const split_data *sd, const flo
     r->seconds = dl_now() - t0;
     logreg_engine_free(&e);
     if (st == DL_OK && (r->c.n < 1 || r->c.n > r->c.capacity))
-        st = dl_error_set(DL_ERR_RANGE, "logreg_train recorded %d curve entries, expected 1 to %d",
-                          r->c.n, r->c.capacity);
+        st = dl_error_set(DL_ERR_RANGE, "logreg_train recorded %d curve entries, expected 1 to %d", r->c.n,
+                          r->c.capacity);
     return st;
 }
 
@@ -137,8 +139,7 @@ static dl_status write_scaling(const char *out, const run *scaled, const run *ra
     DL_TRY(dl_csv_open(&csv, path, cols, 3));
     int n = scaled->c.n > raw->c.n ? scaled->c.n : raw->c.n;
     for (int k = 0; k < n; k++) {
-        double row[3] = {k, k < scaled->c.n ? scaled->c.train_loss[k] : NAN,
-                         k < raw->c.n ? raw->c.train_loss[k] : NAN};
+        double row[3] = {k, k < scaled->c.n ? scaled->c.train_loss[k] : NAN, k < raw->c.n ? raw->c.train_loss[k] : NAN};
         dl_status st = dl_csv_row(&csv, row);
         if (st != DL_OK) {
             dl_csv_abort(&csv);
@@ -161,10 +162,9 @@ static void write_curve_summary(dl_json *j, const char *key, const run *r)
     dl_json_end_object(j);
 }
 
-static dl_status write_summary(const char *path, const options *o, const dl_data *data,
-                               const split_data *sd, const dl_device *dev, const logreg_scaler *s,
-                               const run *main_run, const run *other, double test_acc,
-                               double test_loss, const char *plots)
+static dl_status write_summary(const char *path, const options *o, const dl_data *data, const split_data *sd,
+                               const dl_device *dev, const logreg_scaler *s, const run *main_run, const run *other,
+                               double test_acc, double test_loss, const char *plots)
 {
     dl_json j;
     DL_TRY(dl_json_open(&j, path));
@@ -210,8 +210,7 @@ static dl_status write_summary(const char *path, const options *o, const dl_data
 }
 
 /* Draws one plot; on success appends its file name to plots (a CSV list). */
-static void draw_one(const options *o, const char *script, const char *base, const char *vars,
-                     char *plots, size_t len)
+static void draw_one(const options *o, const char *script, const char *base, const char *vars, char *plots, size_t len)
 {
     dl_status st = dl_plot(script, o->a.plot, base, vars);
     if (st == DL_ERR_UNSUPPORTED)
@@ -287,7 +286,8 @@ int main(int argc, char **argv)
         return fail(st);
     dl_dataset *ds = &data.train;
     if (ds->n_classes != 2) {
-        dl_error_set(DL_ERR_ARG, "--data %s has %d classes; lab 01 is binary classification: use "
+        dl_error_set(DL_ERR_ARG,
+                     "--data %s has %d classes; lab 01 is binary classification: use "
                      "breast_cancer, synthetic:classes=2,... or a CSV whose last column is 0/1",
                      o.a.data, ds->n_classes);
         dl_data_free(&data);
@@ -312,8 +312,8 @@ int main(int argc, char **argv)
     remove(summary); // a stale summary must not look like this run's
     dl_progress pr;
     dl_progress_begin(&pr, o.a.epochs, 1, o.a.quiet);
-    dl_progress_line(&pr, 0, "lab01: %s, %zu train / %zu val / %zu test rows, %zu features, device %s",
-                     data.name, sd.n[0], sd.n[1], sd.n[2], sd.d, dl_device_describe(&dev));
+    dl_progress_line(&pr, 0, "lab01: %s, %zu train / %zu val / %zu test rows, %zu features, device %s", data.name,
+                     sd.n[0], sd.n[1], sd.n[2], sd.d, dl_device_describe(&dev));
 
     // ---- scaler: fitted on the training rows only ----
     logreg_scaler s = {0, NULL, NULL};
@@ -324,8 +324,7 @@ int main(int argc, char **argv)
         st = logreg_scaler_fit(sd.X[0], sd.n[0], sd.d, &s);
     for (int p = 0; p < 3 && st == DL_OK; p++) {
         Xs[p] = malloc(sd.n[p] * sd.d * sizeof(float));
-        st = Xs[p] ? logreg_scaler_transform(&s, sd.X[p], sd.n[p], Xs[p])
-                   : dl_error_set(DL_ERR_NOMEM, "out of memory");
+        st = Xs[p] ? logreg_scaler_transform(&s, sd.X[p], sd.n[p], Xs[p]) : dl_error_set(DL_ERR_NOMEM, "out of memory");
     }
 
     // ---- training: the main run, and the same lr on the other features ----
@@ -349,8 +348,7 @@ int main(int argc, char **argv)
         if (st == DL_OK)
             st = logreg_engine_init(&e, dl_cpu(), Xt, sd.y[2], sd.n[2], sd.d);
         if (st == DL_OK) {
-            st = logreg_engine_grad(&e, Xt, sd.y[2], sd.n[2], main_run.m.w, main_run.m.b, 0.0f, g, &gb,
-                                    &test_loss);
+            st = logreg_engine_grad(&e, Xt, sd.y[2], sd.n[2], main_run.m.w, main_run.m.b, 0.0f, g, &gb, &test_loss);
             logreg_engine_free(&e);
         }
         free(g);
@@ -362,19 +360,21 @@ int main(int argc, char **argv)
         int last = c->n - 1;
         for (int k = 0; k <= last; k++) {
             if (k == 0 || k == last || k == 1 || (k & (k - 1)) == 0)
-                dl_progress_line(&pr, 0, "epoch %5d  train_loss %.6f  val_loss %.6f  val_acc %.4f  |grad| %.3g",
-                                 k, c->train_loss[k], c->val_loss[k], c->val_acc[k], c->grad_norm[k]);
+                dl_progress_line(&pr, 0, "epoch %5d  train_loss %.6f  val_loss %.6f  val_acc %.4f  |grad| %.3g", k,
+                                 c->train_loss[k], c->val_loss[k], c->val_acc[k], c->grad_norm[k]);
         }
         dl_progress_line(&pr, 1, "lab01: %s after %d epochs (%.3f s): train loss %.6f, test accuracy %.4f",
                          c->grad_norm[last] < o.tol ? "converged" : "stopped", last, main_run.seconds,
                          c->train_loss[last], test_acc);
         if (have_other)
             dl_progress_line(&pr, 0, "lab01: same lr on %s: train loss %.6g after %d epochs",
-                             o.no_scale ? "standardised features" : "raw features",
-                             other.c.train_loss[other.c.n - 1], other.c.n - 1);
+                             o.no_scale ? "standardised features" : "raw features", other.c.train_loss[other.c.n - 1],
+                             other.c.n - 1);
         if (!isfinite(c->train_loss[last]))
-            fprintf(stderr, "lab01: warning: the training loss is %g: lr %g is too large, or the loss is "
-                    "not numerically stable\n", c->train_loss[last], o.a.lr);
+            fprintf(stderr,
+                    "lab01: warning: the training loss is %g: lr %g is too large, or the loss is "
+                    "not numerically stable\n",
+                    c->train_loss[last], o.a.lr);
     }
     if (st == DL_OK)
         st = write_metrics(o.a.out, &main_run);
@@ -384,11 +384,11 @@ int main(int argc, char **argv)
     if (st == DL_OK)
         draw(&o, o.a.out, have_other, plots, sizeof plots);
     if (st == DL_OK)
-        st = write_summary(summary, &o, &data, &sd, &dev, &s, &main_run, have_other ? &other : NULL,
-                           test_acc, test_loss, plots);
+        st = write_summary(summary, &o, &data, &sd, &dev, &s, &main_run, have_other ? &other : NULL, test_acc,
+                           test_loss, plots);
     if (st == DL_OK && o.a.json != NULL)
-        st = write_summary(o.a.json, &o, &data, &sd, &dev, &s, &main_run, have_other ? &other : NULL,
-                           test_acc, test_loss, plots);
+        st = write_summary(o.a.json, &o, &data, &sd, &dev, &s, &main_run, have_other ? &other : NULL, test_acc,
+                           test_loss, plots);
     if (st == DL_OK)
         dl_progress_line(&pr, 0, "lab01: wrote %s/{metrics.csv,%ssummary.json%s%s}", o.a.out,
                          have_other ? "scaling.csv," : "", plots[0] ? "," : "", plots);

@@ -22,8 +22,8 @@
 #include <stdint.h> // int32_t, int64_t, uint64_t
 
 #include "dl/device.h" // dl_device
-#include "dl/rng.h"    // dl_rng
-#include "dl/split.h"  // dl_split (the result type of the splits below)
+#include "dl/rng.h" // dl_rng
+#include "dl/split.h" // dl_split (the result type of the splits below)
 #include "dl/status.h" // dl_status, DL_TODO
 
 #ifdef __cplusplus
@@ -56,16 +56,14 @@ dl_status eval_approximate_mode(const size_t *counts, int C, size_t n_draws, dl_
  * is finally shuffled. Disjoint; complete when the fractions sum to 1; the
  * same (y, frac, seed) gives the same split. DL_ERR_ARG when a class has fewer
  * rows than there are non-empty parts, or a part is smaller than C. */
-dl_status eval_split_stratified(const int32_t *y, size_t n, int C, const double frac[3],
-                                uint64_t seed, dl_split *out);
+dl_status eval_split_stratified(const int32_t *y, size_t n, int C, const double frac[3], uint64_t seed, dl_split *out);
 
 // ---- task 2: stratified k-fold (split.c) ----
 
 /* fold[i] in [0, k) for every row: each class's rows (seeded order) are
  * spread over the folds so that per class the fold counts differ by at most
  * one. DL_ERR_ARG when k < 2 or k exceeds the smallest class's size. */
-dl_status eval_kfold_stratified(const int32_t *y, size_t n, int C, int k, uint64_t seed,
-                                int32_t *fold);
+dl_status eval_kfold_stratified(const int32_t *y, size_t n, int C, int k, uint64_t seed, int32_t *fold);
 
 // ---- task 3: the confusion matrix (metrics.c) ----
 
@@ -79,10 +77,10 @@ dl_status eval_confusion(const int32_t *y_true, const int32_t *y_pred, size_t n,
 typedef struct eval_report {
     int C;
     double *precision, *recall, *f1; /* (C,) */
-    int64_t *support;                /* (C,) true rows per class */
+    int64_t *support; /* (C,) true rows per class */
     double accuracy;
-    double macro_p, macro_r, macro_f1;          /* unweighted means over the C classes */
-    double micro_p, micro_r, micro_f1;          /* from the summed TP, FP, FN */
+    double macro_p, macro_r, macro_f1; /* unweighted means over the C classes */
+    double micro_p, micro_r, micro_f1; /* from the summed TP, FP, FN */
     double weighted_p, weighted_r, weighted_f1; /* means weighted by support */
     int zero_division; /* classes whose precision or recall was 0/0 (reported as 0) */
 } eval_report;
@@ -98,9 +96,8 @@ dl_status eval_report_from_confusion(const int64_t *cm, int C, eval_report *r);
  * gradient: gW = (1/n) (P − Y)ᵀ X + λW, gb = (1/n) Σ_i (P − Y)_i, P = softmax(Z),
  * Y one-hot. Z = X Wᵀ + b through dl_gemm; stable for logits of ±1e4.
  * work holds n·C floats. */
-dl_status softmax_loss_grad_cpu(const float *X, const int32_t *y, size_t n, size_t d, int C,
-                                const float *W, const float *b, float lambda, float *gW, float *gb,
-                                double *loss, float *work);
+dl_status softmax_loss_grad_cpu(const float *X, const int32_t *y, size_t n, size_t d, int C, const float *W,
+                                const float *b, float lambda, float *gW, float *gb, double *loss, float *work);
 
 #define SOFTMAX_BLOCK 256
 /* Device workspace floats softmax_loss_grad_cuda may use. */
@@ -113,9 +110,9 @@ static inline size_t softmax_cuda_work_floats(size_t n, int C)
  * (dwork: softmax_cuda_work_floats(n, C) floats), loss a host pointer. Z and
  * the gradient GEMM through dl_gemm (cuBLAS); one kernel turns each row of Z
  * into P − Y and block-sums the loss terms. */
-dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const int32_t *dy, size_t n,
-                                 size_t d, int C, const float *dW, const float *db, float lambda,
-                                 float *dgW, float *dgb, double *loss, float *dwork);
+dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const int32_t *dy, size_t n, size_t d, int C,
+                                 const float *dW, const float *db, float lambda, float *dgW, float *dgb, double *loss,
+                                 float *dwork);
 
 /* The engine (kit.c): one gradient call for CPU and GPU, resident training
  * set on the device, staging for mini-batches and other row sets. */
@@ -134,11 +131,10 @@ typedef struct softmax_engine {
     size_t calls;
 } softmax_engine;
 
-dl_status softmax_engine_init(softmax_engine *e, const dl_device *dev, const float *X,
-                              const int32_t *y, size_t n, size_t d, int C);
-dl_status softmax_engine_grad(softmax_engine *e, const float *X, const int32_t *y, size_t n,
-                              const float *W, const float *b, float lambda, float *gW, float *gb,
-                              double *loss);
+dl_status softmax_engine_init(softmax_engine *e, const dl_device *dev, const float *X, const int32_t *y, size_t n,
+                              size_t d, int C);
+dl_status softmax_engine_grad(softmax_engine *e, const float *X, const int32_t *y, size_t n, const float *W,
+                              const float *b, float lambda, float *gW, float *gb, double *loss);
 void softmax_engine_free(softmax_engine *e);
 
 typedef struct softmax_model {
@@ -153,15 +149,14 @@ typedef struct softmax_config {
     double lambda;
     int epochs;
     size_t batch_size; /* rows per step (0 = full batch) */
-    uint64_t seed;     /* mini-batch order */
+    uint64_t seed; /* mini-batch order */
 } softmax_config;
 
 /* Mini-batch SGD from W = 0, b = 0: each epoch a new seeded permutation of
  * the rows, steps of batch_size rows (the last may be smaller). After each
  * epoch, when train_loss != NULL, train_loss[epoch] = the mean loss of that
  * epoch's steps (weighted by rows). */
-dl_status softmax_train(softmax_engine *e, const softmax_config *cfg, softmax_model *m,
-                        double *train_loss);
+dl_status softmax_train(softmax_engine *e, const softmax_config *cfg, softmax_model *m, double *train_loss);
 
 /* pred[i] = argmax_c of x_i·W_c + b_c (the first on ties); host arrays. */
 dl_status softmax_predict(const float *X, size_t n, const softmax_model *m, int32_t *pred);
@@ -180,10 +175,10 @@ typedef struct eval_trainer {
 typedef struct eval_curve {
     int n;
     const double *lambdas; /* the grid, (n,) */
-    double *val_macro_f1;  /* (n,) */
-    double *val_accuracy;  /* (n,) */
-    int chosen;            /* index of the chosen λ */
-    eval_report test;      /* the chosen model on the test split (allocated by the caller) */
+    double *val_macro_f1; /* (n,) */
+    double *val_accuracy; /* (n,) */
+    int chosen; /* index of the chosen λ */
+    eval_report test; /* the chosen model on the test split (allocated by the caller) */
 } eval_curve;
 
 /* For each λ in the grid: train, score on validation. Choose the λ with the
@@ -199,8 +194,7 @@ dl_status eval_validation_curve(const eval_trainer *t, eval_curve *curve);
  * the end bins; a constant feature has one bin and PSI 0), proportions
  * floored at 1e-4, PSI_j = Σ_b (q_b − p_b)·ln(q_b / p_b) with p from ref and
  * q from cur. NaN entries are skipped. psi has d entries. */
-dl_status eval_psi(const float *ref, size_t n_ref, const float *cur, size_t n_cur, size_t d,
-                   int bins, double *psi);
+dl_status eval_psi(const float *ref, size_t n_ref, const float *cur, size_t n_cur, size_t d, int bins, double *psi);
 
 // ---- allocation helpers (kit.c, provided) ----
 dl_status eval_report_alloc(eval_report *r, int C);

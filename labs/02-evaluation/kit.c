@@ -1,12 +1,12 @@
 /* kit.c — lab 02's provided code: part sizes, a plain random split for
  * comparison, allocation helpers, and the softmax gradient engine (one call
  * for CPU and GPU). Not a student file. */
-#include <math.h>   // ceil, floor, fabs
+#include <math.h> // ceil, floor, fabs
 #include <stdlib.h> // calloc, free
 #include <string.h> // memset
 
 #include "dl/device.h" // dl_malloc, dl_memcpy_*
-#include "dl/rng.h"    // dl_rng
+#include "dl/rng.h" // dl_rng
 #include "eval.h"
 
 // ---- part sizes and the random split ----
@@ -21,26 +21,26 @@ dl_status eval_part_sizes(size_t n, const double frac[3], size_t sizes[3])
         sum += frac[p];
     }
     if (sum > 1.0 + 1e-9)
-        return dl_error_set(DL_ERR_ARG, "split: fractions %g + %g + %g = %g sum to more than 1", frac[0],
-                            frac[1], frac[2], sum);
+        return dl_error_set(DL_ERR_ARG, "split: fractions %g + %g + %g = %g sum to more than 1", frac[0], frac[1],
+                            frac[2], sum);
     sizes[1] = (size_t)ceil(frac[1] * (double)n - 1e-9);
     sizes[2] = (size_t)ceil(frac[2] * (double)n - 1e-9);
     if (fabs(sum - 1.0) <= 1e-9) {
         if (sizes[1] + sizes[2] >= n)
-            return dl_error_set(DL_ERR_ARG, "split: %zu rows leave no training rows after %zu val and %zu test",
-                                n, sizes[1], sizes[2]);
+            return dl_error_set(DL_ERR_ARG, "split: %zu rows leave no training rows after %zu val and %zu test", n,
+                                sizes[1], sizes[2]);
         sizes[0] = n - sizes[1] - sizes[2];
     } else {
         sizes[0] = (size_t)floor(frac[0] * (double)n + 1e-9);
     }
     for (int p = 0; p < 3; p++) {
         if (frac[p] > 0 && sizes[p] == 0)
-            return dl_error_set(DL_ERR_ARG, "split: the %s part of %zu rows at fraction %g is empty", names[p],
-                                n, frac[p]);
+            return dl_error_set(DL_ERR_ARG, "split: the %s part of %zu rows at fraction %g is empty", names[p], n,
+                                frac[p]);
     }
     if (sizes[0] + sizes[1] + sizes[2] > n)
-        return dl_error_set(DL_ERR_ARG, "split: parts of %zu + %zu + %zu rows exceed the %zu rows", sizes[0],
-                            sizes[1], sizes[2], n);
+        return dl_error_set(DL_ERR_ARG, "split: parts of %zu + %zu + %zu rows exceed the %zu rows", sizes[0], sizes[1],
+                            sizes[2], n);
     return DL_OK;
 }
 
@@ -114,9 +114,9 @@ void softmax_model_free(softmax_model *m)
 
 #ifndef DL_HAVE_CUDA
 /* Without nvcc the student's softmax_cuda.cu is not compiled; this stands in. */
-dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const int32_t *dy, size_t n,
-                                 size_t d, int C, const float *dW, const float *db, float lambda,
-                                 float *dgW, float *dgb, double *loss, float *dwork)
+dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const int32_t *dy, size_t n, size_t d, int C,
+                                 const float *dW, const float *db, float lambda, float *dgW, float *dgb, double *loss,
+                                 float *dwork)
 {
     (void)dev, (void)dX, (void)dy, (void)n, (void)d, (void)C, (void)dW, (void)db, (void)lambda;
     (void)dgW, (void)dgb, (void)loss, (void)dwork;
@@ -143,13 +143,13 @@ static dl_status ensure_staging(softmax_engine *e, size_t n)
     return DL_OK;
 }
 
-dl_status softmax_engine_init(softmax_engine *e, const dl_device *dev, const float *X,
-                              const int32_t *y, size_t n, size_t d, int C)
+dl_status softmax_engine_init(softmax_engine *e, const dl_device *dev, const float *X, const int32_t *y, size_t n,
+                              size_t d, int C)
 {
     memset(e, 0, sizeof *e);
     if (X == NULL || y == NULL || n == 0 || d == 0 || C < 2)
-        return dl_error_set(DL_ERR_ARG, "engine: need rows, features and at least 2 classes (n=%zu d=%zu C=%d)",
-                            n, d, C);
+        return dl_error_set(DL_ERR_ARG, "engine: need rows, features and at least 2 classes (n=%zu d=%zu C=%d)", n, d,
+                            C);
     e->dev = dev;
     e->X = X;
     e->y = y;
@@ -181,9 +181,8 @@ dl_status softmax_engine_init(softmax_engine *e, const dl_device *dev, const flo
     return st;
 }
 
-dl_status softmax_engine_grad(softmax_engine *e, const float *X, const int32_t *y, size_t n,
-                              const float *W, const float *b, float lambda, float *gW, float *gb,
-                              double *loss)
+dl_status softmax_engine_grad(softmax_engine *e, const float *X, const int32_t *y, size_t n, const float *W,
+                              const float *b, float lambda, float *gW, float *gb, double *loss)
 {
     e->calls++;
     size_t wd = e->d * (size_t)e->C;
@@ -209,8 +208,7 @@ dl_status softmax_engine_grad(softmax_engine *e, const float *X, const int32_t *
     }
     DL_TRY(dl_memcpy_h2d(e->dev, e->dW, W, wd * sizeof(float)));
     DL_TRY(dl_memcpy_h2d(e->dev, e->db, b, (size_t)e->C * sizeof(float)));
-    DL_TRY(softmax_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->C, e->dW, e->db, lambda, e->dgW, e->dgb,
-                                  loss, e->dwork));
+    DL_TRY(softmax_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->C, e->dW, e->db, lambda, e->dgW, e->dgb, loss, e->dwork));
     DL_TRY(dl_memcpy_d2h(e->dev, gW, e->dgW, wd * sizeof(float)));
     return dl_memcpy_d2h(e->dev, gb, e->dgb, (size_t)e->C * sizeof(float));
 }

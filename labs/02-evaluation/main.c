@@ -12,20 +12,20 @@
  * confusion.csv (+ confusion_norm.csv), per_class.csv, shares.csv,
  * spread.csv, psi.csv, summary.json and the plots. Not a student file. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>   // NAN, sqrt
-#include <stdio.h>  // printf, fprintf
+#include <math.h> // NAN, sqrt
+#include <stdio.h> // printf, fprintf
 #include <stdlib.h> // malloc, free, strtod
 #include <string.h> // memcpy, strchr
 
-#include "dl/cli.h"      // dl_cli_parse
-#include "dl/data.h"     // dl_data_load
-#include "dl/device.h"   // dl_device_open
-#include "dl/fs.h"       // dl_mkdir_p
-#include "dl/json.h"     // summary.json
-#include "dl/metrics.h"  // CSV writers
-#include "dl/plot.h"     // dl_plot
+#include "dl/cli.h" // dl_cli_parse
+#include "dl/data.h" // dl_data_load
+#include "dl/device.h" // dl_device_open
+#include "dl/fs.h" // dl_mkdir_p
+#include "dl/json.h" // summary.json
+#include "dl/metrics.h" // CSV writers
+#include "dl/plot.h" // dl_plot
 #include "dl/progress.h" // dl_progress_line
-#include "dl/timer.h"    // dl_now
+#include "dl/timer.h" // dl_now
 #include "eval.h"
 
 #define MAX_LAMBDAS 16
@@ -149,8 +149,8 @@ static void release_cb(void *ctx, void *model)
 
 // ---- outputs ----
 
-static dl_status write_csv(const char *out, const char *name, const char *const *cols, int ncols,
-                           const double *rows, int nrows)
+static dl_status write_csv(const char *out, const char *name, const char *const *cols, int ncols, const double *rows,
+                           int nrows)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", out, name);
@@ -167,8 +167,8 @@ static dl_status write_csv(const char *out, const char *name, const char *const 
 }
 
 /* A CSV whose first column is text (class names), written by hand. */
-static dl_status write_named(const char *out, const char *name, const char *header,
-                             const dl_dataset *ds, int C, const double *vals, int ncols, int as_int)
+static dl_status write_named(const char *out, const char *name, const char *header, const dl_dataset *ds, int C,
+                             const double *vals, int ncols, int as_int)
 {
     char path[1200], tmp[1210];
     snprintf(path, sizeof path, "%s/%s", out, name);
@@ -197,8 +197,8 @@ static dl_status write_named(const char *out, const char *name, const char *head
     return DL_OK;
 }
 
-static void plot_one(const options *o, const char *script, const char *out, const char *base,
-                     const char *vars, char *plots, size_t len)
+static void plot_one(const options *o, const char *script, const char *out, const char *base, const char *vars,
+                     char *plots, size_t len)
 {
     char b[1200];
     snprintf(b, sizeof b, "%s/%s", out, base);
@@ -218,8 +218,7 @@ static void plot_one(const options *o, const char *script, const char *out, cons
 
 /* Share of the rarest class in each part, over many seeds, for a random and
  * a stratified split: the spread the random split leaves. */
-static dl_status spread(const dl_dataset *pool, const double frac[3], int seeds, int rare,
-                        double *rows /* seeds × 7 */)
+static dl_status spread(const dl_dataset *pool, const double frac[3], int seeds, int rare, double *rows /* seeds × 7 */)
 {
     for (int s = 0; s < seeds; s++) {
         dl_split sp[2];
@@ -260,10 +259,10 @@ int main(int argc, char **argv)
     o.psi_bins = 10;
     const dl_opt extra[] = {
         {"lambdas", DL_OPT_STRING, &o.lambdas, "LIST", "L2 strengths to compare, comma-separated", NULL, 1, 0},
-        {"val-frac", DL_OPT_DOUBLE, &o.val_frac, "X", "validation share (0 = 1/6 with an official test split, else 0.2)",
-         NULL, 0, 0.5},
-        {"test-frac", DL_OPT_DOUBLE, &o.test_frac, "X", "test share when the set has no official test split",
-         NULL, 0.01, 0.5},
+        {"val-frac", DL_OPT_DOUBLE, &o.val_frac, "X",
+         "validation share (0 = 1/6 with an official test split, else 0.2)", NULL, 0, 0.5},
+        {"test-frac", DL_OPT_DOUBLE, &o.test_frac, "X", "test share when the set has no official test split", NULL,
+         0.01, 0.5},
         {"spread-seeds", DL_OPT_INT, &o.spread_seeds, "N", "seeds for the random-vs-stratified spread", NULL, 2, 10000},
         {"psi-bins", DL_OPT_INT, &o.psi_bins, "N", "bins of the drift check", NULL, 2, 1000},
     };
@@ -337,9 +336,9 @@ int main(int argc, char **argv)
     dl_progress pr;
     dl_progress_begin(&pr, o.a.epochs, 1, o.a.quiet);
     if (st == DL_OK)
-        dl_progress_line(&pr, 0, "lab02: %s, %d classes, %zu train / %zu val / %zu test rows%s, %zu features, device %s",
-                         data.name, C, L.p[0].n, L.p[1].n, L.p[2].n, data.has_test ? " (official test)" : "",
-                         L.d, dl_device_describe(&dev));
+        dl_progress_line(
+            &pr, 0, "lab02: %s, %d classes, %zu train / %zu val / %zu test rows%s, %zu features, device %s", data.name,
+            C, L.p[0].n, L.p[1].n, L.p[2].n, data.has_test ? " (official test)" : "", L.d, dl_device_describe(&dev));
 
     // ---- class counts per part: stratified vs random ----
     size_t C_ = (size_t)C;
@@ -394,9 +393,11 @@ int main(int argc, char **argv)
             spread_sd[k] = m > 1 ? sqrt(s2 / (m - 1)) : NAN;
         }
         char buf[32];
-        dl_progress_line(&pr, 0, "lab02: share of the rarest class (%s) over %d seeds, std dev train/val: random %.2e/%.2e, "
-                         "stratified %.2e/%.2e", dl_dataset_class_name(pool, rare, buf, sizeof buf), o.spread_seeds,
-                         spread_sd[0], spread_sd[1], spread_sd[3], spread_sd[4]);
+        dl_progress_line(&pr, 0,
+                         "lab02: share of the rarest class (%s) over %d seeds, std dev train/val: random %.2e/%.2e, "
+                         "stratified %.2e/%.2e",
+                         dl_dataset_class_name(pool, rare, buf, sizeof buf), o.spread_seeds, spread_sd[0], spread_sd[1],
+                         spread_sd[3], spread_sd[4]);
     }
 
     // ---- the validation curve ----
@@ -420,16 +421,20 @@ int main(int argc, char **argv)
     if (st == DL_OK && (curve.chosen < 0 || curve.chosen >= nl))
         st = dl_error_set(DL_ERR_RANGE, "eval_validation_curve chose index %d of %d", curve.chosen, nl);
     if (st == DL_OK && L.test_scored != 1)
-        st = dl_error_set(DL_ERR_RANGE, "eval_validation_curve scored %d model(s) on the test split; expected "
-                          "exactly one, the chosen model", L.test_scored);
+        st = dl_error_set(DL_ERR_RANGE,
+                          "eval_validation_curve scored %d model(s) on the test split; expected "
+                          "exactly one, the chosen model",
+                          L.test_scored);
     if (st == DL_OK) {
         for (int k = 0; k < nl; k++)
             dl_progress_line(&pr, 0, "lambda %-8g val macro-F1 %.4f  val accuracy %.4f%s", lambdas[k], val_f1[k],
                              val_acc[k], k == curve.chosen ? "  <- chosen" : "");
-        dl_progress_line(&pr, 1, "lab02: chose lambda %g on validation; test accuracy %.4f, macro-F1 %.4f (%d models, %.1f s)",
+        dl_progress_line(&pr, 1,
+                         "lab02: chose lambda %g on validation; test accuracy %.4f, macro-F1 %.4f (%d models, %.1f s)",
                          lambdas[curve.chosen], curve.test.accuracy, curve.test.macro_f1, nl, train_s);
         if (curve.test.zero_division > 0)
-            dl_progress_line(&pr, 1, "lab02: note: %d class(es) had an undefined precision or recall (0/0, reported as 0)",
+            dl_progress_line(&pr, 1,
+                             "lab02: note: %d class(es) had an undefined precision or recall (0/0, reported as 0)",
                              curve.test.zero_division);
     }
 
@@ -469,8 +474,9 @@ int main(int argc, char **argv)
             }
             worst[w] = best;
         }
-        dl_progress_line(&pr, 0, "lab02: drift train->test: largest PSI %.4f (feature %zu); PSI < 0.1 is usually read as stable",
-                         psi[1][worst[0]], worst[0]);
+        dl_progress_line(
+            &pr, 0, "lab02: drift train->test: largest PSI %.4f (feature %zu); PSI < 0.1 is usually read as stable",
+            psi[1][worst[0]], worst[0]);
     }
 
     // ---- files ----
@@ -543,7 +549,7 @@ int main(int argc, char **argv)
                          "class,random_train,random_val,random_test,stratified_train,stratified_val,stratified_test",
                          pool, C, shares, 6, 0);
     if (st == DL_OK) {
-        const char *cols[] = {"seed", "random_train", "random_val", "random_test", "stratified_train",
+        const char *cols[] = {"seed",           "random_train",   "random_val", "random_test", "stratified_train",
                               "stratified_val", "stratified_test"};
         st = write_csv(o.a.out, "spread.csv", cols, 7, spread_rows, o.spread_seeds);
     }
@@ -555,18 +561,22 @@ int main(int argc, char **argv)
             rows[j * 3 + 1] = psi[0][j];
             rows[j * 3 + 2] = psi[1][j];
         }
-        st = rows ? write_csv(o.a.out, "psi.csv", cols, 3, rows, (int)L.d) : dl_error_set(DL_ERR_NOMEM, "out of memory");
+        st =
+            rows ? write_csv(o.a.out, "psi.csv", cols, 3, rows, (int)L.d) : dl_error_set(DL_ERR_NOMEM, "out of memory");
         free(rows);
     }
     if (st == DL_OK) {
         char vars[2600], buf[32];
         char name[128];
         dl_plot_escape(data.name, name, sizeof name);
-        snprintf(vars, sizeof vars, "data='%s/confusion_norm.csv'; cells='%s/confusion_long.csv'; C=%d; subtitle='%s, lambda %g, test accuracy %.3f'",
+        snprintf(vars, sizeof vars,
+                 "data='%s/confusion_norm.csv'; cells='%s/confusion_long.csv'; C=%d; subtitle='%s, lambda %g, test "
+                 "accuracy %.3f'",
                  o.a.out, o.a.out, C, name, lambdas[curve.chosen], curve.test.accuracy);
         plot_one(&o, "labs/02-evaluation/plots/confusion.gp", o.a.out, "confusion", vars, plots, sizeof plots);
         snprintf(vars, sizeof vars, "data='%s/metrics.csv'", o.a.out);
-        plot_one(&o, "labs/02-evaluation/plots/validation_curve.gp", o.a.out, "validation_curve", vars, plots, sizeof plots);
+        plot_one(&o, "labs/02-evaluation/plots/validation_curve.gp", o.a.out, "validation_curve", vars, plots,
+                 sizeof plots);
         snprintf(vars, sizeof vars, "data='%s/shares.csv'", o.a.out);
         plot_one(&o, "labs/02-evaluation/plots/shares.gp", o.a.out, "shares", vars, plots, sizeof plots);
         dl_plot_escape(dl_dataset_class_name(pool, rare, buf, sizeof buf), name, sizeof name);
@@ -574,7 +584,8 @@ int main(int argc, char **argv)
         plot_one(&o, "labs/02-evaluation/plots/spread.gp", o.a.out, "spread", vars, plots, sizeof plots);
         if (o.a.epochs > 0) {
             snprintf(vars, sizeof vars, "data='%s/learning.csv'; n=%d", o.a.out, nl);
-            plot_one(&o, "labs/02-evaluation/plots/learning_curve.gp", o.a.out, "learning_curve", vars, plots, sizeof plots);
+            plot_one(&o, "labs/02-evaluation/plots/learning_curve.gp", o.a.out, "learning_curve", vars, plots,
+                     sizeof plots);
         }
     }
     for (int k = 0; k < 2 && st == DL_OK; k++) {
@@ -666,8 +677,9 @@ int main(int argc, char **argv)
         st = dl_json_close(&j);
     }
     if (st == DL_OK)
-        dl_progress_line(&pr, 0, "lab02: wrote %s/{metrics,learning,confusion*,per_class,shares,spread,psi}.csv, summary.json%s%s",
-                         o.a.out, plots[0] ? ", " : "", plots);
+        dl_progress_line(
+            &pr, 0, "lab02: wrote %s/{metrics,learning,confusion*,per_class,shares,spread,psi}.csv, summary.json%s%s",
+            o.a.out, plots[0] ? ", " : "", plots);
     dl_progress_end(&pr);
     softmax_engine_free(&L.engine);
     for (int p = 0; p < 3; p++)

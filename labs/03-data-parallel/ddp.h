@@ -19,8 +19,8 @@
 #include <stddef.h> // size_t
 #include <stdint.h> // int32_t, uint64_t
 
-#include "dl/comm.h"   // dl_comm
-#include "dl/mlp.h"    // dl_mlp
+#include "dl/comm.h" // dl_comm
+#include "dl/mlp.h" // dl_mlp
 #include "dl/status.h" // dl_status, DL_TODO
 
 #ifdef __cplusplus
@@ -32,12 +32,12 @@ extern "C" {
 #define DDP_SAMPLER_STREAM 0xd15c /* the RNG stream of the sampler's permutations */
 
 typedef struct ddp_sampler {
-    size_t n;              /* rows in the dataset */
-    int rank, world;       /* this rank, the number of ranks */
+    size_t n; /* rows in the dataset */
+    int rank, world; /* this rank, the number of ranks */
     uint64_t seed;
-    int epoch;             /* set by ddp_sampler_set_epoch before each epoch */
-    int shuffle;           /* 1: a new permutation every epoch; 0: 0, 1, 2, ... */
-    int drop_last;         /* 1: drop the tail; 0: pad by repeating from the start */
+    int epoch; /* set by ddp_sampler_set_epoch before each epoch */
+    int shuffle; /* 1: a new permutation every epoch; 0: 0, 1, 2, ... */
+    int drop_last; /* 1: drop the tail; 0: pad by repeating from the start */
     const int32_t *labels; /* non-NULL: stratified shards (labels in [0, C)) */
     int C;
 } ddp_sampler;
@@ -89,12 +89,12 @@ dl_status ddp_sync_grads(dl_comm *c, dl_mlp *m);
 // ---- task 5: the learning rate (ddp.c) ----
 
 typedef struct ddp_lr_config {
-    double base_lr;      /* tuned for one rank at base_batch */
+    double base_lr; /* tuned for one rank at base_batch */
     size_t base_batch;
     size_t global_batch; /* per-rank batch × ranks */
-    long warmup_steps;   /* 0 = no warmup */
-    long total_steps;    /* for the cosine schedule */
-    int cosine;          /* 0: constant after warmup; 1: cosine decay to 0 at total_steps */
+    long warmup_steps; /* 0 = no warmup */
+    long total_steps; /* for the cosine schedule */
+    int cosine; /* 0: constant after warmup; 1: cosine decay to 0 at total_steps */
 } ddp_lr_config;
 
 /* The learning rate of optimizer step t (0-based). Linear scaling:
@@ -106,10 +106,10 @@ double ddp_lr_at(const ddp_lr_config *c, long t);
 // ---- task 6: timing (ddp.c) ----
 
 typedef struct ddp_timing {
-    double epoch_s;            /* barrier to barrier, the same on every rank */
-    double compute_s;          /* this rank's compute time in the epoch */
-    double *per_rank_compute;  /* (world,) every rank's compute time (caller allocates) */
-    double imbalance;          /* slowest rank's compute / mean compute */
+    double epoch_s; /* barrier to barrier, the same on every rank */
+    double compute_s; /* this rank's compute time in the epoch */
+    double *per_rank_compute; /* (world,) every rank's compute time (caller allocates) */
+    double imbalance; /* slowest rank's compute / mean compute */
 } ddp_timing;
 
 /* Barrier, then *t0 = dl_now(). */

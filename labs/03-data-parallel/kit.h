@@ -6,7 +6,7 @@
 
 #include <stddef.h> // size_t
 
-#include "dl/mlp.h"     // dl_mlp
+#include "dl/mlp.h" // dl_mlp
 #include "dl/project.h" // dl_workload
 
 /* Bytes the element-wise kernels of one step on b rows move (bias + ReLU,

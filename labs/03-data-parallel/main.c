@@ -15,24 +15,24 @@
  * Outputs (rank 0) in --out: metrics.csv, steps.csv, shards.csv, lr.csv,
  * projection.csv, summary.json and the plots. Not a student file. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>   // fabs, NAN
-#include <stdio.h>  // printf
+#include <math.h> // fabs, NAN
+#include <stdio.h> // printf
 #include <stdlib.h> // malloc, free
 #include <string.h> // memcpy, strcmp
 
 #include "ddp.h"
-#include "dl/blas.h"     // dl_flops
-#include "dl/cli.h"      // dl_cli_parse
-#include "dl/comm.h"     // dl_comm
-#include "dl/data.h"     // dl_data_load
-#include "dl/fs.h"       // dl_mkdir_p
-#include "dl/json.h"     // summary.json
-#include "dl/metrics.h"  // CSV
-#include "dl/mlp.h"      // dl_mlp
-#include "dl/plot.h"     // dl_plot
+#include "dl/blas.h" // dl_flops
+#include "dl/cli.h" // dl_cli_parse
+#include "dl/comm.h" // dl_comm
+#include "dl/data.h" // dl_data_load
+#include "dl/fs.h" // dl_mkdir_p
+#include "dl/json.h" // summary.json
+#include "dl/metrics.h" // CSV
+#include "dl/mlp.h" // dl_mlp
+#include "dl/plot.h" // dl_plot
 #include "dl/progress.h" // dl_progress_line
-#include "dl/project.h"  // dl_project
-#include "dl/timer.h"    // dl_now
+#include "dl/project.h" // dl_project
+#include "dl/timer.h" // dl_now
 #include "kit.h"
 
 #define MAX_SIZES 6
@@ -53,12 +53,13 @@ typedef struct run {
     size_t sizes[MAX_SIZES];
     int n_sizes;
     size_t n, d, nt;
-    float *X, *Xt;   /* standardised train and test rows (host) */
+    float *X, *Xt; /* standardised train and test rows (host) */
     int32_t *y, *yt;
-    float *dXb;      /* device batch (CUDA) */
+    float *dXb; /* device batch (CUDA) */
     int32_t *dyb;
-    float *hXb;      /* host batch */
+    float *hXb; /* host batch */
     int32_t *hyb;
+    dl_progress *pr; /* the bar on rank 0's terminal (NULL: none) */
 } run;
 
 static int fail(dl_comm *c, dl_status st)
@@ -213,8 +214,10 @@ static dl_status train_epoch(run *R, train_state *T, int epoch, epoch_out *e)
             DL_TRY(ddp_sync_grads(R->comm, &T->m));
         double lr = ddp_lr_at(&T->lr, T->step);
         if (T->step == 0 && !(lr > 0))
-            return dl_error_set(DL_ERR_TODO, "ddp_lr_at gave learning rate %g at step 0 (not implemented yet: lab03 "
-                                "task 5?)", lr);
+            return dl_error_set(DL_ERR_TODO,
+                                "ddp_lr_at gave learning rate %g at step 0 (not implemented yet: lab03 "
+                                "task 5?)",
+                                lr);
         tc = dl_now();
         DL_TRY(dl_mlp_sgd(&T->m, (float)lr, (float)o->momentum, (float)o->weight_decay));
         DL_TRY(dl_device_sync(R->dev));
@@ -223,6 +226,8 @@ static dl_status train_epoch(run *R, train_state *T, int epoch, epoch_out *e)
             T->step_loss[T->step] = loss;
         T->step++;
         e->lr_end = lr;
+        if (R->pr != NULL)
+            dl_progress_step(R->pr, epoch, (size_t)steps, b * (size_t)(R->naive ? 1 : R->P), loss);
         loss_sum += loss * (double)b;
         samples += (double)b;
         steps++;
@@ -283,16 +288,23 @@ static dl_status setup_train(run *R, train_state *T, int naive, uint64_t seed_of
     T->b = (size_t)o->a.batch_size;
     DL_TRY(dl_mlp_create(&T->m, R->dev, R->sizes, R->n_sizes, T->b, o->a.seed + seed_offset));
     int P = naive ? 1 : R->P;
-    ddp_sampler s = {R->n, naive ? 0 : R->rank, P, o->a.seed, 0, 1, o->drop_last,
-                     o->stratified ? R->y : NULL, (int)R->sizes[R->n_sizes - 1]};
+    ddp_sampler s = {R->n,
+                     naive ? 0 : R->rank,
+                     P,
+                     o->a.seed,
+                     0,
+                     1,
+                     o->drop_last,
+                     o->stratified ? R->y : NULL,
+                     (int)R->sizes[R->n_sizes - 1]};
     T->s = s;
     T->per = ddp_sampler_num_samples(&T->s);
     if (T->per == 0)
         return dl_error_set(DL_ERR_TODO, "ddp_sampler_num_samples returned 0 rows per rank (not implemented yet: "
-                            "lab03 task 1?)");
+                                         "lab03 task 1?)");
     T->steps_per_epoch = (T->per + T->b - 1) / T->b;
-    ddp_lr_config lr = {o->a.lr, (size_t)o->base_batch, T->b * (size_t)P, o->warmup,
-                        (long)T->steps_per_epoch * o->a.epochs, o->cosine};
+    ddp_lr_config lr = {
+        o->a.lr, (size_t)o->base_batch, T->b * (size_t)P, o->warmup, (long)T->steps_per_epoch * o->a.epochs, o->cosine};
     T->lr = lr;
     T->idx = malloc(T->per * sizeof *T->idx);
     T->step_loss_cap = o->compare_steps > 0 ? o->compare_steps : 1;
@@ -432,9 +444,11 @@ int main(int argc, char **argv)
     o.no_compare = 0;
     o.compare_steps = 20;
     const dl_opt extra[] = {
-        {"mode", DL_OPT_CHOICE, &o.mode, "MODE", "ddp, or naive: every rank trains alone on all the data", "ddp|naive", 1, 0},
+        {"mode", DL_OPT_CHOICE, &o.mode, "MODE", "ddp, or naive: every rank trains alone on all the data", "ddp|naive",
+         1, 0},
         {"hidden", DL_OPT_STRING, &o.hidden, "LIST", "hidden layer widths, comma-separated", NULL, 1, 0},
-        {"base-batch", DL_OPT_LONG, &o.base_batch, "N", "the batch --lr was tuned for (LR scales by global/base)", NULL, 1, 1e9},
+        {"base-batch", DL_OPT_LONG, &o.base_batch, "N", "the batch --lr was tuned for (LR scales by global/base)", NULL,
+         1, 1e9},
         {"warmup", DL_OPT_LONG, &o.warmup, "N", "linear warmup steps", NULL, 0, 1e9},
         {"cosine", DL_OPT_FLAG, &o.cosine, NULL, "cosine decay after warmup", NULL, 1, 0},
         {"momentum", DL_OPT_DOUBLE, &o.momentum, "X", "SGD momentum", NULL, 0, 0.9999},
@@ -443,11 +457,14 @@ int main(int argc, char **argv)
         {"drop-last", DL_OPT_FLAG, &o.drop_last, NULL, "drop the tail instead of padding the shards", NULL, 1, 0},
         {"no-scaler", DL_OPT_FLAG, &o.no_scaler, NULL, "train on the raw pixels (no distributed scaler)", NULL, 1, 0},
         {"max-steps", DL_OPT_LONG, &o.max_steps, "N", "stop after N optimizer steps (0 = all epochs)", NULL, 0, 1e12},
-        {"no-compare", DL_OPT_FLAG, &o.no_compare, NULL, "skip the naive epoch and the one-rank comparison", NULL, 1, 0},
+        {"no-compare", DL_OPT_FLAG, &o.no_compare, NULL, "skip the naive epoch and the one-rank comparison", NULL, 1,
+         0},
         {"compare-steps", DL_OPT_INT, &o.compare_steps, "N", "steps of the one-rank comparison", NULL, 1, 100000},
         {"profile", DL_OPT_STRING, &o.profile, "FILE", "target machine of the projection", NULL, 1, 0},
-        {"dump-params", DL_OPT_STRING, &o.dump_params, "FILE", "write the final parameters (rank 0) as .npy", NULL, 1, 0},
-        {"dump-init", DL_OPT_STRING, &o.dump_init, "FILE", "write the parameters after the broadcast (rank 0) as .npy", NULL, 1, 0},
+        {"dump-params", DL_OPT_STRING, &o.dump_params, "FILE", "write the final parameters (rank 0) as .npy", NULL, 1,
+         0},
+        {"dump-init", DL_OPT_STRING, &o.dump_init, "FILE", "write the parameters after the broadcast (rank 0) as .npy",
+         NULL, 1, 0},
     };
     dl_comm *comm = NULL;
     dl_status st = dl_comm_init(&argc, &argv, &comm);
@@ -541,9 +558,11 @@ int main(int argc, char **argv)
         return fail(comm, st);
     dl_progress pr;
     dl_progress_begin(&pr, o.a.epochs, 1, o.a.quiet);
-    dl_progress_line(&pr, 0, "lab03: %s mode, %d rank(s) (%s), %s, %zu train / %zu test rows, MLP %s -> %zu, batch %zu "
-                     "per rank, device %s", o.mode, P, dl_comm_backend(comm), data.name, R.n, R.nt, o.hidden,
-                     R.sizes[R.n_sizes - 1], B, dl_device_describe(&dev));
+    dl_progress_line(&pr, 0,
+                     "lab03: %s mode, %d rank(s) (%s), %s, %zu train / %zu test rows, MLP %s -> %zu, batch %zu "
+                     "per rank, device %s",
+                     o.mode, P, dl_comm_backend(comm), data.name, R.n, R.nt, o.hidden, R.sizes[R.n_sizes - 1], B,
+                     dl_device_describe(&dev));
 
     // ---- the distributed scaler ----
     double scaler_diff = 0;
@@ -571,6 +590,8 @@ int main(int argc, char **argv)
     }
     if (st != DL_OK)
         return fail(comm, st);
+    pr.steps_per_epoch = T.steps_per_epoch;
+    R.pr = &pr;
     int E = o.a.epochs;
     double *mrows = calloc((size_t)E * 10, sizeof *mrows);
     epoch_out last;
@@ -582,13 +603,14 @@ int main(int argc, char **argv)
         st = train_epoch(&R, &T, e, &eo);
         if (st != DL_OK)
             return fail(comm, st);
-        double row[10] = {e + 1, eo.loss, eo.acc, eo.samples_min, eo.samples_max, eo.diff, eo.epoch_s,
-                          eo.compute_s, eo.imbalance, eo.lr_end};
+        double row[10] = {e + 1,   eo.loss,    eo.acc,       eo.samples_min, eo.samples_max,
+                          eo.diff, eo.epoch_s, eo.compute_s, eo.imbalance,   eo.lr_end};
         memcpy(mrows + (size_t)e * 10, row, sizeof row);
-        dl_progress_line(&pr, 0, "epoch %2d/%d  loss %.4f  test_acc %.4f  rows/rank %.0f%s  |dparam| %.3g  epoch %.3f s  "
-                         "imbalance %.2f  lr %.4g", e + 1, E, eo.loss, eo.acc, eo.samples_max,
-                         eo.samples_min != eo.samples_max ? " (uneven)" : "", eo.diff, eo.epoch_s, eo.imbalance,
-                         eo.lr_end);
+        dl_progress_line(&pr, 0,
+                         "epoch %2d/%d  loss %.4f  test_acc %.4f  rows/rank %.0f%s  |dparam| %.3g  epoch %.3f s  "
+                         "imbalance %.2f  lr %.4g",
+                         e + 1, E, eo.loss, eo.acc, eo.samples_max, eo.samples_min != eo.samples_max ? " (uneven)" : "",
+                         eo.diff, eo.epoch_s, eo.imbalance, eo.lr_end);
         if (eo.w.steps > 0)
             last = eo;
         done = e + 1;
@@ -622,14 +644,18 @@ int main(int argc, char **argv)
         st = dl_project(&prof, &last.w, P, &proj);
     if (st != DL_OK)
         return fail(comm, st);
-    dl_progress_line(&pr, rank == 0, "lab03: %s, %d epoch(s), %.1f s: test accuracy %.4f, params differ across ranks by %.3g",
-                     o.mode, done, t_train, final_acc, final_diff);
-    dl_progress_line(&pr, rank == 0, "lab03: projected on %d GPU(s) of %s: epoch %.3f ms = compute %.3f + comm %.3f; "
-                     "one GPU %.3f ms; speedup %.2fx (projected)", P, prof.name, 1e3 * proj.epoch_s, 1e3 * proj.compute_s,
-                     1e3 * proj.comm_s, 1e3 * proj.single_s, proj.speedup);
+    dl_progress_line(&pr, rank == 0,
+                     "lab03: %s, %d epoch(s), %.1f s: test accuracy %.4f, params differ across ranks by %.3g", o.mode,
+                     done, t_train, final_acc, final_diff);
+    dl_progress_line(&pr, rank == 0,
+                     "lab03: projected on %d GPU(s) of %s: epoch %.3f ms = compute %.3f + comm %.3f; "
+                     "one GPU %.3f ms; speedup %.2fx (projected)",
+                     P, prof.name, 1e3 * proj.epoch_s, 1e3 * proj.compute_s, 1e3 * proj.comm_s, 1e3 * proj.single_s,
+                     proj.speedup);
 
     // ---- comparisons: one naive epoch, and one rank at the global batch ----
     int compare = !o.no_compare && P > 1 && !R.naive;
+    R.pr = NULL;
     double naive_epoch_s = NAN, naive_speedup = NAN, *one_curve = NULL;
     if (compare) {
         run Rn = R;
@@ -648,8 +674,10 @@ int main(int argc, char **argv)
         if (st == DL_OK) {
             naive_epoch_s = en.epoch_s;
             naive_speedup = pn.speedup;
-            dl_progress_line(&pr, 0, "lab03: one naive epoch (every rank all %zu rows, no sync): %.3f s here vs %.3f s "
-                             "for DDP; projected speedup %.2fx", R.n, en.epoch_s, last.epoch_s, pn.speedup);
+            dl_progress_line(&pr, 0,
+                             "lab03: one naive epoch (every rank all %zu rows, no sync): %.3f s here vs %.3f s "
+                             "for DDP; projected speedup %.2fx",
+                             R.n, en.epoch_s, last.epoch_s, pn.speedup);
         }
         free_train(&N);
     }
@@ -717,8 +745,8 @@ int main(int argc, char **argv)
     // ---- files (rank 0) ----
     char plots[600] = "";
     if (rank == 0) {
-        const char *mcols[] = {"epoch", "loss", "test_acc", "rows_min", "rows_max", "param_diff", "epoch_s",
-                               "compute_s", "imbalance", "lr"};
+        const char *mcols[] = {"epoch",      "loss",    "test_acc",  "rows_min",  "rows_max",
+                               "param_diff", "epoch_s", "compute_s", "imbalance", "lr"};
         st = csv_rows(o.a.out, "metrics.csv", mcols, 10, mrows, done);
         if (st == DL_OK && K > 0) {
             const char *scols[] = {"step", "ddp", "one_rank"};

@@ -25,8 +25,8 @@
 #include <stdint.h> // uint64_t
 
 #include "dl/device.h" // dl_device
-#include "dl/dtype.h"  // dl_dtype
-#include "dl/half.h"   // dl_half
+#include "dl/dtype.h" // dl_dtype
+#include "dl/half.h" // dl_half
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,16 +34,15 @@ extern "C" {
 
 typedef enum dl_trans { DL_NO_TRANS = 0, DL_TRANS = 1 } dl_trans;
 
-dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K,
-                  float alpha, const float *A, size_t lda, const float *B, size_t ldb, float beta,
-                  float *C, size_t ldc);
+dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
+                  const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
 
-dl_status dl_gemv(const dl_device *dev, dl_trans ta, size_t M, size_t N, float alpha,
-                  const float *A, size_t lda, const float *x, float beta, float *y);
+dl_status dl_gemv(const dl_device *dev, dl_trans ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
+                  const float *x, float beta, float *y);
 
-dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N,
-                      size_t K, float alpha, const dl_half *A, size_t lda, const dl_half *B,
-                      size_t ldb, float beta, void *C, dl_dtype c_type, size_t ldc);
+dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
+                      const dl_half *A, size_t lda, const dl_half *B, size_t ldb, float beta, void *C, dl_dtype c_type,
+                      size_t ldc);
 
 /* FLOPs counted by dl_gemm/dl_gemv/dl_gemm_f16 in this process. */
 uint64_t dl_flops(void);

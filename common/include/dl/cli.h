@@ -29,20 +29,20 @@ typedef struct dl_args {
     long batch_size; /* 0 = full batch */
     double lr;
     uint64_t seed;
-    const char *out;  /* output directory */
+    const char *out; /* output directory */
     const char *json; /* extra copy of summary.json, or NULL */
     const char *plot; /* png|svg|dumb|none */
     int quiet;
 } dl_args;
 
 typedef enum dl_opt_kind {
-    DL_OPT_FLAG,   /* int, set to 1 */
-    DL_OPT_INT,    /* int */
-    DL_OPT_LONG,   /* long */
+    DL_OPT_FLAG, /* int, set to 1 */
+    DL_OPT_INT, /* int */
+    DL_OPT_LONG, /* long */
     DL_OPT_DOUBLE, /* double */
-    DL_OPT_U64,    /* uint64_t */
+    DL_OPT_U64, /* uint64_t */
     DL_OPT_STRING, /* const char * */
-    DL_OPT_CHOICE  /* const char *, one of choices ("a|b|c") */
+    DL_OPT_CHOICE /* const char *, one of choices ("a|b|c") */
 } dl_opt_kind;
 
 typedef struct dl_opt {
@@ -52,7 +52,7 @@ typedef struct dl_opt {
     const char *metavar; /* shown in the usage ("N", "X", "DIR") */
     const char *help;
     const char *choices; /* DL_OPT_CHOICE only */
-    double min, max;     /* numeric kinds; min > max means unbounded */
+    double min, max; /* numeric kinds; min > max means unbounded */
 } dl_opt;
 
 enum { DL_CLI_RUN = 0, DL_CLI_HELP = 1, DL_CLI_ERROR = 2 };
@@ -61,8 +61,8 @@ enum { DL_CLI_RUN = 0, DL_CLI_HELP = 1, DL_CLI_ERROR = 2 };
  * lr 0.1, seed 1, out build/run, plot png. */
 void dl_args_defaults(dl_args *a);
 
-int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, dl_args *a,
-                 const dl_opt *extra, size_t n_extra);
+int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, dl_args *a, const dl_opt *extra,
+                 size_t n_extra);
 
 #ifdef __cplusplus
 }

@@ -30,7 +30,7 @@
 #include <stdint.h> // uint64_t
 
 #include "dl/device.h" // dl_device
-#include "dl/dtype.h"  // dl_dtype
+#include "dl/dtype.h" // dl_dtype
 #include "dl/status.h" // dl_status
 
 #ifdef __cplusplus
@@ -88,11 +88,10 @@ dl_status dl_comm_allreduce(dl_comm *c, void *buf, size_t count, dl_dtype t, dl_
 dl_status dl_comm_allgather(dl_comm *c, const void *send, void *recv, size_t count, dl_dtype t);
 /* Sends send_count elements to dst while receiving recv_count from src (the
  * primitive a ring is built on). dst and src may be this rank. */
-dl_status dl_comm_sendrecv(dl_comm *c, const void *send, size_t send_count, int dst, void *recv,
-                           size_t recv_count, int src, dl_dtype t);
+dl_status dl_comm_sendrecv(dl_comm *c, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
+                           int src, dl_dtype t);
 /* Starts an in-place allreduce and returns at once; *req must be waited. */
-dl_status dl_comm_allreduce_async(dl_comm *c, void *buf, size_t count, dl_dtype t, dl_red op,
-                                  dl_comm_req **req);
+dl_status dl_comm_allreduce_async(dl_comm *c, void *buf, size_t count, dl_dtype t, dl_red op, dl_comm_req **req);
 /* Waits for an async operation, frees req; buf then holds the result. */
 dl_status dl_comm_wait(dl_comm *c, dl_comm_req *req);
 

@@ -25,9 +25,9 @@ extern "C" {
 
 typedef struct dl_cmp {
     size_t n, n_bad, n_masked;
-    size_t worst;                 /* index of the worst element */
+    size_t worst; /* index of the worst element */
     double worst_got, worst_ref;
-    double worst_pct;             /* 100·|err| / (atol + rtol·|ref|) */
+    double worst_pct; /* 100·|err| / (atol + rtol·|ref|) */
     double atol, rtol;
     size_t show_idx[DL_CMP_SHOW]; /* first mismatches */
     double show_got[DL_CMP_SHOW], show_ref[DL_CMP_SHOW];

@@ -39,11 +39,11 @@ extern "C" {
 
 typedef struct dl_dataset {
     size_t n, d;
-    float *X;             /* (n, d) row-major; NaN = missing */
-    int32_t *y;           /* (n,) labels in [0, n_classes) */
+    float *X; /* (n, d) row-major; NaN = missing */
+    int32_t *y; /* (n,) labels in [0, n_classes) */
     int n_classes;
     char **feature_names; /* d names, or NULL */
-    char **class_names;   /* n_classes names, or NULL */
+    char **class_names; /* n_classes names, or NULL */
 } dl_dataset;
 
 dl_status dl_dataset_alloc(dl_dataset *ds, size_t n, size_t d, int n_classes);
@@ -58,7 +58,7 @@ const char *dl_dataset_class_name(const dl_dataset *ds, int c, char *buf, size_t
 // ---- CSV ----
 typedef struct dl_csv_options {
     const char *label_column; /* header name of the label column; NULL = last */
-    int n_classes;            /* 0 = max label + 1 */
+    int n_classes; /* 0 = max label + 1 */
 } dl_csv_options;
 
 dl_status dl_read_csv(const char *path, const dl_csv_options *opt, dl_dataset *out);
@@ -67,7 +67,7 @@ dl_status dl_read_csv(const char *path, const dl_csv_options *opt, dl_dataset *o
 typedef struct dl_idx {
     int ndim;
     uint32_t dims[4];
-    size_t count;        /* product of dims */
+    size_t count; /* product of dims */
     unsigned char *data; /* count bytes (only unsigned-byte IDX is supported) */
 } dl_idx;
 
@@ -78,8 +78,8 @@ dl_status dl_read_idx_pair(const char *images, const char *labels, int n_classes
 
 // ---- NumPy .npy (version 1.0, little-endian float32 '<f4' or int32 '<i4', C order) ----
 typedef struct dl_npy {
-    int is_float;   /* 1: float32, 0: int32 */
-    int ndim;       /* 1 or 2 */
+    int is_float; /* 1: float32, 0: int32 */
+    int ndim; /* 1 or 2 */
     size_t shape[2];
     void *data;
 } dl_npy;
@@ -93,10 +93,10 @@ void dl_npy_free(dl_npy *a);
 typedef struct dl_synth_params {
     size_t n, d;
     int classes;
-    double imbalance;    /* share of the last class; 0 = balanced */
+    double imbalance; /* share of the last class; 0 = balanced */
     double scale_spread; /* decades between the smallest and largest feature scale */
-    double missing;      /* fraction of entries set to NaN */
-    double separation;   /* distance scale of the class means */
+    double missing; /* fraction of entries set to NaN */
+    double separation; /* distance scale of the class means */
     uint64_t seed;
 } dl_synth_params;
 
@@ -113,9 +113,9 @@ dl_status dl_synthetic(const dl_synth_params *p, dl_dataset *out);
 // ---- registry ----
 typedef struct dl_data {
     dl_dataset train; /* the whole set when it has no official split */
-    dl_dataset test;  /* official test split, or zeroed */
+    dl_dataset test; /* official test split, or zeroed */
     int has_test;
-    char name[64];    /* "breast_cancer", "fashion_mnist", "synthetic", or the file name */
+    char name[64]; /* "breast_cancer", "fashion_mnist", "synthetic", or the file name */
     char source[1200]; /* where it came from (path or generator string) */
 } dl_data;
 

@@ -31,9 +31,9 @@ typedef enum dl_device_kind { DL_DEVICE_CPU = 0, DL_DEVICE_CUDA = 1 } dl_device_
 
 typedef struct dl_device {
     dl_device_kind kind;
-    int ordinal;    /* CUDA device index; 0 on the CPU */
-    void *stream;   /* cudaStream_t of the compute stream; NULL on the CPU */
-    void *blas;     /* cublasHandle_t bound to that stream; NULL on the CPU */
+    int ordinal; /* CUDA device index; 0 on the CPU */
+    void *stream; /* cudaStream_t of the compute stream; NULL on the CPU */
+    void *blas; /* cublasHandle_t bound to that stream; NULL on the CPU */
     char name[256]; /* "cpu" or the GPU's name */
     int cc_major, cc_minor; /* compute capability; 0 on the CPU */
 } dl_device;
@@ -82,7 +82,7 @@ dl_status dl_stream_sync(const dl_device *dev, dl_stream s);
 
 // ---- events ----
 typedef struct dl_event {
-    void *ev;      /* cudaEvent_t on CUDA */
+    void *ev; /* cudaEvent_t on CUDA */
     double t_host; /* host clock at record time on the CPU */
 } dl_event;
 

@@ -41,7 +41,7 @@ DL_HD float dl_h2f(dl_half h)
 #endif
 
 #define DL_HALF_MAX 65504.0f
-#define DL_HALF_MIN_NORMAL 6.103515625e-05f      /* 2^-14 */
+#define DL_HALF_MIN_NORMAL 6.103515625e-05f /* 2^-14 */
 #define DL_HALF_MIN_SUBNORMAL 5.9604644775390625e-08f /* 2^-24 */
 
 static inline uint16_t dl_half_bits(dl_half h)

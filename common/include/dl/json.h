@@ -17,7 +17,7 @@
 #define DL_JSON_H
 
 #include <stddef.h> // size_t
-#include <stdio.h>  // FILE
+#include <stdio.h> // FILE
 
 #include "dl/status.h" // dl_status
 
@@ -59,11 +59,11 @@ typedef enum dl_jtype { DL_JNULL, DL_JBOOL, DL_JNUM, DL_JSTR, DL_JARR, DL_JOBJ }
 
 typedef struct dl_jv {
     dl_jtype type;
-    double num;          /* DL_JNUM, DL_JBOOL (0/1) */
-    char *str;           /* DL_JSTR */
-    size_t n;            /* items in DL_JARR / DL_JOBJ */
+    double num; /* DL_JNUM, DL_JBOOL (0/1) */
+    char *str; /* DL_JSTR */
+    size_t n; /* items in DL_JARR / DL_JOBJ */
     struct dl_jv *items; /* n values */
-    char **keys;         /* n keys (DL_JOBJ) */
+    char **keys; /* n keys (DL_JOBJ) */
 } dl_jv;
 
 dl_status dl_json_parse(const char *text, const char *name, dl_jv **out);

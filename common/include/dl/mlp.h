@@ -40,8 +40,8 @@ extern "C" {
 typedef struct dl_mlp_layer {
     size_t in, out;
     size_t offset, count; /* slice of params / grads: W then b */
-    float *W, *b;         /* views into params */
-    float *gW, *gb;       /* views into grads */
+    float *W, *b; /* views into params */
+    float *gW, *gb; /* views into grads */
 } dl_mlp_layer;
 
 typedef void (*dl_mlp_ready_fn)(void *ctx, int layer, float *grad, size_t count);
@@ -54,15 +54,15 @@ typedef struct dl_mlp {
     float *params, *grads, *velocity; /* (n_params,) each, device */
     size_t max_batch;
     float *act[DL_MLP_MAX_LAYERS]; /* act[l]: (max_batch, out_l), layer l's output */
-    float *delta[2];               /* backward scratch, (max_batch, widest) each */
-    float *ones;                   /* (max_batch,) for the bias gradients */
-    float *loss_part;              /* device scratch for the loss */
-    size_t batch;                  /* rows of the last forward */
+    float *delta[2]; /* backward scratch, (max_batch, widest) each */
+    float *ones; /* (max_batch,) for the bias gradients */
+    float *loss_part; /* device scratch for the loss */
+    size_t batch; /* rows of the last forward */
 } dl_mlp;
 
 /* sizes = {in, hidden..., classes}: n_sizes - 1 layers (1..DL_MLP_MAX_LAYERS). */
-dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, int n_sizes,
-                        size_t max_batch, uint64_t seed);
+dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, int n_sizes, size_t max_batch,
+                        uint64_t seed);
 void dl_mlp_free(dl_mlp *m);
 
 /* Forward pass over X (n, in): act[L−1] holds the logits. */
@@ -71,8 +71,7 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n);
  * into *loss (host); turns the logits into the loss's gradient. */
 dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss);
 /* Backward pass for the last forward/loss; see the contract for `ready`. */
-dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready,
-                          void *ctx);
+dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx);
 /* p −= lr·v with v = μ·v + grad + wd·p (wd on weights only, not biases). */
 dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay);
 /* pred (host, n) = argmax of the logits of X (device, n rows). */

@@ -43,23 +43,23 @@ typedef struct dl_profile {
 } dl_profile;
 
 typedef struct dl_workload {
-    double flops;           /* one rank's FLOPs in one epoch (dl_flops) */
-    double fp16_share;      /* share of those FLOPs done in fp16 (0 for fp32) */
-    double mem_bytes;       /* element-wise bytes read + written in the epoch */
-    double launches;        /* kernels launched in the epoch */
-    double steps;           /* optimizer steps in the epoch */
+    double flops; /* one rank's FLOPs in one epoch (dl_flops) */
+    double fp16_share; /* share of those FLOPs done in fp16 (0 for fp32) */
+    double mem_bytes; /* element-wise bytes read + written in the epoch */
+    double launches; /* kernels launched in the epoch */
+    double steps; /* optimizer steps in the epoch */
     double allreduce_calls, allreduce_bytes;
     double bcast_calls, bcast_bytes; /* broadcast + allgather */
-    double samples;         /* rows this rank processed in the epoch */
-    double dataset;         /* rows of one epoch of the dataset */
-    int overlapped;         /* 1: allreduce ran during backward */
+    double samples; /* rows this rank processed in the epoch */
+    double dataset; /* rows of one epoch of the dataset */
+    int overlapped; /* 1: allreduce ran during backward */
 } dl_workload;
 
 typedef struct dl_projection {
     int ranks;
     double compute_s, comm_s, epoch_s; /* on `ranks` GPUs */
-    double single_s;                   /* one GPU, the whole dataset */
-    double speedup;                    /* single_s / epoch_s */
+    double single_s; /* one GPU, the whole dataset */
+    double speedup; /* single_s / epoch_s */
 } dl_projection;
 
 dl_status dl_profile_load(const char *path, dl_profile *p);

@@ -30,12 +30,12 @@ extern "C" {
 
 typedef struct dl_split {
     int n_parts;
-    size_t *idx;                         /* all n row indices, part by part */
+    size_t *idx; /* all n row indices, part by part */
     size_t offset[DL_SPLIT_MAX_PARTS + 1]; /* part p is idx[offset[p] .. offset[p+1]) */
 } dl_split;
 
-dl_status dl_split_stratified(const int32_t *y, size_t n, int n_classes, const double *fractions,
-                              int n_parts, uint64_t seed, dl_split *out);
+dl_status dl_split_stratified(const int32_t *y, size_t n, int n_classes, const double *fractions, int n_parts,
+                              uint64_t seed, dl_split *out);
 void dl_split_free(dl_split *s);
 static inline size_t dl_split_size(const dl_split *s, int part)
 {

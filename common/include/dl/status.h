@@ -23,19 +23,19 @@ extern "C" {
 
 typedef enum dl_status {
     DL_OK = 0,
-    DL_ERR_ARG,       /* a bad argument or option value */
-    DL_ERR_IO,        /* a file could not be opened, read or written */
-    DL_ERR_FORMAT,    /* a file was readable but its content is malformed */
-    DL_ERR_NOMEM,     /* an allocation failed */
-    DL_ERR_RANGE,     /* a value is out of its allowed range (a label, a size) */
-    DL_ERR_NUMERIC,   /* a result is not finite where it must be */
+    DL_ERR_ARG, /* a bad argument or option value */
+    DL_ERR_IO, /* a file could not be opened, read or written */
+    DL_ERR_FORMAT, /* a file was readable but its content is malformed */
+    DL_ERR_NOMEM, /* an allocation failed */
+    DL_ERR_RANGE, /* a value is out of its allowed range (a label, a size) */
+    DL_ERR_NUMERIC, /* a result is not finite where it must be */
     DL_ERR_NO_DEVICE, /* the requested device is not available */
-    DL_ERR_NO_CUDA,   /* the library was built without CUDA */
-    DL_ERR_CUDA,      /* a CUDA runtime call or kernel failed */
-    DL_ERR_CUBLAS,    /* a cuBLAS call failed */
-    DL_ERR_NCCL,      /* an NCCL call failed */
-    DL_ERR_MPI,       /* an MPI call failed */
-    DL_ERR_TODO,      /* not implemented yet (a skeleton's gap) */
+    DL_ERR_NO_CUDA, /* the library was built without CUDA */
+    DL_ERR_CUDA, /* a CUDA runtime call or kernel failed */
+    DL_ERR_CUBLAS, /* a cuBLAS call failed */
+    DL_ERR_NCCL, /* an NCCL call failed */
+    DL_ERR_MPI, /* an MPI call failed */
+    DL_ERR_TODO, /* not implemented yet (a skeleton's gap) */
     DL_ERR_UNSUPPORTED, /* a valid request this build or device cannot do */
     DL_STATUS_COUNT
 } dl_status;
@@ -72,11 +72,11 @@ int dl_todo_count(void);
 #define DL_TODO(msg) dl_todo_((msg), __FILE__, __LINE__)
 
 /* Evaluates a dl_status expression and returns it from the caller on failure. */
-#define DL_TRY(expr)                  \
-    do {                              \
+#define DL_TRY(expr)                   \
+    do {                               \
         dl_status dl_try_st_ = (expr); \
-        if (dl_try_st_ != DL_OK)      \
-            return dl_try_st_;        \
+        if (dl_try_st_ != DL_OK)       \
+            return dl_try_st_;         \
     } while (0)
 
 #ifdef __cplusplus

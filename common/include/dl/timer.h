@@ -16,7 +16,7 @@ extern "C" {
 double dl_now(void);
 
 typedef struct dl_timer {
-    double t0;    /* start of the running interval */
+    double t0; /* start of the running interval */
     double total; /* seconds accumulated over finished intervals */
     int running;
 } dl_timer;

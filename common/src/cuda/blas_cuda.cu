@@ -11,10 +11,10 @@
  *     gemv(none, M, N, A)  y = A x   gemv(T, N, M, A)   (A read as Aᵀ (N, M))
  *     gemv(T,    M, N, A)  y = Aᵀx   gemv(N, N, M, A)
  * Every row-major call in the kit goes through these three functions. */
-#include <cublas_v2.h>    // cublasSgemm, cublasSgemv, cublasGemmEx
+#include <cublas_v2.h> // cublasSgemm, cublasSgemv, cublasGemmEx
 #include <cuda_runtime.h> // cudaStream_t
 
-#include "../backend.h"    // dl_cuda_gemm_, dl_cuda_gemv_, dl_cuda_gemm_f16_
+#include "../backend.h" // dl_cuda_gemm_, dl_cuda_gemv_, dl_cuda_gemm_f16_
 #include "dl/cuda_check.h" // DL_CUBLAS_CHECK
 
 static cublasOperation_t op(dl_trans t)
@@ -22,17 +22,16 @@ static cublasOperation_t op(dl_trans t)
     return t == DL_TRANS ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
 
-extern "C" dl_status dl_cuda_gemm_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N,
-                                   int K, float alpha, const float *A, int lda, const float *B,
-                                   int ldb, float beta, float *C, int ldc)
+extern "C" dl_status dl_cuda_gemm_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
+                                   const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
     cublasHandle_t h = (cublasHandle_t)dev->blas;
     DL_CUBLAS_CHECK(cublasSgemm(h, op(tb), op(ta), N, M, K, &alpha, B, ldb, A, lda, &beta, C, ldc));
     return DL_OK;
 }
 
-extern "C" dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float alpha,
-                                   const float *A, int lda, const float *x, float beta, float *y)
+extern "C" dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float alpha, const float *A,
+                                   int lda, const float *x, float beta, float *y)
 {
     cublasHandle_t h = (cublasHandle_t)dev->blas;
     cublasOperation_t o = ta == DL_TRANS ? CUBLAS_OP_N : CUBLAS_OP_T;
@@ -40,15 +39,13 @@ extern "C" dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int
     return DL_OK;
 }
 
-extern "C" dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M,
-                                       int N, int K, float alpha, const dl_half *A, int lda,
-                                       const dl_half *B, int ldb, float beta, void *C,
+extern "C" dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
+                                       const dl_half *A, int lda, const dl_half *B, int ldb, float beta, void *C,
                                        dl_dtype c_type, int ldc)
 {
     cublasHandle_t h = (cublasHandle_t)dev->blas;
     cudaDataType_t ct = c_type == DL_F16 ? CUDA_R_16F : CUDA_R_32F;
-    DL_CUBLAS_CHECK(cublasGemmEx(h, op(tb), op(ta), N, M, K, &alpha, B, CUDA_R_16F, ldb, A,
-                                 CUDA_R_16F, lda, &beta, C, ct, ldc, CUBLAS_COMPUTE_32F,
-                                 CUBLAS_GEMM_DEFAULT));
+    DL_CUBLAS_CHECK(cublasGemmEx(h, op(tb), op(ta), N, M, K, &alpha, B, CUDA_R_16F, ldb, A, CUDA_R_16F, lda, &beta, C,
+                                 ct, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     return DL_OK;
 }

@@ -3,21 +3,21 @@
  * ncclCommGetAsyncError with a timeout (ncclCommAbort on failure), so a dead
  * peer stops the job instead of hanging it. Bootstrapped by comm.c over MPI. */
 #include <cuda_runtime.h> // cudaEvent_t, cudaStream_t
-#include <nccl.h>         // ncclComm_t, ncclAllReduce, ncclSend, ncclRecv
-#include <stdio.h>        // fprintf
-#include <stdlib.h>       // malloc, exit
-#include <string.h>       // memcpy
-#include <time.h>         // nanosleep
+#include <nccl.h> // ncclComm_t, ncclAllReduce, ncclSend, ncclRecv
+#include <stdio.h> // fprintf
+#include <stdlib.h> // malloc, exit
+#include <string.h> // memcpy
+#include <time.h> // nanosleep
 
-#include "../backend.h"    // dl_nccl_*_
+#include "../backend.h" // dl_nccl_*_
 #include "dl/cuda_check.h" // DL_CUDA_CHECK, DL_NCCL_CHECK
-#include "dl/comm.h"       // dl_comm_timeout
-#include "dl/timer.h"      // dl_now
+#include "dl/comm.h" // dl_comm_timeout
+#include "dl/timer.h" // dl_now
 
 typedef struct nccl_state {
     ncclComm_t comm;
     cudaStream_t stream; /* the comm stream */
-    cudaEvent_t ready;   /* recorded on the compute stream before each operation */
+    cudaEvent_t ready; /* recorded on the compute stream before each operation */
     const dl_device *dev;
 } nccl_state;
 

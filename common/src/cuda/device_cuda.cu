@@ -1,15 +1,15 @@
 /* device_cuda.cu — the CUDA backend of dl/device.h: devices, memory, streams,
  * events, and the check-macro helpers. Built only when nvcc is found. */
-#include <cublas_v2.h>    // cublasCreate, cublasSetStream
+#include <cublas_v2.h> // cublasCreate, cublasSetStream
 #include <cuda_runtime.h> // cudaGetDeviceCount, cudaMallocAsync, ...
-#include <stdio.h>        // snprintf, fprintf
+#include <stdio.h> // snprintf, fprintf
 
 #ifdef DL_HAVE_NCCL
 #include <nccl.h> // ncclGetVersion
 #endif
 
-#include "../backend.h"      // dl_cuda_*_
-#include "dl/cuda_check.h"   // DL_CUDA_CHECK, DL_CUBLAS_CHECK
+#include "../backend.h" // dl_cuda_*_
+#include "dl/cuda_check.h" // DL_CUDA_CHECK, DL_CUBLAS_CHECK
 
 // ---- error reporting ----
 
@@ -18,8 +18,7 @@ extern "C" const char *dl_cublas_error_string(cublasStatus_t st)
     return cublasGetStatusString(st);
 }
 
-extern "C" dl_status dl_cuda_fail_(dl_status st, const char *file, int line, const char *call,
-                                   const char *err)
+extern "C" dl_status dl_cuda_fail_(dl_status st, const char *file, int line, const char *call, const char *err)
 {
     dl_error_set(st, "%s:%d: %s failed: %s", file, line, call, err);
     fprintf(stderr, "%s\n", dl_last_error());
@@ -38,6 +37,16 @@ extern "C" int dl_cuda_count_(void)
         return 0;
     }
     return n;
+}
+
+extern "C" int dl_cuda_is_device_ptr_(const void *p)
+{
+    cudaPointerAttributes a;
+    if (p == NULL || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError(); // an unknown host pointer is not an error worth keeping
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
 extern "C" void dl_cuda_versions_(char *runtime, char *driver, size_t len)
@@ -135,8 +144,7 @@ extern "C" void dl_cuda_free_(const dl_device *dev, void *p)
     cudaFree(p);
 }
 
-extern "C" dl_status dl_cuda_memcpy_(const dl_device *dev, void *dst, const void *src,
-                                     size_t bytes, int kind)
+extern "C" dl_status dl_cuda_memcpy_(const dl_device *dev, void *dst, const void *src, size_t bytes, int kind)
 {
     cudaStream_t s = (cudaStream_t)dev->stream;
     cudaMemcpyKind k = kind == DL_COPY_H2D   ? cudaMemcpyHostToDevice
@@ -213,8 +221,7 @@ extern "C" dl_status dl_cuda_event_sync_(const dl_device *dev, const dl_event *e
     return DL_OK;
 }
 
-extern "C" dl_status dl_cuda_event_elapsed_(const dl_device *dev, const dl_event *a,
-                                            const dl_event *b, float *ms)
+extern "C" dl_status dl_cuda_event_elapsed_(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms)
 {
     (void)dev;
     DL_CUDA_CHECK(cudaEventElapsedTime(ms, (cudaEvent_t)a->ev, (cudaEvent_t)b->ev));

@@ -2,11 +2,11 @@
  * DL_HD function as the CPU loop in mlp.c (dl/nn_math.h). GEMMs are not here:
  * mlp.c sends them through dl_gemm (cuBLAS). */
 #include <cuda_runtime.h> // cudaStream_t
-#include <stdlib.h>       // malloc
+#include <stdlib.h> // malloc
 
-#include "../backend.h"    // dl_cuda_*_
+#include "../backend.h" // dl_cuda_*_
 #include "dl/cuda_check.h" // DL_LAUNCH_CHECK
-#include "dl/nn_math.h"    // dl_softmax_xent_row, dl_sgd_update
+#include "dl/nn_math.h" // dl_softmax_xent_row, dl_sgd_update
 
 #define BLOCK 256
 
@@ -95,8 +95,7 @@ extern "C" dl_status dl_cuda_fill_(const dl_device *dev, float *p, size_t count,
     return DL_OK;
 }
 
-extern "C" dl_status dl_cuda_bias_act_(const dl_device *dev, float *Z, const float *b, size_t n, size_t out,
-                                       int relu)
+extern "C" dl_status dl_cuda_bias_act_(const dl_device *dev, float *Z, const float *b, size_t n, size_t out, int relu)
 {
     bias_act_kernel<<<blocks_for(n * out), BLOCK, 0, stream_of(dev)>>>(Z, b, n, out, relu);
     DL_LAUNCH_CHECK();
@@ -133,8 +132,8 @@ extern "C" dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t
     return st;
 }
 
-extern "C" dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count,
-                                  float lr, float mu, float wd)
+extern "C" dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr,
+                                  float mu, float wd)
 {
     if (count == 0)
         return DL_OK;
