@@ -8,7 +8,9 @@ set boxwidth 0.9
 set ylabel 'share of the part'
 set xtics rotate by -40 left nomirror
 set key outside right top vertical
-set yrange [0:*]
+# log scale: a 2% class must be as visible as a 50% one
+set logscale y
+set yrange [*:1]
 plot data using "random_train":xtic(1) title 'random: train' ls 5, \
      '' using "random_val" title 'random: val' ls 2, \
      '' using "stratified_train" title 'stratified: train' ls 1, \
