@@ -251,8 +251,6 @@ START_TEST(test_sampler_stratified)
     dl_rng_seed(&r, 3, 3);
     for (size_t i = 0; i < n; i++) // imbalanced: class 4 is rare
         y[i] = dl_rng_uniform(&r) < 0.05 ? 4 : (int32_t)dl_rng_below(&r, 4);
-    check_sampler_case(n, P, 0, 1, y, C);
-    check_sampler_case(n, P, 1, 0, y, C);
     // per class, the ranks differ by at most one (before any padding)
     size_t counts[4][5] = {{0}};
     for (int k = 0; k < P; k++) {
@@ -274,6 +272,8 @@ START_TEST(test_sampler_stratified)
                                                      "at most one",
                     c, lo, hi);
     }
+    check_sampler_case(n, P, 0, 1, y, C); // then the exact rows
+    check_sampler_case(n, P, 1, 0, y, C);
     free(y);
 }
 END_TEST
@@ -568,14 +568,6 @@ START_TEST(test_timing)
                                      "each end, or each rank times only itself and the slowest rank's wait is hidden",
             (unsigned long long)st.calls[DL_OP_BARRIER]);
     dl_comm_finalize(c);
-    // and on 4 ranks, from the default run
-    dl_jv *s = default_run();
-    double imb = dl_jv_num(dl_jv_get(s, "imbalance"), 0), ep = dl_jv_num(dl_jv_get(s, "epoch_seconds"), 0);
-    if (!(imb >= 1.0 && imb < 10 && ep > 0))
-        GR_FAIL("4 ranks: imbalance %g and epoch time %g s; expected imbalance >= 1 (slowest / mean) and a positive "
-                "epoch time",
-                imb, ep);
-    dl_jv_free(s);
 }
 END_TEST
 
@@ -637,9 +629,8 @@ static const gr_item items[] = {
      H "tasks-3-and-4-one-model-on-p-ranks-20-points", 180},
     {"accuracy", "4 ranks reach test accuracy >= 0.85 on Fashion-MNIST", 10, GR_CPU, "equivalence",
      "with the defaults (25 epochs, 4096 rows per rank, scaled lr with warmup)", H "what-the-run-shows", 300},
-    {"accounting", "each rank processes N/P rows per epoch", 5, GR_CPU, "sampler_exact",
-     "every rank gets its own N/P rows; nobody gets all of them, nobody the remainder",
-     H "task-1-the-distributed-sampler-20-points", 300},
+    {"accounting", "each rank processes N/P rows per epoch", 5, GR_CPU, "equivalence",
+     "every rank gets its own N/P rows; nobody gets all of them, nobody the remainder", H "what-the-run-shows", 300},
     {"speedup_projected", "projected 4-GPU speedup >= 0.9 x the reference's (4xA10 PCIe)", 10, GR_CPU, "equivalence",
      "one allreduce of all gradients per step; equal shards; no extra communication per step",
      H "speedup-measured-and-projected", 300},
