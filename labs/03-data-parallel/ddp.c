@@ -1,6 +1,6 @@
 /* ddp.c — lab 03, tasks 3 to 6: same start, gradient averaging, the learning
  * rate, and timing. */
-#include <math.h> // cos, M_PI
+#include <math.h> // cos
 
 #include "ddp.h"
 #include "dl/timer.h" // dl_now
