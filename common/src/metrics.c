@@ -77,3 +77,21 @@ void dl_csv_abort(dl_csv_out *c)
         remove(c->tmp);
     }
 }
+
+dl_status dl_csv_write(const char *dir, const char *name, const char *const *cols, int ncols, const double *rows,
+                       int nrows)
+{
+    char path[1024];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return dl_error_set(DL_ERR_ARG, "%s/%s: path too long", dir, name);
+    dl_csv_out c;
+    DL_TRY(dl_csv_open(&c, path, cols, ncols));
+    for (int r = 0; r < nrows; r++) {
+        dl_status st = dl_csv_row(&c, rows + (size_t)r * (size_t)ncols);
+        if (st != DL_OK) {
+            dl_csv_abort(&c);
+            return st;
+        }
+    }
+    return dl_csv_close(&c);
+}

@@ -125,3 +125,21 @@ dl_status dl_plot(const char *script, const char *fmt, const char *out_base, con
     }
     return DL_OK;
 }
+
+void dl_plot_listed(const char *script, const char *fmt, const char *dir, const char *base, const char *vars,
+                    const char *who, char *list, size_t len)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, base);
+    dl_status st = dl_plot(script, fmt, path, vars);
+    if (st == DL_ERR_UNSUPPORTED)
+        return;
+    if (st != DL_OK) {
+        fprintf(stderr, "%s: plot: %s\n", who, dl_last_error());
+        return;
+    }
+    const char *ext = dl_plot_ext(fmt);
+    size_t k = strlen(list);
+    if (ext != NULL && k < len)
+        snprintf(list + k, len - k, "%s%s.%s", k ? "," : "", base, ext);
+}

@@ -73,6 +73,25 @@ START_TEST(open_errors)
 }
 END_TEST
 
+START_TEST(whole_table)
+{
+    const char *cols[2] = {"k", "v"};
+    const double rows[6] = {0, 1.5, 1, NAN, 2, -2};
+    ck_assert_st(dl_csv_write(t_dir, "t.csv", cols, 2, rows, 3), DL_OK);
+    char *text = slurp(tpath("t.csv"), NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, "k,v\n0,1.5\n1,nan\n2,-2\n");
+    free(text);
+    ck_assert(!path_exists(tpath("t.csv.tmp")));
+    ck_assert_st(dl_csv_write(t_dir, "none.csv", cols, 2, rows, 0), DL_OK); // header only
+    text = slurp(tpath("none.csv"), NULL);
+    ck_assert_str_eq(text, "k,v\n");
+    free(text);
+    ck_assert_st(dl_csv_write(tpath("missing-dir"), "t.csv", cols, 2, rows, 3), DL_ERR_IO);
+    ck_assert_has(dl_last_error(), "missing-dir/t.csv.tmp");
+}
+END_TEST
+
 Suite *metrics_suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -80,6 +99,7 @@ Suite *metrics_suite(void)
     tcase_add_test(tc, header_rows_and_rename);
     tcase_add_test(tc, abort_leaves_nothing);
     tcase_add_test(tc, open_errors);
+    tcase_add_test(tc, whole_table);
     suite_add_tcase(s, tc);
     return s;
 }

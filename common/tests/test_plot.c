@@ -116,6 +116,34 @@ START_TEST(without_gnuplot)
 }
 END_TEST
 
+START_TEST(listed_for_summaries)
+{
+    env_saved e = env_set("DL_GNUPLOT", NULL);
+    if (!dl_plot_available()) {
+        env_restore(&e);
+        return;
+    }
+    const char *gp = script();
+    char list[64] = "";
+    dl_plot_listed(gp, "png", t_dir, "a", NULL, "labX", list, sizeof list);
+    dl_plot_listed(gp, "svg", t_dir, "b", NULL, "labX", list, sizeof list);
+    ck_assert_str_eq(list, "a.png,b.svg");
+    ck_assert(path_exists(tpath("a.png")) && path_exists(tpath("b.svg")));
+    dl_plot_listed(gp, "dumb", t_dir, "c", NULL, "labX", list, sizeof list); // draws no file: not listed
+    ck_assert_str_eq(list, "a.png,b.svg");
+    write_text(tpath("broken.gp"), "plot this is not gnuplot\n");
+    capture cap;
+    capture_start(&cap, 2);
+    dl_plot_listed(tpath("broken.gp"), "png", t_dir, "d", NULL, "labX", list, sizeof list);
+    char *err = capture_stop(&cap);
+    ck_assert_has(err, "labX: plot: gnuplot failed on");
+    free(err);
+    ck_assert_str_eq(list, "a.png,b.svg");
+    ck_assert(!path_exists(tpath("d.png")));
+    env_restore(&e);
+}
+END_TEST
+
 Suite *plot_suite(void)
 {
     Suite *s = suite_create("plot");
@@ -124,6 +152,7 @@ Suite *plot_suite(void)
     tcase_add_test(tc, dumb_draws_on_stdout);
     tcase_add_test(tc, none_and_bad_requests);
     tcase_add_test(tc, without_gnuplot);
+    tcase_add_test(tc, listed_for_summaries);
     suite_add_tcase(s, tc);
     return s;
 }

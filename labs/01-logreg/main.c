@@ -114,39 +114,33 @@ static void free_run(run *r)
 
 static dl_status write_metrics(const char *out, const run *r)
 {
-    char path[1100];
-    snprintf(path, sizeof path, "%s/metrics.csv", out);
     const char *cols[] = {"epoch", "train_loss", "val_loss", "val_acc", "grad_norm"};
-    dl_csv_out csv;
-    DL_TRY(dl_csv_open(&csv, path, cols, 5));
+    double *rows = malloc((size_t)r->c.n * 5 * sizeof *rows);
+    if (rows == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory");
     for (int k = 0; k < r->c.n; k++) {
         double row[5] = {k, r->c.train_loss[k], r->c.val_loss[k], r->c.val_acc[k], r->c.grad_norm[k]};
-        dl_status st = dl_csv_row(&csv, row);
-        if (st != DL_OK) {
-            dl_csv_abort(&csv);
-            return st;
-        }
+        memcpy(rows + (size_t)k * 5, row, sizeof row);
     }
-    return dl_csv_close(&csv);
+    dl_status st = dl_csv_write(out, "metrics.csv", cols, 5, rows, r->c.n);
+    free(rows);
+    return st;
 }
 
 static dl_status write_scaling(const char *out, const run *scaled, const run *raw)
 {
-    char path[1100];
-    snprintf(path, sizeof path, "%s/scaling.csv", out);
     const char *cols[] = {"epoch", "standardised", "raw_features"};
-    dl_csv_out csv;
-    DL_TRY(dl_csv_open(&csv, path, cols, 3));
     int n = scaled->c.n > raw->c.n ? scaled->c.n : raw->c.n;
+    double *rows = malloc((size_t)n * 3 * sizeof *rows);
+    if (rows == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory");
     for (int k = 0; k < n; k++) {
         double row[3] = {k, k < scaled->c.n ? scaled->c.train_loss[k] : NAN, k < raw->c.n ? raw->c.train_loss[k] : NAN};
-        dl_status st = dl_csv_row(&csv, row);
-        if (st != DL_OK) {
-            dl_csv_abort(&csv);
-            return st;
-        }
+        memcpy(rows + (size_t)k * 3, row, sizeof row);
     }
-    return dl_csv_close(&csv);
+    dl_status st = dl_csv_write(out, "scaling.csv", cols, 3, rows, n);
+    free(rows);
+    return st;
 }
 
 static void write_curve_summary(dl_json *j, const char *key, const run *r)
@@ -209,37 +203,18 @@ static dl_status write_summary(const char *path, const options *o, const dl_data
     return dl_json_close(&j);
 }
 
-/* Draws one plot; on success appends its file name to plots (a CSV list). */
-static void draw_one(const options *o, const char *script, const char *base, const char *vars, char *plots, size_t len)
-{
-    dl_status st = dl_plot(script, o->a.plot, base, vars);
-    if (st == DL_ERR_UNSUPPORTED)
-        return; // no gnuplot: dl_plot said so once, the CSV stays
-    if (st != DL_OK) {
-        fprintf(stderr, "lab01: plot: %s\n", dl_last_error());
-        return;
-    }
-    const char *ext = dl_plot_ext(o->a.plot);
-    if (ext != NULL) {
-        const char *name = strrchr(base, '/');
-        size_t k = strlen(plots);
-        snprintf(plots + k, len - k, "%s%s.%s", k ? "," : "", name ? name + 1 : base, ext);
-    }
-}
-
 static void draw(const options *o, const char *out, int have_scaling, char *plots, size_t len)
 {
-    char base[1100], vars[2400];
+    char vars[2400];
     plots[0] = '\0';
-    snprintf(base, sizeof base, "%s/learning_curve", out);
     snprintf(vars, sizeof vars, "data='%s/metrics.csv'; subtitle='%s, lr %g, lambda %g'", out,
              o->no_scale ? "raw features" : "standardised", o->a.lr, o->lambda);
-    draw_one(o, "labs/01-logreg/plots/learning_curve.gp", base, vars, plots, len);
+    dl_plot_listed("labs/01-logreg/plots/learning_curve.gp", o->a.plot, out, "learning_curve", vars, "lab01", plots,
+                   len);
     if (!have_scaling)
         return;
-    snprintf(base, sizeof base, "%s/scaling", out);
     snprintf(vars, sizeof vars, "data='%s/scaling.csv'; lr=%g", out, o->a.lr);
-    draw_one(o, "labs/01-logreg/plots/scaling.gp", base, vars, plots, len);
+    dl_plot_listed("labs/01-logreg/plots/scaling.gp", o->a.plot, out, "scaling", vars, "lab01", plots, len);
 }
 
 static int fail(dl_status st)

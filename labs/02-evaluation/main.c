@@ -149,23 +149,6 @@ static void release_cb(void *ctx, void *model)
 
 // ---- outputs ----
 
-static dl_status write_csv(const char *out, const char *name, const char *const *cols, int ncols, const double *rows,
-                           int nrows)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s", out, name);
-    dl_csv_out c;
-    DL_TRY(dl_csv_open(&c, path, cols, ncols));
-    for (int r = 0; r < nrows; r++) {
-        dl_status st = dl_csv_row(&c, rows + (size_t)r * ncols);
-        if (st != DL_OK) {
-            dl_csv_abort(&c);
-            return st;
-        }
-    }
-    return dl_csv_close(&c);
-}
-
 /* A CSV whose first column is text (class names), written by hand. */
 static dl_status write_named(const char *out, const char *name, const char *header, const dl_dataset *ds, int C,
                              const double *vals, int ncols, int as_int)
@@ -195,25 +178,6 @@ static dl_status write_named(const char *out, const char *name, const char *head
         return dl_error_set(DL_ERR_IO, "%s: write failed", path);
     }
     return DL_OK;
-}
-
-static void plot_one(const options *o, const char *script, const char *out, const char *base, const char *vars,
-                     char *plots, size_t len)
-{
-    char b[1200];
-    snprintf(b, sizeof b, "%s/%s", out, base);
-    dl_status st = dl_plot(script, o->a.plot, b, vars);
-    if (st == DL_ERR_UNSUPPORTED)
-        return;
-    if (st != DL_OK) {
-        fprintf(stderr, "lab02: plot: %s\n", dl_last_error());
-        return;
-    }
-    const char *ext = dl_plot_ext(o->a.plot);
-    if (ext != NULL) {
-        size_t k = strlen(plots);
-        snprintf(plots + k, len - k, "%s%s.%s", k ? "," : "", base, ext);
-    }
 }
 
 /* Share of the rarest class in each part, over many seeds, for a random and
@@ -488,7 +452,7 @@ int main(int argc, char **argv)
             double r[5] = {k, lambdas[k], val_f1[k], val_acc[k], k == curve.chosen};
             memcpy(rows + k * 5, r, sizeof r);
         }
-        st = write_csv(o.a.out, "metrics.csv", cols, 5, rows, nl);
+        st = dl_csv_write(o.a.out, "metrics.csv", cols, 5, rows, nl);
     }
     if (st == DL_OK && o.a.epochs > 0) {
         char names[MAX_LAMBDAS + 1][40];
@@ -505,7 +469,7 @@ int main(int argc, char **argv)
             for (int k = 0; k < nl; k++)
                 rows[(size_t)e * (nl + 1) + 1 + k] = L.curves[(size_t)k * o.a.epochs + e];
         }
-        st = rows ? write_csv(o.a.out, "learning.csv", cols, nl + 1, rows, o.a.epochs)
+        st = rows ? dl_csv_write(o.a.out, "learning.csv", cols, nl + 1, rows, o.a.epochs)
                   : dl_error_set(DL_ERR_NOMEM, "out of memory");
         free(rows);
     }
@@ -528,7 +492,7 @@ int main(int argc, char **argv)
         }
         const char *lcols[] = {"true", "predicted", "count", "share"};
         if (st == DL_OK)
-            st = cl ? write_csv(o.a.out, "confusion_long.csv", lcols, 4, cl, C * C)
+            st = cl ? dl_csv_write(o.a.out, "confusion_long.csv", lcols, 4, cl, C * C)
                     : dl_error_set(DL_ERR_NOMEM, "out of memory");
         free(cl);
     }
@@ -551,7 +515,7 @@ int main(int argc, char **argv)
     if (st == DL_OK) {
         const char *cols[] = {"seed",           "random_train",   "random_val", "random_test", "stratified_train",
                               "stratified_val", "stratified_test"};
-        st = write_csv(o.a.out, "spread.csv", cols, 7, spread_rows, o.spread_seeds);
+        st = dl_csv_write(o.a.out, "spread.csv", cols, 7, spread_rows, o.spread_seeds);
     }
     if (st == DL_OK) {
         const char *cols[] = {"feature", "psi_train_val", "psi_train_test"};
@@ -561,8 +525,8 @@ int main(int argc, char **argv)
             rows[j * 3 + 1] = psi[0][j];
             rows[j * 3 + 2] = psi[1][j];
         }
-        st =
-            rows ? write_csv(o.a.out, "psi.csv", cols, 3, rows, (int)L.d) : dl_error_set(DL_ERR_NOMEM, "out of memory");
+        st = rows ? dl_csv_write(o.a.out, "psi.csv", cols, 3, rows, (int)L.d)
+                  : dl_error_set(DL_ERR_NOMEM, "out of memory");
         free(rows);
     }
     if (st == DL_OK) {
@@ -573,19 +537,22 @@ int main(int argc, char **argv)
                  "data='%s/confusion_norm.csv'; cells='%s/confusion_long.csv'; C=%d; subtitle='%s, lambda %g, test "
                  "accuracy %.3f'",
                  o.a.out, o.a.out, C, name, lambdas[curve.chosen], curve.test.accuracy);
-        plot_one(&o, "labs/02-evaluation/plots/confusion.gp", o.a.out, "confusion", vars, plots, sizeof plots);
+        dl_plot_listed("labs/02-evaluation/plots/confusion.gp", o.a.plot, o.a.out, "confusion", vars, "lab02", plots,
+                       sizeof plots);
         snprintf(vars, sizeof vars, "data='%s/metrics.csv'", o.a.out);
-        plot_one(&o, "labs/02-evaluation/plots/validation_curve.gp", o.a.out, "validation_curve", vars, plots,
-                 sizeof plots);
+        dl_plot_listed("labs/02-evaluation/plots/validation_curve.gp", o.a.plot, o.a.out, "validation_curve", vars,
+                       "lab02", plots, sizeof plots);
         snprintf(vars, sizeof vars, "data='%s/shares.csv'", o.a.out);
-        plot_one(&o, "labs/02-evaluation/plots/shares.gp", o.a.out, "shares", vars, plots, sizeof plots);
+        dl_plot_listed("labs/02-evaluation/plots/shares.gp", o.a.plot, o.a.out, "shares", vars, "lab02", plots,
+                       sizeof plots);
         dl_plot_escape(dl_dataset_class_name(pool, rare, buf, sizeof buf), name, sizeof name);
         snprintf(vars, sizeof vars, "data='%s/spread.csv'; rare='%s'", o.a.out, name);
-        plot_one(&o, "labs/02-evaluation/plots/spread.gp", o.a.out, "spread", vars, plots, sizeof plots);
+        dl_plot_listed("labs/02-evaluation/plots/spread.gp", o.a.plot, o.a.out, "spread", vars, "lab02", plots,
+                       sizeof plots);
         if (o.a.epochs > 0) {
             snprintf(vars, sizeof vars, "data='%s/learning.csv'; n=%d", o.a.out, nl);
-            plot_one(&o, "labs/02-evaluation/plots/learning_curve.gp", o.a.out, "learning_curve", vars, plots,
-                     sizeof plots);
+            dl_plot_listed("labs/02-evaluation/plots/learning_curve.gp", o.a.plot, o.a.out, "learning_curve", vars,
+                           "lab02", plots, sizeof plots);
         }
     }
     for (int k = 0; k < 2 && st == DL_OK; k++) {

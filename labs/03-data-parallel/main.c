@@ -360,41 +360,6 @@ static dl_status standardise(run *R, double *max_diff, float **mean_out, float *
 
 // ---- outputs (rank 0) ----
 
-static dl_status csv_rows(const char *out, const char *name, const char *const *cols, int nc, const double *rows,
-                          int nr)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s", out, name);
-    dl_csv_out c;
-    DL_TRY(dl_csv_open(&c, path, cols, nc));
-    for (int r = 0; r < nr; r++) {
-        dl_status st = dl_csv_row(&c, rows + (size_t)r * nc);
-        if (st != DL_OK) {
-            dl_csv_abort(&c);
-            return st;
-        }
-    }
-    return dl_csv_close(&c);
-}
-
-static void plot(const options *o, const char *script, const char *base, const char *vars, char *plots, size_t len)
-{
-    char b[1200];
-    snprintf(b, sizeof b, "%s/%s", o->a.out, base);
-    dl_status st = dl_plot(script, o->a.plot, b, vars);
-    if (st == DL_ERR_UNSUPPORTED)
-        return;
-    if (st != DL_OK) {
-        fprintf(stderr, "lab03: plot: %s\n", dl_last_error());
-        return;
-    }
-    const char *ext = dl_plot_ext(o->a.plot);
-    if (ext != NULL) {
-        size_t k = strlen(plots);
-        snprintf(plots + k, len - k, "%s%s.%s", k ? "," : "", base, ext);
-    }
-}
-
 /* Per-rank label counts of epoch 0's shards, random and stratified. */
 static dl_status shard_histograms(run *R, double *rows /* C × (1 + 2P) */)
 {
@@ -751,7 +716,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         const char *mcols[] = {"epoch",      "loss",    "test_acc",  "rows_min",  "rows_max",
                                "param_diff", "epoch_s", "compute_s", "imbalance", "lr"};
-        st = csv_rows(o.a.out, "metrics.csv", mcols, 10, mrows, done);
+        st = dl_csv_write(o.a.out, "metrics.csv", mcols, 10, mrows, done);
         if (st == DL_OK && K > 0) {
             const char *scols[] = {"step", "ddp", "one_rank"};
             double *rows = calloc((size_t)K * 3, sizeof *rows);
@@ -760,7 +725,7 @@ int main(int argc, char **argv)
                 rows[k * 3 + 1] = ddp_curve[k];
                 rows[k * 3 + 2] = one_curve ? one_curve[k] : NAN;
             }
-            st = rows ? csv_rows(o.a.out, "steps.csv", scols, 3, rows, (int)K) : dl_error_set(DL_ERR_NOMEM, "oom");
+            st = rows ? dl_csv_write(o.a.out, "steps.csv", scols, 3, rows, (int)K) : dl_error_set(DL_ERR_NOMEM, "oom");
             free(rows);
         }
         long total = T.lr.total_steps > 0 ? T.lr.total_steps : T.step;
@@ -772,7 +737,7 @@ int main(int argc, char **argv)
                 rows[k * 3 + 1] = ddp_lr_at(&T.lr, k);
                 rows[k * 3 + 2] = o.a.lr;
             }
-            st = rows ? csv_rows(o.a.out, "lr.csv", lcols, 3, rows, (int)total) : dl_error_set(DL_ERR_NOMEM, "oom");
+            st = rows ? dl_csv_write(o.a.out, "lr.csv", lcols, 3, rows, (int)total) : dl_error_set(DL_ERR_NOMEM, "oom");
             free(rows);
         }
         if (st == DL_OK) {
@@ -791,7 +756,7 @@ int main(int argc, char **argv)
             }
             st = rows ? shard_histograms(&R, rows) : dl_error_set(DL_ERR_NOMEM, "oom");
             if (st == DL_OK && P <= 8)
-                st = csv_rows(o.a.out, "shards.csv", cols, 1 + 2 * P, rows, C);
+                st = dl_csv_write(o.a.out, "shards.csv", cols, 1 + 2 * P, rows, C);
             free(rows);
         }
         if (st == DL_OK) { // how the projected speedup moves with the per-rank batch
@@ -807,24 +772,29 @@ int main(int argc, char **argv)
                 double r[4] = {(double)b, p.speedup, 1e3 * p.compute_s, 1e3 * p.comm_s};
                 memcpy(rows + k * 4, r, sizeof r);
             }
-            st = csv_rows(o.a.out, "projection.csv", pcols, 4, rows, k);
+            st = dl_csv_write(o.a.out, "projection.csv", pcols, 4, rows, k);
         }
         if (st == DL_OK) {
             char vars[1600];
             snprintf(vars, sizeof vars, "data='%s/metrics.csv'; mode='%s'; P=%d", o.a.out, o.mode, P);
-            plot(&o, "labs/03-data-parallel/plots/training.gp", "training", vars, plots, sizeof plots);
+            dl_plot_listed("labs/03-data-parallel/plots/training.gp", o.a.plot, o.a.out, "training", vars, "lab03",
+                           plots, sizeof plots);
             if (P > 1 && P <= 8) {
                 snprintf(vars, sizeof vars, "data='%s/shards.csv'; P=%d", o.a.out, P);
-                plot(&o, "labs/03-data-parallel/plots/shards.gp", "shards", vars, plots, sizeof plots);
+                dl_plot_listed("labs/03-data-parallel/plots/shards.gp", o.a.plot, o.a.out, "shards", vars, "lab03",
+                               plots, sizeof plots);
             }
             if (K > 0 && one_curve != NULL) {
                 snprintf(vars, sizeof vars, "data='%s/steps.csv'; P=%d; B=%zu", o.a.out, P, B);
-                plot(&o, "labs/03-data-parallel/plots/equivalence.gp", "equivalence", vars, plots, sizeof plots);
+                dl_plot_listed("labs/03-data-parallel/plots/equivalence.gp", o.a.plot, o.a.out, "equivalence", vars,
+                               "lab03", plots, sizeof plots);
             }
             snprintf(vars, sizeof vars, "data='%s/lr.csv'; P=%d", o.a.out, R.naive ? 1 : P);
-            plot(&o, "labs/03-data-parallel/plots/lr.gp", "lr", vars, plots, sizeof plots);
+            dl_plot_listed("labs/03-data-parallel/plots/lr.gp", o.a.plot, o.a.out, "lr", vars, "lab03", plots,
+                           sizeof plots);
             snprintf(vars, sizeof vars, "data='%s/projection.csv'; B=%zu; profile='%s'", o.a.out, B, prof.name);
-            plot(&o, "labs/03-data-parallel/plots/speedup_batch.gp", "speedup_batch", vars, plots, sizeof plots);
+            dl_plot_listed("labs/03-data-parallel/plots/speedup_batch.gp", o.a.plot, o.a.out, "speedup_batch", vars,
+                           "lab03", plots, sizeof plots);
             if (compare) {
                 char path[1200];
                 snprintf(path, sizeof path, "%s/epoch_time.csv", o.a.out);
@@ -838,7 +808,8 @@ int main(int argc, char **argv)
                 }
                 snprintf(vars, sizeof vars, "data='%s'; pnaive=%g; pddp=%g; P=%d; profile='%s'", path, naive_speedup,
                          proj.speedup, P, prof.name);
-                plot(&o, "labs/03-data-parallel/plots/epoch_time.gp", "epoch_time", vars, plots, sizeof plots);
+                dl_plot_listed("labs/03-data-parallel/plots/epoch_time.gp", o.a.plot, o.a.out, "epoch_time", vars,
+                               "lab03", plots, sizeof plots);
             }
         }
         for (int k = 0; k < 2 && st == DL_OK; k++) {

@@ -32,6 +32,11 @@ dl_status dl_csv_row(dl_csv_out *c, const double *vals);
 dl_status dl_csv_close(dl_csv_out *c);
 void dl_csv_abort(dl_csv_out *c);
 
+/* A whole table at once: dir/name with the header cols and nrows rows of
+ * ncols values (row-major), written atomically as above. */
+dl_status dl_csv_write(const char *dir, const char *name, const char *const *cols, int ncols, const double *rows,
+                       int nrows);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,13 @@ dl_status dl_plot(const char *script, const char *fmt, const char *out_base, con
  * as written; quotes become spaces. Cannot fail (truncates). */
 void dl_plot_escape(const char *text, char *out, size_t len);
 
+/* A driver's plot: draws dir/base with dl_plot and, when that wrote a file,
+ * appends "base.ext" to the comma-separated list (len bytes, for
+ * summary.json). Without gnuplot it stays quiet (dl_plot said so once);
+ * other failures are reported on stderr as "who: plot: reason". */
+void dl_plot_listed(const char *script, const char *fmt, const char *dir, const char *base, const char *vars,
+                    const char *who, char *list, size_t len);
+
 /* The file extension for fmt ("png", "svg"), or NULL when fmt draws no file. */
 const char *dl_plot_ext(const char *fmt);
 
