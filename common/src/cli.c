@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/cli.h"
 
+#include "dl/fs.h" // dl_check_writable
+
 #include <errno.h> // errno, ERANGE
 #include <math.h> // isfinite
 #include <stdio.h> // fprintf, snprintf
@@ -217,6 +219,22 @@ static const dl_opt *find(const char *name, size_t len, const dl_opt *a, size_t 
     return NULL;
 }
 
+int dl_cli_single_process(const char *prog)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "WORLD_SIZE"};
+    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
+        const char *v = getenv(vars[k]);
+        if (v != NULL && atoi(v) > 1) {
+            fprintf(stderr,
+                    "%s: error: this lab runs as one process, but it was started as one of %d ranks (%s=%s): "
+                    "run it without dlrun or mpirun\n",
+                    prog, atoi(v), vars[k], v);
+            return DL_CLI_ERROR;
+        }
+    }
+    return DL_CLI_RUN;
+}
+
 int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, dl_args *a, const dl_opt *extra,
                  size_t n_extra)
 {
@@ -258,6 +276,13 @@ int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, d
         }
         if (!set_value(o, value, err, sizeof err))
             goto fail;
+    }
+    // nothing is written before every flag is known to be usable
+    if (dl_check_writable("--out", a->out, 1) != DL_OK ||
+        (a->json != NULL && dl_check_writable("--json", a->json, 0) != DL_OK)) {
+        snprintf(err, sizeof err, "%s", dl_last_error());
+        fprintf(stderr, "%s: error: %s\n", prog, err);
+        return DL_CLI_ERROR;
     }
     return DL_CLI_RUN;
 fail:

@@ -4,9 +4,10 @@
 
 #include <errno.h> // errno, EEXIST
 #include <stdio.h> // fopen, snprintf
-#include <stdlib.h> // getenv, malloc
+#include <stdlib.h> // getenv, malloc, mkstemp
 #include <string.h> // strerror, strlen
-#include <sys/stat.h> // mkdir, stat
+#include <sys/stat.h> // mkdir, stat, fchmod
+#include <unistd.h> // access, close
 
 #ifndef DL_SOURCE_DIR
 #define DL_SOURCE_DIR "."
@@ -52,6 +53,68 @@ dl_status dl_path_join(char *buf, size_t len, const char *a, const char *b)
     if (n < 0 || (size_t)n >= len)
         return dl_error_set(DL_ERR_ARG, "path '%s/%s' is too long (max %zu)", a, b, len - 1);
     return DL_OK;
+}
+
+FILE *dl_tmp_create(const char *path, char *tmp, size_t len, const char *mode)
+{
+    int n = snprintf(tmp, len, "%s.tmp.XXXXXX", path);
+    if (n < 0 || (size_t)n >= len) {
+        dl_error_set(DL_ERR_ARG, "%s: path too long", path);
+        return NULL;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        dl_error_set(DL_ERR_IO, "%s: cannot create a file beside it: %s", path, strerror(errno));
+        return NULL;
+    }
+    fchmod(fd, 0644);
+    FILE *f = fdopen(fd, mode);
+    if (f == NULL) {
+        dl_error_set(DL_ERR_IO, "%s: %s", tmp, strerror(errno));
+        close(fd);
+        remove(tmp);
+    }
+    return f;
+}
+
+dl_status dl_check_writable(const char *flag, const char *path, int is_dir)
+{
+    char buf[1024];
+    struct stat st;
+    if (path == NULL || path[0] == '\0')
+        return dl_error_set(DL_ERR_ARG, "%s: an empty path", flag);
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return dl_error_set(DL_ERR_ARG, "%s '%s': path too long", flag, path);
+    if (stat(buf, &st) == 0) {
+        if (is_dir && !S_ISDIR(st.st_mode))
+            return dl_error_set(DL_ERR_ARG, "%s '%s': exists and is not a directory", flag, path);
+        if (!is_dir && S_ISDIR(st.st_mode))
+            return dl_error_set(DL_ERR_ARG, "%s '%s': is a directory, expected a file name", flag, path);
+        if (is_dir && access(buf, W_OK | X_OK) != 0)
+            return dl_error_set(DL_ERR_ARG, "%s '%s': the directory is not writable", flag, path);
+        if (is_dir)
+            return DL_OK;
+    }
+    // the nearest existing directory above must be writable
+    for (;;) {
+        char *slash = strrchr(buf, '/');
+        if (slash == NULL) {
+            snprintf(buf, sizeof buf, ".");
+        } else if (slash == buf) {
+            buf[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+        if (stat(buf, &st) == 0) {
+            if (!S_ISDIR(st.st_mode))
+                return dl_error_set(DL_ERR_ARG, "%s '%s': '%s' is not a directory", flag, path, buf);
+            if (access(buf, W_OK | X_OK) != 0)
+                return dl_error_set(DL_ERR_ARG, "%s '%s': cannot write in '%s'", flag, path, buf);
+            return DL_OK;
+        }
+        if (strcmp(buf, ".") == 0 || strcmp(buf, "/") == 0)
+            return dl_error_set(DL_ERR_ARG, "%s '%s': no directory to create it in", flag, path);
+    }
 }
 
 dl_status dl_read_file(const char *path, char **text, size_t *len)

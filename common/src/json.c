@@ -17,11 +17,8 @@ dl_status dl_json_open(dl_json *j, const char *path)
     memset(j, 0, sizeof *j);
     if (snprintf(j->path, sizeof j->path, "%s", path) >= (int)sizeof j->path)
         return dl_error_set(DL_ERR_ARG, "%s: path too long", path);
-    snprintf(j->tmp, sizeof j->tmp, "%s.tmp", path);
-    j->f = fopen(j->tmp, "w");
-    if (j->f == NULL)
-        return dl_error_set(DL_ERR_IO, "%s: cannot create: %s", j->tmp, strerror(errno));
-    return DL_OK;
+    j->f = dl_tmp_create(path, j->tmp, sizeof j->tmp, "w");
+    return j->f != NULL ? DL_OK : DL_ERR_IO;
 }
 
 void dl_json_open_stream(dl_json *j, FILE *f)
@@ -30,10 +27,43 @@ void dl_json_open_stream(dl_json *j, FILE *f)
     j->f = f;
 }
 
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not one
+ * (overlong forms, surrogates and code points past U+10FFFF are not). */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n <= 1)
+        return n;
+    unsigned cp = c & (0x7F >> n);
+    for (int k = 1; k < n; k++) {
+        if ((p[k] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[k] & 0x3F);
+    }
+    static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* Writes s as a JSON string: always valid UTF-8 (a byte that does not start
+ * a valid sequence becomes U+FFFD), control characters escaped. */
 static void put_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_len(p);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            p++;
+            continue;
+        }
+        if (n > 1) {
+            fwrite(p, 1, (size_t)n, f);
+            p += n;
+            continue;
+        }
         switch (*p) {
         case '"':
             fputs("\\\"", f);
@@ -51,11 +81,12 @@ static void put_string(FILE *f, const char *s)
             fputs("\\t", f);
             break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20 || *p == 0x7F)
                 fprintf(f, "\\u%04x", *p);
             else
                 fputc(*p, f);
         }
+        p++;
     }
     fputc('"', f);
 }

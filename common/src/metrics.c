@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/metrics.h"
 
+#include "dl/fs.h" // dl_tmp_create
+
 #include <errno.h> // errno
 #include <math.h> // isnan, isinf
 #include <stdio.h> // fopen, fprintf, rename, remove
@@ -14,10 +16,9 @@ dl_status dl_csv_open(dl_csv_out *c, const char *path, const char *const *cols, 
         return dl_error_set(DL_ERR_ARG, "%s: a CSV needs at least one column", path);
     if (snprintf(c->path, sizeof c->path, "%s", path) >= (int)sizeof c->path)
         return dl_error_set(DL_ERR_ARG, "%s: path too long", path);
-    snprintf(c->tmp, sizeof c->tmp, "%s.tmp", path);
-    c->f = fopen(c->tmp, "w");
+    c->f = dl_tmp_create(path, c->tmp, sizeof c->tmp, "w");
     if (c->f == NULL)
-        return dl_error_set(DL_ERR_IO, "%s: cannot create: %s", c->tmp, strerror(errno));
+        return DL_ERR_IO;
     c->ncols = ncols;
     for (int i = 0; i < ncols; i++)
         fprintf(c->f, "%s%s", i ? "," : "", cols[i]);

@@ -7,6 +7,8 @@
 
 #include "dl/data.h"
 
+#include "dl/fs.h" // dl_tmp_create
+
 static dl_status write_npy(const char *path, const char *descr, const void *data, size_t elem, size_t rows, size_t cols)
 {
     char dict[256];
@@ -20,10 +22,9 @@ static dl_status write_npy(const char *path, const char *descr, const void *data
     size_t pad = (64 - total % 64) % 64;
     hlen += pad;
     char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = dl_tmp_create(path, tmp, sizeof tmp, "wb");
     if (f == NULL)
-        return dl_error_set(DL_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        return DL_ERR_IO;
     unsigned char magic[10] = {
         0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
     fwrite(magic, 1, 10, f);

@@ -2,7 +2,8 @@
 #include "tests.h"
 
 #include <stdint.h> // uint64_t, UINT64_MAX
-#include <stdlib.h> // free
+#include <stdio.h> // snprintf
+#include <stdlib.h> // free, setenv
 
 #include "dl/cli.h" // dl_cli_parse, dl_args, dl_opt
 
@@ -207,6 +208,43 @@ START_TEST(errors)
 }
 END_TEST
 
+START_TEST(unwritable_outputs_and_ranks)
+{
+    // refused before anything is written: a driver never leaves a summary.json
+    // in --out and then fails on --json
+    dl_args a;
+    write_text(tpath("file"), "x");
+    char out_is_file[600], json_in_file[600];
+    snprintf(out_is_file, sizeof out_is_file, "--out=%s", tpath("file"));
+    snprintf(json_in_file, sizeof json_in_file, "--json=%s", tpath("file/s.json"));
+    char *bad_out[] = {"labXX", out_is_file, NULL};
+    result r = parse(&a, bad_out);
+    ck_assert_int_eq(r.rc, DL_CLI_ERROR);
+    ck_assert_has(r.err, "labXX: error: --out '");
+    ck_assert_has(r.err, "exists and is not a directory");
+    result_free(&r);
+    char ok_out[600];
+    snprintf(ok_out, sizeof ok_out, "--out=%s", tpath("fresh"));
+    char *bad_json[] = {"labXX", ok_out, json_in_file, NULL};
+    r = parse(&a, bad_json);
+    ck_assert_int_eq(r.rc, DL_CLI_ERROR);
+    ck_assert_has(r.err, "--json '");
+    ck_assert_msg(!path_exists(tpath("fresh")), "--out was created although --json is unusable");
+    result_free(&r);
+    // a single-process lab started as one of several ranks says so
+    ck_assert_int_eq(dl_cli_single_process("labXX"), DL_CLI_RUN);
+    setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+    capture err;
+    capture_start(&err, 2);
+    int rc = dl_cli_single_process("labXX");
+    char *text = capture_stop(&err);
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    ck_assert_int_eq(rc, DL_CLI_ERROR);
+    ck_assert_has(text, "labXX: error: this lab runs as one process, but it was started as one of 2 ranks");
+    free(text);
+}
+END_TEST
+
 START_TEST(help)
 {
     dl_args a;
@@ -242,5 +280,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, errors);
     tcase_add_test(tc, help);
     suite_add_tcase(s, tc);
+    TCase *files = tcase_with_tmp("cli_files", 10);
+    tcase_add_test(files, unwritable_outputs_and_ranks);
+    suite_add_tcase(s, files);
     return s;
 }

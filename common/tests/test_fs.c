@@ -3,7 +3,9 @@
 
 #include <stdio.h> // snprintf
 #include <stdlib.h> // free, malloc
+#include <string.h> // strncmp, strlen
 #include <sys/stat.h> // stat, S_ISDIR
+#include <unistd.h> // geteuid
 
 #include "dl/fs.h" // dl_mkdir_p, dl_path_join, dl_read_file, dl_home
 
@@ -89,6 +91,43 @@ START_TEST(read_file)
 }
 END_TEST
 
+START_TEST(tmp_create_is_unique)
+{
+    // two writers of the same output (two ranks, two runs) never share a temporary
+    char a[1200], b[1200];
+    FILE *fa = dl_tmp_create(tpath("out.json"), a, sizeof a, "w");
+    FILE *fb = dl_tmp_create(tpath("out.json"), b, sizeof b, "w");
+    ck_assert_ptr_nonnull(fa);
+    ck_assert_ptr_nonnull(fb);
+    ck_assert_str_ne(a, b);
+    ck_assert_int_eq(strncmp(a, tpath("out.json.tmp."), strlen(tpath("out.json.tmp."))), 0);
+    fclose(fa);
+    fclose(fb);
+    ck_assert_int_eq(tmp_entries("out.json.tmp."), 2);
+    ck_assert_ptr_null(dl_tmp_create(tpath("no/such/dir/x.json"), a, sizeof a, "w"));
+    ck_assert_has(dl_last_error(), "no/such/dir/x.json: cannot create");
+}
+END_TEST
+
+START_TEST(check_writable)
+{
+    ck_assert_st(dl_check_writable("--out", tpath("new/deeper/dir"), 1), DL_OK); // made later by dl_mkdir_p
+    ck_assert_st(dl_check_writable("--json", tpath("s.json"), 0), DL_OK);
+    write_text(tpath("file"), "x");
+    ck_assert_st(dl_check_writable("--out", tpath("file"), 1), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "--out '");
+    ck_assert_has(dl_last_error(), "exists and is not a directory");
+    ck_assert_st(dl_check_writable("--json", tpath("file/s.json"), 0), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "is not a directory");
+    ck_assert_st(dl_check_writable("--json", t_dir, 0), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "is a directory, expected a file name");
+    if (geteuid() != 0) { // root writes anywhere
+        ck_assert_st(dl_check_writable("--json", "/proc/x.json", 0), DL_ERR_ARG);
+        ck_assert_has(dl_last_error(), "cannot write in '/proc'");
+    }
+}
+END_TEST
+
 START_TEST(home)
 {
     env_saved e = env_set("DL_HOME", "/some/where");
@@ -111,6 +150,8 @@ Suite *fs_suite(void)
     tcase_add_test(tc, mkdir_p);
     tcase_add_test(tc, path_join);
     tcase_add_test(tc, read_file);
+    tcase_add_test(tc, tmp_create_is_unique);
+    tcase_add_test(tc, check_writable);
     tcase_add_test(tc, home);
     suite_add_tcase(s, tc);
     return s;

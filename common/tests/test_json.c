@@ -49,10 +49,10 @@ START_TEST(writer_round_trips_through_reader)
     dl_json_end_object(&j);
     dl_json_end_object(&j);
     ck_assert(!path_exists(p)); // nothing visible under the final name before close
-    ck_assert(path_exists(tpath("summary.json.tmp")));
+    ck_assert_int_eq(tmp_entries("summary.json.tmp."), 1);
     ck_assert_st(dl_json_close(&j), DL_OK);
     ck_assert(path_exists(p));
-    ck_assert(!path_exists(tpath("summary.json.tmp")));
+    ck_assert_int_eq(tmp_entries("summary.json.tmp."), 0);
 
     char *text = slurp(p, NULL);
     ck_assert_has(text, "\"nan\": null");
@@ -163,6 +163,33 @@ START_TEST(writer_on_a_stream)
 }
 END_TEST
 
+START_TEST(writer_strings_are_valid_utf8)
+{
+    // a student's output copied into results.json: any bytes in, valid UTF-8 out
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    dl_json j;
+    dl_json_open_stream(&j, f);
+    dl_json_array(&j, NULL);
+    dl_json_str(&j, NULL, "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"); // é € 😀 kept
+    dl_json_str(&j, NULL, "bad \xff \xc3 cut \xe2\x82 \xc0\xaf over \xed\xa0\x80 sur \x7f");
+    dl_json_end_array(&j);
+    ck_assert_st(dl_json_close(&j), DL_OK);
+    rewind(f);
+    char text[512];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    ck_assert_has(text, "\"ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+    // each byte that starts no valid sequence is U+FFFD: a lone 0xff, a cut
+    // 2-byte and 3-byte sequence, an overlong '/', a surrogate; DEL escaped
+    ck_assert_has(text, "\"bad \\ufffd \\ufffd cut \\ufffd\\ufffd \\ufffd\\ufffd over "
+                        "\\ufffd\\ufffd\\ufffd sur \\u007f\"");
+    for (size_t k = 0; k < n; k++)
+        ck_assert_msg((unsigned char)text[k] != 0xff, "a raw 0xff byte at %zu", k);
+}
+END_TEST
+
 START_TEST(reader_values_and_escapes)
 {
     const char *src = "\r\n { \"s\" : \"q\\\"b\\\\s\\/ \\b\\f\\n\\r\\t \\u00e9\\u20AC \\ud83d\\ude00\","
@@ -240,6 +267,7 @@ Suite *json_suite(void)
     tcase_add_test(tc, writer_round_trips_through_reader);
     tcase_add_test(tc, unbalanced_abort_and_unwritable);
     tcase_add_test(tc, writer_on_a_stream);
+    tcase_add_test(tc, writer_strings_are_valid_utf8);
     tcase_add_test(tc, reader_values_and_escapes);
     tcase_add_test(tc, reader_errors_name_line_and_column);
     suite_add_tcase(s, tc);

@@ -19,9 +19,9 @@ START_TEST(header_rows_and_rename)
     ck_assert_st(dl_csv_row(&c, r3), DL_OK);
     ck_assert_st(dl_csv_row(&c, r4), DL_OK);
     ck_assert(!path_exists(p)); // not under its final name until closed
-    ck_assert(path_exists(tpath("metrics.csv.tmp")));
+    ck_assert_int_eq(tmp_entries("metrics.csv.tmp."), 1); // a unique temporary beside it
     ck_assert_st(dl_csv_close(&c), DL_OK);
-    ck_assert(!path_exists(tpath("metrics.csv.tmp")));
+    ck_assert_int_eq(tmp_entries("metrics.csv.tmp."), 0);
     char *text = slurp(p, NULL);
     ck_assert_ptr_nonnull(text);
     ck_assert_str_eq(text, "epoch,train_loss,val_acc\n"
@@ -67,7 +67,7 @@ START_TEST(open_errors)
     dl_csv_out c;
     ck_assert_st(dl_csv_open(&c, tpath("m.csv"), cols, 0), DL_ERR_ARG);
     ck_assert_st(dl_csv_open(&c, tpath("no/dir/m.csv"), cols, 1), DL_ERR_IO);
-    ck_assert_has(dl_last_error(), "no/dir/m.csv.tmp");
+    ck_assert_has(dl_last_error(), "no/dir/m.csv: cannot create");
     ck_assert_ptr_null(c.f);
     ck_assert_int_eq(dir_entries(t_dir), 0);
 }
@@ -82,13 +82,13 @@ START_TEST(whole_table)
     ck_assert_ptr_nonnull(text);
     ck_assert_str_eq(text, "k,v\n0,1.5\n1,nan\n2,-2\n");
     free(text);
-    ck_assert(!path_exists(tpath("t.csv.tmp")));
+    ck_assert_int_eq(tmp_entries("t.csv.tmp."), 0);
     ck_assert_st(dl_csv_write(t_dir, "none.csv", cols, 2, rows, 0), DL_OK); // header only
     text = slurp(tpath("none.csv"), NULL);
     ck_assert_str_eq(text, "k,v\n");
     free(text);
     ck_assert_st(dl_csv_write(tpath("missing-dir"), "t.csv", cols, 2, rows, 3), DL_ERR_IO);
-    ck_assert_has(dl_last_error(), "missing-dir/t.csv.tmp");
+    ck_assert_has(dl_last_error(), "missing-dir/t.csv: cannot create");
 }
 END_TEST
 

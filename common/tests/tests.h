@@ -58,6 +58,8 @@ char *slurp(const char *path, size_t *len);
 int path_exists(const char *path);
 /* Number of entries in a directory other than . and .. (-1 when unreadable). */
 int dir_entries(const char *path);
+/* Number of entries of t_dir whose name starts with prefix. */
+int tmp_entries(const char *prefix);
 
 /* Redirects fd 1 or 2 into a temporary file until capture_stop, which
  * returns what was written (malloc'ed, NUL-terminated). */

@@ -7,6 +7,7 @@
 #include <ftw.h> // nftw
 #include <stdio.h> // fopen, snprintf
 #include <stdlib.h> // mkdtemp, getenv, malloc
+#include <string.h> // strncmp, strlen
 #include <sys/stat.h> // stat
 #include <unistd.h> // dup, dup2, close, unlink
 
@@ -103,6 +104,19 @@ int path_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+int tmp_entries(const char *prefix)
+{
+    DIR *d = opendir(t_dir);
+    if (d == NULL)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
 }
 
 int dir_entries(const char *path)

@@ -251,7 +251,7 @@ int main(int argc, char **argv)
                           &o.a, extra, sizeof extra / sizeof extra[0]);
     if (rc == DL_CLI_HELP)
         return 0;
-    if (rc == DL_CLI_ERROR)
+    if (rc == DL_CLI_ERROR || dl_cli_single_process(argv[0]) == DL_CLI_ERROR)
         return 2;
 
     // ---- data ----

@@ -155,10 +155,9 @@ static dl_status write_named(const char *out, const char *name, const char *head
 {
     char path[1200], tmp[1210];
     snprintf(path, sizeof path, "%s/%s", out, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = dl_tmp_create(path, tmp, sizeof tmp, "w");
     if (f == NULL)
-        return dl_error_set(DL_ERR_IO, "%s: cannot create", tmp);
+        return DL_ERR_IO;
     fprintf(f, "%s\n", header);
     for (int c = 0; c < C; c++) {
         char buf[32];
@@ -237,7 +236,7 @@ int main(int argc, char **argv)
                           &o.a, extra, sizeof extra / sizeof extra[0]);
     if (rc == DL_CLI_HELP)
         return 0;
-    if (rc == DL_CLI_ERROR)
+    if (rc == DL_CLI_ERROR || dl_cli_single_process(argv[0]) == DL_CLI_ERROR)
         return 2;
     double lambdas[MAX_LAMBDAS];
     int nl = parse_lambdas(o.lambdas, lambdas);

@@ -11,6 +11,8 @@
  * - dl_cli_parse returns DL_CLI_RUN to go on, DL_CLI_HELP after printing the
  *   usage to stdout (the driver exits 0), or DL_CLI_ERROR after printing
  *   "prog: error: <what>" and the usage to stderr (the driver exits 2).
+ *   It also refuses (DL_CLI_ERROR) an --out or --json where nothing could be
+ *   written, before the driver writes anything.
  */
 #ifndef DL_CLI_H
 #define DL_CLI_H
@@ -63,6 +65,10 @@ void dl_args_defaults(dl_args *a);
 
 int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, dl_args *a, const dl_opt *extra,
                  size_t n_extra);
+/* For single-process labs: DL_CLI_ERROR (after saying why on stderr) when the
+ * program was started as one of several ranks (by dlrun or mpirun), so two
+ * copies never write the same outputs; DL_CLI_RUN otherwise. */
+int dl_cli_single_process(const char *prog);
 
 #ifdef __cplusplus
 }

@@ -6,13 +6,19 @@
  * - dl_mkdir_p creates a directory and its parents (existing ones are fine);
  *   DL_ERR_IO names the path and the system's reason on failure.
  * - Outputs are written atomically by the writers in metrics.h and json.h:
- *   to "PATH.tmp", renamed to PATH only when complete, so a crash never leaves
- *   a partial file that looks complete.
+ *   to a new file "PATH.tmp.XXXXXX" (dl_tmp_create: a unique name, so two
+ *   processes writing the same PATH never share a temporary), renamed to PATH
+ *   only when complete, so a crash never leaves a partial file that looks
+ *   complete.
+ * - dl_check_writable(flag, path, is_dir) fails with DL_ERR_ARG naming the
+ *   flag when a file or directory could not be created at path: drivers call
+ *   it for --out and --json before they write anything.
  */
 #ifndef DL_FS_H
 #define DL_FS_H
 
 #include <stddef.h> // size_t
+#include <stdio.h> // FILE
 
 #include "dl/status.h" // dl_status
 
@@ -25,6 +31,14 @@ dl_status dl_mkdir_p(const char *path);
 int dl_file_exists(const char *path);
 /* Writes "a/b" into buf (len bytes); DL_ERR_ARG when it does not fit. */
 dl_status dl_path_join(char *buf, size_t len, const char *a, const char *b);
+/* Creates a new file beside path, "path.tmp.XXXXXX" (mode 0644), opened with
+ * fopen mode mode ("w" or "wb"); its name goes to tmp (len bytes). On error
+ * returns NULL with the reason set (dl_last_error). */
+FILE *dl_tmp_create(const char *path, char *tmp, size_t len, const char *mode);
+/* DL_OK when path (a directory when is_dir, else a file) could be written:
+ * it is a writable directory (or a file in one), or the nearest existing
+ * directory above it is writable. Else DL_ERR_ARG: "flag 'path': ...". */
+dl_status dl_check_writable(const char *flag, const char *path, int is_dir);
 /* Reads a whole file into a NUL-terminated malloc'ed buffer. */
 dl_status dl_read_file(const char *path, char **text, size_t *len);
 
