@@ -5,7 +5,8 @@
 #   build/lib/libddplab.a           the shared library (CPU + CUDA when nvcc is found)
 #   build/labs/labNN                a lab's driver built from the student's files
 #   build/solutions/labNN           the same driver built from the reference solution
-#   build/grader/labNN-{labs,solutions}   the autograder linked with either
+#   build/{labs,solutions}/labNN-worker   the grader's worker: the test bodies with either
+#   build/grader/labNN              the grader's judge: no student code (grader/replay.h)
 #   build/tests/unit                Check unit tests of common/
 #   build/run, build/grade, build/report  what `make run` writes
 # SAN=1 builds everything under build/san with ASan+UBSan (and without CUDA);
@@ -74,7 +75,13 @@ GNUPLOT := $(shell command -v gnuplot 2>/dev/null)
 LDLIBS := $(LDLIBS_BASE) $(MPI_LIBS) $(LDLIBS_CUDA) $(SANFLAGS)
 
 # ---- the library ----
+# LIB_PREBUILT=path links an already built library instead (the gradebook builds
+# each submission in a fresh tree against the instructor's library).
+ifneq ($(LIB_PREBUILT),)
+LIB := $(LIB_PREBUILT)
+else
 LIB := $(B)/lib/libddplab.a
+endif
 LIB_C := $(filter-out common/src/cuda_stub.c common/src/nccl_stub.c,$(wildcard common/src/*.c))
 ifeq ($(HAVE_CUDA),1)
 LIB_CU := $(filter-out $(if $(HAVE_NCCL),,common/src/cuda/comm_nccl.cu),$(wildcard common/src/cuda/*.cu))
@@ -97,10 +104,12 @@ $(B)/obj/common/cuda/%.o: common/src/cuda/%.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCC_FLAGS) -Icommon/src -MMD -MP -c $< -o $@
 
+ifeq ($(LIB_PREBUILT),)
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	@rm -f $@
 	ar rcs $@ $^
+endif
 
 # ---- tools: the skeleton generator and the report builder ----
 $(B)/tools/%: tools/%.c $(LIB)
@@ -123,7 +132,16 @@ student_objs = $(patsubst %.c,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_C)) \
                $(if $(HAVE_CUDA),$(patsubst %.cu,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_CU)))
 kit_objs = $(patsubst %.c,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_C))
 
-# Rules that do not depend on the implementation: kit code and the lab's grader suite.
+# Rules that do not depend on the implementation: kit code, the lab's grader
+# suite, its call wrappers (grader/labNN_calls.c, compiled once for the judge
+# and once, -DGR_RECORD, for the worker) and the judge, build/grader/labNN,
+# which holds no student code (see grader/replay.h).
+lab_wrap = $(shell sed -n 's/^GR_DECLARE(\([A-Za-z0-9_]*\)).*/\1/p' grader/lab$(1)_calls.c 2>/dev/null)
+wrap_flags = $(foreach f,$(call lab_wrap,$(1)),-Wl,--wrap=$(f))
+GRADER_JUDGE_OBJ := $(B)/obj/grader/runner.o $(B)/obj/grader/items.o $(B)/obj/grader/sandbox.o \
+                    $(B)/obj/grader/replay.o $(B)/obj/grader/drivers.o
+GRADER_WORKER_OBJ := $(B)/obj/grader/worker.o $(B)/obj/grader/items.o $(B)/obj/grader/replay.o \
+                     $(B)/obj/grader/sandbox.o $(B)/obj/grader/drivers.o
 define LAB_COMMON
 $(B)/obj/kit/$(1)/%.o: labs/$(2)/%.c
 	@mkdir -p $$(@D)
@@ -131,10 +149,20 @@ $(B)/obj/kit/$(1)/%.o: labs/$(2)/%.c
 $(B)/obj/grader/lab$(1).o: grader/lab$(1).c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(B)/obj/grader/lab$(1)_calls-judge.o: grader/lab$(1)_calls.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(B)/obj/grader/lab$(1)_calls-record.o: grader/lab$(1)_calls.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -DGR_RECORD -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(B)/grader/lab$(1): $(GRADER_JUDGE_OBJ) $(B)/obj/grader/lab$(1).o $(B)/obj/grader/lab$(1)_calls-judge.o \
+                     $(call kit_objs,$(1)) $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(SANFLAGS) $$(call wrap_flags,$(1)) $$^ $$(LDLIBS) $$(CHECK_LIBS) -o $$@
 endef
 
-# $(call LAB_IMPL,lab-id,lab-dir,impl-name,impl-source-dir,obj-root): a driver and a grader
-# built from the student files found in impl-source-dir.
+# $(call LAB_IMPL,lab-id,lab-dir,impl-name,impl-source-dir,obj-root): the driver
+# and the grader's worker, built from the student files found in impl-source-dir.
 define LAB_IMPL
 $(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H))
 	@mkdir -p $$(@D)
@@ -145,10 +173,10 @@ $(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H))
 $(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
 	$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@
-$(5)/grader/lab$(1)-$(3): | $(5)/$(3)/lab$(1)
-$(5)/grader/lab$(1)-$(3): $(B)/obj/grader/runner.o $(B)/obj/grader/lab$(1).o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
+$(5)/$(3)/lab$(1)-worker: $(GRADER_WORKER_OBJ) $(B)/obj/grader/lab$(1).o $(B)/obj/grader/lab$(1)_calls-record.o \
+                          $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) $$(CHECK_LIBS) -o $$@
+	$$(CC) $$(SANFLAGS) $$(call wrap_flags,$(1)) $$^ $$(LDLIBS) $$(CHECK_LIBS) -o $$@
 endef
 
 $(foreach l,$(LABS),$(eval $(call LAB_COMMON,$(call lab_id,$(l)),$(l))))
@@ -171,21 +199,22 @@ $(foreach l,$(BENCH_LABS),$(eval $(call LAB_BENCH,$(call lab_id,$(l)),$(l))))
 BENCHES := $(foreach l,$(BENCH_LABS),$(B)/bench/lab$(call lab_id,$(l)))
 
 # A mutant: `make mutant-grader LAB=01 MUT_DIR=dir MUT_B=objroot` builds
-# MUT_B/grader/labNN-mutant from the student files in MUT_DIR.
+# MUT_B/mutant/labNN and MUT_B/mutant/labNN-worker from the student files in
+# MUT_DIR; the judge build/grader/labNN --code MUT_B/mutant grades them.
 ifneq ($(MUT_DIR),)
 $(eval $(call LAB_IMPL,$(LAB),$(call lab_dir,$(LAB)),mutant,$(MUT_DIR),$(MUT_B)))
-mutant-grader: $(MUT_B)/grader/lab$(LAB)-mutant
+mutant-grader: $(MUT_B)/mutant/lab$(LAB)-worker $(MUT_B)/mutant/lab$(LAB) $(B)/grader/lab$(LAB)
 mutant-driver: $(MUT_B)/mutant/lab$(LAB)
 endif
 
-$(B)/obj/grader/runner.o: grader/runner.c grader/grader.h
+$(B)/obj/grader/%.o: grader/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader -MMD -MP -c $< -o $@
 
 DRIVERS := $(foreach l,$(LABS),$(B)/labs/lab$(call lab_id,$(l))) \
            $(foreach l,$(SOL_LABS),$(B)/solutions/lab$(call lab_id,$(l)))
-GRADERS := $(foreach l,$(LABS),$(B)/grader/lab$(call lab_id,$(l))-labs) \
-           $(foreach l,$(SOL_LABS),$(B)/grader/lab$(call lab_id,$(l))-solutions)
+GRADERS := $(foreach l,$(LABS),$(B)/grader/lab$(call lab_id,$(l)) $(B)/labs/lab$(call lab_id,$(l))-worker) \
+           $(foreach l,$(SOL_LABS),$(B)/solutions/lab$(call lab_id,$(l))-worker)
 
 # ---- unit tests of common/ ----
 TEST_C := $(wildcard common/tests/*.c)
@@ -227,6 +256,7 @@ help:
 	@echo "  make test             the kit's own tests (unit, grader, skeletons, mutants, drivers, plots)"
 	@echo "  make grade LAB=01     grade your code in labs/01-*  (IMPL=solutions grades the reference)"
 	@echo "                        TESTS='name ...' reruns chosen items; JSON=file writes Gradescope results"
+	@echo "                        SRC=dir grades the lab's student files found in dir instead"
 	@echo "  make all              build library, drivers, graders and tests"
 	@echo "  make deps             install the Debian/Ubuntu packages the kit needs (apt-get)"
 	@echo "  make bench            benchmarks: ratios measured side by side, JSON + plots in build/bench"
@@ -262,8 +292,16 @@ unit: $(B)/tests/unit
 
 LAB ?= 01
 IMPL ?= labs
-grade: $(B)/grader/lab$(LAB)-$(IMPL)
-	@$(B)/grader/lab$(LAB)-$(IMPL) --impl $(IMPL) $(if $(JSON),--json $(JSON)) $(TESTS)
+ifeq ($(SRC),)
+grade: $(B)/grader/lab$(LAB) $(B)/$(IMPL)/lab$(LAB)-worker $(B)/$(IMPL)/lab$(LAB)
+	@$(B)/grader/lab$(LAB) --impl $(IMPL) $(if $(JSON),--json $(JSON)) $(TESTS)
+else
+# make grade LAB=01 SRC=dir: the lab's student files from dir (one submission, by hand)
+GRADE_SRC_B = $(B)/grade-src/$(subst /,_,$(abspath $(SRC)))
+grade: $(B)/grader/lab$(LAB)
+	@$(MAKE) --no-print-directory -s mutant-grader LAB=$(LAB) MUT_DIR=$(abspath $(SRC)) MUT_B=$(GRADE_SRC_B)
+	@$(B)/grader/lab$(LAB) --code $(GRADE_SRC_B)/mutant --impl $(SRC) $(if $(JSON),--json $(JSON)) $(TESTS)
+endif
 
 run: deps
 	@$(MAKE) --no-print-directory all

@@ -3,18 +3,29 @@
  * Contract
  * - A lab's grader file (grader/labNN.c) defines `const gr_lab *gr_lab_get(void)`:
  *   its title, a table of items, and a suite builder. One item = one Check
- *   TCase, keyed by name; its points, tier, parent, hint and handout section
- *   live in the table, not in the test code.
- * - The runner (runner.c) runs the items in table order, each in a forked
- *   child (Check's fork mode) with rlimits on CPU time, memory, file size and
- *   processes, and a timeout scaled by CK_TIMEOUT_MULTIPLIER. A crash or a
- *   hang is that item's failure, with the signal named.
+ *   TCase, keyed by name; its points, tier, parent, hint, handout section and
+ *   where it runs live in the table, not in the test code.
+ * - Two programs grade (see replay.h): the judge (runner.c, no student code)
+ *   runs every item and computes every verdict; the worker (worker.c, linked
+ *   with the student's code) runs an item's test body for real and records
+ *   the student's calls. A GR_WORKER item is first run by the worker, in the
+ *   sandbox (sandbox.h), then judged on the replayed recording. A GR_JUDGE
+ *   item calls no student function in-process: it runs the lab's driver (the
+ *   student's code) in the sandbox with gr_run_driver (drivers.h) and judges
+ *   the files it wrote.
+ * - The judge runs each item's test in a forked child (Check's fork mode)
+ *   with a timeout scaled by CK_TIMEOUT_MULTIPLIER. An item passes only when
+ *   its test body ran to the end in the judge; a worker that stopped early
+ *   (exit, crash, limit) fails the item, named ("your code exited (status 0)
+ *   inside logreg_scaler_fit (lab01 task 1) before the check finished").
  * - Tiers: cpu always runs; gpu1 needs one CUDA GPU, gpu4 four. A tier that
  *   cannot run is reported SKIPPED with its points shown apart, never counted
  *   as passed. An item whose parent did not pass reports "parent failed".
  * - Test code states what it saw: GR_FAIL("...") / ck_assert_msg. A message
  *   that matches a classic mistake carries "[diagnosis: name]" (see
- *   GR_DIAG), which the runner lists and the mutant tests look for.
+ *   GR_DIAG), which the runner lists and the mutant tests look for. Lines
+ *   meant for the student go through gr_note (printf in the judge, silent in
+ *   the worker, so they are not printed twice).
  */
 #ifndef GRADER_H
 #define GRADER_H
@@ -26,6 +37,9 @@
 #include "dl/status.h" // dl_status_name, dl_last_error
 
 typedef enum gr_tier { GR_CPU = 0, GR_GPU1 = 1, GR_GPU4 = 2 } gr_tier;
+/* Where an item's test body calls the student's code: through the worker
+ * (recorded, replayed), or only through drivers run in the sandbox. */
+typedef enum gr_where { GR_WORKER = 0, GR_JUDGE = 1 } gr_where;
 
 typedef struct gr_item {
     const char *name; /* TCase name: lower_snake_case, unique in the lab */
@@ -36,6 +50,7 @@ typedef struct gr_item {
     const char *hint; /* shown under a failure */
     const char *section; /* handout section, e.g. "README.md §Task 1" */
     double timeout; /* seconds, before CK_TIMEOUT_MULTIPLIER */
+    gr_where where; /* GR_WORKER unless given */
 } gr_item;
 
 typedef struct gr_lab {
@@ -53,9 +68,16 @@ const gr_lab *gr_lab_get(void);
  * table) and adds it to s. Aborts the grader if the name is not in the table. */
 TCase *gr_tcase(Suite *s, const char *name);
 
-/* A directory that lives for the whole grading run (removed at its end):
- * items may leave results there for later items. */
+/* A directory that lives for the whole grading run (removed at its end), where
+ * sandboxed drivers write (gr_run_driver): items may leave results there for
+ * later items. */
 const char *gr_scratch(void);
+
+/* A line for the student's eyes (printf in the judge; nothing in the worker). */
+void gr_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* CK_TIMEOUT_MULTIPLIER, or 1. */
+double gr_timeout_multiplier(void);
 
 /* The item whose test is running (in the child). */
 const gr_item *gr_current(void);

@@ -900,8 +900,8 @@ START_TEST(test_scaling_matters)
                 "want < 0.2) and the raw-feature run not to (final loss %.4g, want > 1; it rose in %d "
                 "epochs, want >= 10)",
                 cfg.lr, cfg.epochs, end_sc, end_raw, ups);
-    printf("raw features: loss %.4g after %d epochs (peak %.4g, up %d times); standardised: %.4g\n", end_raw,
-           cfg.epochs, worst, ups, end_sc);
+    gr_note("raw features: loss %.4g after %d epochs (peak %.4g, up %d times); standardised: %.4g\n", end_raw,
+            cfg.epochs, worst, ups, end_sc);
     logreg_curve_free(&raw);
     logreg_curve_free(&sc);
     bc_free(&bc);
@@ -981,7 +981,7 @@ START_TEST(test_gpu_train)
     if (!((f - fopt) / fopt <= 1e-4))
         GR_FAIL("GPU training ended at objective %.9g, %.3g relative above the optimum %.9g", f, (f - fopt) / fopt,
                 fopt);
-    printf("GPU: %d epochs, CPU: %d epochs, objective %.9g (optimum %.9g)\n", cg.n - 1, cc.n - 1, f, fopt);
+    gr_note("GPU: %d epochs, CPU: %d epochs, objective %.9g (optimum %.9g)\n", cg.n - 1, cc.n - 1, f, fopt);
     free(wopt);
     logreg_model_free(&mg), logreg_model_free(&mc);
     logreg_curve_free(&cg), logreg_curve_free(&cc);

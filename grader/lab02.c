@@ -599,7 +599,7 @@ START_TEST(test_softmax_train)
     }
     ref_report ref;
     reference_report(cm, 10, &ref);
-    printf("Fashion-MNIST test accuracy %.4f, macro-F1 %.4f (lr 0.2, 12 epochs, batch 128)\n", ref.acc, ref.macro[2]);
+    gr_note("Fashion-MNIST test accuracy %.4f, macro-F1 %.4f (lr 0.2, 12 epochs, batch 128)\n", ref.acc, ref.macro[2]);
     if (!(ref.acc >= 0.83))
         GR_FAIL("test accuracy %.4f on Fashion-MNIST after 12 epochs (macro-F1 %.4f); expected at least 0.83", ref.acc,
                 ref.macro[2]);
@@ -876,7 +876,7 @@ START_TEST(test_gpu_train)
         softmax_model_free(&m);
         softmax_engine_free(&e);
     }
-    printf("test accuracy after 3 epochs: CPU %.4f, GPU %.4f\n", acc[0], acc[1]);
+    gr_note("test accuracy after 3 epochs: CPU %.4f, GPU %.4f\n", acc[0], acc[1]);
     if (fabs(acc[0] - acc[1]) > 0.005)
         GR_FAIL("the same training reaches test accuracy %.4f on the CPU but %.4f on the GPU", acc[0], acc[1]);
     dl_data_free(&data);

@@ -12,10 +12,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // fabs, sqrt, cos
 #include <stdio.h> // snprintf
-#include <stdlib.h> // malloc, system
+#include <stdlib.h> // malloc
 #include <string.h> // strrchr
 #include <sys/stat.h> // mkdir
-#include <sys/wait.h> // WEXITSTATUS
 #include <time.h> // nanosleep
 #include <unistd.h> // readlink
 
@@ -25,95 +24,10 @@
 #include "dl/json.h" // dl_json_parse_file
 #include "dl/project.h" // dl_project
 #include "dl/rng.h"
+#include "drivers.h" // gr_run_driver, gr_summary
 #include "grader.h"
+#include "items.h" // gr_code_dir
 #include "kit.h" // ddp_ideal_workload
-
-// ---- running the driver ----
-
-/* The driver built from the same code as this grader: .../grader/lab03-IMPL
- * sits beside .../IMPL/lab03. */
-static void driver_path(char *out, size_t len)
-{
-    char self[1024];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(self, '/');
-    const char *impl = slash ? strstr(slash, "lab03-") : NULL;
-    impl = impl ? impl + 6 : "labs";
-    if (slash)
-        *slash = '\0';
-    char *up = strrchr(self, '/');
-    if (up)
-        *up = '\0';
-    snprintf(out, len, "%s/%s/lab03", self, impl);
-}
-
-static const char *workdir(void)
-{
-    static char dir[600];
-    if (dir[0] == '\0') {
-        snprintf(dir, sizeof dir, "%s/lab03", gr_scratch());
-        mkdir(dir, 0755);
-    }
-    return dir;
-}
-
-/* Runs the driver on P ranks (P = 0: without the launcher) with args; its
- * output goes to DIR/name.log, --out DIR/name. Returns the exit status. */
-static int run_driver(int P, const char *name, const char *args)
-{
-    char drv[1100], cmd[4096];
-    driver_path(drv, sizeof drv);
-    if (P > 0)
-        snprintf(
-            cmd, sizeof cmd,
-            "'%s/common/bin/dlrun' -n %d --timeout 120 '%s' --out '%s/%s' --plot none --quiet %s > '%s/%s.log' 2>&1",
-            dl_home(), P, drv, workdir(), name, args, workdir(), name);
-    else
-        snprintf(cmd, sizeof cmd, "'%s' --out '%s/%s' --plot none --quiet %s > '%s/%s.log' 2>&1", drv, workdir(), name,
-                 args, workdir(), name);
-    int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
-/* Fails with the tail of the run's log (often "not implemented yet: ..."). */
-static void fail_run(const char *name, int rc)
-{
-    char path[800], *text = NULL;
-    snprintf(path, sizeof path, "%s/%s.log", workdir(), name);
-    size_t n = 0;
-    dl_read_file(path, &text, &n);
-    const char *tail = text ? text : "";
-    const char *todo = text ? strstr(text, "not implemented yet") : NULL;
-    if (todo != NULL) {
-        size_t k = strcspn(todo, "\n");
-        GR_FAIL("the driver stopped (exit %d): %.*s", rc, (int)k, todo);
-    }
-    if (n > 600)
-        tail = text + n - 600;
-    GR_FAIL("the driver run '%s' failed with exit status %d; its last output:\n%s", name, rc, tail);
-}
-
-static dl_jv *summary_of(const char *name)
-{
-    char path[800];
-    snprintf(path, sizeof path, "%s/%s/summary.json", workdir(), name);
-    dl_jv *v = NULL;
-    if (dl_json_parse_file(path, &v) != DL_OK)
-        GR_FAIL("the driver wrote no readable summary.json (%s)", dl_last_error());
-    return v;
-}
-
-static float *load_npy(const char *name, size_t *n)
-{
-    char path[800];
-    snprintf(path, sizeof path, "%s/%s", workdir(), name);
-    dl_npy a;
-    if (dl_npy_read(path, &a) != DL_OK)
-        GR_FAIL("cannot read %s: %s", path, dl_last_error());
-    *n = a.shape[0] * a.shape[1];
-    return a.data;
-}
 
 // ---- task 1: the sampler, against the grader's own implementation ----
 
@@ -174,7 +88,7 @@ static void check_sampler_case(size_t n, int P, int drop_last, int shuffle, cons
     for (int r = 0; r < P; r++) {
         ddp_sampler s = {n, r, P, 42, 0, shuffle, drop_last, labels, C};
         ddp_sampler_set_epoch(&s, 3);
-        got[r] = malloc((per[r] + 1) * sizeof *got[r]);
+        got[r] = malloc((n + 1) * sizeof *got[r]); // n + 1: see lab03_calls.c
         ref_indices(&s, want, &per_want);
         if (per[r] == 0 && per_want > 0)
             GR_FAIL("%s: ddp_sampler_num_samples returned 0 (not implemented yet: lab03 task 1?)", what);
@@ -222,7 +136,7 @@ START_TEST(test_sampler_exact)
         check_sampler_case(cases[k].n, cases[k].P, cases[k].drop, cases[k].shuffle, NULL, 0);
     // every row exactly once per epoch when nothing is padded, and a new order each epoch
     size_t n = 1200, P = 4, per = n / P;
-    size_t *a = malloc(per * sizeof *a), *b = malloc(per * sizeof *b);
+    size_t *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
     char *seen = calloc(n, 1);
     for (size_t r = 0; r < P; r++) {
         ddp_sampler s = {n, (int)r, (int)P, 7, 0, 1, 0, NULL, 0};
@@ -255,7 +169,7 @@ START_TEST(test_sampler_stratified)
     size_t counts[4][5] = {{0}};
     for (int k = 0; k < P; k++) {
         ddp_sampler s = {n, k, P, 9, 0, 1, 1, y, C};
-        size_t per = ddp_sampler_num_samples(&s), *idx = malloc(per * sizeof *idx);
+        size_t per = ddp_sampler_num_samples(&s), *idx = malloc((n + 1) * sizeof *idx);
         GR_OK(ddp_sampler_indices(&s, idx));
         for (size_t i = 0; i < per; i++)
             counts[k][y[idx[i]]]++;
@@ -331,10 +245,10 @@ END_TEST
 
 START_TEST(test_scaler_distributed)
 {
-    int rc = run_driver(3, "scaler", "--epochs 1 --max-steps 1 --no-compare --batch-size 256 --hidden 16");
+    int rc = gr_run_driver(3, "scaler", "--epochs 1 --max-steps 1 --no-compare --batch-size 256 --hidden 16");
     if (rc != 0)
-        fail_run("scaler", rc);
-    dl_jv *s = summary_of("scaler");
+        gr_fail_run("scaler", rc);
+    dl_jv *s = gr_summary("scaler");
     const dl_jv *mean = dl_jv_get(s, "scaler.mean"), *sd = dl_jv_get(s, "scaler.std");
     if (mean == NULL || sd == NULL || mean->type != DL_JARR || mean->n != 784)
         GR_FAIL("summary.json has no scaler.mean/std of 784 values");
@@ -393,17 +307,17 @@ static void equivalence(int P)
                          "--base-batch 64 --lr 0.05 --no-compare";
     snprintf(name, sizeof name, "eq%d", P);
     snprintf(args, sizeof args, "%s --batch-size %d --dump-params '%s/p%d.npy' --dump-init '%s/i%d.npy'", common,
-             64 / P, workdir(), P, workdir(), P);
-    int rc = run_driver(P, name, args);
+             64 / P, gr_scratch(), P, gr_scratch(), P);
+    int rc = gr_run_driver(P, name, args);
     if (rc != 0)
-        fail_run(name, rc);
+        gr_fail_run(name, rc);
     snprintf(one, sizeof one, "one%d", P);
     snprintf(args, sizeof args, "%s --batch-size 64 --dump-params '%s/p1_%d.npy' --dump-init '%s/i1_%d.npy'", common,
-             workdir(), P, workdir(), P);
-    rc = run_driver(0, one, args);
+             gr_scratch(), P, gr_scratch(), P);
+    rc = gr_run_driver(0, one, args);
     if (rc != 0)
-        fail_run(one, rc);
-    dl_jv *s = summary_of(name);
+        gr_fail_run(one, rc);
+    dl_jv *s = gr_summary(name);
     double init_diff = dl_jv_num(dl_jv_get(s, "param_diff_after_broadcast"), NAN);
     double final_diff = dl_jv_num(dl_jv_get(s, "param_diff_across_ranks"), NAN);
     long steps = (long)dl_jv_num(dl_jv_get(s, "steps"), -1);
@@ -422,11 +336,11 @@ static void equivalence(int P)
     size_t np = 0, n1 = 0, ni = 0;
     char f[64];
     snprintf(f, sizeof f, "p%d.npy", P);
-    float *pp = load_npy(f, &np);
+    float *pp = gr_load_npy(f, &np);
     snprintf(f, sizeof f, "p1_%d.npy", P);
-    float *p1 = load_npy(f, &n1);
+    float *p1 = gr_load_npy(f, &n1);
     snprintf(f, sizeof f, "i%d.npy", P);
-    float *init = load_npy(f, &ni);
+    float *init = gr_load_npy(f, &ni);
     if (np != n1 || np != ni)
         GR_FAIL("parameter files of %zu, %zu and %zu values", np, n1, ni);
     double *ref = malloc(np * sizeof *ref);
@@ -462,14 +376,14 @@ END_TEST
 
 static dl_jv *default_run(void)
 {
-    char path[800];
-    snprintf(path, sizeof path, "%s/default/summary.json", workdir());
+    char path[1300];
+    snprintf(path, sizeof path, "%s/summary.json", gr_path("default"));
     dl_jv *v = NULL;
     if (access(path, R_OK) != 0 || dl_json_parse_file(path, &v) != DL_OK) {
-        int rc = run_driver(4, "default", "--no-compare");
+        int rc = gr_run_driver(4, "default", "--no-compare");
         if (rc != 0)
-            fail_run("default", rc);
-        v = summary_of("default");
+            gr_fail_run("default", rc);
+        v = gr_summary("default");
     }
     return v;
 }
@@ -479,7 +393,7 @@ START_TEST(test_accuracy)
     dl_jv *s = default_run();
     double acc = dl_jv_num(dl_jv_get(s, "test_accuracy"), -1);
     int epochs = (int)dl_jv_num(dl_jv_get(s, "epochs_run"), 0);
-    printf("4 ranks, %d epochs: test accuracy %.4f\n", epochs, acc);
+    gr_note("4 ranks, %d epochs: test accuracy %.4f\n", epochs, acc);
     if (!(acc >= 0.85))
         GR_FAIL("4 ranks reached test accuracy %.4f after %d epochs; expected at least 0.85", acc, epochs);
     dl_jv_free(s);
@@ -520,8 +434,8 @@ START_TEST(test_speedup_projected)
     dl_projection ref;
     ddp_ideal_workload(sizes, 3, 60000, prof.gpus, 4096, &w);
     GR_OK(dl_project(&prof, &w, prof.gpus, &ref));
-    printf("projected on %s: yours %.2fx, the reference %.2fx (needs >= %.2fx)\n", prof.name, got, ref.speedup,
-           0.9 * ref.speedup);
+    gr_note("projected on %s: yours %.2fx, the reference %.2fx (needs >= %.2fx)\n", prof.name, got, ref.speedup,
+            0.9 * ref.speedup);
     if (!(got >= 0.9 * ref.speedup)) {
         double calls = dl_jv_num(dl_jv_get(s, "counters_last_epoch.allreduce_calls"), 0);
         double steps = dl_jv_num(dl_jv_get(s, "counters_last_epoch.steps"), 1);
@@ -575,13 +489,15 @@ END_TEST
 
 START_TEST(test_gpu_one_rank)
 {
-    int rc = run_driver(1, "gpu1", "--device cuda --data fashion_mnist:train=8192,test=1000 --epochs 2 --no-compare");
+    int rc =
+        gr_run_driver(1, "gpu1", "--device cuda --data fashion_mnist:train=8192,test=1000 --epochs 2 --no-compare");
     if (rc != 0)
-        fail_run("gpu1", rc);
-    int rc2 = run_driver(1, "cpu1", "--device cpu --data fashion_mnist:train=8192,test=1000 --epochs 2 --no-compare");
+        gr_fail_run("gpu1", rc);
+    int rc2 =
+        gr_run_driver(1, "cpu1", "--device cpu --data fashion_mnist:train=8192,test=1000 --epochs 2 --no-compare");
     if (rc2 != 0)
-        fail_run("cpu1", rc2);
-    dl_jv *g = summary_of("gpu1"), *c = summary_of("cpu1");
+        gr_fail_run("cpu1", rc2);
+    dl_jv *g = gr_summary("gpu1"), *c = gr_summary("cpu1");
     double lg = dl_jv_num(dl_jv_get(g, "final_loss"), NAN), lc = dl_jv_num(dl_jv_get(c, "final_loss"), NAN);
     if (!(fabs(lg - lc) <= 1e-3 * fabs(lc)))
         GR_FAIL("the same run reaches loss %.6f on the GPU and %.6f on the CPU", lg, lc);
@@ -592,26 +508,15 @@ END_TEST
 /* Epoch time (seconds) of `driver` on P ranks on the GPUs, the median of 3 epochs after the first. */
 static double gpu_epoch(const char *driver, int P, const char *name)
 {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd,
-             "'%s/common/bin/dlrun' -n %d --timeout 120 '%s' --device cuda --epochs 4 --no-compare "
-             "--plot none --quiet --out '%s/%s' > '%s/%s.log' 2>&1",
-             dl_home(), P, driver, workdir(), name, workdir(), name);
-    int rc = system(cmd);
-    if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0)
-        fail_run(name, WIFEXITED(rc) ? WEXITSTATUS(rc) : 128);
-    char path[800];
-    snprintf(path, sizeof path, "%s/%s/metrics.csv", workdir(), name);
-    char *text = NULL;
-    GR_OK(dl_read_file(path, &text, NULL));
+    char args[1400];
+    snprintf(args, sizeof args, "--device cuda --epochs 4 --no-compare --plot none --quiet --out '%s'", gr_path(name));
+    int rc = gr_run_program(driver, P, name, args);
+    if (rc != 0)
+        gr_fail_run(name, rc);
+    char path[1300];
+    snprintf(path, sizeof path, "%s/metrics.csv", gr_path(name));
     double t[8];
-    int k = 0;
-    for (char *line = strchr(text, '\n'); line != NULL && line[1] != '\0' && k < 8; line = strchr(line + 1, '\n')) {
-        double v[7];
-        if (sscanf(line + 1, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7)
-            t[k++] = v[6]; // epoch_s
-    }
-    free(text);
+    int k = (int)gr_csv_column(path, "epoch_s", t, 8);
     if (k < 2)
         GR_FAIL("%s: metrics.csv has %d epochs", name, k);
     // drop the first (warm-up) epoch, take the median of the rest
@@ -627,8 +532,8 @@ static double gpu_epoch(const char *driver, int P, const char *name)
 
 START_TEST(test_gpu4_measured)
 {
-    char mine[1100], ref[1200];
-    driver_path(mine, sizeof mine);
+    char mine[1200], ref[1200];
+    snprintf(mine, sizeof mine, "%s/lab03", gr_code_dir);
     double yours = gpu_epoch(mine, 1, "m1") / gpu_epoch(mine, 4, "m4");
     // the reference, measured in the same grading run when it is there (not in a student release)
     snprintf(ref, sizeof ref, "%s/build/solutions/lab03", dl_home());
@@ -636,13 +541,13 @@ START_TEST(test_gpu4_measured)
     if (access(ref, X_OK) == 0) {
         double theirs = gpu_epoch(ref, 1, "r1") / gpu_epoch(ref, 4, "r4");
         want = 0.8 * theirs;
-        printf("measured on 4 GPUs: yours %.2fx, the reference %.2fx (needs >= %.2fx)\n", yours, theirs, want);
+        gr_note("measured on 4 GPUs: yours %.2fx, the reference %.2fx (needs >= %.2fx)\n", yours, theirs, want);
     } else {
-        dl_jv *b = summary_of("m4");
+        dl_jv *b = gr_summary("m4");
         want = 0.8 * dl_jv_num(dl_jv_get(b, "projection.speedup"), 0);
         dl_jv_free(b);
-        printf("measured on 4 GPUs: %.2fx; no reference build here, so against 0.8 x the projection: %.2fx\n", yours,
-               want);
+        gr_note("measured on 4 GPUs: %.2fx; no reference build here, so against 0.8 x the projection: %.2fx\n", yours,
+                want);
     }
     if (!(yours >= want))
         GR_FAIL("measured 4-GPU speedup %.2fx (epoch time on 1 GPU / on 4), below %.2fx", yours, want);
@@ -664,24 +569,25 @@ static const gr_item items[] = {
      H "task-5-the-learning-rate-10-points", 30},
     {"scaler_distributed", "distributed scaler equals the single-process one (3 ranks)", 10, GR_CPU, NULL,
      "allgather (count, mean, M2) per rank and merge with Chan's formula in rank order",
-     H "task-2-the-distributed-scaler-10-points", 120},
+     H "task-2-the-distributed-scaler-10-points", 120, GR_JUDGE},
     {"equivalence", "P ranks at batch B equal 1 rank at batch P*B after 20 steps (P = 2, 4)", 20, GR_CPU,
      "sampler_exact", "broadcast rank 0's parameters once; average the gradients with one allreduce before each step",
-     H "tasks-3-and-4-one-model-on-p-ranks-20-points", 180},
+     H "tasks-3-and-4-one-model-on-p-ranks-20-points", 180, GR_JUDGE},
     {"accuracy", "4 ranks reach test accuracy >= 0.85 on Fashion-MNIST", 10, GR_CPU, "equivalence",
-     "with the defaults (25 epochs, 4096 rows per rank, scaled lr with warmup)", H "what-the-run-shows", 300},
+     "with the defaults (25 epochs, 4096 rows per rank, scaled lr with warmup)", H "what-the-run-shows", 300, GR_JUDGE},
     {"accounting", "each rank processes N/P rows per epoch", 5, GR_CPU, "equivalence",
-     "every rank gets its own N/P rows; nobody gets all of them, nobody the remainder", H "what-the-run-shows", 300},
+     "every rank gets its own N/P rows; nobody gets all of them, nobody the remainder", H "what-the-run-shows", 300,
+     GR_JUDGE},
     {"speedup_projected", "projected 4-GPU speedup >= 0.9 x the reference's (4xA10 PCIe)", 10, GR_CPU, "equivalence",
      "one allreduce of all gradients per step; equal shards; no extra communication per step",
-     H "speedup-measured-and-projected", 300},
+     H "speedup-measured-and-projected", 300, GR_JUDGE},
     {"timing", "barrier-bracketed epoch time, per-rank compute, imbalance", 5, GR_CPU, NULL,
      "barrier, t0; ...; barrier, epoch = max over ranks; allgather compute; imbalance = max / mean",
      H "task-6-timing-5-points", 300},
     {"gpu_one_rank", "one rank on the GPU trains like the CPU", 5, GR_GPU1, NULL,
-     "the training loop is device-neutral: only the engine's buffers move", H "running-on-gpus", 300},
+     "the training loop is device-neutral: only the engine's buffers move", H "running-on-gpus", 300, GR_JUDGE},
     {"gpu4_measured", "measured speedup on 4 GPUs >= 0.8 x the reference's, same run", 10, GR_GPU4, NULL,
-     "one GPU per rank (dlrun -n 4 --device cuda)", H "running-on-gpus", 600},
+     "one GPU per rank (dlrun -n 4 --device cuda)", H "running-on-gpus", 600, GR_JUDGE},
 };
 
 static Suite *lab03_suite(void)

@@ -1,15 +1,16 @@
-/* runner.c — the grader's main: runs a lab's items, prints the xv6-style
- * table, writes Gradescope's results.json. See grader.h for the contract. */
+/* runner.c — the judge: runs a lab's items, prints the xv6-style table,
+ * writes Gradescope's results.json. It holds no student code: the student's
+ * code runs in the worker and the drivers, both in the sandbox. See grader.h,
+ * replay.h and sandbox.h for the contracts. */
 #define _GNU_SOURCE
 #include <errno.h> // errno
+#include <limits.h> // PATH_MAX
 #include <fcntl.h> // open
-#include <ftw.h> // nftw
 #include <stdarg.h> // va_list
 #include <stdio.h> // printf, popen
 #include <stdlib.h> // getenv, exit
 #include <string.h> // strcmp, strstr
-#include <sys/resource.h> // setrlimit
-#include <sys/stat.h> // mkdir
+#include <sys/stat.h> // stat
 #include <sys/wait.h> // waitpid
 #include <time.h> // time, strftime
 #include <unistd.h> // fork, dup2, isatty
@@ -19,51 +20,22 @@
 #include "dl/fs.h" // dl_home, dl_read_file
 #include "dl/json.h" // dl_json writer
 #include "grader.h"
+#include "items.h" // gr_the_lab, gr_find_item, hooks
+#include "replay.h" // gr_replay_start
+#include "sandbox.h" // gr_spawn
 
-// ---- state shared with the forked test child ----
+// ---- the item being judged (read by the test child's hooks) ----
 
-static const gr_lab *lab;
-static int current = -1;
-static char log_path[512];
-static char scratch[512];
+static char judge_log[1100];
+static char record_path[1100];
+static gr_fate worker_fate;
+static int replaying;
 
-const char *gr_scratch(void)
-{
-    return scratch;
-}
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-const gr_item *gr_current(void)
-{
-    return current >= 0 ? &lab->items[current] : NULL;
-}
-
-static int find_item(const char *name)
-{
-    for (int i = 0; i < lab->n_items; i++) {
-        if (strcmp(lab->items[i].name, name) == 0)
-            return i;
-    }
-    return -1;
-}
-
-static int no_fork(void)
-{
-    const char *f = getenv("CK_FORK");
-    return f != NULL && strcmp(f, "no") == 0;
-}
-
-/* Checked fixture: runs in the child before the test. */
 static void child_setup(void)
 {
-    if (no_fork())
+    if (getenv("CK_FORK") != NULL && strcmp(getenv("CK_FORK"), "no") == 0)
         return;
-    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = open(judge_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd >= 0) {
         fflush(stdout);
         fflush(stderr);
@@ -71,37 +43,14 @@ static void child_setup(void)
         dup2(fd, 2);
         close(fd);
     }
-    const gr_item *it = gr_current();
-    double mult = getenv("CK_TIMEOUT_MULTIPLIER") ? atof(getenv("CK_TIMEOUT_MULTIPLIER")) : 1.0;
-    if (!(mult > 0))
-        mult = 1.0;
-    rlim_t cpu = (rlim_t)(2.0 * it->timeout * mult) + 10; // CPU seconds: loops that spin
-    struct rlimit r = {cpu, cpu + 5};
-    setrlimit(RLIMIT_CPU, &r);
-    r.rlim_cur = r.rlim_max = (rlim_t)512 << 20; // files written: 512 MiB
-    setrlimit(RLIMIT_FSIZE, &r);
-    r.rlim_cur = r.rlim_max = 4096; // processes: no fork bombs
-    setrlimit(RLIMIT_NPROC, &r);
-#if !defined(__SANITIZE_ADDRESS__)
-    if (it->tier == GR_CPU) { // CUDA reserves a large address space: cpu tier only
-        r.rlim_cur = r.rlim_max = (rlim_t)8 << 30;
-        setrlimit(RLIMIT_AS, &r);
-    }
-#endif
+    if (replaying)
+        gr_replay_start(record_path, &worker_fate, gr_current()->name);
 }
 
-TCase *gr_tcase(Suite *s, const char *name)
+static void child_teardown(void)
 {
-    int i = find_item(name);
-    if (i < 0) {
-        fprintf(stderr, "grader bug: TCase '%s' is not in lab %s's item table\n", name, lab->id);
-        exit(3);
-    }
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, lab->items[i].timeout);
-    tcase_add_checked_fixture(tc, child_setup, NULL);
-    suite_add_tcase(s, tc);
-    return tc;
+    if (replaying)
+        gr_replay_finish();
 }
 
 // ---- results ----
@@ -112,28 +61,36 @@ typedef struct result {
     r_kind kind;
     int score;
     char msg[2048]; /* what the test said */
-    char output[2048]; /* the tail of what the test printed */
+    char output[3072]; /* the tail of what the judge's test and the student's code printed */
     char diag[128]; /* "[diagnosis: x]" name, if any */
 } result;
 
-static void tail_of(const char *path, char *out, size_t len)
+/* The last lines of a file (at most len - 1 bytes, cut on a UTF-8 character boundary). */
+static void tail_of(const char *path, char *out, size_t len, int lines_max)
 {
     char *text = NULL;
     size_t n = 0;
     out[0] = '\0';
-    if (dl_read_file(path, &text, &n) != DL_OK)
+    if (dl_read_file(path, &text, &n) != DL_OK || n == 0) {
+        free(text);
         return;
-    const char *start = text;
+    }
+    size_t start = 0;
     int lines = 0;
     for (size_t k = n; k > 0; k--) {
-        if (text[k - 1] == '\n' && k != n && ++lines >= 10) {
-            start = text + k;
+        if (text[k - 1] == '\n' && k != n && ++lines >= lines_max) {
+            start = k;
             break;
         }
     }
-    if (n - (size_t)(start - text) >= len)
-        start = text + n - (len - 1);
-    snprintf(out, len, "%s", start);
+    if (n - start >= len)
+        start = n - (len - 1);
+    while (start < n && ((unsigned char)text[start] & 0xC0) == 0x80)
+        start++; // not in the middle of a character
+    size_t m = n - start;
+    for (size_t k = 0; k < m; k++) // NUL bytes would cut the string short
+        out[k] = text[start + k] ? text[start + k] : ' ';
+    out[m] = '\0';
     free(text);
 }
 
@@ -148,13 +105,52 @@ static void find_diag(const char *msg, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)k, p);
 }
 
+static const char *worker_path;
+
+/* Runs item i's test body in the worker (sandboxed), recording the student's calls. */
+static void run_worker(const gr_item *it, const char *dir)
+{
+    char wlog[1100], work[800];
+    snprintf(record_path, sizeof record_path, "%s/record", dir);
+    snprintf(wlog, sizeof wlog, "%s/worker.log", dir);
+    snprintf(work, sizeof work, "items/%s/work", it->name);
+    gr_sandbox_mkdir(work, 1, work, sizeof work);
+    int rec = open(record_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int out = open(wlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    gr_job job = gr_job_defaults(it->timeout * gr_timeout_multiplier(), it->tier != GR_CPU);
+    job.workdir = work;
+    job.out_fd = out;
+    job.rec_fd = rec;
+    char *argv[] = {(char *)worker_path, "--item", (char *)it->name, NULL};
+    job.argv = argv;
+    if (rec < 0 || out < 0 || gr_spawn(&job, &worker_fate) != 0) {
+        memset(&worker_fate, 0, sizeof worker_fate);
+        worker_fate.how = GR_END_NOSTART;
+        snprintf(worker_fate.text, sizeof worker_fate.text, "could not be started (%s)", strerror(errno));
+    }
+    if (rec >= 0)
+        close(rec);
+    if (out >= 0)
+        close(out);
+}
+
 static void run_item(int i, result *res)
 {
-    current = i;
-    Suite *s = lab->suite();
-    SRunner *sr = srunner_create(s);
+    const gr_item *it = &gr_the_lab->items[i];
+    char dir[700], name[300];
+    snprintf(name, sizeof name, "items/%s", it->name);
+    gr_sandbox_mkdir(name, 0, dir, sizeof dir);
+    snprintf(judge_log, sizeof judge_log, "%s/judge.log", dir);
+    gr_current_item = i;
+    replaying = it->where == GR_WORKER;
+    if (replaying)
+        run_worker(it, dir);
+    SRunner *sr = srunner_create(gr_the_lab->suite());
     srunner_set_log(sr, NULL);
-    srunner_run(sr, NULL, lab->items[i].name, CK_SILENT);
+    srunner_set_fork_status(sr, CK_FORK); // the judge's own test runs in a child; CK_FORK=no does not apply here
+    if (getenv("CK_FORK") != NULL && strcmp(getenv("CK_FORK"), "no") == 0)
+        srunner_set_fork_status(sr, CK_NOFORK); // debugging the grader in gdb
+    srunner_run(sr, NULL, it->name, CK_SILENT);
     int n = srunner_ntests_run(sr);
     TestResult **trs = srunner_results(sr);
     int passed = n > 0;
@@ -166,13 +162,13 @@ static void run_item(int i, result *res)
         if (res->msg[0] == '\0') {
             const char *m = tr_msg(trs[k]);
             if (tr_rtype(trs[k]) == CK_ERROR && m != NULL && strstr(m, "signal") != NULL)
-                snprintf(res->msg, sizeof res->msg, "crashed: %s (at %s:%d)", m,
+                snprintf(res->msg, sizeof res->msg, "the check crashed: %s (at %s:%d)", m,
                          tr_lfile(trs[k]) ? tr_lfile(trs[k]) : "?", tr_lno(trs[k]));
             else if (m != NULL && strstr(m, "timeout") != NULL)
                 snprintf(res->msg, sizeof res->msg,
-                         "timed out after %.0f s (x CK_TIMEOUT_MULTIPLIER): an endless loop, or far "
-                         "too slow",
-                         lab->items[i].timeout);
+                         GR_DIAG("wall-time-limit") "timed out after %.0f s (x CK_TIMEOUT_MULTIPLIER): an endless "
+                                                    "loop, or far too slow",
+                         it->timeout);
             else
                 snprintf(res->msg, sizeof res->msg, "%s", m ? m : "failed");
         }
@@ -181,10 +177,19 @@ static void run_item(int i, result *res)
         snprintf(res->msg, sizeof res->msg, "grader bug: item has no tests");
     free(trs);
     srunner_free(sr);
-    current = -1;
-    tail_of(log_path, res->output, sizeof res->output);
+    gr_current_item = -1;
+    char notes[1536], printed[1536];
+    tail_of(judge_log, notes, sizeof notes, 10);
+    printed[0] = '\0';
+    if (replaying) {
+        char wlog[1100];
+        snprintf(wlog, sizeof wlog, "%s/worker.log", dir);
+        tail_of(wlog, printed, sizeof printed, 12);
+    }
+    snprintf(res->output, sizeof res->output, "%s%s%s", notes,
+             printed[0] ? (notes[0] ? "your code printed:\n" : "your code printed:\n") : "", printed);
     res->kind = passed ? R_PASS : R_FAIL;
-    res->score = passed ? lab->items[i].points : 0;
+    res->score = passed ? it->points : 0;
     find_diag(res->msg, res->diag, sizeof res->diag);
 }
 
@@ -210,7 +215,7 @@ static int gpus_here(char *name, size_t len)
                 dl_device_close(&dev);
             }
         }
-        dprintf(fds[1], "%d\n%s\n%s\n%s\n", n, buf, dl_cuda_runtime_version(), dl_cuda_driver_version());
+        dprintf(fds[1], "%d\n%s\n", n, buf);
         _exit(0);
     }
     close(fds[1]);
@@ -274,15 +279,16 @@ static void print_indented(const char *label, const char *text)
 static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
-            "usage: %s [--json FILE] [--impl NAME] [--list] [--verbose] [ITEM ...]\n"
-            "Grades lab %s (%s). With ITEMs, runs only those (and reports their parents).\n"
+            "usage: %s [--impl NAME] [--code DIR] [--json FILE] [--list] [--verbose] [ITEM ...]\n"
+            "Grades lab %s (%s). With ITEMs, runs only those (and their parents).\n"
+            "  --impl NAME   the code under test: build/NAME/lab%s and its worker (default: labs)\n"
+            "  --code DIR    the directory holding lab%s and lab%s-worker, if not build/NAME\n"
             "  --json FILE   write Gradescope results.json to FILE\n"
-            "  --impl NAME   label for the code under test (labs, solutions, ...)\n"
             "  --list        list the items with points and tiers, run nothing\n"
             "  --verbose     show what passing tests printed too\n"
-            "Environment: CK_TIMEOUT_MULTIPLIER (slow machines), CK_FORK=no (debug in gdb),\n"
-            "GR_TIERS=cpu,gpu1 (run only these tiers).\n",
-            prog, lab->id, lab->title);
+            "Environment: CK_TIMEOUT_MULTIPLIER (slow machines), GR_TIERS=cpu,gpu1 (only these tiers),\n"
+            "GR_SANDBOX=ns|uid|pgroup and GR_SANDBOX_UID (see the README's instructor section).\n",
+            prog, gr_the_lab->id, gr_the_lab->title, gr_the_lab->id, gr_the_lab->id, gr_the_lab->id);
 }
 
 static const char *tier_name(gr_tier t)
@@ -298,14 +304,13 @@ static int tier_allowed(gr_tier t)
     return strstr(env, tier_name(t)) != NULL;
 }
 
-static void write_json(const char *path, const result *res, const int *selected, const char *impl, int gpus,
-                       const char *gpu_name, int score, int max_score, int skipped)
+static dl_status write_json(const char *path, const result *res, const int *selected, const char *impl, int gpus,
+                            const char *gpu_name, int score, int max_score, int skipped)
 {
+    const gr_lab *lab = gr_the_lab;
     dl_json j;
-    if (dl_json_open(&j, path) != DL_OK) {
-        fprintf(stderr, "grader: %s\n", dl_last_error());
-        return;
-    }
+    if (dl_json_open(&j, path) != DL_OK)
+        return DL_ERR_IO;
     char rev[64], when[64];
     git_revision(rev, sizeof rev);
     time_t now = time(NULL);
@@ -358,21 +363,41 @@ static void write_json(const char *path, const result *res, const int *selected,
     dl_json_str(&j, "cuda_driver", dl_cuda_driver_version());
     dl_json_str(&j, "nccl", dl_nccl_version());
     dl_json_str(&j, "blas", dl_blas_name());
+    dl_json_str(&j, "sandbox", gr_sandbox_describe());
     dl_json_str(&j, "git_revision", rev);
     dl_json_str(&j, "graded_at", when);
     dl_json_end_object(&j);
     dl_json_end_object(&j);
-    if (dl_json_close(&j) != DL_OK)
-        fprintf(stderr, "grader: %s\n", dl_last_error());
+    return dl_json_close(&j);
+}
+
+/* Fails early (exit 2) when the results file could not be written at the end. */
+static void check_writable(const char *path)
+{
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
+        fprintf(stderr, "grader: error: --json '%s': the directory '%s' does not exist or is not writable\n", path,
+                dir);
+        exit(2);
+    }
 }
 
 int main(int argc, char **argv)
 {
-    lab = gr_lab_get();
-    const char *json = NULL, *impl = "labs";
-    const char *dash = strrchr(argv[0], '-'); // build/grader/labNN-IMPL names the code it was built from
-    if (dash != NULL && dash[1] != '\0')
-        impl = dash + 1;
+    gr_the_lab = gr_lab_get();
+    const gr_lab *lab = gr_the_lab;
+    gr_setup_hook = child_setup;
+    gr_teardown_hook = child_teardown;
+    const char *json = NULL, *impl = "labs", *code = NULL;
     int list = 0, verbose = 0;
     int *selected = calloc((size_t)lab->n_items, sizeof *selected);
     result *res = calloc((size_t)lab->n_items, sizeof *res);
@@ -382,6 +407,8 @@ int main(int argc, char **argv)
             json = argv[++a];
         } else if (strcmp(argv[a], "--impl") == 0 && a + 1 < argc) {
             impl = argv[++a];
+        } else if (strcmp(argv[a], "--code") == 0 && a + 1 < argc) {
+            code = argv[++a];
         } else if (strcmp(argv[a], "--list") == 0) {
             list = 1;
         } else if (strcmp(argv[a], "--verbose") == 0) {
@@ -390,11 +417,11 @@ int main(int argc, char **argv)
             usage(stdout, argv[0]);
             return 0;
         } else if (argv[a][0] == '-') {
-            fprintf(stderr, "%s: error: unknown option '%s'\n", argv[0], argv[a]);
+            fprintf(stderr, "%s: error: unknown option '%s' (or it lacks its value)\n", argv[0], argv[a]);
             usage(stderr, argv[0]);
             return 2;
         } else {
-            int i = find_item(argv[a]);
+            int i = gr_find_item(argv[a]);
             if (i < 0) {
                 fprintf(stderr, "%s: error: no item named '%s' in lab %s (see --list)\n", argv[0], argv[a], lab->id);
                 return 2;
@@ -409,7 +436,7 @@ int main(int argc, char **argv)
             if (!any_named)
                 selected[i] = 1;
             else if (selected[i] && lab->items[i].parent != NULL)
-                selected[find_item(lab->items[i].parent)] = 1;
+                selected[gr_find_item(lab->items[i].parent)] = 1;
         }
     }
     if (list) {
@@ -422,20 +449,39 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (json != NULL)
+        check_writable(json);
+    // the code under test: build/IMPL/labNN and build/IMPL/labNN-worker, beside build/grader/
+    if (code != NULL) {
+        snprintf(gr_code_dir, sizeof gr_code_dir, "%s", code);
+    } else {
+        char self[900];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        self[n > 0 ? n : 0] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash != NULL)
+            *slash = '\0';
+        snprintf(gr_code_dir, sizeof gr_code_dir, "%s/../%.100s", self, impl);
+    }
+    char resolved[PATH_MAX]; // the jobs start in their own directories: absolute paths only
+    if (realpath(gr_code_dir, resolved) != NULL)
+        snprintf(gr_code_dir, sizeof gr_code_dir, "%.1000s", resolved);
+    char worker[1200];
+    snprintf(worker, sizeof worker, "%s/lab%s-worker", gr_code_dir, lab->id);
+    if (access(worker, X_OK) != 0) {
+        fprintf(stderr, "grader: error: no worker at %s (build it: make %s)\n", worker, code ? worker : "all");
+        return 2;
+    }
     color = isatty(1) && getenv("NO_COLOR") == NULL;
     char gpu_name[300];
     int gpus = gpus_here(gpu_name, sizeof gpu_name);
-    char tmpdir[] = "/tmp/ddplab-grade-XXXXXX";
-    if (mkdtemp(tmpdir) == NULL) {
-        fprintf(stderr, "grader: cannot create a temporary directory: %s\n", strerror(errno));
-        return 1;
-    }
-    snprintf(log_path, sizeof log_path, "%s/output.log", tmpdir);
-    snprintf(scratch, sizeof scratch, "%s/scratch", tmpdir);
-    mkdir(scratch, 0755);
+    gr_sandbox_init();
+    worker_path = gr_stage(worker);
+    gr_sandbox_mkdir("work", 1, gr_scratch_dir, sizeof gr_scratch_dir);
     printf("== ddplab lab %s: %s ==\n", lab->id, lab->title);
     printf("   code: %s   device: %s\n", impl,
            gpus > 0 ? gpu_name : (dl_built_with_cuda() ? "cpu (no CUDA GPU answers)" : "cpu (built without CUDA)"));
+    printf("   sandbox: %s\n", gr_sandbox_describe());
     int score = 0, max_score = 0, skipped = 0;
     int skipped_tiers[3] = {0, 0, 0};
     for (int i = 0; i < lab->n_items; i++) {
@@ -444,7 +490,7 @@ int main(int argc, char **argv)
         const gr_item *it = &lab->items[i];
         result *r = &res[i];
         int need = it->tier == GR_GPU1 ? 1 : it->tier == GR_GPU4 ? 4 : 0;
-        int parent = it->parent ? find_item(it->parent) : -1;
+        int parent = it->parent ? gr_find_item(it->parent) : -1;
         if (gpus < need || !tier_allowed(it->tier)) {
             r->kind = R_SKIP;
             snprintf(r->msg, sizeof r->msg, "%s",
@@ -487,7 +533,7 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
-    nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    gr_sandbox_cleanup();
     printf("Score: %d/%d", score, max_score);
     if (skipped > 0) {
         printf("   (skipped: %d points in the", skipped);
@@ -498,9 +544,12 @@ int main(int argc, char **argv)
         printf(" tier%s; not counted)", skipped_tiers[0] + skipped_tiers[1] + skipped_tiers[2] > 1 ? "s" : "");
     }
     printf("\n");
-    if (json != NULL)
-        write_json(json, res, selected, impl, gpus, gpu_name, score, max_score, skipped);
+    int rc = score == max_score ? 0 : 1;
+    if (json != NULL && write_json(json, res, selected, impl, gpus, gpu_name, score, max_score, skipped) != DL_OK) {
+        fprintf(stderr, "grader: %s\n", dl_last_error());
+        rc = 3;
+    }
     free(selected);
     free(res);
-    return score == max_score ? 0 : 1;
+    return rc;
 }

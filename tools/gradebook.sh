@@ -4,10 +4,22 @@
 # SUBMISSIONS/<student>/ holds that student's copies of the lab's student
 # files (for lab 01: scaler.c logreg_math.h logreg.c logreg_cuda.cu); a file
 # they did not hand in is taken from the untouched skeleton, so it scores 0.
-# Each is built into its own grader (build/gradebook/labNN/<student>/) and
-# graded in a forked, rlimited child per item. Writes
-#   build/gradebook/labNN.csv          student,score,max_score,skipped,<item...>,status
+# Only those names are taken, only as regular files (not links).
+#
+# Each submission is graded on its own:
+#   1. its files go into a fresh copy of the student release (no solutions/,
+#      no mutants; tools/release-tree.sh), where its driver and the grader's
+#      worker are built against this kit's library; a build that includes a
+#      file from outside that tree or the system (or embeds one) is refused;
+#   2. this kit's judge (build/grader/labNN, which holds no student code)
+#      grades it, in its own session, under a time limit, student code in the
+#      sandbox (see the README's instructor section).
+# A build that fails, a grader that dies or times out, or results that are
+# missing or invalid give that submission 0 with the reason in `status`, and
+# the next one is graded. Writes, each at the end and atomically:
+#   build/gradebook/labNN.csv          student,score,max_score,skipped_points,<item...>,status
 #   build/gradebook/labNN/<student>/results.json   Gradescope format
+# GB_TIMEOUT (seconds, default 3600) bounds one submission's grading.
 set -uo pipefail
 subs=${1:-}
 lab=${2:-01}
@@ -18,40 +30,104 @@ if [ -z "$subs" ] || [ ! -d "$subs" ]; then
     exit 2
 fi
 dir=$(basename "$(ls -d labs/"$lab"-* 2>/dev/null | head -n 1)")
-if [ -z "$dir" ]; then
+if [ -z "$dir" ] || [ ! -f "labs/$dir/lab.mk" ]; then
     echo "gradebook: no lab $lab in labs/" >&2
     exit 2
 fi
+judge=$(realpath "$B/grader/lab$lab")
+lib=$(realpath "$B/lib/libddplab.a")
+[ -x "$judge" ] && [ -f "$lib" ] || { echo "gradebook: build the kit first (make all)" >&2; exit 2; }
+nocuda=
+nm "$lib" | grep ' T dl_cuda_gemm_' >/dev/null || nocuda=NO_CUDA=1
 files=$(sed -n 's/^LAB_[0-9]*_STUDENT_[A-Z]* *:= *//p' "labs/$dir/lab.mk" | tr '\n' ' ')
+items=$("$judge" --list | awk '{print $1}')
+n_items=$(echo "$items" | wc -l)
+zeros=$(echo "$items" | sed 's/.*/0/' | tr '\n' ',')
 root=$B/gradebook/lab$lab
+rm -rf "$root"
 mkdir -p "$root"
+root=$(realpath "$root")
 csv=$B/gradebook/lab$lab.csv
-items=$("$B/grader/lab$lab-labs" --list | awk '{print $1}' | tr '\n' ',')
-echo "student,score,max_score,skipped_points,${items}status" >"$csv.tmp"
+rows=$root/rows.csv
+echo "student,score,max_score,skipped_points,$(echo "$items" | tr '\n' ',')status" >"$rows"
+
+pristine=$root/.release
+bash tools/release-tree.sh "$pristine" || { echo "gradebook: cannot lay out the student release" >&2; exit 1; }
+
+zero_row() { # name status
+    echo "$1,0,,,${zeros}$2" >>"$rows"
+    echo "$1: 0 ($2)"
+}
+
+# The build's dependency files name every header it read: all must be in the
+# submission's tree or the system's include directories.
+outside_includes() { # tree
+    local tree=$1 d f
+    for d in "$tree"/build/obj/labs/"$lab"/*.d; do
+        [ -f "$d" ] || continue
+        sed -e 's/\\$//' -e 's/^[^:]*://' "$d" | tr ' ' '\n' | sed '/^$/d; /:$/d' | while read -r f; do
+            f=$(cd "$tree" && realpath -m "$f")
+            case $f in "$tree"/* | /usr/* | /opt/*) ;; *) echo "$f" ;; esac
+        done
+    done | sort -u | head -n 3
+}
+
 n=0
 for s in "$subs"/*/; do
     name=$(basename "$s")
-    case $name in *[!A-Za-z0-9._-]*) echo "gradebook: skipping '$name' (use letters, digits, . _ -)" >&2; continue ;; esac
+    case $name in *[!A-Za-z0-9._-]* | .*) echo "gradebook: skipping '$name' (use letters, digits, . _ -)" >&2; continue ;; esac
+    n=$((n + 1))
     work=$root/$name
-    rm -rf "$work"
-    mkdir -p "$work/src"
+    tree=$work/tree
+    mkdir -p "$work"
+    cp -a "$pristine" "$tree"
+    bad=
     for f in $files; do
-        if [ -f "$s/$f" ]; then cp "$s/$f" "$work/src/$f"; else cp "labs/$dir/$f" "$work/src/$f"; fi
+        if [ -L "$s/$f" ] || { [ -e "$s/$f" ] && [ ! -f "$s/$f" ]; }; then
+            bad="not-a-regular-file:$f"
+        elif [ -f "$s/$f" ]; then
+            if grep -qE 'incbin|#[[:space:]]*embed' "$s/$f"; then
+                bad="embeds-a-file:$f"
+            else
+                cp "$s/$f" "$tree/labs/$dir/$f"
+            fi
+        fi
     done
-    status=graded
-    if ! make -s --no-print-directory mutant-grader LAB="$lab" MUT_DIR="$work/src" MUT_B="$work" >"$work/build.log" 2>&1; then
-        status=build-failed
-        echo "$name,0,,,$(echo "$items" | sed 's/[^,]*,/0,/g')$status" >>"$csv.tmp"
-        echo "$name: build failed (see $work/build.log)"
-        n=$((n + 1))
+    if [ -n "$bad" ]; then
+        zero_row "$name" "$bad"
         continue
     fi
-    "$work/grader/lab$lab-mutant" --impl "$name" --json "$work/results.json" >"$work/grade.log" 2>&1
-    row="$name,$($J "$work/results.json" score),$($J "$work/results.json" max_score),$($J "$work/results.json" extra_data.skipped_points)"
-    row="$row,$($J "$work/results.json" 'tests.*.score' | tr '\n' ',')$status"
-    echo "$row" >>"$csv.tmp"
+    if ! timeout 900 make -s --no-print-directory -C "$tree" B=build DL_NO_DEPS=1 LIB_PREBUILT="$lib" $nocuda \
+        "build/labs/lab$lab-worker" "build/labs/lab$lab" >"$work/build.log" 2>&1; then
+        zero_row "$name" build-failed
+        continue
+    fi
+    out=$(outside_includes "$tree")
+    if [ -n "$out" ]; then
+        echo "includes files outside the submission: $out" >>"$work/build.log"
+        zero_row "$name" "includes-outside-files"
+        continue
+    fi
+    # its own session: nothing the grading does reaches this loop
+    setsid -w timeout -k 10 "${GB_TIMEOUT:-3600}" "$judge" --code "$tree/build/labs" --impl "$name" \
+        --json "$work/results.json" </dev/null >"$work/grade.log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+        case $rc in 124 | 137) why=grader-timed-out ;; *) why="grader-failed(exit-$rc)" ;; esac
+        zero_row "$name" "$why"
+        continue
+    fi
+    if ! "$J" "$work/results.json" >/dev/null 2>&1 ||
+        [ "$("$J" "$work/results.json" 'tests.*.score' 2>/dev/null | wc -l)" != "$n_items" ]; then
+        zero_row "$name" invalid-results
+        continue
+    fi
+    row="$name,$("$J" "$work/results.json" score),$("$J" "$work/results.json" max_score),$("$J" "$work/results.json" extra_data.skipped_points)"
+    row="$row,$("$J" "$work/results.json" 'tests.*.score' | tr '\n' ',')graded"
+    echo "$row" >>"$rows"
     echo "$name: $(grep '^Score:' "$work/grade.log")"
-    n=$((n + 1))
+    rm -rf "$tree" # the build is large; its logs and results stay
 done
-mv "$csv.tmp" "$csv"
+mv "$rows" "$csv.tmp.$$" && mv "$csv.tmp.$$" "$csv"
+rm -rf "$pristine"
 echo "gradebook: $n submission(s) -> $csv"

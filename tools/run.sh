@@ -24,7 +24,7 @@ for mk in labs/*/lab.mk; do
     $launcher "$B/solutions/lab$id" --out "$out" --plot svg --quiet $run_args >"$out/run.log" 2>&1
     rc=$?
     echo $rc >"$out/run.rc"
-    "$B/grader/lab$id-solutions" --impl solutions --json "$out/grade.json" >"$out/grade.log" 2>&1
+    "$B/grader/lab$id" --impl solutions --json "$out/grade.json" >"$out/grade.log" 2>&1
     grc=$?
     echo $grc >"$out/grade.rc"
     score=$(grep '^Score:' "$out/grade.log" | tail -n 1)

@@ -12,6 +12,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git archive --format=tar --prefix=ddplab/ HEAD | tar -x -C "$tmp"
-rm -rf "$tmp/ddplab/solutions" "$tmp/ddplab/grader/mutants" "$tmp/ddplab/grader/bench" "$tmp/ddplab/.ci"
+rm -rf "$tmp/ddplab/solutions" "$tmp/ddplab/grader/mutants" "$tmp/ddplab/grader/bench" \
+    "$tmp/ddplab/grader/adversarial" "$tmp/ddplab/grader/gradescope" "$tmp/ddplab/.ci"
 tar -C "$tmp" -czf "$B/ddplab-student.tar.gz" ddplab
 echo "student-release: $B/ddplab-student.tar.gz ($(du -h "$B/ddplab-student.tar.gz" | cut -f1)), without solutions/ and the mutants"

@@ -41,8 +41,8 @@ echo "=== 2 grader gpu tiers on the reference ==="
 for mk in labs/*/lab.mk; do
     dir=$(basename "$(dirname "$mk")")
     id=${dir%%-*}
-    [ -x "$B/grader/lab$id-solutions" ] || continue
-    GR_TIERS=gpu1,gpu4 "$B/grader/lab$id-solutions" --impl solutions --json "$out/grade-$id.json" \
+    [ -x "$B/grader/lab$id" ] || continue
+    GR_TIERS=gpu1,gpu4 "$B/grader/lab$id" --impl solutions --json "$out/grade-$id.json" \
         || failed+=("lab $id gpu grader")
 done
 echo "=== 3 drivers on the GPU ==="

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test.sh — `make test`: the kit's own tests, in order, with a tally.
 #   1 library unit tests (Check)            5 mutants: every classic mistake caught by name
-#   2 skeletons match the generator         6 each lab's driver end to end, plots, bad input
-#   3 grader: reference scores full marks   7 CUDA code compiled for the GPUs we target
-#   4 grader: skeletons score zero, no crash 8 gradebook and student release
+#   2 skeletons match the generator         5b hostile submissions get exactly their due
+#   3 grader: reference scores full marks   6 each lab's driver end to end, plots, bad input
+#   4 grader: skeletons score zero, no crash 7 CUDA code compiled for the GPUs we target
+#                                           8 gradebook and student release
 # Runs where it stands (a clone of the kit); builds were done by `make all`.
 set -u
 unset MAKEFLAGS MFLAGS # the nested builds below are not part of the caller's jobserver
@@ -28,7 +29,7 @@ grade_reference() {
         local id=${dir%%-*}
         local out=$B/test/grade-$id-solutions.json
         mkdir -p "$B/test"
-        if "$B/grader/lab$id-solutions" --impl solutions --json "$out"; then
+        if "$B/grader/lab$id" --impl solutions --json "$out"; then
             echo "lab $id: reference scores $($J "$out" score)/$($J "$out" max_score) on the tiers that run here"
         else
             echo "lab $id: the reference solution lost points" >&2
@@ -46,7 +47,7 @@ grade_skeletons() {
         local out=$B/test/grade-$id-skeleton.json
         make -s --no-print-directory mutant-grader mutant-driver LAB="$id" MUT_DIR="$B/skeleton/src/$id" \
             MUT_B="$B/skeleton" || { status=1; continue; }
-        "$B/skeleton/grader/lab$id-mutant" --impl skeleton --json "$out" >"$B/test/grade-$id-skeleton.log" 2>&1
+        "$B/grader/lab$id" --code "$B/skeleton/mutant" --impl skeleton --json "$out" >"$B/test/grade-$id-skeleton.log" 2>&1
         local score n i bad=0
         score=$($J "$out" score)
         n=$($J "$out" 'tests.*.name' | wc -l)
@@ -152,8 +153,9 @@ instructor_tools() {
             status=1
         fi
         # the release builds on its own and grades its skeletons (CPU build, to stay quick)
-        if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 B=build build/grader/lab01-labs >"$B/test/release-build.log" 2>&1; then
-            "$rel/ddplab/build/grader/lab01-labs" >"$B/test/release-grade.log" 2>&1
+        if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 B=build build/grader/lab01 build/labs/lab01-worker \
+            build/labs/lab01 >"$B/test/release-build.log" 2>&1; then
+            "$rel/ddplab/build/grader/lab01" >"$B/test/release-grade.log" 2>&1
             grep -q '^Score: 0/' "$B/test/release-grade.log" && echo "student release builds without solutions/ and grades its skeleton 0" \
                 || { echo "the student release's grader did not score its skeleton 0" >&2; status=1; }
         else
@@ -172,6 +174,7 @@ step "2 skeletons match the generator" bash tools/skeletons.sh check
 step "3 grader: reference solutions score full marks" grade_reference
 step "4 grader: untouched skeletons score zero without crashing" grade_skeletons
 step "5 mutants: every classic mistake caught by name" bash grader/mutants/run.sh
+step "5b adversarial submissions: exactly their due on every grading path" bash grader/adversarial/run.sh
 step "6 drivers end to end, plots, bad input" lab_scripts
 step "7 CUDA compiled and linked" cuda_compiled
 step "8 instructor tools: gradebook and student release" instructor_tools

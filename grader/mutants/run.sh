@@ -45,7 +45,7 @@ for name in "${list[@]}"; do
         fail=$((fail + 1))
         continue
     fi
-    "$root/grader/lab$lab-mutant" --impl "mutant:$name" >"$root/grade.log" 2>&1
+    "$B/grader/lab$lab" --code "$root/mutant" --impl "mutant:$name" >"$root/grade.log" 2>&1
     rc=$?
     score=$(grep '^Score:' "$root/grade.log" | sed 's/^Score: \([0-9]*\/[0-9]*\).*/\1/')
     if [ "$diag" = none ]; then

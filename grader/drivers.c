@@ -1,0 +1,203 @@
+/* drivers.c — running a lab's driver from a test, in the sandbox, and reading
+ * its outputs. See drivers.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "drivers.h"
+
+#include <fcntl.h> // open
+#include <stdio.h> // snprintf
+#include <stdlib.h> // malloc, free
+#include <string.h> // strcspn, strstr
+#include <unistd.h> // close
+
+#include "dl/fs.h" // dl_read_file
+#include "dl/data.h" // dl_npy_read
+#include "grader.h"
+#include "items.h" // gr_code_dir, gr_the_lab
+#include "sandbox.h" // gr_spawn, gr_stage
+
+static char last_fate[300];
+
+const char *gr_path(const char *name)
+{
+    static char buf[4][1200];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", gr_scratch(), name);
+    return buf[k];
+}
+
+const char *gr_driver(void)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/lab%s", gr_code_dir, gr_the_lab->id);
+    return gr_stage(path);
+}
+
+/* Splits s into words (blanks separate, '...' groups) appended to argv. */
+static int split_words(char *s, char **argv, int n, int max)
+{
+    char *p = s;
+    while (*p && n < max - 1) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        char *w = p, *o = p;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+            if (*p == '\'') {
+                p++;
+                while (*p && *p != '\'')
+                    *o++ = *p++;
+                if (*p == '\'')
+                    p++;
+            } else {
+                *o++ = *p++;
+            }
+        }
+        if (*p)
+            p++;
+        *o = '\0';
+        argv[n++] = w;
+    }
+    argv[n] = NULL;
+    return n;
+}
+
+static int run(const char *program, int P, const char *name, const char *extra, const char *args)
+{
+    char log[1300], np[16], timeout[32];
+    snprintf(log, sizeof log, "%s.log", gr_path(name));
+    int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    char *words = malloc(strlen(args) + strlen(extra) + 2);
+    sprintf(words, "%s %s", extra, args);
+    char *argv[128], dlrun[1100];
+    int n = 0;
+    if (P > 0) {
+        snprintf(dlrun, sizeof dlrun, "%s/common/bin/dlrun", gr_sandbox_home());
+        snprintf(np, sizeof np, "%d", P);
+        argv[n++] = dlrun;
+        argv[n++] = "-n";
+        argv[n++] = np;
+        argv[n++] = "--timeout";
+        const gr_item *it = gr_current();
+        snprintf(timeout, sizeof timeout, "%.0f", it ? it->timeout * gr_timeout_multiplier() : 120.0);
+        argv[n++] = timeout;
+    }
+    argv[n++] = (char *)program;
+    split_words(words, argv, n, 128);
+    const gr_item *it = gr_current();
+    gr_job job = gr_job_defaults((it ? it->timeout : 300) * gr_timeout_multiplier(), it && it->tier != GR_CPU);
+    job.argv = argv;
+    job.workdir = gr_scratch();
+    job.out_fd = out;
+    gr_fate f;
+    int rc = 127;
+    if (out >= 0 && gr_spawn(&job, &f) == 0) {
+        rc = f.how == GR_END_EXIT ? f.code : f.how == GR_END_SIGNAL ? 128 + f.code : f.how == GR_END_WALL ? 124 : 127;
+        snprintf(last_fate, sizeof last_fate, "%s", f.text);
+    } else {
+        snprintf(last_fate, sizeof last_fate, "could not be started");
+    }
+    if (out >= 0)
+        close(out);
+    free(words);
+    return rc;
+}
+
+int gr_run_driver(int P, const char *name, const char *args)
+{
+    char extra[1400];
+    snprintf(extra, sizeof extra, "--out '%s' --plot none --quiet", gr_path(name));
+    return run(gr_driver(), P, name, extra, args);
+}
+
+int gr_run_program(const char *program, int P, const char *name, const char *args)
+{
+    return run(gr_stage(program), P, name, "", args);
+}
+
+void gr_fail_run(const char *name, int rc)
+{
+    char path[1300], *text = NULL;
+    snprintf(path, sizeof path, "%s.log", gr_path(name));
+    size_t n = 0;
+    dl_read_file(path, &text, &n);
+    const char *tail = text ? text : "";
+    const char *todo = text ? strstr(text, "not implemented yet") : NULL;
+    if (todo != NULL) {
+        size_t k = strcspn(todo, "\n");
+        GR_FAIL("the driver stopped (exit %d): %.*s", rc, (int)k, todo);
+    }
+    if (n > 600)
+        tail = text + n - 600;
+    while (*tail && ((unsigned char)*tail & 0xC0) == 0x80)
+        tail++;
+    GR_FAIL("%sthe driver run '%s' %s; its last output:\n%s", rc == 124 ? GR_DIAG("wall-time-limit") : "", name,
+            last_fate, tail);
+}
+
+dl_jv *gr_summary(const char *name)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s/summary.json", gr_path(name));
+    dl_jv *v = NULL;
+    if (dl_json_parse_file(path, &v) != DL_OK)
+        GR_FAIL("the driver wrote no readable summary.json (%s)", dl_last_error());
+    return v;
+}
+
+float *gr_load_npy(const char *file, size_t *n)
+{
+    const char *path = gr_path(file);
+    dl_npy a;
+    if (dl_npy_read(path, &a) != DL_OK)
+        GR_FAIL("cannot read %s: %s", path, dl_last_error());
+    *n = a.shape[0] * a.shape[1];
+    return a.data;
+}
+
+size_t gr_csv_column(const char *path, const char *column, double *out, size_t max)
+{
+    char *text = NULL;
+    if (dl_read_file(path, &text, NULL) != DL_OK)
+        GR_FAIL("cannot read %s: %s", path, dl_last_error());
+    // the header: which field is the column?
+    int want = -1, field = 0;
+    size_t len = strlen(column);
+    const char *p = text;
+    while (*p && *p != '\n') {
+        size_t k = strcspn(p, ",\n\r");
+        if (k == len && strncmp(p, column, len) == 0)
+            want = field;
+        field++;
+        p += k;
+        if (*p == ',')
+            p++;
+        else if (*p == '\r')
+            p++;
+    }
+    if (want < 0) {
+        free(text);
+        GR_FAIL("%s has no column '%s'", path, column);
+    }
+    size_t n = 0;
+    while (*p == '\n' || *p == '\r')
+        p++;
+    while (*p && n < max) {
+        const char *line = p;
+        for (int f = 0; f < want && *p && *p != '\n'; f++) {
+            p += strcspn(p, ",\n");
+            if (*p == ',')
+                p++;
+        }
+        char *end;
+        double v = strtod(p, &end);
+        if (end != p && line[0] != '\n')
+            out[n++] = v;
+        p += strcspn(p, "\n");
+        while (*p == '\n' || *p == '\r')
+            p++;
+    }
+    free(text);
+    return n;
+}

@@ -1,0 +1,40 @@
+/* drivers.h — a test's view of a lab's driver: run it (the student's code) in
+ * the sandbox, on P ranks under common/bin/dlrun, and read what it wrote.
+ * Shared by every lab whose items judge a driver's run (GR_JUDGE items).
+ *
+ * Contract
+ * - gr_run_driver(P, name, args) runs the driver built from the code under
+ *   test (gr_code_dir/labNN) with `--out SCRATCH/name --plot none --quiet`
+ *   and args: words split on blanks, a single-quoted part is one word. P = 0
+ *   runs it without the launcher (a world of one). Its stdout and stderr go
+ *   to SCRATCH/name.log. It runs in the sandbox with the item's limits.
+ *   Returns the exit status; 128 + N when killed by signal N, 124 past the
+ *   wall-clock limit, 127 when it could not start. gr_run_program does the
+ *   same for another build (path) of the driver, with exactly args (no --out).
+ * - gr_fail_run(name, rc) fails the test with what stopped the run: the
+ *   line saying "not implemented yet" if there is one, else the log's tail.
+ * - gr_path(name) is SCRATCH/name. gr_summary(name) is SCRATCH/name/summary.json,
+ *   parsed (the test fails when it is missing or invalid); free with dl_jv_free.
+ * - gr_load_npy(file, &n) loads SCRATCH/file as float32 (fails the test otherwise).
+ * - gr_csv_column(path, column, out, max) reads the column named `column` of a
+ *   CSV file with a header row into out (at most max values) and returns how
+ *   many; the test fails when the file or the column is missing.
+ */
+#ifndef GRADER_DRIVERS_H
+#define GRADER_DRIVERS_H
+
+#include <stddef.h> // size_t
+
+#include "dl/json.h" // dl_jv
+
+int gr_run_driver(int P, const char *name, const char *args);
+int gr_run_program(const char *program, int P, const char *name, const char *args);
+void gr_fail_run(const char *name, int rc);
+const char *gr_path(const char *name);
+dl_jv *gr_summary(const char *name);
+float *gr_load_npy(const char *file, size_t *n);
+size_t gr_csv_column(const char *path, const char *column, double *out, size_t max);
+/* The driver under test (a path the sandbox can run). */
+const char *gr_driver(void);
+
+#endif /* GRADER_DRIVERS_H */
