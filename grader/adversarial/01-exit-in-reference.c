@@ -1,0 +1,12 @@
+// attack: the reference, but _exit(0) inside logreg_scaler_transform: only the items that call it fail
+// lab: 01
+// base: reference
+// file: scaler.c
+// inject: logreg_scaler_transform
+// lose: scaler_transform test_accuracy
+// expect: exited \(status 0\) inside logreg_scaler_transform \(lab01 task 1\)
+#include <unistd.h> // _exit
+void ddplab_attack(void)
+{
+    _exit(0);
+}

@@ -1,0 +1,14 @@
+// attack: a fork bomb
+// lab: 01
+// base: skeleton
+// file: scaler.c
+// inject: logreg_scaler_fit
+// lose: all
+// expect: wall-clock limit
+// multiplier: 0.3
+#include <unistd.h> // fork
+void ddplab_attack(void)
+{
+    for (;;)
+        fork();
+}

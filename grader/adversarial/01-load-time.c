@@ -1,0 +1,14 @@
+// attack: code that runs when the program loads prints a full score and exits 0
+// lab: 01
+// base: skeleton
+// file: scaler.c
+// lose: all
+// expect: code that runs when the program loads
+#include <stdio.h> // printf
+#include <stdlib.h> // exit
+__attribute__((constructor)) static void ddplab_attack(void)
+{
+    printf("[PASS]  95/95   everything\nScore: 95/95\n");
+    fflush(stdout);
+    exit(0);
+}

@@ -1,0 +1,12 @@
+// attack: the reference, but exit(0) inside ddp_sync_grads on every rank
+// lab: 03
+// base: reference
+// file: ddp.c
+// inject: ddp_sync_grads
+// lose: scaler_distributed equivalence accuracy accounting speedup_projected
+// expect: the driver run
+#include <stdlib.h> // exit
+void ddplab_attack(void)
+{
+    exit(0);
+}

@@ -1,0 +1,12 @@
+// attack: the reference, but kill(-1, SIGKILL) when the model is broadcast: mpirun, the ranks, whatever it reaches
+// lab: 03
+// base: reference
+// file: ddp.c
+// inject: ddp_broadcast_params
+// lose: scaler_distributed equivalence accuracy accounting speedup_projected
+// expect: the driver
+#include <signal.h> // kill
+void ddplab_attack(void)
+{
+    kill(-1, SIGKILL);
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# run.sh — proves that hostile submissions get exactly their due, on every
+# grading path, and disturb nothing else.
+#
+# Each grader/adversarial/NN-name.c is one attack: a header, then C code.
+#     // attack: what it does
+#     // lab: NN
+#     // base: skeleton | reference   (the files it starts from)
+#     // file: scaler.c               (the student file it changes)
+#     // inject: FUNCTION             (the code's ddplab_attack() runs first thing in FUNCTION)
+#     // replace: yes                 (the file becomes the code, instead of gaining it)
+#     // lose: all | none | ITEM ...  (what it must score: 0, full marks, or full minus these items)
+#     // expect: REGEX                (what the grader must say, in its output)
+#     // status: WORD                 (the gradebook's status for it; default graded)
+#     // paths: grade gradebook       (default: both)
+#     // multiplier: X                (CK_TIMEOUT_MULTIPLIER for `make grade`; attacks that hang)
+# "@KIT@" in the code stands for this checkout's absolute path.
+# Paths: `make grade SRC=dir JSON=file` (the judge's table, its exit status and
+# results.json) and `make gradebook` (the CSV row and its status). After each,
+# no process of the sandbox users and no "ddplab-daemon" may be left. As root,
+# a few attacks are graded again as an unprivileged user (the grader's
+# user-namespace sandbox), when that user can read this checkout.
+#   grader/adversarial/run.sh [NAME ...]
+set -uo pipefail
+B=${B:-build}
+J=$B/tools/jsonq
+AB=$B/adversarial
+kit=$(pwd)
+pass=0
+fail=0
+rm -rf "$AB"
+mkdir -p "$AB"
+list=("$@")
+[ ${#list[@]} -eq 0 ] && list=($(ls grader/adversarial/*.c | xargs -n1 basename | sed 's/\.c$//'))
+
+field() { sed -n "s|^// $1: *||p" "grader/adversarial/$2.c" | head -n 1; }
+ok() { echo "ok      $1"; pass=$((pass + 1)); }
+not_ok() { echo "not ok  $1"; fail=$((fail + 1)); }
+
+# Points of each item, from the judge: "name points".
+points() { "$B/grader/lab$1" --list | awk '{print $1, $2}'; }
+
+survivors() {
+    local left
+    left=$(ps -eo uid=,comm= | awk '($1 >= 61000 && $1 < 61100) || $2 == "ddplab-daemon"' | head -n 5)
+    [ -z "$left" ] || echo "$left" | tr '\n' ';'
+}
+
+# The attack's student files in $AB/src/NAME.
+prepare() {
+    local name=$1 lab base file inject dir src
+    lab=$(field lab "$name")
+    base=$(field base "$name")
+    file=$(field file "$name")
+    inject=$(field inject "$name")
+    dir=$(basename "$(ls -d labs/"$lab"-*)")
+    src=$AB/src/$name
+    mkdir -p "$src"
+    if [ "$base" = reference ]; then cp solutions/"$dir"/* "$src"/; else cp "$B/skeleton/src/$lab"/* "$src"/; fi
+    local code
+    code=$(awk 'h && /^\/\/ [a-z-]+:/ { next } { h = 0; print }' h=1 "grader/adversarial/$name.c" | sed "s|@KIT@|$kit|g")
+    # the attacks call POSIX functions that -std=c11 hides
+    printf '#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n' | cat - "$src/$file" >"$src/$file.new"
+    mv "$src/$file.new" "$src/$file"
+    if [ "$(field replace "$name")" = yes ]; then
+        printf '%s\n' "$code" >"$src/$file"
+    else
+        if [ -n "$inject" ]; then
+            perl -0pi -e "s/(\\b$inject\\([^;{]*\\)\\s*\\{)/\$1\\n    { extern void ddplab_attack(void); ddplab_attack(); }/" "$src/$file"
+            grep -q 'ddplab_attack(); }' "$src/$file" || { echo "cannot inject into $inject in $file" >&2; return 1; }
+        fi
+        printf '\n// ---- the attack ----\n%s\n' "$code" >>"$src/$file"
+    fi
+}
+
+# Checks one graded run: the JSON, the table, the lost items, what was said.
+check_grade() {
+    local name=$1 lab=$2 json=$3 log=$4 rc=$5 path=${6:-make grade} lose want_rc expect
+    lose=$(field lose "$name")
+    expect=$(field expect "$name")
+    local why=()
+    if ! "$J" "$json" >/dev/null 2>&1; then
+        why+=("results.json missing or invalid")
+    else
+        iconv -f UTF-8 -t UTF-8 "$json" >/dev/null 2>&1 || why+=("results.json is not valid UTF-8")
+        local score max failed
+        score=$("$J" "$json" score)
+        max=$("$J" "$json" max_score)
+        failed=$(paste -d' ' <("$J" "$json" 'tests.*.name' | sed 's/:.*//') <("$J" "$json" 'tests.*.status') |
+            awk '$2 == "failed" && $1 !~ /^gpu/ { print $1 }' | sort | tr '\n' ' ' | sed 's/ $//')
+        case $lose in
+        all) [ "$score" = 0 ] || why+=("scored $score, expected 0") ;;
+        none) [ "$score" = "$max" ] || why+=("scored $score/$max, expected full marks (lost: $failed)") ;;
+        *)
+            local want
+            want=$(echo "$lose" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')
+            [ "$failed" = "$want" ] || why+=("lost '$failed', expected to lose '$want'") ;;
+        esac
+        local lines
+        lines=$(grep -c '^Score: ' "$log")
+        [ "$lines" = 1 ] || why+=("$lines lines start with 'Score: ' in the table (the student's prints must not)")
+        grep -q "^Score: $score/$max" "$log" || why+=("the table's score is not the JSON's $score/$max")
+    fi
+    want_rc=1 # the judge's exit status when points are lost; make reports it as 2
+    [ "$path" = "make grade" ] && want_rc=2
+    [ "$lose" = none ] && want_rc=0
+    [ "$rc" = "$want_rc" ] || why+=("the grader exited $rc, expected $want_rc")
+    if [ -n "$expect" ] && ! grep -Eq "$expect" "$log"; then
+        why+=("its output does not say /$expect/")
+    fi
+    local left
+    left=$(survivors)
+    [ -z "$left" ] || why+=("processes survived: $left")
+    if [ ${#why[@]} -eq 0 ]; then
+        ok "$name ($path): $(grep '^Score: ' "$log" | sed 's/ *(.*//')"
+    else
+        not_ok "$name ($path): $(printf '%s; ' "${why[@]}")see $log"
+    fi
+}
+
+[ -d "$B/skeleton/src" ] || bash tools/skeletons.sh build "$B/skeleton/src" >/dev/null || exit 1
+for name in "${list[@]}"; do
+    prepare "$name" || { not_ok "$name: cannot prepare"; continue; }
+done
+
+# ---- path 1: make grade SRC=dir JSON=file ----
+for name in "${list[@]}"; do
+    case " $(field paths "$name") " in "  " | *" grade "*) ;; *) continue ;; esac
+    lab=$(field lab "$name")
+    mult=$(field multiplier "$name")
+    out=$AB/grade/$name
+    mkdir -p "$out"
+    CK_TIMEOUT_MULTIPLIER=${mult:-1} make -s --no-print-directory grade LAB="$lab" SRC="$AB/src/$name" \
+        JSON="$out/results.json" >"$out/grade.log" 2>&1 </dev/null
+    check_grade "$name" "$lab" "$out/results.json" "$out/grade.log" $?
+done
+
+# ---- path 2: the gradebook, one run per lab with every attack as a submission ----
+for lab in $(for n in "${list[@]}"; do field lab "$n"; done | sort -u); do
+    subs=$AB/subs-$lab
+    mult=1
+    names=()
+    for name in "${list[@]}"; do
+        [ "$(field lab "$name")" = "$lab" ] || continue
+        case " $(field paths "$name") " in "  " | *" gradebook "*) ;; *) continue ;; esac
+        mkdir -p "$subs/$name"
+        cp "$AB/src/$name"/* "$subs/$name/"
+        names+=("$name")
+        m=$(field multiplier "$name")
+        [ -n "$m" ] && mult=$m
+    done
+    [ ${#names[@]} -gt 0 ] || continue
+    CK_TIMEOUT_MULTIPLIER=$mult bash tools/gradebook.sh "$subs" "$lab" >"$AB/gradebook-$lab.log" 2>&1 </dev/null
+    csv=$B/gradebook/lab$lab.csv
+    header=$(head -n 1 "$csv")
+    for name in "${names[@]}"; do
+        row=$(grep "^$name," "$csv")
+        lose=$(field lose "$name")
+        status=$(field status "$name")
+        why=()
+        [ -n "$row" ] || why+=("no row in $csv")
+        got_status=${row##*,}
+        [ "$got_status" = "${status:-graded}" ] || why+=("status '$got_status', expected '${status:-graded}'")
+        while read -r item pts; do
+            col=$(echo "$header" | tr ',' '\n' | grep -nx "$item" | cut -d: -f1)
+            got=$(echo "$row" | cut -d, -f"$col")
+            case $item in gpu*) continue ;; esac
+            want=$pts
+            case " $lose " in " all " | *" $item "*) want=0 ;; esac
+            [ "$got" = "$want" ] || why+=("$item: $got points, expected $want")
+        done < <(points "$lab")
+        left=$(survivors)
+        [ -z "$left" ] || why+=("processes survived: $left")
+        if [ ${#why[@]} -eq 0 ]; then
+            ok "$name (gradebook): $(echo "$row" | cut -d, -f2,3 | tr , /) ${got_status}"
+        else
+            not_ok "$name (gradebook): $(printf '%s; ' "${why[@]}")see $AB/gradebook-$lab.log"
+        fi
+    done
+done
+
+# ---- as an unprivileged user: the user-namespace sandbox ----
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp TMPDIR=/tmp "$@"; }
+    if as_user test -x "$B/grader/lab01" && as_user test -r "$kit/datasets/breast_cancer.csv"; then
+        for name in 01-kill-the-grader 01-daemon 01-exit-in-task; do
+            [ -d "$AB/src/$name" ] || continue
+            out=$(as_user mktemp -d)
+            code=$B/grade-src/$(echo "$(realpath "$AB/src/$name")" | tr / _)/mutant
+            as_user "$B/grader/lab01" --code "$code" --impl "$name" --json "$out/results.json" \
+                >"$AB/user-$name.log" 2>&1 </dev/null
+            rc=$?
+            cp "$out/results.json" "$AB/user-$name.json" 2>/dev/null
+            rm -rf "$out"
+            grep -q 'sandbox: PID+mount+user namespace' "$AB/user-$name.log" ||
+                echo "note: as an unprivileged user the sandbox is: $(grep 'sandbox:' "$AB/user-$name.log")"
+            check_grade "$name" 01 "$AB/user-$name.json" "$AB/user-$name.log" $rc "as uid 65534"
+        done
+    else
+        echo "skip    unprivileged runs: uid 65534 cannot read $kit (the checkout's directories are private)"
+    fi
+fi
+
+echo "adversarial: $pass ok, $fail not"
+[ $fail -eq 0 ]
