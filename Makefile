@@ -247,7 +247,7 @@ $(B)/tests/comm: $(B)/obj/tests_mpi/test_comm.o $(LIB)
 
 # ---- top-level targets ----
 .PHONY: all help deps features lib run test unit grade bench skeletons check-skeletons \
-        test-gpu slides style clean mutants plots student-release gradebook mutant-grader \
+        test-gpu slides style clean mutants plots student-release gradescope gradebook mutant-grader \
         mutant-driver
 
 help:
@@ -266,6 +266,7 @@ help:
 	@echo "  make style            clang-format check and cppcheck on the C sources"
 	@echo "  make gradebook SUBMISSIONS=dir LAB=01   grade a folder of submissions into a CSV"
 	@echo "  make student-release  a tarball for students (no solutions/, no mutants)"
+	@echo "  make gradescope LAB=01   the Gradescope autograder for a lab (build/gradescope/)"
 	@echo "  make clean            remove build/"
 	@echo "options: NO_CUDA=1  SAN=1 (ASan+UBSan)  CUDA_ARCH='86 90'  DL_DEVICE=cpu|cuda"
 
@@ -337,6 +338,9 @@ gradebook: all
 
 student-release:
 	@bash tools/student-release.sh
+
+gradescope:
+	@bash tools/gradescope.sh "$(LAB)"
 
 clean:
 	rm -rf build

@@ -18,7 +18,8 @@
 # missing or invalid give that submission 0 with the reason in `status`, and
 # the next one is graded. Writes, each at the end and atomically:
 #   build/gradebook/labNN.csv          student,score,max_score,skipped_points,<item...>,status
-#   build/gradebook/labNN/<student>/results.json   Gradescope format
+#   build/gradebook/labNN/<student>/results.json   Gradescope format (score 0 and the
+#                                                  reason when it could not be graded)
 # GB_TIMEOUT (seconds, default 3600) bounds one submission's grading.
 set -uo pipefail
 subs=${1:-}
@@ -38,7 +39,7 @@ judge=$(realpath "$B/grader/lab$lab")
 lib=$(realpath "$B/lib/libddplab.a")
 [ -x "$judge" ] && [ -f "$lib" ] || { echo "gradebook: build the kit first (make all)" >&2; exit 2; }
 nocuda=
-nm "$lib" | grep ' T dl_cuda_gemm_' >/dev/null || nocuda=NO_CUDA=1
+nm "$lib" | grep ' U cudaMalloc$' >/dev/null || nocuda=NO_CUDA=1 # built without CUDA
 files=$(sed -n 's/^LAB_[0-9]*_STUDENT_[A-Z]* *:= *//p' "labs/$dir/lab.mk" | tr '\n' ' ')
 items=$("$judge" --list | awk '{print $1}')
 n_items=$(echo "$items" | wc -l)
@@ -54,9 +55,25 @@ echo "student,score,max_score,skipped_points,$(echo "$items" | tr '\n' ',')statu
 pristine=$root/.release
 bash tools/release-tree.sh "$pristine" || { echo "gradebook: cannot lay out the student release" >&2; exit 1; }
 
-zero_row() { # name status
+# The last lines of a log as the body of a JSON string: valid UTF-8, escaped.
+json_text() {
+    tail -n 40 "$1" 2>/dev/null | iconv -f UTF-8 -t UTF-8 -c | tr '\t' ' ' | tr -d '\000-\010\013-\037\177' |
+        sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' | awk '{ printf "%s\\n", $0 }'
+}
+
+zero_row() { # name status [log]: a 0 in the CSV, and a results.json that says why
     echo "$1,0,,,${zeros}$2" >>"$rows"
     echo "$1: 0 ($2)"
+    local why="this submission was not graded: $2"
+    case $2 in
+    build-failed) why="$why (your files do not build with the lab's header; the compiler said:)" ;;
+    includes-outside-files) why="$why (it includes a file from outside your lab's files)" ;;
+    not-a-regular-file:*) why="$why (hand in plain files, not links)" ;;
+    embeds-a-file:*) why="$why (.incbin and #embed are not allowed)" ;;
+    esac
+    printf '{\n  "score": 0,\n  "output": "%s\\n%s",\n  "tests": [],\n  "extra_data": {"lab": "%s", "status": "%s"}\n}\n' \
+        "$why" "$(json_text "${3:-/dev/null}")" "$lab" "$2" >"$root/$1/results.json.tmp"
+    mv "$root/$1/results.json.tmp" "$root/$1/results.json"
 }
 
 # The build's dependency files name every header it read: all must be in the
@@ -99,13 +116,13 @@ for s in "$subs"/*/; do
     fi
     if ! timeout 900 make -s --no-print-directory -C "$tree" B=build DL_NO_DEPS=1 LIB_PREBUILT="$lib" $nocuda \
         "build/labs/lab$lab-worker" "build/labs/lab$lab" >"$work/build.log" 2>&1; then
-        zero_row "$name" build-failed
+        zero_row "$name" build-failed "$work/build.log"
         continue
     fi
     out=$(outside_includes "$tree")
     if [ -n "$out" ]; then
         echo "includes files outside the submission: $out" >>"$work/build.log"
-        zero_row "$name" "includes-outside-files"
+        zero_row "$name" "includes-outside-files" "$work/build.log"
         continue
     fi
     # its own session: nothing the grading does reaches this loop
@@ -114,12 +131,12 @@ for s in "$subs"/*/; do
     rc=$?
     if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
         case $rc in 124 | 137) why=grader-timed-out ;; *) why="grader-failed(exit-$rc)" ;; esac
-        zero_row "$name" "$why"
+        zero_row "$name" "$why" "$work/grade.log"
         continue
     fi
     if ! "$J" "$work/results.json" >/dev/null 2>&1 ||
         [ "$("$J" "$work/results.json" 'tests.*.score' 2>/dev/null | wc -l)" != "$n_items" ]; then
-        zero_row "$name" invalid-results
+        zero_row "$name" invalid-results "$work/grade.log"
         continue
     fi
     row="$name,$("$J" "$work/results.json" score),$("$J" "$work/results.json" max_score),$("$J" "$work/results.json" extra_data.skipped_points)"

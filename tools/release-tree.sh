@@ -8,7 +8,7 @@
 set -euo pipefail
 dest=${1:?usage: release-tree.sh DIR}
 mkdir -p "$dest"
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then # this kit is a git checkout
     git ls-files -z --cached --others --exclude-standard
 else
     find . -path ./build -prune -o -path ./.git -prune -o -type f -print0 | sed -z 's|^\./||'

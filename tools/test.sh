@@ -134,6 +134,11 @@ instructor_tools() {
         ref=$(grep "^ref-$id," "$csv" | cut -d, -f2,3)
         skel=$(grep "^skel-$id," "$csv" | cut -d, -f2)
         broken=$(grep "^broken-$id," "$csv" | awk -F, '{print $NF}')
+        if ! "$J" "$B/gradebook/lab$id/broken-$id/results.json" >/dev/null 2>&1 ||
+            [ "$("$J" "$B/gradebook/lab$id/broken-$id/results.json" score)" != 0 ]; then
+            echo "lab $id gradebook: no valid results.json with score 0 for the broken submission" >&2
+            status=1
+        fi
         if [ "${ref%,*}" = "${ref#*,}" ] && [ "$skel" = 0 ] && [ "$broken" = build-failed ]; then
             echo "lab $id gradebook: reference $ref, skeleton $skel, broken submission: $broken"
         else
@@ -162,10 +167,40 @@ instructor_tools() {
             echo "the student release does not build (see $B/test/release-build.log)" >&2
             status=1
         fi
+        gradescope_flow || status=1
     else
         echo "not a git checkout: student release not tested"
     fi
     return $status
+}
+
+# The Gradescope autograder end to end, with /autograder moved to a temporary
+# directory: its build (what setup.sh runs, less apt-get), then run_autograder
+# on the reference's files and on files that do not build.
+gradescope_flow() {
+    local ag=$B/test/autograder J2
+    rm -rf "$ag"
+    bash tools/gradescope.sh 01 >/dev/null || return 1
+    mkdir -p "$ag/submission"
+    cp -a "$B/gradescope/lab01" "$ag/source"
+    if ! make -s -C "$ag/source" NO_CUDA=1 DL_NO_DEPS=1 -j2 all >"$B/test/gradescope-build.log" 2>&1; then
+        echo "the Gradescope autograder does not build (see $B/test/gradescope-build.log)" >&2
+        return 1
+    fi
+    J2=$(realpath "$J")
+    cp solutions/01-logreg/* "$ag/submission/"
+    AUTOGRADER_ROOT=$(realpath "$ag") bash "$ag/source/run_autograder" >"$B/test/gradescope-run.log" 2>&1
+    local good bad
+    good=$("$J2" "$ag/results/results.json" score 2>/dev/null)/$("$J2" "$ag/results/results.json" max_score 2>/dev/null)
+    echo "not C" >>"$ag/submission/scaler.c"
+    AUTOGRADER_ROOT=$(realpath "$ag") bash "$ag/source/run_autograder" >>"$B/test/gradescope-run.log" 2>&1
+    bad=$("$J2" "$ag/results/results.json" score 2>/dev/null)
+    if [ "$good" = 95/95 ] && [ "$bad" = 0 ] && grep -q "build-failed" "$ag/results/results.json"; then
+        echo "Gradescope autograder (lab 01): the reference scores $good, files that do not build 0 (build-failed)"
+    else
+        echo "Gradescope autograder (lab 01): reference '$good', broken '$bad' (see $B/test/gradescope-run.log)" >&2
+        return 1
+    fi
 }
 
 step "1 unit tests of common/" "$B/tests/unit"

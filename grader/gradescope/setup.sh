@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# setup.sh — Gradescope runs this once, as root, when it builds the
+# autograder's image: the kit's packages, then the kit (CPU only: no GPUs
+# there). The autograder's files are in /autograder/source (see the README's
+# "On Gradescope").
+set -euo pipefail
+AG=${AUTOGRADER_ROOT:-/autograder} # another root for testing
+cd "$AG/source"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2046 # the list is words
+apt-get install -y -qq --no-install-recommends $(bash tools/deps.sh --list) util-linux iproute2 >/dev/null
+make NO_CUDA=1 -j"$(nproc)" all
