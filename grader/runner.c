@@ -94,6 +94,21 @@ static void tail_of(const char *path, char *out, size_t len, int lines_max)
     free(text);
 }
 
+/* Cuts a string that snprintf may have cut inside a UTF-8 character back to
+ * the last whole character. */
+static void trim_utf8(char *s)
+{
+    size_t n = strlen(s), k = n;
+    while (k > 0 && n - k < 4 && ((unsigned char)s[k - 1] & 0xC0) == 0x80)
+        k--;
+    if (k == 0 || ((unsigned char)s[k - 1] & 0x80) == 0)
+        return;
+    unsigned lead = (unsigned char)s[k - 1];
+    size_t want = (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : (lead & 0xF8) == 0xF0 ? 4 : 1;
+    if (n - (k - 1) < want)
+        s[k - 1] = '\0';
+}
+
 static void find_diag(const char *msg, char *out, size_t len)
 {
     const char *p = strstr(msg, "[diagnosis: ");
@@ -336,6 +351,7 @@ static dl_status write_json(const char *path, const result *res, const int *sele
         else
             snprintf(out, sizeof out, "%s\nhint: %s\nsee: labs/%s/%s%s%s", r->msg, it->hint, lab->dir, it->section,
                      r->output[0] ? "\noutput:\n" : "", r->output);
+        trim_utf8(out); // what the student printed may have been cut mid-character
         dl_json_object(&j, NULL);
         dl_json_str(&j, "name", name);
         dl_json_num(&j, "score", r->score);

@@ -38,6 +38,7 @@ static struct {
     int mode;
     int userns; /* ns mode entered through a user namespace (not root) */
     int drop; /* jobs run as uid/gid (the grader is root) */
+    int stage; /* jobs run copies of the programs and the kit's files (in the run directory) */
     uid_t uid;
     gid_t gid;
     int lock_fd;
@@ -506,7 +507,8 @@ void gr_sandbox_init(void)
         snprintf(note + strlen(note), sizeof note - strlen(note), " (GR_SANDBOX=%s is not available here)", want);
     if (sb.mode == SB_PGROUP)
         sb.drop = 0; // a forced pgroup mode runs as the grader's user
-    if (sb.drop) {
+    sb.stage = sb.drop || sb.mode == SB_NS; // /tmp is hidden in a namespace: the kit may live there
+    if (sb.stage) {
         char stage[400];
         snprintf(stage, sizeof stage, "%s/stage/bin", sb.run);
         dl_mkdir_p(stage);
@@ -550,7 +552,7 @@ const char *gr_stage(const char *path)
         char src[1024], dst[1100];
     } cache[16];
     static int n;
-    if (!sb.drop)
+    if (!sb.stage)
         return path;
     for (int i = 0; i < n; i++) {
         if (strcmp(cache[i].src, path) == 0)
@@ -748,9 +750,12 @@ static int spawn_ns(const gr_job *job, gr_fate *f, double t0)
         }
     }
     if (!got_status) {
+        // pid 1 of the namespace: all of it goes; the relay, its parent, returns
+        // only once the kernel has killed and reaped the whole namespace
         if (init > 0)
-            kill(init, SIGKILL); // pid 1 of the namespace: all of it goes
-        kill(relay, SIGKILL);
+            kill(init, SIGKILL);
+        else
+            kill(relay, SIGKILL);
     }
     close(fds[0]);
     waitpid(relay, NULL, 0);

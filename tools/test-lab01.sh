@@ -112,7 +112,14 @@ expect_out "train-images-idx3-ubyte.gz: truncated" "truncated IDX is named"
 DL_DATA_DIR=$tmp/nowhere expect_rc 2 "Fashion-MNIST missing" -- "$D" --data fashion_mnist --out "$tmp/x14"
 expect_out "dataset-fashion-mnist" "missing Fashion-MNIST names the Debian package"
 expect_rc 2 "unwritable --out" -- "$D" --out /proc/ddplab-cannot --quiet
-expect_out "cannot create directory" "unwritable --out is named"
+expect_out "cannot create directory|cannot write in '/proc'" "unwritable --out is named"
+expect_rc 2 "an unwritable --json is refused before anything is written" -- "$D" --out "$tmp/x15" \
+    --json "$tmp/no/such/dir/s.json" --quiet
+expect_out "--json '.*': the directory '.*/no/such/dir' does not exist" "the --json is named"
+expect_no_file "$tmp/x15" "nothing was written to --out"
+expect_rc 2 "lab 01 refuses to run as two ranks" -- common/bin/dlrun -n 2 "$D" --out "$tmp/x16" --quiet
+expect_out "runs as one process, but it was started as one of 2 ranks" "the launcher is named"
+expect_no_file "$tmp/x16" "two ranks wrote nothing"
 for k in 3 5 6 7 8 9 10 11 12 13 14; do
     [ -e "$tmp/x$k/summary.json" ] && not_ok "failed run x$k left a summary.json"
 done

@@ -56,6 +56,11 @@ expect_out "--val-frac: 0.9 is out of range" "a bad --val-frac is named"
 printf 'a,b,target\n1,2,0\n3,4,0\n5,6,1\n7,8,0\n9,1,0\n2,2,0\n3,3,0\n' >"$tmp/tiny.csv"
 expect_rc 2 "a class too small to stratify" -- "$D" --data "$tmp/tiny.csv" --out "$tmp/x4" --quiet
 expect_out "class 1 has 1 row" "the too-small class is named"
+expect_rc 2 "lab 02 refuses to run as two ranks" -- common/bin/dlrun -n 2 "$D" --out "$tmp/x5" --quiet
+expect_out "runs as one process, but it was started as one of 2 ranks" "the launcher is named"
+expect_no_file "$tmp/x5" "two ranks wrote nothing"
+expect_rc 2 "an unwritable --json" -- "$D" --out "$tmp/x6" --json /proc/x/y/s.json --quiet
+expect_no_file "$tmp/x6" "nothing was written to --out"
 for k in 1 2 3 4; do [ -e "$tmp/x$k/summary.json" ] && not_ok "failed run x$k left a summary.json"; done
 ok "no failed run left a summary.json behind"
 finish

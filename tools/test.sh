@@ -183,17 +183,17 @@ gradescope_flow() {
     bash tools/gradescope.sh 01 >/dev/null || return 1
     mkdir -p "$ag/submission"
     cp -a "$B/gradescope/lab01" "$ag/source"
-    if ! make -s -C "$ag/source" NO_CUDA=1 DL_NO_DEPS=1 -j2 all >"$B/test/gradescope-build.log" 2>&1; then
+    if ! make -s -C "$ag/source" NO_CUDA=1 B=build/nocuda DL_NO_DEPS=1 -j2 all >"$B/test/gradescope-build.log" 2>&1; then
         echo "the Gradescope autograder does not build (see $B/test/gradescope-build.log)" >&2
         return 1
     fi
     J2=$(realpath "$J")
     cp solutions/01-logreg/* "$ag/submission/"
-    AUTOGRADER_ROOT=$(realpath "$ag") bash "$ag/source/run_autograder" >"$B/test/gradescope-run.log" 2>&1
+    AUTOGRADER_ROOT=$(realpath "$ag") B= bash "$ag/source/run_autograder" >"$B/test/gradescope-run.log" 2>&1
     local good bad
     good=$("$J2" "$ag/results/results.json" score 2>/dev/null)/$("$J2" "$ag/results/results.json" max_score 2>/dev/null)
     echo "not C" >>"$ag/submission/scaler.c"
-    AUTOGRADER_ROOT=$(realpath "$ag") bash "$ag/source/run_autograder" >>"$B/test/gradescope-run.log" 2>&1
+    AUTOGRADER_ROOT=$(realpath "$ag") B= bash "$ag/source/run_autograder" >>"$B/test/gradescope-run.log" 2>&1
     bad=$("$J2" "$ag/results/results.json" score 2>/dev/null)
     if [ "$good" = 95/95 ] && [ "$bad" = 0 ] && grep -q "build-failed" "$ag/results/results.json"; then
         echo "Gradescope autograder (lab 01): the reference scores $good, files that do not build 0 (build-failed)"

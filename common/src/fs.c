@@ -105,6 +105,8 @@ dl_status dl_check_writable(const char *flag, const char *path, int is_dir)
         } else {
             *slash = '\0';
         }
+        if (stat(buf, &st) != 0 && !is_dir) // a file's directory must be there already
+            return dl_error_set(DL_ERR_ARG, "%s '%s': the directory '%s' does not exist", flag, path, buf);
         if (stat(buf, &st) == 0) {
             if (!S_ISDIR(st.st_mode))
                 return dl_error_set(DL_ERR_ARG, "%s '%s': '%s' is not a directory", flag, path, buf);

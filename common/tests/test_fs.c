@@ -113,6 +113,8 @@ START_TEST(check_writable)
 {
     ck_assert_st(dl_check_writable("--out", tpath("new/deeper/dir"), 1), DL_OK); // made later by dl_mkdir_p
     ck_assert_st(dl_check_writable("--json", tpath("s.json"), 0), DL_OK);
+    ck_assert_st(dl_check_writable("--json", tpath("no/dir/s.json"), 0), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "does not exist");
     write_text(tpath("file"), "x");
     ck_assert_st(dl_check_writable("--out", tpath("file"), 1), DL_ERR_ARG);
     ck_assert_has(dl_last_error(), "--out '");

@@ -35,9 +35,9 @@ dl_status dl_path_join(char *buf, size_t len, const char *a, const char *b);
  * fopen mode mode ("w" or "wb"); its name goes to tmp (len bytes). On error
  * returns NULL with the reason set (dl_last_error). */
 FILE *dl_tmp_create(const char *path, char *tmp, size_t len, const char *mode);
-/* DL_OK when path (a directory when is_dir, else a file) could be written:
- * it is a writable directory (or a file in one), or the nearest existing
- * directory above it is writable. Else DL_ERR_ARG: "flag 'path': ...". */
+/* DL_OK when path could be written: a directory (is_dir) that is writable
+ * or whose nearest existing ancestor is (dl_mkdir_p makes the rest); a file
+ * whose directory exists and is writable. Else DL_ERR_ARG: "flag 'path': ...". */
 dl_status dl_check_writable(const char *flag, const char *path, int is_dir);
 /* Reads a whole file into a NUL-terminated malloc'ed buffer. */
 dl_status dl_read_file(const char *path, char **text, size_t *len);
