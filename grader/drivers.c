@@ -79,8 +79,11 @@ static int run(const char *program, int P, const char *name, const char *extra, 
         argv[n++] = "-n";
         argv[n++] = np;
         argv[n++] = "--timeout";
+        // the ranks' watchdog (DL_COMM_TIMEOUT) fires well before the item's wall
+        // limit, so a deadlock is reported by the ranks themselves
         const gr_item *it = gr_current();
-        snprintf(timeout, sizeof timeout, "%.0f", it ? it->timeout * gr_timeout_multiplier() : 120.0);
+        double wall = (it ? it->timeout : 120.0) * gr_timeout_multiplier();
+        snprintf(timeout, sizeof timeout, "%.0f", wall / 4 > 20 ? wall / 4 : 20);
         argv[n++] = timeout;
     }
     argv[n++] = (char *)program;

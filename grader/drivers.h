@@ -6,7 +6,9 @@
  * - gr_run_driver(P, name, args) runs the driver built from the code under
  *   test (gr_code_dir/labNN) with `--out SCRATCH/name --plot none --quiet`
  *   and args: words split on blanks, a single-quoted part is one word. P = 0
- *   runs it without the launcher (a world of one). Its stdout and stderr go
+ *   runs it without the launcher (a world of one); otherwise the ranks'
+ *   watchdog (DL_COMM_TIMEOUT) is a quarter of the item's time (at least
+ *   20 s), so ranks that wait for each other forever say so themselves. Its stdout and stderr go
  *   to SCRATCH/name.log. It runs in the sandbox with the item's limits.
  *   Returns the exit status; 128 + N when killed by signal N, 124 past the
  *   wall-clock limit, 127 when it could not start. gr_run_program does the

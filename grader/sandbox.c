@@ -770,8 +770,7 @@ static int spawn_ns(const gr_job *job, gr_fate *f, double t0)
 
 static int spawn_plain(const gr_job *job, gr_fate *f, double t0)
 {
-    if (sb.mode == SB_PGROUP)
-        prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_CHILD_SUBREAPER, 1); // the job's orphans come to us, to be killed and reaped
     pid_t pid = fork();
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -796,10 +795,10 @@ static int spawn_plain(const gr_job *job, gr_fate *f, double t0)
     kill(-pid, SIGKILL);
     if (!done)
         kill(pid, SIGKILL);
-    if (sb.mode == SB_PGROUP)
-        kill_orphans();
     if (!done)
         waitpid(pid, &status, 0);
+    kill_orphans(); // pgroup: whatever left the group; uid: the zombies kill_uid left
+
     if (done)
         set_from_status(f, status);
     else

@@ -206,6 +206,7 @@ gradescope_flow() {
 step "1 unit tests of common/" "$B/tests/unit"
 step "1b dl_comm and dlrun under mpirun (1-4 ranks, failures)" bash tools/test-comm.sh
 step "2 skeletons match the generator" bash tools/skeletons.sh check
+step "2b handouts' item tables match the graders" bash tools/check-handouts.sh
 step "3 grader: reference solutions score full marks" grade_reference
 step "4 grader: untouched skeletons score zero without crashing" grade_skeletons
 step "5 mutants: every classic mistake caught by name" bash grader/mutants/run.sh

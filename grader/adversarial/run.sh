@@ -46,7 +46,8 @@ points() { "$B/grader/lab$1" --list | awk '{print $1, $2}'; }
 survivors() { # log
     local uid left
     uid=$(sed -n 's/.*sandbox: .* as uid \([0-9]*\).*/\1/p' "$1" | head -n 1)
-    left=$(ps -eo uid=,comm= | awk -v u="${uid:--1}" '$1 == u && (u >= 61000 || $2 == "ddplab-daemon")' | head -n 5)
+    left=$(ps -eo uid=,stat=,comm= | awk -v u="${uid:--1}" '$1 == u && $2 !~ /^Z/ && (u >= 61000 || $3 == "ddplab-daemon")' |
+        head -n 5)
     [ -z "$left" ] || echo "$left" | tr '\n' ';'
 }
 
