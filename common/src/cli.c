@@ -6,6 +6,7 @@
 
 #include <errno.h> // errno, ERANGE
 #include <math.h> // isfinite
+#include <stdint.h> // SIZE_MAX
 #include <stdio.h> // fprintf, snprintf
 #include <stdlib.h> // strtol, strtod, getenv
 #include <string.h> // strcmp, strncmp, strlen
@@ -64,6 +65,17 @@ static void format_value(const dl_opt *o, char *buf, size_t len)
     case DL_OPT_U64:
         snprintf(buf, len, "%llu", (unsigned long long)*(uint64_t *)o->dst);
         break;
+    case DL_OPT_SIZE: {
+        size_t v = *(size_t *)o->dst;
+        const char *suffix[] = {"", "K", "M", "G"};
+        int k = 0;
+        while (k < 3 && v >= 1024 && v % 1024 == 0) {
+            v /= 1024;
+            k++;
+        }
+        snprintf(buf, len, "%zu%s", v, suffix[k]);
+        break;
+    }
     case DL_OPT_STRING:
     case DL_OPT_CHOICE: {
         const char *s = *(const char **)o->dst;
@@ -89,9 +101,11 @@ static void remember_defaults(const dl_opt *common, size_t nc, const dl_opt *ext
 static void print_opts(FILE *f, const dl_opt *opts, size_t n, int which)
 {
     for (size_t i = 0; i < n; i++) {
-        char left[64];
+        char left[64], shrt[8] = "";
         const char *def = i < MAX_OPTS ? defaults[which][i] : "";
-        snprintf(left, sizeof left, "--%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
+        if (opts[i].short_name)
+            snprintf(shrt, sizeof shrt, "-%c, ", opts[i].short_name);
+        snprintf(left, sizeof left, "%s--%s%s%s", shrt, opts[i].name, opts[i].metavar ? " " : "",
                  opts[i].metavar ? opts[i].metavar : "");
         fprintf(f, "  %-20s %s", left, opts[i].help);
         if (def[0])
@@ -189,6 +203,30 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
         }
         return 1;
     }
+    case DL_OPT_SIZE: {
+        unsigned long long v = strtoull(text, &end, 10), mult = 1;
+        if (end != text && *end != '\0' && end[1] == '\0') {
+            char u = *end;
+            mult = u == 'K' || u == 'k'   ? 1ULL << 10
+                   : u == 'M' || u == 'm' ? 1ULL << 20
+                   : u == 'G' || u == 'g' ? 1ULL << 30
+                                          : 0;
+            end += mult ? 1 : 0;
+        }
+        if (end == text || *end != '\0' || errno == ERANGE || strchr(text, '-') != NULL || mult == 0 ||
+            v > (unsigned long long)(SIZE_MAX / mult)) {
+            snprintf(err, len, "--%s: '%s' is not a size (bytes, with an optional K, M or G: 8, 64K, 256M)", o->name,
+                     text);
+            return 0;
+        }
+        v *= mult;
+        if (bounded && ((double)v < o->min || (double)v > o->max)) {
+            snprintf(err, len, "--%s: %llu bytes is out of range, expected %.0f to %.0f", o->name, v, o->min, o->max);
+            return 0;
+        }
+        *(size_t *)o->dst = (size_t)v;
+        return 1;
+    }
     case DL_OPT_DOUBLE: {
         double v = strtod(text, &end);
         if (end == text || *end != '\0' || !isfinite(v)) {
@@ -204,6 +242,15 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
     }
     }
     return 0;
+}
+
+static const dl_opt *find_short(char s, const dl_opt *b, size_t nb)
+{
+    for (size_t i = 0; i < nb; i++) {
+        if (b[i].short_name != 0 && b[i].short_name == s)
+            return &b[i];
+    }
+    return NULL;
 }
 
 static const dl_opt *find(const char *name, size_t len, const dl_opt *a, size_t na, const dl_opt *b, size_t nb)
@@ -248,17 +295,26 @@ int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, d
             usage(stdout, prog, summary, common, nc, extra, n_extra);
             return DL_CLI_HELP;
         }
-        if (strncmp(arg, "--", 2) != 0) {
+        const dl_opt *o = NULL;
+        const char *eq = NULL;
+        if (arg[0] == '-' && arg[1] != '-' && arg[1] != '\0' && arg[2] == '\0') { // -x: a short name
+            o = find_short(arg[1], extra, n_extra);
+            if (o == NULL) {
+                snprintf(err, sizeof err, "unknown option '%s'", arg);
+                goto fail;
+            }
+        } else if (strncmp(arg, "--", 2) != 0) {
             snprintf(err, sizeof err, "unexpected argument '%s' (options start with --)", arg);
             goto fail;
-        }
-        const char *name = arg + 2;
-        const char *eq = strchr(name, '=');
-        size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        const dl_opt *o = find(name, len, common, nc, extra, n_extra);
-        if (o == NULL) {
-            snprintf(err, sizeof err, "unknown option '--%.*s'", (int)len, name);
-            goto fail;
+        } else {
+            const char *name = arg + 2;
+            eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            o = find(name, len, common, nc, extra, n_extra);
+            if (o == NULL) {
+                snprintf(err, sizeof err, "unknown option '--%.*s'", (int)len, name);
+                goto fail;
+            }
         }
         const char *value = NULL;
         if (o->kind == DL_OPT_FLAG) {

@@ -13,6 +13,7 @@ typedef struct lab_opts {
     double momentum;
     uint64_t budget;
     const char *mode, *tag;
+    size_t bytes;
 } lab_opts;
 
 static lab_opts L;
@@ -25,6 +26,7 @@ static const dl_opt extra[] = {
     {"budget", DL_OPT_U64, &L.budget, "N", "bytes", NULL, 1, 0},
     {"mode", DL_OPT_CHOICE, &L.mode, "M", "how to train", "naive|ddp|ring", 1, 0},
     {"tag", DL_OPT_STRING, &L.tag, "S", "a label", NULL, 1, 0},
+    {"bytes", DL_OPT_SIZE, &L.bytes, "SIZE", "message size", NULL, 1, 1ULL << 40, 'b'},
 };
 #define N_EXTRA (sizeof extra / sizeof extra[0])
 
@@ -245,6 +247,47 @@ START_TEST(unwritable_outputs_and_ranks)
 }
 END_TEST
 
+START_TEST(short_names_and_sizes)
+{
+    dl_args a;
+    const struct {
+        const char *text;
+        size_t want;
+    } ok[] = {{"8", 8}, {"64K", 65536}, {"256M", 256u << 20}, {"1G", 1u << 30}, {"3k", 3072}, {"1024", 1024}};
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+        char *argv[] = {"labXX", "-b", (char *)ok[k].text, NULL};
+        result r = parse(&a, argv);
+        ck_assert_msg(r.rc == DL_CLI_RUN, "-b %s: %s", ok[k].text, r.err);
+        ck_assert_uint_eq(L.bytes, ok[k].want);
+        result_free(&r);
+        char eq[32];
+        snprintf(eq, sizeof eq, "--bytes=%s", ok[k].text);
+        char *argv2[] = {"labXX", eq, NULL};
+        r = parse(&a, argv2);
+        ck_assert_uint_eq(L.bytes, ok[k].want);
+        result_free(&r);
+    }
+    char *garbage[] = {"labXX", "-b", "12Q", NULL};
+    expect_error(garbage, "--bytes: '12Q' is not a size (bytes, with an optional K, M or G");
+    char *neg[] = {"labXX", "-b", "-3", NULL};
+    expect_error(neg, "--bytes: '-3' is not a size");
+    char *frac[] = {"labXX", "--bytes", "1.5M", NULL};
+    expect_error(frac, "is not a size");
+    char *two[] = {"labXX", "-b", "8MM", NULL};
+    expect_error(two, "is not a size");
+    char *zero[] = {"labXX", "-b", "0", NULL};
+    expect_error(zero, "--bytes: 0 bytes is out of range");
+    char *huge[] = {"labXX", "-b", "2048G", NULL};
+    expect_error(huge, "is out of range");
+    char *unknown[] = {"labXX", "-z", "3", NULL};
+    expect_error(unknown, "unknown option '-z'");
+    char *help[] = {"labXX", "--help", NULL};
+    result r = parse(&a, help);
+    ck_assert_has(r.out, "-b, --bytes SIZE");
+    result_free(&r);
+}
+END_TEST
+
 START_TEST(help)
 {
     dl_args a;
@@ -279,6 +322,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, flags_choices_and_extras);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, help);
+    tcase_add_test(tc, short_names_and_sizes);
     suite_add_tcase(s, tc);
     TCase *files = tcase_with_tmp("cli_files", 10);
     tcase_add_test(files, unwritable_outputs_and_ranks);

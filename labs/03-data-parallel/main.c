@@ -32,6 +32,7 @@
 #include "dl/plot.h" // dl_plot
 #include "dl/progress.h" // dl_progress_line
 #include "dl/project.h" // dl_project
+#include "dl/rank.h" // dl_rank_device
 #include "dl/timer.h" // dl_now
 #include "kit.h"
 
@@ -466,17 +467,7 @@ int main(int argc, char **argv)
 
     // ---- device: one GPU per rank, by local rank ----
     dl_device dev;
-    char spec[64];
-    snprintf(spec, sizeof spec, "%s", o.a.device);
-    // auto: one GPU per rank when there are enough of them, else every rank on the CPU
-    int gpus = dl_built_with_cuda() ? dl_cuda_device_count() : 0;
-    if (strcmp(spec, "cuda") == 0 || (strcmp(spec, "auto") == 0 && gpus > 0 && dl_comm_local_size(comm) <= gpus))
-        snprintf(spec, sizeof spec, "cuda:%d", dl_comm_local_rank(comm));
-    else if (strcmp(spec, "auto") == 0)
-        snprintf(spec, sizeof spec, "cpu");
-    st = dl_device_open(spec, &dev);
-    if (st == DL_OK)
-        st = dl_comm_use_device(comm, &dev);
+    st = dl_rank_device(comm, o.a.device, &dev);
     if (st != DL_OK)
         return fail(comm, st);
     R.dev = &dev;

@@ -5,9 +5,11 @@
  *   --batch-size N --lr X --seed N --out DIR --json FILE
  *   --plot png|svg|dumb|none --quiet --help. A driver sets the defaults in
  *   dl_args before parsing and may add its own flags in a dl_opt table.
- * - Both "--flag value" and "--flag=value" are accepted. Numbers must parse
- *   whole and lie in the option's [min, max]; choices must be one of the
- *   listed words.
+ * - Both "--flag value" and "--flag=value" are accepted, and "-x value" for
+ *   an option with a short name. Numbers must parse whole and lie in the
+ *   option's [min, max]; choices must be one of the listed words. A size
+ *   (DL_OPT_SIZE) is a byte count with an optional binary suffix: 8, 64K,
+ *   256M, 1G (K = 1024).
  * - dl_cli_parse returns DL_CLI_RUN to go on, DL_CLI_HELP after printing the
  *   usage to stdout (the driver exits 0), or DL_CLI_ERROR after printing
  *   "prog: error: <what>" and the usage to stderr (the driver exits 2).
@@ -44,7 +46,8 @@ typedef enum dl_opt_kind {
     DL_OPT_DOUBLE, /* double */
     DL_OPT_U64, /* uint64_t */
     DL_OPT_STRING, /* const char * */
-    DL_OPT_CHOICE /* const char *, one of choices ("a|b|c") */
+    DL_OPT_CHOICE, /* const char *, one of choices ("a|b|c") */
+    DL_OPT_SIZE /* size_t bytes: 8, 64K, 256M, 1G */
 } dl_opt_kind;
 
 typedef struct dl_opt {
@@ -55,6 +58,7 @@ typedef struct dl_opt {
     const char *help;
     const char *choices; /* DL_OPT_CHOICE only */
     double min, max; /* numeric kinds; min > max means unbounded */
+    char short_name; /* 'b' for -b, or 0 */
 } dl_opt;
 
 enum { DL_CLI_RUN = 0, DL_CLI_HELP = 1, DL_CLI_ERROR = 2 };

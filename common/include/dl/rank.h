@@ -1,0 +1,28 @@
+/* dl/rank.h — what every multi-rank driver does first: one device per rank.
+ *
+ * Contract
+ * - dl_rank_device(c, spec, dev) opens this rank's device and binds c to it
+ *   (dl_comm_use_device). spec "auto" takes cuda:LOCAL_RANK when the library
+ *   was built with CUDA and this machine has at least as many GPUs as ranks
+ *   on it, else the CPU; "cuda" takes cuda:LOCAL_RANK (one GPU per rank, as
+ *   torchrun does); anything else ("cpu", "cuda:N") is opened as given. On
+ *   failure returns the status of dl_device_open or dl_comm_use_device, with
+ *   its message (two ranks on one GPU are refused there).
+ */
+#ifndef DL_RANK_H
+#define DL_RANK_H
+
+#include "dl/comm.h" // dl_comm
+#include "dl/device.h" // dl_device
+#include "dl/status.h" // dl_status
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+dl_status dl_rank_device(dl_comm *c, const char *spec, dl_device *dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DL_RANK_H */

@@ -1,0 +1,19 @@
+/* rank.c — one device per rank. See dl/rank.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "dl/rank.h"
+
+#include <stdio.h> // snprintf
+#include <string.h> // strcmp
+
+dl_status dl_rank_device(dl_comm *c, const char *spec, dl_device *dev)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s", spec != NULL ? spec : "auto");
+    int gpus = dl_built_with_cuda() ? dl_cuda_device_count() : 0;
+    if (strcmp(name, "cuda") == 0 || (strcmp(name, "auto") == 0 && gpus > 0 && dl_comm_local_size(c) <= gpus))
+        snprintf(name, sizeof name, "cuda:%d", dl_comm_local_rank(c));
+    else if (strcmp(name, "auto") == 0)
+        snprintf(name, sizeof name, "cpu");
+    DL_TRY(dl_device_open(name, dev));
+    return dl_comm_use_device(c, dev);
+}
