@@ -136,7 +136,9 @@ kit_objs = $(patsubst %.c,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_C))
 # suite, its call wrappers (grader/labNN_calls.c, compiled once for the judge
 # and once, -DGR_RECORD, for the worker) and the judge, build/grader/labNN,
 # which holds no student code (see grader/replay.h).
-lab_wrap = $(shell sed -n 's/^GR_DECLARE(\([A-Za-z0-9_]*\)).*/\1/p' grader/lab$(1)_calls.c 2>/dev/null)
+# The functions to wrap are the __wrap_NAME the call-wrapper object defines
+# (read when the link runs, after the object is built).
+lab_wrap = $(shell nm $(B)/obj/grader/lab$(1)_calls-judge.o 2>/dev/null | sed -n 's/.* T __wrap_//p')
 wrap_flags = $(foreach f,$(call lab_wrap,$(1)),-Wl,--wrap=$(f))
 GRADER_JUDGE_OBJ := $(B)/obj/grader/runner.o $(B)/obj/grader/items.o $(B)/obj/grader/sandbox.o \
                     $(B)/obj/grader/replay.o $(B)/obj/grader/drivers.o
@@ -173,6 +175,7 @@ $(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H))
 $(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
 	$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@
+$(5)/$(3)/lab$(1)-worker: | $(B)/obj/grader/lab$(1)_calls-judge.o
 $(5)/$(3)/lab$(1)-worker: $(GRADER_WORKER_OBJ) $(B)/obj/grader/lab$(1).o $(B)/obj/grader/lab$(1)_calls-record.o \
                           $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)

@@ -2,9 +2,9 @@
  *
  * Contract
  * - A lab's grader file (grader/labNN.c) defines `const gr_lab *gr_lab_get(void)`:
- *   its title, a table of items, and a suite builder. One item = one Check
- *   TCase, keyed by name; its points, tier, parent, hint, handout section and
- *   where it runs live in the table, not in the test code.
+ *   its title and a table of items. One item = one Check TCase, keyed by
+ *   name, declared once: its test, points, tier, parent, hint, handout
+ *   section and where it runs live in the table (gr_suite builds the suite).
  * - Two programs grade (see replay.h): the judge (runner.c, no student code)
  *   runs every item and computes every verdict; the worker (worker.c, linked
  *   with the student's code) runs an item's test body for real and records
@@ -50,23 +50,23 @@ typedef struct gr_item {
     const char *hint; /* shown under a failure */
     const char *section; /* handout section, e.g. "README.md §Task 1" */
     double timeout; /* seconds, before CK_TIMEOUT_MULTIPLIER */
-    gr_where where; /* GR_WORKER unless given */
+    gr_where where;
+    const TTest *const *test; /* &test_x for START_TEST(test_x): the item's body */
 } gr_item;
 
 typedef struct gr_lab {
     const char *id; /* "01" */
     const char *title; /* "logistic regression on one GPU, with feature scaling" */
     const char *dir; /* "01-logreg" */
-    const gr_item *items;
+    const gr_item *items; /* each item declared once, with its test: the suite is built from it */
     int n_items;
-    Suite *(*suite)(void);
 } gr_lab;
 
 const gr_lab *gr_lab_get(void);
 
-/* Creates the TCase for item `name` (timeout and rlimit fixture from the
- * table) and adds it to s. Aborts the grader if the name is not in the table. */
-TCase *gr_tcase(Suite *s, const char *name);
+/* The lab's suite: one TCase per item, named after it, with its timeout and
+ * the judge's fixtures, running the item's test. */
+Suite *gr_suite(void);
 
 /* A directory that lives for the whole grading run (removed at its end), where
  * sandboxed drivers write (gr_run_driver): items may leave results there for

@@ -1,9 +1,8 @@
 /* items.c — the item table's plumbing, shared by the judge (runner.c) and the
- * worker (worker.c): finding items, building their TCases, the scratch
- * directory and the timeout multiplier. See grader.h. */
+ * worker (worker.c): finding items, building the suite from them, the
+ * scratch directory and the timeout multiplier. See grader.h. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h> // fprintf
-#include <stdlib.h> // getenv, atof, exit
+#include <stdlib.h> // getenv, atof
 #include <string.h> // strcmp
 
 #include "grader.h"
@@ -54,16 +53,16 @@ static void teardown(void)
         gr_teardown_hook();
 }
 
-TCase *gr_tcase(Suite *s, const char *name)
+Suite *gr_suite(void)
 {
-    int i = gr_find_item(name);
-    if (i < 0) {
-        fprintf(stderr, "grader bug: TCase '%s' is not in lab %s's item table\n", name, gr_the_lab->id);
-        exit(3);
+    Suite *s = suite_create(gr_the_lab->id);
+    for (int i = 0; i < gr_the_lab->n_items; i++) {
+        const gr_item *it = &gr_the_lab->items[i];
+        TCase *tc = tcase_create(it->name);
+        tcase_set_timeout(tc, it->timeout);
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, *it->test);
+        suite_add_tcase(s, tc);
     }
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, gr_the_lab->items[i].timeout);
-    tcase_add_checked_fixture(tc, setup, teardown);
-    suite_add_tcase(s, tc);
-    return tc;
+    return s;
 }

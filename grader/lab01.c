@@ -996,70 +996,53 @@ static const gr_item items[] = {
     {"scaler_stats", "scaler mean/std match a double reference (NaN, constant, 1 row, 1e6 offset)", 10, GR_CPU, NULL,
      "two passes in double: mean of the non-NaN values, then the mean squared deviation "
      "(ddof = 0); scale 1 where the std is 0",
-     "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30},
+     "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30, GR_WORKER, &test_scaler_stats},
     {"scaler_transform", "transform uses the fitted training statistics; NaN -> 0", 10, GR_CPU, "scaler_stats",
      "transform only applies s->mean and s->scale; it never looks at the statistics of "
      "the rows it is given",
-     "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30},
+     "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30, GR_WORKER, &test_scaler_transform},
     {"loss_grad", "loss and gradient match a double reference and finite differences", 15, GR_CPU, NULL,
      "loss = mean BCE + (lambda/2)|w|^2 (no b); grad_w = (1/n) X^T (sigmoid(z) - y) + lambda w",
-     "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30},
+     "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30, GR_WORKER, &test_loss_grad},
     {"loss_extreme", "loss and gradient are finite and exact at |z| = 1e3, 1e4", 10, GR_CPU, NULL,
      "never compute log(sigmoid(z)) or exp(-z) for large |z|: use max(z,0) - y z + log1p(exp(-|z|))",
-     "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30},
+     "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30, GR_WORKER, &test_loss_extreme},
     {"train_optimum", "full-batch GD reaches the optimum (within 1e-4 of Newton's)", 15, GR_CPU, "loss_grad",
      "w = 0, b = 0; each epoch one step w -= lr * grad; stop when |grad| < tol",
-     "README.md#task-3-training-with-a-learning-curve-30-points", 60},
+     "README.md#task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER, &test_train_optimum},
     {"train_curve", "learning curve entries, monotone descent, tolerance stop", 5, GR_CPU, "train_optimum",
      "entry 0 is the initial model, entry e the model after epoch e; stop at the "
      "first entry whose grad_norm < tol",
-     "README.md#task-3-training-with-a-learning-curve-30-points", 60},
+     "README.md#task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER, &test_train_curve},
     {"train_minibatch", "mini-batches: every row once per epoch, new order each epoch, seeded", 10, GR_CPU, "loss_grad",
      "one dl_rng_permutation per epoch; batches of batch_size rows in that order, "
      "the last one smaller",
-     "README.md#task-3-training-with-a-learning-curve-30-points", 60},
+     "README.md#task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER, &test_train_minibatch},
     {"predict", "probabilities and accuracy match a double reference", 10, GR_CPU, NULL,
      "p = sigmoid(x.w + b) with the stable sigmoid; predict 1 when p >= 0.5",
-     "README.md#task-4-prediction-and-accuracy-15-points", 30},
+     "README.md#task-4-prediction-and-accuracy-15-points", 30, GR_WORKER, &test_predict},
     {"test_accuracy", "your whole pipeline reaches test accuracy >= 0.95 on breast_cancer", 5, GR_CPU, "train_optimum",
      "fit the scaler on the training rows only, transform all three splits with it, "
      "then train",
-     "README.md#task-4-prediction-and-accuracy-15-points", 60},
+     "README.md#task-4-prediction-and-accuracy-15-points", 60, GR_WORKER, &test_test_accuracy},
     {"scaling_matters", "same lr: standardised converges, raw features do not", 5, GR_CPU, "train_optimum",
      "run `build/labs/lab01` and look at scaling.png: the raw-feature run bounces around 1e5",
-     "README.md#what-the-plots-show", 60},
+     "README.md#what-the-plots-show", 60, GR_WORKER, &test_scaling_matters},
     {"gpu_loss_grad", "CUDA loss/gradient equal the double reference (odd n, d = 1)", 10, GR_GPU1, NULL,
      "one thread per row; guard i < n; block-reduce in shared memory; grad via dl_gemv(DL_TRANS)",
-     "README.md#task-5-the-same-on-the-gpu-15-points", 60},
+     "README.md#task-5-the-same-on-the-gpu-15-points", 60, GR_WORKER, &test_gpu_loss_grad},
     {"gpu_train", "training on the GPU tracks the CPU learning curve", 5, GR_GPU1, "gpu_loss_grad",
      "the training loop is the same; only the engine's device differs",
-     "README.md#task-5-the-same-on-the-gpu-15-points", 120},
+     "README.md#task-5-the-same-on-the-gpu-15-points", 120, GR_WORKER, &test_gpu_train},
 };
 
-static Suite *lab01_suite(void)
-{
-    Suite *s = suite_create("lab01");
-    tcase_add_test(gr_tcase(s, "scaler_stats"), test_scaler_stats);
-    tcase_add_test(gr_tcase(s, "scaler_transform"), test_scaler_transform);
-    tcase_add_test(gr_tcase(s, "loss_grad"), test_loss_grad);
-    tcase_add_test(gr_tcase(s, "loss_extreme"), test_loss_extreme);
-    tcase_add_test(gr_tcase(s, "train_optimum"), test_train_optimum);
-    tcase_add_test(gr_tcase(s, "train_curve"), test_train_curve);
-    tcase_add_test(gr_tcase(s, "train_minibatch"), test_train_minibatch);
-    tcase_add_test(gr_tcase(s, "predict"), test_predict);
-    tcase_add_test(gr_tcase(s, "test_accuracy"), test_test_accuracy);
-    tcase_add_test(gr_tcase(s, "scaling_matters"), test_scaling_matters);
-    tcase_add_test(gr_tcase(s, "gpu_loss_grad"), test_gpu_loss_grad);
-    tcase_add_test(gr_tcase(s, "gpu_train"), test_gpu_train);
-    return s;
-}
-
-static const gr_lab lab = {"01",
-                           "logistic regression on one GPU, with feature scaling",
-                           "01-logreg",
-                           items,
-                           (int)(sizeof items / sizeof items[0]),
-                           lab01_suite};
+static const gr_lab lab = {
+    "01",
+    "logistic regression on one GPU, with feature scaling",
+    "01-logreg",
+    items,
+    (int)(sizeof items / sizeof items[0]),
+};
 
 const gr_lab *gr_lab_get(void)
 {

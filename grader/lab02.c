@@ -891,69 +891,52 @@ static const gr_item items[] = {
     {"approximate_mode", "approximate mode: floors, largest remainders, random ties", 10, GR_CPU, NULL,
      "floor(count * draws / total) per class; the leftover draws one each to the largest remainders; a tie "
      "group in random order",
-     HANDOUT "task-1-the-stratified-split-25-points", 30},
+     HANDOUT "task-1-the-stratified-split-25-points", 30, GR_WORKER, &test_approximate_mode},
     {"split_exact", "stratified split: exact per-class counts, disjoint, complete, seeded", 10, GR_CPU,
      "approximate_mode",
      "train = approx_mode(counts, n_train), val and test from what is left; permute each "
      "class, deal it out; shuffle each part",
-     HANDOUT "task-1-the-stratified-split-25-points", 30},
+     HANDOUT "task-1-the-stratified-split-25-points", 30, GR_WORKER, &test_split_exact},
     {"split_errors", "stratified split: the error cases return their status", 5, GR_CPU, NULL,
      "a class smaller than the number of non-empty parts, fractions over 1 or negative, a label out of range",
-     HANDOUT "task-1-the-stratified-split-25-points", 30},
+     HANDOUT "task-1-the-stratified-split-25-points", 30, GR_WORKER, &test_split_errors},
     {"kfold", "stratified k-fold: per-class fold counts differ by at most one", 10, GR_CPU, NULL,
      "deal each class's shuffled rows round-robin over the folds; k > smallest class is an error",
-     HANDOUT "task-2-stratified-k-fold-10-points", 30},
+     HANDOUT "task-2-stratified-k-fold-10-points", 30, GR_WORKER, &test_kfold},
     {"confusion", "confusion matrix equals a brute-force count (rows = truth)", 10, GR_CPU, NULL,
      "cm[true * C + predicted]++; check every label before touching cm",
-     HANDOUT "task-3-the-confusion-matrix-10-points", 30},
+     HANDOUT "task-3-the-confusion-matrix-10-points", 30, GR_WORKER, &test_confusion},
     {"metrics", "per-class P/R/F1 and macro/micro/weighted averages, zero division", 15, GR_CPU, NULL,
      "precision = TP/column sum, recall = TP/row sum; 0/0 is 0 and counted; macro = plain mean, micro = "
      "pooled counts, weighted = by support",
-     HANDOUT "task-4-per-class-metrics-and-averages-15-points", 30},
+     HANDOUT "task-4-per-class-metrics-and-averages-15-points", 30, GR_WORKER, &test_metrics},
     {"softmax_loss_grad", "softmax loss and gradient: double reference, finite differences, logits of 1e4", 15, GR_CPU,
      NULL, "log-sum-exp with the row max subtracted; gW = (1/n)(P - Y)^T X + lambda W via dl_gemm",
-     HANDOUT "task-5-softmax-regression-40-points", 60},
+     HANDOUT "task-5-softmax-regression-40-points", 60, GR_WORKER, &test_softmax_loss_grad},
     {"softmax_train", "softmax regression reaches test accuracy >= 0.83 on Fashion-MNIST", 10, GR_CPU,
      "softmax_loss_grad", "a new permutation every epoch, batches of batch_size rows, w -= lr * grad",
-     HANDOUT "task-5-softmax-regression-40-points", 180},
+     HANDOUT "task-5-softmax-regression-40-points", 180, GR_WORKER, &test_softmax_train},
     {"lambda_on_validation", "lambda chosen on validation; test scored once, for that model", 10, GR_CPU, NULL,
      "score every lambda on EVAL_VAL, pick the best macro-F1 (first on ties), then EVAL_TEST once",
-     HANDOUT "task-6-the-validation-curve-10-points", 30},
+     HANDOUT "task-6-the-validation-curve-10-points", 30, GR_WORKER, &test_lambda_on_validation},
     {"psi", "population stability index matches a double reference", 5, GR_CPU, NULL,
      "equal-width bins over the reference's [min, max]; proportions floored at 1e-4; sum (q - p) ln(q / p)",
-     HANDOUT "task-7-drift-between-splits-5-points", 30},
+     HANDOUT "task-7-drift-between-splits-5-points", 30, GR_WORKER, &test_psi},
     {"gpu_softmax", "CUDA softmax loss/gradient equal the double reference", 10, GR_GPU1, NULL,
      "one thread per row calling softmax_xent_row; guard i < n; GEMMs via dl_gemm on the device",
-     HANDOUT "task-5-softmax-regression-40-points", 60},
+     HANDOUT "task-5-softmax-regression-40-points", 60, GR_WORKER, &test_gpu_softmax},
     {"gpu_train", "training on the GPU reaches the CPU's accuracy", 5, GR_GPU1, "gpu_softmax",
      "the training loop is the same; only the engine's device differs", HANDOUT "task-5-softmax-regression-40-points",
-     180},
+     180, GR_WORKER, &test_gpu_train},
 };
 
-static Suite *lab02_suite(void)
-{
-    Suite *s = suite_create("lab02");
-    tcase_add_test(gr_tcase(s, "approximate_mode"), test_approximate_mode);
-    tcase_add_test(gr_tcase(s, "split_exact"), test_split_exact);
-    tcase_add_test(gr_tcase(s, "split_errors"), test_split_errors);
-    tcase_add_test(gr_tcase(s, "kfold"), test_kfold);
-    tcase_add_test(gr_tcase(s, "confusion"), test_confusion);
-    tcase_add_test(gr_tcase(s, "metrics"), test_metrics);
-    tcase_add_test(gr_tcase(s, "softmax_loss_grad"), test_softmax_loss_grad);
-    tcase_add_test(gr_tcase(s, "softmax_train"), test_softmax_train);
-    tcase_add_test(gr_tcase(s, "lambda_on_validation"), test_lambda_on_validation);
-    tcase_add_test(gr_tcase(s, "psi"), test_psi);
-    tcase_add_test(gr_tcase(s, "gpu_softmax"), test_gpu_softmax);
-    tcase_add_test(gr_tcase(s, "gpu_train"), test_gpu_train);
-    return s;
-}
-
-static const gr_lab lab = {"02",
-                           "honest evaluation: stratified splits, confusion matrices, softmax regression",
-                           "02-evaluation",
-                           items,
-                           (int)(sizeof items / sizeof items[0]),
-                           lab02_suite};
+static const gr_lab lab = {
+    "02",
+    "honest evaluation: stratified splits, confusion matrices, softmax regression",
+    "02-evaluation",
+    items,
+    (int)(sizeof items / sizeof items[0]),
+};
 
 const gr_lab *gr_lab_get(void)
 {

@@ -560,59 +560,45 @@ END_TEST
 static const gr_item items[] = {
     {"sampler_exact", "distributed sampler: shard sizes, padding, rows r::P of the epoch's permutation", 15, GR_CPU,
      NULL, "permutation of seed + epoch; pad by repeating its start to num_samples * P; rank r takes r, r+P, ...",
-     H "task-1-the-distributed-sampler-20-points", 30},
+     H "task-1-the-distributed-sampler-20-points", 30, GR_WORKER, &test_sampler_exact},
     {"sampler_stratified", "stratified shards: per-class counts differ by at most one", 5, GR_CPU, NULL,
      "deal each class's rows round-robin, the count running on across classes; pad each rank to num_samples",
-     H "task-1-the-distributed-sampler-20-points", 30},
+     H "task-1-the-distributed-sampler-20-points", 30, GR_WORKER, &test_sampler_stratified},
     {"lr_schedule", "learning rate: linear scaling, warmup, schedule (exact)", 10, GR_CPU, NULL,
      "peak = base_lr * global_batch / base_batch; warmup peak * (t+1) / W; then constant or cosine",
-     H "task-5-the-learning-rate-10-points", 30},
+     H "task-5-the-learning-rate-10-points", 30, GR_WORKER, &test_lr_schedule},
     {"scaler_distributed", "distributed scaler equals the single-process one (3 ranks)", 10, GR_CPU, NULL,
      "allgather (count, mean, M2) per rank and merge with Chan's formula in rank order",
-     H "task-2-the-distributed-scaler-10-points", 120, GR_JUDGE},
+     H "task-2-the-distributed-scaler-10-points", 120, GR_JUDGE, &test_scaler_distributed},
     {"equivalence", "P ranks at batch B equal 1 rank at batch P*B after 20 steps (P = 2, 4)", 20, GR_CPU,
      "sampler_exact", "broadcast rank 0's parameters once; average the gradients with one allreduce before each step",
-     H "tasks-3-and-4-one-model-on-p-ranks-20-points", 180, GR_JUDGE},
+     H "tasks-3-and-4-one-model-on-p-ranks-20-points", 180, GR_JUDGE, &test_equivalence},
     {"accuracy", "4 ranks reach test accuracy >= 0.85 on Fashion-MNIST", 10, GR_CPU, "equivalence",
-     "with the defaults (25 epochs, 4096 rows per rank, scaled lr with warmup)", H "what-the-run-shows", 300, GR_JUDGE},
+     "with the defaults (25 epochs, 4096 rows per rank, scaled lr with warmup)", H "what-the-run-shows", 300, GR_JUDGE,
+     &test_accuracy},
     {"accounting", "each rank processes N/P rows per epoch", 5, GR_CPU, "equivalence",
      "every rank gets its own N/P rows; nobody gets all of them, nobody the remainder", H "what-the-run-shows", 300,
-     GR_JUDGE},
+     GR_JUDGE, &test_accounting},
     {"speedup_projected", "projected 4-GPU speedup >= 0.9 x the reference's (4xA10 PCIe)", 10, GR_CPU, "equivalence",
      "one allreduce of all gradients per step; equal shards; no extra communication per step",
-     H "speedup-measured-and-projected", 300, GR_JUDGE},
+     H "speedup-measured-and-projected", 300, GR_JUDGE, &test_speedup_projected},
     {"timing", "barrier-bracketed epoch time, per-rank compute, imbalance", 5, GR_CPU, NULL,
      "barrier, t0; ...; barrier, epoch = max over ranks; allgather compute; imbalance = max / mean",
-     H "task-6-timing-5-points", 300},
+     H "task-6-timing-5-points", 300, GR_WORKER, &test_timing},
     {"gpu_one_rank", "one rank on the GPU trains like the CPU", 5, GR_GPU1, NULL,
-     "the training loop is device-neutral: only the engine's buffers move", H "running-on-gpus", 300, GR_JUDGE},
+     "the training loop is device-neutral: only the engine's buffers move", H "running-on-gpus", 300, GR_JUDGE,
+     &test_gpu_one_rank},
     {"gpu4_measured", "measured speedup on 4 GPUs >= 0.8 x the reference's, same run", 10, GR_GPU4, NULL,
-     "one GPU per rank (dlrun -n 4 --device cuda)", H "running-on-gpus", 600, GR_JUDGE},
+     "one GPU per rank (dlrun -n 4 --device cuda)", H "running-on-gpus", 600, GR_JUDGE, &test_gpu4_measured},
 };
 
-static Suite *lab03_suite(void)
-{
-    Suite *s = suite_create("lab03");
-    tcase_add_test(gr_tcase(s, "sampler_exact"), test_sampler_exact);
-    tcase_add_test(gr_tcase(s, "sampler_stratified"), test_sampler_stratified);
-    tcase_add_test(gr_tcase(s, "lr_schedule"), test_lr_schedule);
-    tcase_add_test(gr_tcase(s, "scaler_distributed"), test_scaler_distributed);
-    tcase_add_test(gr_tcase(s, "equivalence"), test_equivalence);
-    tcase_add_test(gr_tcase(s, "accuracy"), test_accuracy);
-    tcase_add_test(gr_tcase(s, "accounting"), test_accounting);
-    tcase_add_test(gr_tcase(s, "speedup_projected"), test_speedup_projected);
-    tcase_add_test(gr_tcase(s, "timing"), test_timing);
-    tcase_add_test(gr_tcase(s, "gpu_one_rank"), test_gpu_one_rank);
-    tcase_add_test(gr_tcase(s, "gpu4_measured"), test_gpu4_measured);
-    return s;
-}
-
-static const gr_lab lab = {"03",
-                           "from four serial copies to one data-parallel model",
-                           "03-data-parallel",
-                           items,
-                           (int)(sizeof items / sizeof items[0]),
-                           lab03_suite};
+static const gr_lab lab = {
+    "03",
+    "from four serial copies to one data-parallel model",
+    "03-data-parallel",
+    items,
+    (int)(sizeof items / sizeof items[0]),
+};
 
 const gr_lab *gr_lab_get(void)
 {

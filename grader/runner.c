@@ -160,7 +160,7 @@ static void run_item(int i, result *res)
     replaying = it->where == GR_WORKER;
     if (replaying)
         run_worker(it, dir);
-    SRunner *sr = srunner_create(gr_the_lab->suite());
+    SRunner *sr = srunner_create(gr_suite());
     srunner_set_log(sr, NULL);
     srunner_set_fork_status(sr, CK_FORK); // the judge's own test runs in a child; CK_FORK=no does not apply here
     if (getenv("CK_FORK") != NULL && strcmp(getenv("CK_FORK"), "no") == 0)

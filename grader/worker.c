@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     }
     int by_hand = fcntl(3, F_GETFD) < 0;
     gr_record_start(by_hand ? -1 : 3);
-    SRunner *sr = srunner_create(gr_the_lab->suite());
+    SRunner *sr = srunner_create(gr_suite());
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_set_log(sr, NULL);
     srunner_run(sr, NULL, argv[2], CK_SILENT);
