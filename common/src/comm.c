@@ -283,7 +283,8 @@ static dl_status run_local(const dl_comm *c, const dl_comm_args *a)
 }
 
 /* Starts a on its path and counts it under op: one call, the bytes this rank
- * hands over (send_count elements). The seconds are added by finish. */
+ * hands over (send_count elements), a message when it is a non-empty send.
+ * The seconds are added by finish. */
 static dl_status start(dl_comm *c, const dl_comm_args *a, dl_comm_op op, const char *what, dl_comm_req *r)
 {
     r->op = op;
@@ -304,6 +305,8 @@ static dl_status start(dl_comm *c, const dl_comm_args *a, dl_comm_op op, const c
     }
     c->stats.calls[op]++;
     c->stats.bytes[op] += a->send_count * dl_dtype_size(a->t);
+    if (a->op == DL_OP_SENDRECV && a->send_count > 0)
+        c->stats.messages++;
     return DL_OK;
 }
 
@@ -325,6 +328,21 @@ static dl_status run(dl_comm *c, const dl_comm_args *a, const char *what)
     dl_comm_req r;
     DL_TRY(start(c, a, a->op, what, &r));
     return finish(c, &r);
+}
+
+/* A non-blocking operation: started; dl_comm_wait finishes and frees it. */
+static dl_status run_async(dl_comm *c, const dl_comm_args *a, dl_comm_op op, const char *what, dl_comm_req **out)
+{
+    dl_comm_req *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "comm: out of memory");
+    dl_status st = start(c, a, op, what, r);
+    if (st != DL_OK) {
+        free(r);
+        return st;
+    }
+    *out = r;
+    return DL_OK;
 }
 
 // ---- argument checks ----
@@ -410,16 +428,7 @@ dl_status dl_comm_allreduce_async(dl_comm *c, void *buf, size_t count, dl_dtype 
     *out = NULL;
     dl_comm_args a;
     DL_TRY(allreduce_args("allreduce_async", buf, count, t, op, &a));
-    dl_comm_req *r = calloc(1, sizeof *r);
-    if (r == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "comm: out of memory");
-    dl_status st = start(c, &a, DL_OP_ALLREDUCE_ASYNC, "allreduce_async", r);
-    if (st != DL_OK) {
-        free(r);
-        return st;
-    }
-    *out = r;
-    return DL_OK;
+    return run_async(c, &a, DL_OP_ALLREDUCE_ASYNC, "allreduce_async", out);
 }
 
 dl_status dl_comm_wait(dl_comm *c, dl_comm_req *r)
@@ -444,19 +453,38 @@ dl_status dl_comm_allgather(dl_comm *c, const void *send, void *recv, size_t cou
     return run(c, &a, "allgather");
 }
 
+static dl_status sendrecv_args(const dl_comm *c, const char *what, const void *send, size_t send_count, int dst,
+                               void *recv, size_t recv_count, int src, dl_dtype t, dl_comm_args *a)
+{
+    DL_TRY(check_buffer(what, send, send_count, t));
+    DL_TRY(check_buffer(what, recv, recv_count, t));
+    DL_TRY(check_peers(c, what, dst, src, send_count, recv_count));
+    *a = (dl_comm_args){.op = DL_OP_SENDRECV,
+                        .send = send,
+                        .send_count = send_count,
+                        .dst = dst,
+                        .recv = recv,
+                        .recv_count = recv_count,
+                        .src = src,
+                        .t = t};
+    return DL_OK;
+}
+
 dl_status dl_comm_sendrecv(dl_comm *c, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
                            int src, dl_dtype t)
 {
-    DL_TRY(check_buffer("sendrecv", send, send_count, t));
-    DL_TRY(check_buffer("sendrecv", recv, recv_count, t));
-    DL_TRY(check_peers(c, "sendrecv", dst, src, send_count, recv_count));
-    dl_comm_args a = {.op = DL_OP_SENDRECV,
-                      .send = send,
-                      .send_count = send_count,
-                      .dst = dst,
-                      .recv = recv,
-                      .recv_count = recv_count,
-                      .src = src,
-                      .t = t};
+    dl_comm_args a;
+    DL_TRY(sendrecv_args(c, "sendrecv", send, send_count, dst, recv, recv_count, src, t, &a));
     return run(c, &a, "sendrecv");
+}
+
+dl_status dl_comm_isendrecv(dl_comm *c, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
+                            int src, dl_dtype t, dl_comm_req **req)
+{
+    if (req == NULL)
+        return dl_error_set(DL_ERR_ARG, "comm: isendrecv without a request to return");
+    *req = NULL;
+    dl_comm_args a;
+    DL_TRY(sendrecv_args(c, "isendrecv", send, send_count, dst, recv, recv_count, src, t, &a));
+    return run_async(c, &a, DL_OP_SENDRECV, "isendrecv", req);
 }

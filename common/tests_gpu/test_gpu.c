@@ -13,6 +13,7 @@
 #include <string.h> // memcmp
 
 #include "dl/blas.h"
+#include "dl/comm.h"
 #include "dl/compare.h"
 #include "dl/device.h"
 #include "dl/mlp.h"
@@ -241,6 +242,43 @@ START_TEST(test_mlp_matches_cpu)
 }
 END_TEST
 
+/* A world of one with device buffers: isendrecv to itself is a copy on the
+ * device (queued on the compute stream), completed by dl_comm_wait. */
+START_TEST(test_isendrecv_self_on_device)
+{
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("PMI_SIZE");
+    unsetenv("PMIX_RANK");
+    OPEN(dev);
+    dl_comm *c;
+    ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    ck_assert(dl_comm_use_device(c, &dev) == DL_OK);
+    size_t n = (size_t)1 << 18; // 1 MiB of floats
+    float *h = randf(n, 90), *back = malloc(n * sizeof *back);
+    float *d_send = to_dev(&dev, h, n), *d_recv = NULL;
+    ck_assert(dl_malloc(&dev, (void **)&d_recv, n * sizeof *d_recv) == DL_OK);
+    ck_assert(dl_memset0(&dev, d_recv, n * sizeof *d_recv) == DL_OK);
+    dl_comm_req *r[2];
+    ck_assert(dl_comm_isendrecv(c, d_send, n - 5, 0, d_recv, n - 5, 0, DL_F32, &r[0]) == DL_OK);
+    ck_assert(dl_comm_isendrecv(c, NULL, 0, 0, NULL, 0, 0, DL_F32, &r[1]) == DL_OK);
+    ck_assert(dl_comm_wait(c, r[1]) == DL_OK);
+    ck_assert(dl_comm_wait(c, r[0]) == DL_OK);
+    ck_assert(dl_memcpy_d2h(&dev, back, d_recv, n * sizeof *back) == DL_OK);
+    ck_assert_msg(memcmp(back, h, (n - 5) * sizeof *h) == 0, "isendrecv to itself changed the data");
+    for (size_t i = n - 5; i < n; i++)
+        ck_assert_msg(back[i] == 0.0f, "isendrecv wrote past its count at %zu", i);
+    dl_comm_stats st;
+    dl_comm_stats_get(c, &st);
+    ck_assert_uint_eq(st.calls[DL_OP_SENDRECV], 2);
+    ck_assert_uint_eq(st.bytes[DL_OP_SENDRECV], (n - 5) * sizeof(float));
+    ck_assert_uint_eq(st.messages, 1);
+    dl_free(&dev, d_send), dl_free(&dev, d_recv);
+    free(h), free(back);
+    dl_comm_finalize(c);
+    dl_device_close(&dev);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpu");
@@ -252,6 +290,7 @@ int main(void)
     tcase_add_test(tc, test_gemm_f16_matches_cpu);
     tcase_add_test(tc, test_bad_calls_are_errors);
     tcase_add_test(tc, test_mlp_matches_cpu);
+    tcase_add_test(tc, test_isendrecv_self_on_device);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
