@@ -61,6 +61,10 @@ dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t
 dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr, float mu,
                        float wd);
 
+// ---- dl/ops.h's kernels (src/cuda/ops_cuda.cu) ----
+/* dst += src for count elements of t (DL_F32 or DL_F16), queued on dev's stream. */
+dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t);
+
 #ifdef __cplusplus
 }
 #endif
