@@ -82,7 +82,8 @@ LIB := $(LIB_PREBUILT)
 else
 LIB := $(B)/lib/libddplab.a
 endif
-LIB_C := $(filter-out common/src/cuda_stub.c common/src/nccl_stub.c,$(wildcard common/src/*.c))
+LIB_C := $(filter-out common/src/cuda_stub.c common/src/nccl_stub.c common/src/mpi_stub.c common/src/comm_mpi.c,\
+                      $(wildcard common/src/*.c))
 ifeq ($(HAVE_CUDA),1)
 LIB_CU := $(filter-out $(if $(HAVE_NCCL),,common/src/cuda/comm_nccl.cu),$(wildcard common/src/cuda/*.cu))
 else
@@ -92,13 +93,15 @@ endif
 ifneq ($(HAVE_NCCL),1)
 LIB_C += common/src/nccl_stub.c
 endif
+# dl_comm's MPI transport, or its stub (see common/src/comm_backend.h)
+LIB_C += $(if $(MPICC),common/src/comm_mpi.c,common/src/mpi_stub.c)
 LIB_OBJ := $(patsubst common/src/%.c,$(B)/obj/common/%.o,$(LIB_C)) \
            $(patsubst common/src/cuda/%.cu,$(B)/obj/common/cuda/%.o,$(LIB_CU))
 
 $(B)/obj/common/%.o: common/src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(OBJ_CFLAGS) -Icommon/src -MMD -MP -c $< -o $@
-$(B)/obj/common/comm.o: OBJ_CFLAGS := $(MPI_CFLAGS)
+$(B)/obj/common/comm_mpi.o: OBJ_CFLAGS := $(MPI_CFLAGS)
 
 $(B)/obj/common/cuda/%.o: common/src/cuda/%.cu
 	@mkdir -p $(@D)

@@ -3,6 +3,7 @@
  * Implemented by the files in src/cuda/ when the library is built with CUDA and by
  * src/cuda_stub.c otherwise (every call then fails with DL_ERR_NO_CUDA), so no
  * caller needs an #ifdef. Arguments are validated by the neutral callers.
+ * dl_comm's transports (MPI, NCCL) have their own header: comm_backend.h.
  */
 #ifndef DL_BACKEND_H
 #define DL_BACKEND_H
@@ -60,17 +61,9 @@ dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t
 dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr, float mu,
                        float wd);
 
-// ---- NCCL (src/cuda/comm_nccl.cu; src/nccl_stub.c without NCCL) ----
-/* A dl_red maps onto ncclRedOp_t; the state holds the comm, its stream and events. */
-dl_status dl_nccl_unique_id_(unsigned char id[128]);
-dl_status dl_nccl_init_(void **state, const dl_device *dev, int nranks, int rank, const unsigned char id[128]);
-void dl_nccl_destroy_(void *state, int abort);
-dl_status dl_nccl_allreduce_(void *state, void *buf, size_t count, dl_dtype t, int red, void **req);
-dl_status dl_nccl_wait_(void *state, void *req, double timeout, int rank);
-dl_status dl_nccl_broadcast_(void *state, void *buf, size_t count, dl_dtype t, int root);
-dl_status dl_nccl_allgather_(void *state, const void *send, void *recv, size_t count, dl_dtype t);
-dl_status dl_nccl_sendrecv_(void *state, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
-                            int src, dl_dtype t);
+// ---- dl/ops.h's kernels (src/cuda/ops_cuda.cu) ----
+/* dst += src for count elements of t (DL_F32 or DL_F16), queued on dev's stream. */
+dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t);
 
 #ifdef __cplusplus
 }

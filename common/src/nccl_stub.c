@@ -1,7 +1,7 @@
-/* nccl_stub.c — the NCCL backend in a build without NCCL: dl_comm then keeps
+/* nccl_stub.c — the NCCL transport in a build without NCCL: dl_comm then keeps
  * MPI for every device, and binding a CUDA device to a world of several ranks
  * fails with a clear message. The only place NCCL's absence is handled. */
-#include "backend.h"
+#include "comm_backend.h"
 
 static dl_status no_nccl(void)
 {
@@ -15,44 +15,27 @@ dl_status dl_nccl_unique_id_(unsigned char id[128])
     return no_nccl();
 }
 
-dl_status dl_nccl_init_(void **state, const dl_device *dev, int nranks, int rank, const unsigned char id[128])
+dl_status dl_nccl_open_(dl_nccl **out, const dl_device *dev, int nranks, int rank, const unsigned char id[128])
 {
-    (void)state, (void)dev, (void)nranks, (void)rank, (void)id;
+    (void)dev, (void)nranks, (void)rank, (void)id;
+    *out = NULL;
     return no_nccl();
 }
 
-void dl_nccl_destroy_(void *state, int abort)
+void dl_nccl_close_(dl_nccl *s, int abort)
 {
-    (void)state, (void)abort;
+    (void)s, (void)abort;
 }
 
-dl_status dl_nccl_allreduce_(void *state, void *buf, size_t count, dl_dtype t, int red, void **req)
+dl_status dl_nccl_start_(dl_nccl *s, const dl_comm_args *a, void **req)
 {
-    (void)state, (void)buf, (void)count, (void)t, (void)red, (void)req;
+    (void)s, (void)a;
+    *req = NULL;
     return no_nccl();
 }
 
-dl_status dl_nccl_wait_(void *state, void *req, double timeout, int rank)
+dl_status dl_nccl_wait_(dl_nccl *s, void *req, const char *what)
 {
-    (void)state, (void)req, (void)timeout, (void)rank;
-    return no_nccl();
-}
-
-dl_status dl_nccl_broadcast_(void *state, void *buf, size_t count, dl_dtype t, int root)
-{
-    (void)state, (void)buf, (void)count, (void)t, (void)root;
-    return no_nccl();
-}
-
-dl_status dl_nccl_allgather_(void *state, const void *send, void *recv, size_t count, dl_dtype t)
-{
-    (void)state, (void)send, (void)recv, (void)count, (void)t;
-    return no_nccl();
-}
-
-dl_status dl_nccl_sendrecv_(void *state, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
-                            int src, dl_dtype t)
-{
-    (void)state, (void)send, (void)send_count, (void)dst, (void)recv, (void)recv_count, (void)src, (void)t;
+    (void)s, (void)req, (void)what;
     return no_nccl();
 }

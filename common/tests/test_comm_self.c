@@ -40,8 +40,52 @@ START_TEST(test_world_of_one)
     ck_assert_uint_eq(s.calls[DL_OP_BROADCAST], 1);
     ck_assert_uint_eq(s.calls[DL_OP_ALLGATHER], 1);
     ck_assert_uint_eq(s.calls[DL_OP_SENDRECV], 1);
+    ck_assert_uint_eq(s.messages, 1);
     ck_assert_uint_eq(s.calls[DL_OP_BARRIER], 1);
     ck_assert_str_eq(dl_comm_op_name(DL_OP_SENDRECV), "sendrecv");
+    dl_comm_finalize(c);
+}
+END_TEST
+
+/* A world of one's point-to-point: messages to itself are copies, counted
+ * like any other; empty sides and out-of-range peers behave as on P ranks. */
+START_TEST(test_world_of_one_p2p)
+{
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("PMI_SIZE");
+    unsetenv("PMIX_RANK");
+    dl_comm *c;
+    ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    float x[6] = {1, 2, 3, 4, 5, 6}, y[6] = {0}, z[6] = {0};
+    dl_comm_req *r[2];
+    ck_assert_st(dl_comm_isendrecv(c, x, 6, 0, y, 6, 0, DL_F32, &r[0]), DL_OK);
+    ck_assert_st(dl_comm_isendrecv(c, x + 2, 3, 0, z, 3, 0, DL_F32, &r[1]), DL_OK);
+    ck_assert_st(dl_comm_wait(c, r[1]), DL_OK);
+    ck_assert_st(dl_comm_wait(c, r[0]), DL_OK);
+    ck_assert(y[0] == 1 && y[5] == 6);
+    ck_assert(z[0] == 3 && z[2] == 5 && z[3] == 0);
+    ck_assert_st(dl_comm_isendrecv(c, NULL, 0, 0, NULL, 0, 0, DL_F32, &r[0]), DL_OK);
+    ck_assert_st(dl_comm_wait(c, r[0]), DL_OK);
+    ck_assert_st(dl_comm_sendrecv(c, NULL, 0, 0, NULL, 0, 0, DL_F64), DL_OK);
+    ck_assert_st(dl_comm_sendrecv(c, x, 2, 0, y, 2, 0, DL_F32), DL_OK);
+    r[0] = (dl_comm_req *)r; // a refused call leaves NULL
+    ck_assert_st(dl_comm_isendrecv(c, x, 1, 1, y, 1, 0, DL_F32, &r[0]), DL_ERR_ARG);
+    ck_assert(r[0] == NULL);
+    ck_assert_st(dl_comm_isendrecv(c, x, 2, 0, y, 3, 0, DL_F32, &r[0]), DL_ERR_ARG);
+    ck_assert_st(dl_comm_isendrecv(c, NULL, 2, 0, y, 2, 0, DL_F32, &r[0]), DL_ERR_ARG);
+    ck_assert_st(dl_comm_isendrecv(c, x, 2, 0, y, 2, 0, DL_DTYPE_COUNT, &r[0]), DL_ERR_ARG);
+    ck_assert_st(dl_comm_isendrecv(c, x, 2, 0, y, 2, 0, DL_F32, NULL), DL_ERR_ARG);
+    ck_assert_st(dl_comm_wait(c, NULL), DL_ERR_ARG);
+    dl_comm_stats s;
+    dl_comm_stats_get(c, &s);
+    // 5 calls started: 6 + 3 + 0 + 0 + 2 floats sent, in 3 non-empty sends
+    ck_assert_uint_eq(s.calls[DL_OP_SENDRECV], 5);
+    ck_assert_uint_eq(s.bytes[DL_OP_SENDRECV], 11 * sizeof(float));
+    ck_assert_uint_eq(s.messages, 3);
+    ck_assert(s.seconds[DL_OP_SENDRECV] >= 0);
+    dl_comm_stats_reset(c);
+    dl_comm_stats_get(c, &s);
+    ck_assert_uint_eq(s.messages, 0);
     dl_comm_finalize(c);
 }
 END_TEST
@@ -51,6 +95,7 @@ Suite *comm_suite(void)
     Suite *s = suite_create("comm");
     TCase *tc = tcase_with_timeout("world_of_one", 10);
     tcase_add_test(tc, test_world_of_one);
+    tcase_add_test(tc, test_world_of_one_p2p);
     suite_add_tcase(s, tc);
     return s;
 }

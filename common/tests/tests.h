@@ -36,6 +36,7 @@ Suite *progress_suite(void);
 Suite *mlp_suite(void);
 Suite *comm_suite(void);
 Suite *project_suite(void);
+Suite *ops_suite(void);
 
 // ---- helpers (util.c) ----
 

@@ -7,15 +7,17 @@
  * one binary16 ulp of the CPU emulation plus accumulation-order slack. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
-#include <math.h> // fabsf
+#include <math.h> // fabsf, ldexp, isnan
 #include <stdio.h> // printf
 #include <stdlib.h> // malloc
 #include <string.h> // memcmp
 
 #include "dl/blas.h"
+#include "dl/comm.h"
 #include "dl/compare.h"
 #include "dl/device.h"
 #include "dl/mlp.h"
+#include "dl/ops.h"
 #include "dl/rng.h"
 
 #define OPEN(dev)  \
@@ -241,6 +243,138 @@ START_TEST(test_mlp_matches_cpu)
 }
 END_TEST
 
+/* Element i of a host array of t (DL_F32 or DL_F16) as a double. */
+static double elem(const void *p, size_t i, dl_dtype t)
+{
+    if (t == DL_F16) {
+        dl_half h;
+        memcpy(&h, (const char *)p + i * sizeof h, sizeof h);
+        return dl_h2f(h);
+    }
+    float f;
+    memcpy(&f, (const char *)p + i * sizeof f, sizeof f);
+    return f;
+}
+
+/* Runs dl_add on the CPU and on dev over the same inputs (count elements of
+ * t, esz bytes each); in_place adds dst to itself. Returns the first index
+ * where the bits differ (NaN == NaN), or count. */
+static size_t add_cpu_vs_gpu(const dl_device *dev, const void *dst, const void *src, size_t count, dl_dtype t,
+                             int in_place)
+{
+    size_t esz = dl_dtype_size(t), bytes = count * esz;
+    unsigned char *c = malloc(bytes), *g = malloc(bytes);
+    void *dd = NULL, *ds = NULL;
+    memcpy(c, dst, bytes);
+    ck_assert(dl_malloc(dev, &dd, bytes) == DL_OK && dl_malloc(dev, &ds, bytes) == DL_OK);
+    ck_assert(dl_memcpy_h2d(dev, dd, dst, bytes) == DL_OK && dl_memcpy_h2d(dev, ds, src, bytes) == DL_OK);
+    ck_assert(dl_add(dl_cpu(), c, in_place ? (const void *)c : src, count, t) == DL_OK);
+    ck_assert_msg(dl_add(dev, dd, in_place ? dd : ds, count, t) == DL_OK, "%s", dl_last_error());
+    ck_assert(dl_memcpy_d2h(dev, g, dd, bytes) == DL_OK);
+    size_t i = 0;
+    for (; i < count; i++) {
+        if (memcmp(c + i * esz, g + i * esz, esz) == 0)
+            continue;
+        if (!(isnan(elem(c, i, t)) && isnan(elem(g, i, t))))
+            break;
+    }
+    dl_free(dev, dd), dl_free(dev, ds);
+    free(c), free(g);
+    return i;
+}
+
+/* dl_add on CUDA gives the CPU's bits: fp32 over random values of many
+ * binades, fp16 over every binary16 value against spread sources (ties,
+ * subnormals, overflow included), in place too, and past the grid's stride. */
+START_TEST(test_add_matches_cpu_bitwise)
+{
+    OPEN(dev);
+    size_t n = (size_t)1 << 24; // more elements than one grid covers: the stride loop runs
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    dl_rng r;
+    dl_rng_seed(&r, 11, 3);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (float)((dl_rng_uniform(&r) * 2 - 1) * ldexp(1.0, (int)(dl_rng_uniform(&r) * 100) - 50));
+        b[i] = (float)((dl_rng_uniform(&r) * 2 - 1) * ldexp(1.0, (int)(dl_rng_uniform(&r) * 100) - 50));
+    }
+    a[0] = 1e-45f, b[0] = 1e-45f; // subnormals are kept on the GPU too (no flush to zero)
+    size_t k = add_cpu_vs_gpu(&dev, a, b, n, DL_F32, 0);
+    ck_assert_msg(k == n, "f32: CPU and GPU differ at [%zu] (%.9g + %.9g)", k, (double)a[k], (double)b[k]);
+    k = add_cpu_vs_gpu(&dev, a, b, n, DL_F32, 1);
+    ck_assert_msg(k == n, "f32 in place: CPU and GPU differ at [%zu]", k);
+    size_t m = 65536 * 64;
+    dl_half *h = malloc(m * sizeof *h), *g = malloc(m * sizeof *g);
+    for (size_t i = 0; i < m; i++) {
+        h[i] = dl_half_from_bits((uint16_t)(i & 0xffff));
+        g[i] = dl_half_from_bits((uint16_t)((i >> 16) * 1031 + (i >> 16 & 1) * 0x8000));
+    }
+    k = add_cpu_vs_gpu(&dev, h, g, m, DL_F16, 0);
+    ck_assert_msg(k == m, "f16: CPU and GPU differ at [%zu]: 0x%04x + 0x%04x", k, k < m ? dl_half_bits(h[k]) : 0,
+                  k < m ? dl_half_bits(g[k]) : 0);
+    k = add_cpu_vs_gpu(&dev, h, g, m, DL_F16, 1);
+    ck_assert_msg(k == m, "f16 in place: CPU and GPU differ at [%zu]", k);
+    // a host pointer on the GPU is refused before any kernel runs
+    ck_assert(dl_add(&dev, a, b, 4, DL_F32) == DL_ERR_ARG);
+    free(a), free(b), free(h), free(g);
+    dl_device_close(&dev);
+}
+END_TEST
+
+START_TEST(test_copy_on_device)
+{
+    OPEN(dev);
+    size_t n = 1000;
+    float *h = randf(n, 95), *back = malloc(n * sizeof *back);
+    float *d = to_dev(&dev, h, n), *e = NULL;
+    ck_assert(dl_malloc(&dev, (void **)&e, n * sizeof *e) == DL_OK);
+    ck_assert(dl_copy(&dev, e, d, n, DL_F32) == DL_OK);
+    ck_assert(dl_memcpy_d2h(&dev, back, e, n * sizeof *back) == DL_OK);
+    ck_assert(memcmp(h, back, n * sizeof *h) == 0);
+    ck_assert(dl_copy(&dev, d, d, n, DL_F32) == DL_OK);
+    ck_assert(dl_copy(&dev, d + 1, d, n - 1, DL_F32) == DL_ERR_ARG); // overlap: refused on CUDA
+    dl_free(&dev, d), dl_free(&dev, e);
+    free(h), free(back);
+    dl_device_close(&dev);
+}
+END_TEST
+
+/* A world of one with device buffers: isendrecv to itself is a copy on the
+ * device (queued on the compute stream), completed by dl_comm_wait. */
+START_TEST(test_isendrecv_self_on_device)
+{
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("PMI_SIZE");
+    unsetenv("PMIX_RANK");
+    OPEN(dev);
+    dl_comm *c;
+    ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    ck_assert(dl_comm_use_device(c, &dev) == DL_OK);
+    size_t n = (size_t)1 << 18; // 1 MiB of floats
+    float *h = randf(n, 90), *back = malloc(n * sizeof *back);
+    float *d_send = to_dev(&dev, h, n), *d_recv = NULL;
+    ck_assert(dl_malloc(&dev, (void **)&d_recv, n * sizeof *d_recv) == DL_OK);
+    ck_assert(dl_memset0(&dev, d_recv, n * sizeof *d_recv) == DL_OK);
+    dl_comm_req *r[2];
+    ck_assert(dl_comm_isendrecv(c, d_send, n - 5, 0, d_recv, n - 5, 0, DL_F32, &r[0]) == DL_OK);
+    ck_assert(dl_comm_isendrecv(c, NULL, 0, 0, NULL, 0, 0, DL_F32, &r[1]) == DL_OK);
+    ck_assert(dl_comm_wait(c, r[1]) == DL_OK);
+    ck_assert(dl_comm_wait(c, r[0]) == DL_OK);
+    ck_assert(dl_memcpy_d2h(&dev, back, d_recv, n * sizeof *back) == DL_OK);
+    ck_assert_msg(memcmp(back, h, (n - 5) * sizeof *h) == 0, "isendrecv to itself changed the data");
+    for (size_t i = n - 5; i < n; i++)
+        ck_assert_msg(back[i] == 0.0f, "isendrecv wrote past its count at %zu", i);
+    dl_comm_stats st;
+    dl_comm_stats_get(c, &st);
+    ck_assert_uint_eq(st.calls[DL_OP_SENDRECV], 2);
+    ck_assert_uint_eq(st.bytes[DL_OP_SENDRECV], (n - 5) * sizeof(float));
+    ck_assert_uint_eq(st.messages, 1);
+    dl_free(&dev, d_send), dl_free(&dev, d_recv);
+    free(h), free(back);
+    dl_comm_finalize(c);
+    dl_device_close(&dev);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpu");
@@ -252,6 +386,9 @@ int main(void)
     tcase_add_test(tc, test_gemm_f16_matches_cpu);
     tcase_add_test(tc, test_bad_calls_are_errors);
     tcase_add_test(tc, test_mlp_matches_cpu);
+    tcase_add_test(tc, test_isendrecv_self_on_device);
+    tcase_add_test(tc, test_add_matches_cpu_bitwise);
+    tcase_add_test(tc, test_copy_on_device);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

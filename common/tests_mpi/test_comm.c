@@ -2,7 +2,8 @@
  * 1, 2, 3 and 4 ranks). Values are small integers held in floats, so every
  * result is exact and compared with ==.
  *
- *   test_comm ops     every operation, dtype and size; counters exact
+ *   test_comm ops     every operation, dtype and size, isendrecv around the
+ *                     ring with several in flight; counters exact
  *   test_comm fail    rank 1 exits with status 3 mid-run: the job must stop
  *   test_comm hang    rank 1 stops answering: the others time out and stop
  *   test_comm cuda    the operations on GPU buffers (NCCL); GPU tier only
@@ -136,6 +137,99 @@ static void test_broadcast_gather_sendrecv(dl_comm *c)
     OK(dl_comm_barrier(c));
 }
 
+/* Rank r's k-th value for request q: exact in a float (below 2^24). */
+static float ring_value(int r, int q, size_t j)
+{
+    return (float)(r * 1000000 + q * 10000 + (int)(j % 10000));
+}
+
+/* dl_comm_isendrecv around the ring (send right, receive left): empty, one
+ * element, 1 MiB (past MPI's eager limit) and uneven sizes, all in flight at
+ * once, waited out of order; then counters, errors, and blocking sendrecv
+ * with empty sides. */
+static void test_isendrecv(dl_comm *c)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    enum { K = 6 };
+    // request q sends base[q] + (sender's rank) elements, so each rank's
+    // receive count is the left neighbour's send count
+    const size_t base[K] = {0, 1, (size_t)1 << 18, 7, 0, 1000};
+    const int grow[K] = {0, 0, 0, 1, 1, 1}; // uneven: + rank elements
+    float *out[K], *in[K];
+    size_t ns[K], nr[K];
+    dl_comm_req *req[K];
+    dl_comm_stats_reset(c);
+    uint64_t want_bytes = 0, want_msgs = 0;
+    for (int q = 0; q < K; q++) {
+        ns[q] = base[q] + (size_t)(grow[q] * rank);
+        nr[q] = base[q] + (size_t)(grow[q] * left);
+        out[q] = ns[q] ? malloc(ns[q] * sizeof(float)) : NULL;
+        in[q] = malloc((nr[q] + 1) * sizeof(float));
+        for (size_t j = 0; j < ns[q]; j++)
+            out[q][j] = ring_value(rank, q, j);
+        for (size_t j = 0; j <= nr[q]; j++)
+            in[q][j] = -1.0f;
+        want_bytes += ns[q] * sizeof(float);
+        want_msgs += ns[q] > 0;
+        OK(dl_comm_isendrecv(c, out[q], ns[q], right, in[q], nr[q], left, DL_F32, &req[q]));
+    }
+    const int order[K] = {2, 0, 5, 1, 4, 3}; // not the order they were started in
+    for (int k = 0; k < K; k++)
+        OK(dl_comm_wait(c, req[order[k]]));
+    for (int q = 0; q < K; q++) {
+        size_t bad = 0, first = 0;
+        for (size_t j = 0; j < nr[q]; j++) {
+            if (in[q][j] != ring_value(left, q, j) && bad++ == 0)
+                first = j;
+        }
+        CHECK(bad == 0, "isendrecv %d (%zu elements from rank %d): %zu wrong, first [%zu] = %g", q, nr[q], left, bad,
+              first, (double)in[q][first]);
+        CHECK(in[q][nr[q]] == -1.0f, "isendrecv %d wrote past its %zu elements", q, nr[q]);
+        free(out[q]), free(in[q]);
+    }
+    dl_comm_stats s;
+    dl_comm_stats_get(c, &s);
+    CHECK(s.calls[DL_OP_SENDRECV] == K && s.bytes[DL_OP_SENDRECV] == want_bytes && s.messages == want_msgs,
+          "isendrecv counters: %llu calls, %llu bytes, %llu messages; expected %d, %llu, %llu",
+          (unsigned long long)s.calls[DL_OP_SENDRECV], (unsigned long long)s.bytes[DL_OP_SENDRECV],
+          (unsigned long long)s.messages, K, (unsigned long long)want_bytes, (unsigned long long)want_msgs);
+    CHECK(s.seconds[DL_OP_SENDRECV] >= 0, "time in isendrecv");
+    CHECK(s.calls[DL_OP_ALLREDUCE] == 0 && s.calls[DL_OP_BARRIER] == 0, "isendrecv counted under another operation");
+
+    // to itself: a copy; refused when it would leave a message unmatched
+    float self_out[5] = {1, 2, 3, 4, 5}, self_in[5] = {0};
+    dl_comm_req *r = NULL;
+    OK(dl_comm_isendrecv(c, self_out, 5, rank, self_in, 5, rank, DL_F32, &r));
+    OK(dl_comm_wait(c, r));
+    CHECK(self_in[0] == 1 && self_in[4] == 5, "isendrecv to itself: [4] = %g", (double)self_in[4]);
+    r = (dl_comm_req *)&r; // must be cleared on failure
+    dl_status st = dl_comm_isendrecv(c, self_out, 1, size, self_in, 1, left, DL_F32, &r);
+    CHECK(st == DL_ERR_ARG && r == NULL, "isendrecv to rank %d returned %s", size, dl_status_name(st));
+    if (size > 1) {
+        st = dl_comm_isendrecv(c, self_out, 1, rank, self_in, 1, left, DL_F32, &r);
+        CHECK(st == DL_ERR_ARG, "isendrecv to itself but from rank %d returned %s", left, dl_status_name(st));
+    }
+    dl_comm_stats_get(c, &s);
+    CHECK(s.calls[DL_OP_SENDRECV] == K + 1 && s.messages == want_msgs + 1, "refused calls were counted");
+
+    // blocking sendrecv with empty sides: all empty, then rank r sends r elements
+    // (rank 0 sends nothing, rank 1 receives nothing)
+    OK(dl_comm_sendrecv(c, NULL, 0, right, NULL, 0, left, DL_F32));
+    float v[8] = {0}, w[8];
+    for (int j = 0; j < 8; j++)
+        v[j] = (float)(rank * 10 + j), w[j] = -1.0f;
+    OK(dl_comm_sendrecv(c, rank ? v : NULL, (size_t)rank, right, left ? w : NULL, (size_t)left, left, DL_F32));
+    for (int j = 0; j < 8; j++)
+        CHECK(w[j] == (j < left ? (float)(left * 10 + j) : -1.0f), "sendrecv of %d from %d: [%d] = %g", left, left, j,
+              (double)w[j]);
+    // a count that does not match the sender's is named, not accepted short
+    st = dl_comm_sendrecv(c, v, 2, right, w, 3, left, DL_F32);
+    CHECK(st == DL_ERR_ARG, "a receive of 3 from a send of 2 returned %s", dl_status_name(st));
+    CHECK(size == 1 || strstr(dl_last_error(), "received 2 element(s)") != NULL, "mismatch message: %s",
+          dl_last_error());
+    OK(dl_comm_barrier(c));
+}
+
 static void test_counters(dl_comm *c)
 {
     dl_comm_stats_reset(c);
@@ -155,6 +249,14 @@ static void test_counters(dl_comm *c)
           (unsigned long long)s.calls[DL_OP_ALLREDUCE_ASYNC], (unsigned long long)s.bytes[DL_OP_ALLREDUCE_ASYNC]);
     CHECK(s.calls[DL_OP_BROADCAST] == 1 && s.bytes[DL_OP_BROADCAST] == 40, "broadcast counters");
     CHECK(s.calls[DL_OP_BARRIER] == 1 && s.calls[DL_OP_SENDRECV] == 0, "barrier/sendrecv counters");
+    CHECK(s.messages == 0, "collectives counted %llu point-to-point messages", (unsigned long long)s.messages);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    OK(dl_comm_sendrecv(c, x, 3, right, x + 3, 3, left, DL_F32));
+    OK(dl_comm_sendrecv(c, x, 0, right, x, 0, left, DL_F32));
+    dl_comm_stats_get(c, &s);
+    CHECK(s.calls[DL_OP_SENDRECV] == 2 && s.bytes[DL_OP_SENDRECV] == 12 && s.messages == 1,
+          "sendrecv counters: %llu calls, %llu bytes, %llu messages", (unsigned long long)s.calls[DL_OP_SENDRECV],
+          (unsigned long long)s.bytes[DL_OP_SENDRECV], (unsigned long long)s.messages);
     CHECK(s.seconds[DL_OP_ALLREDUCE] >= 0, "time in allreduce");
 }
 
@@ -193,6 +295,41 @@ static int test_cuda(dl_comm *c)
     OK(dl_comm_wait(c, r));
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     OK(dl_comm_sendrecv(c, d, 100, right, g, 100, left, DL_F32));
+    // isendrecv around the ring on device buffers: empty, one element and 1 MiB
+    // in flight together, waited out of order (one rank: copies to itself)
+    enum { K = 3 };
+    const size_t counts[K] = {0, 1, n / 4};
+    dl_comm_req *r3[K];
+    float *rx = NULL, *back = malloc(K * n * sizeof *back);
+    OK(dl_malloc(&dev, (void **)&rx, K * n * sizeof *rx));
+    for (size_t j = 0; j < n; j++)
+        h[j] = ring_value(rank, 0, j);
+    OK(dl_memcpy_h2d(&dev, d, h, n * sizeof *h));
+    OK(dl_memset0(&dev, rx, K * n * sizeof *rx));
+    dl_comm_stats_reset(c);
+    for (int q = 0; q < K; q++)
+        OK(dl_comm_isendrecv(c, d, counts[q], right, rx + (size_t)q * n, counts[q], left, DL_F32, &r3[q]));
+    for (int q = K - 1; q >= 0; q--)
+        OK(dl_comm_wait(c, r3[q]));
+    OK(dl_memcpy_d2h(&dev, back, rx, K * n * sizeof *back));
+    for (int q = 0; q < K; q++) {
+        for (size_t j = 0; j < n; j++) {
+            float want = j < counts[q] ? ring_value(left, 0, j) : 0.0f;
+            if (back[(size_t)q * n + j] != want) {
+                CHECK(0, "cuda isendrecv %d [%zu] = %g, expected %g", q, j, (double)back[(size_t)q * n + j],
+                      (double)want);
+                break;
+            }
+        }
+    }
+    free(back);
+    dl_free(&dev, rx);
+    dl_comm_stats st;
+    dl_comm_stats_get(c, &st);
+    CHECK(st.calls[DL_OP_SENDRECV] == K && st.messages == K - 1 &&
+              st.bytes[DL_OP_SENDRECV] == (1 + n / 4) * sizeof(float),
+          "cuda isendrecv counters: %llu calls, %llu messages", (unsigned long long)st.calls[DL_OP_SENDRECV],
+          (unsigned long long)st.messages);
     OK(dl_comm_barrier(c));
     dl_free(&dev, d), dl_free(&dev, g);
     free(h);
@@ -220,6 +357,7 @@ int main(int argc, char **argv)
               dl_comm_local_rank(c), dl_comm_local_size(c));
         test_allreduce(c);
         test_broadcast_gather_sendrecv(c);
+        test_isendrecv(c);
         test_counters(c);
         int total = failures;
         OK(dl_comm_allreduce(c, &total, 1, DL_I32, DL_RED_SUM));

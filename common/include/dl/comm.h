@@ -19,9 +19,17 @@
  *   calls dl_comm_abort makes the launcher stop every rank with a non-zero
  *   status. Failed calls return DL_ERR_MPI / DL_ERR_NCCL with the library's
  *   error string.
- * - Counters (dl_comm_stats) record per operation the calls, the payload bytes
- *   (count x element size, what one rank hands to the call) and the seconds
- *   spent inside the call; the grader and the speedup projection read them.
+ * - Point-to-point: dl_comm_sendrecv / dl_comm_isendrecv pair up like MPI's
+ *   and NCCL's send and receive: what rank r sends to d in its k-th such call
+ *   with d is what d receives from r in its k-th such call with r, and the two
+ *   counts must be equal (MPI names a mismatch; NCCL cannot see it). A rank
+ *   sends to itself exactly when it receives from itself, with equal counts.
+ * - Counters (dl_comm_stats) are this rank's, counted when an operation
+ *   starts successfully (a call refused by its checks counts nothing); see
+ *   dl_comm_stats for what each one means. The grader and the speedup
+ *   projection read them.
+ * - Transports: comm.c dispatches; src/comm_backend.h says what the MPI and
+ *   NCCL transports implement (each has a stub for builds without it).
  */
 #ifndef DL_COMM_H
 #define DL_COMM_H
@@ -49,10 +57,33 @@ typedef enum dl_comm_op {
     DL_OP_COUNT
 } dl_comm_op;
 
+/* This rank's counters since dl_comm_init or the last dl_comm_stats_reset.
+ * Which calls count under which operation:
+ *   DL_OP_BARRIER          dl_comm_barrier
+ *   DL_OP_BROADCAST        dl_comm_broadcast
+ *   DL_OP_ALLREDUCE        dl_comm_allreduce (blocking)
+ *   DL_OP_ALLGATHER        dl_comm_allgather
+ *   DL_OP_SENDRECV         dl_comm_sendrecv and dl_comm_isendrecv
+ *   DL_OP_ALLREDUCE_ASYNC  dl_comm_allreduce_async */
 typedef struct dl_comm_stats {
+    /* Calls that started successfully (sendrecv: also those with both counts 0). */
     uint64_t calls[DL_OP_COUNT];
-    uint64_t bytes[DL_OP_COUNT]; /* payload bytes handed to the calls */
-    double seconds[DL_OP_COUNT]; /* wall time inside the calls (async: launch to wait) */
+    /* Bytes this rank handed to those calls: count x element size of its own
+     * buffer. broadcast: count, on the root and on every other rank alike;
+     * allreduce(_async): count; allgather: count (its part, not the P x count
+     * it receives); sendrecv: send_count (what it sends, to itself included;
+     * what it receives is not counted); barrier: 0. */
+    uint64_t bytes[DL_OP_COUNT];
+    /* Wall seconds from the start of each call to the end of its wait: inside
+     * the call when blocking; from dl_comm_allreduce_async/dl_comm_isendrecv to
+     * the end of dl_comm_wait otherwise, so requests in flight together each
+     * count their whole span. Only calls completed without error. */
+    double seconds[DL_OP_COUNT];
+    /* Point-to-point messages this rank sent: one per sendrecv or isendrecv
+     * call whose send_count > 0 (to itself included; an empty send is not a
+     * message). A ring allreduce of n >= P elements sends 2(P-1) per rank.
+     * The library's collectives add none: their algorithm is not the caller's. */
+    uint64_t messages;
 } dl_comm_stats;
 
 typedef struct dl_comm dl_comm;
@@ -87,12 +118,27 @@ dl_status dl_comm_allreduce(dl_comm *c, void *buf, size_t count, dl_dtype t, dl_
 /* recv (count x P) receives every rank's send (count) in rank order. */
 dl_status dl_comm_allgather(dl_comm *c, const void *send, void *recv, size_t count, dl_dtype t);
 /* Sends send_count elements to dst while receiving recv_count from src (the
- * primitive a ring is built on). dst and src may be this rank. */
+ * primitive a ring is built on) and returns when both are done. Either count
+ * may be 0 (its buffer may then be NULL); dst and src may be this rank (both
+ * at once, with equal counts: a copy). DL_ERR_ARG for a rank outside 0..P-1. */
 dl_status dl_comm_sendrecv(dl_comm *c, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
                            int src, dl_dtype t);
+/* Starts sending send_count elements of t from send to rank dst and receiving
+ * recv_count elements from rank src into recv, and returns at once with *req;
+ * dl_comm_wait(c, *req) completes it (and frees it). Either count may be 0;
+ * dst/src may be this rank. Buffers must not be touched until the wait.
+ * Counted under DL_OP_SENDRECV like dl_comm_sendrecv: one call, the bytes this
+ * rank sends, the seconds from start to the end of the wait. MPI: MPI_Irecv +
+ * MPI_Isend; NCCL: ncclGroupStart; ncclSend; ncclRecv; ncclGroupEnd on the comm
+ * stream, completed by an event. */
+dl_status dl_comm_isendrecv(dl_comm *c, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
+                            int src, dl_dtype t, dl_comm_req **req);
 /* Starts an in-place allreduce and returns at once; *req must be waited. */
 dl_status dl_comm_allreduce_async(dl_comm *c, void *buf, size_t count, dl_dtype t, dl_red op, dl_comm_req **req);
-/* Waits for an async operation, frees req; buf then holds the result. */
+/* Completes a request of dl_comm_allreduce_async or dl_comm_isendrecv and
+ * frees it, also when it fails; its buffers then hold the result. Requests in
+ * flight together may be waited in any order; each exactly once. On CUDA the
+ * compute stream is ordered after the operation (later kernels see it). */
 dl_status dl_comm_wait(dl_comm *c, dl_comm_req *req);
 
 void dl_comm_stats_get(const dl_comm *c, dl_comm_stats *s);

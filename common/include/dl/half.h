@@ -7,7 +7,12 @@
  * - dl_f2h rounds to nearest, ties to even, keeps subnormals (down to 2^-24)
  *   and overflows to ±inf above 65504 (+ half an ulp), exactly as the GPU does;
  *   gradients that underflow on the GPU underflow identically on the CPU.
- * - dl_h2f is exact. None of these can fail.
+ * - dl_h2f is exact. dl_half_add(a, b) is a + b rounded once to binary16:
+ *   the sum is formed in fp32, which holds the exact sum of two halves up to a
+ *   rounding that cannot change the binary16 result (24 >= 2·11 + 1 bits, so
+ *   double rounding is innocuous for addition); it is the correctly rounded
+ *   sum, the same bits on CPU and GPU for every non-NaN result.
+ *   None of these can fail.
  */
 #ifndef DL_HALF_H
 #define DL_HALF_H
@@ -39,6 +44,12 @@ DL_HD float dl_h2f(dl_half h)
     return (float)h;
 }
 #endif
+
+/* a + b in fp32, rounded once to binary16 (see the contract above). */
+DL_HD dl_half dl_half_add(dl_half a, dl_half b)
+{
+    return dl_f2h(dl_h2f(a) + dl_h2f(b));
+}
 
 #define DL_HALF_MAX 65504.0f
 #define DL_HALF_MIN_NORMAL 6.103515625e-05f /* 2^-14 */

@@ -1,0 +1,66 @@
+/* dl/ops.h — element-wise operations on a device's buffers: the reduction
+ * step of a hand-written collective (dst += src) and a copy.
+ *
+ * Contract
+ * - Buffers live on dev: host pointers on the CPU device, device pointers of
+ *   dev on CUDA (a host pointer there is DL_ERR_ARG). On CUDA the work is
+ *   queued on dev's compute stream and the call returns before it is done,
+ *   like dl_memcpy_d2d: later work on that stream — and dl_comm operations
+ *   started afterwards, which are ordered after it — see the result.
+ * - count = 0 does nothing and cannot fail (the pointers may then be NULL);
+ *   otherwise a NULL pointer is DL_ERR_ARG. On any failure nothing is written.
+ * - dl_add: DL_F32 or DL_F16 (DL_ERR_ARG for other types). Each element is
+ *   one addition rounded once: fp32 — an IEEE single addition; fp16 —
+ *   dl_half_add (dl/half.h), the sum formed in fp32 and rounded to binary16
+ *   (round to nearest even, subnormals kept, overflow to ±inf), which is the
+ *   correctly rounded sum. The CPU loop and the CUDA kernel call the same
+ *   DL_HD functions below, so the results are equal bit for bit (a NaN result
+ *   is NaN on both; its payload may differ). Adding k arrays with k−1 calls
+ *   rounds k−1 times, as a ring's reduce-scatter does; in fp16 that can
+ *   differ from summing in fp32 and rounding once, and depends on the order.
+ *   In place (dst == src, doubling) is allowed; any other overlap of the two
+ *   ranges is DL_ERR_ARG.
+ * - dl_copy: any dtype (DL_ERR_ARG for an unknown one). memmove semantics on
+ *   the CPU; on CUDA dst == src does nothing and any other overlap is
+ *   DL_ERR_ARG.
+ */
+#ifndef DL_OPS_H
+#define DL_OPS_H
+
+#include <stddef.h> // size_t
+
+#include "dl/device.h" // dl_device
+#include "dl/dtype.h" // dl_dtype
+#include "dl/half.h" // dl_half, dl_half_add
+#include "dl/hd.h" // DL_HD
+#include "dl/status.h" // dl_status
+
+// ---- the per-element additions (DL_HD: the CPU loop and the CUDA kernel) ----
+
+DL_HD float dl_add_f32_1(float a, float b)
+{
+    return a + b;
+}
+
+DL_HD dl_half dl_add_f16_1(dl_half a, dl_half b)
+{
+    return dl_half_add(a, b);
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* dst[i] += src[i], i < count, for DL_F32 or DL_F16 on dev (host pointers on
+ * the CPU device, device pointers on CUDA). fp16: each addition is done in
+ * fp32 and rounded to binary16 once (round to nearest even, subnormals kept) —
+ * the same DL_HD function on both sides, so the CPU result equals the GPU's
+ * bit for bit. In place (dst == src) is allowed. DL_ERR_ARG for other types. */
+dl_status dl_add(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t);
+/* dst = src for count elements of t on dev (memmove semantics on the CPU). */
+dl_status dl_copy(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DL_OPS_H */

@@ -1,0 +1,47 @@
+/* ops_cuda.cu — dl/ops.h's kernels; each thread calls the same DL_HD function
+ * as the CPU loop in ops.c (dl_add_f32_1, dl_add_f16_1), so both give the same
+ * bits. Arguments were checked by ops.c. */
+#include <cuda_runtime.h> // cudaStream_t
+
+#include "../backend.h" // dl_cuda_add_
+#include "dl/cuda_check.h" // DL_LAUNCH_CHECK
+#include "dl/ops.h" // dl_add_f32_1, dl_add_f16_1
+
+#define BLOCK 256
+#define MAX_BLOCKS 65536 /* then each thread strides over the rest */
+
+static unsigned blocks_for(size_t n)
+{
+    size_t b = (n + BLOCK - 1) / BLOCK;
+    return (unsigned)(b < MAX_BLOCKS ? b : MAX_BLOCKS);
+}
+
+// ---- kernels ----
+
+/* dst, src are (n,); dst == src doubles in place. */
+__global__ void add_f32_kernel(float *dst, const float *src, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = dl_add_f32_1(dst[i], src[i]);
+}
+
+__global__ void add_f16_kernel(dl_half *dst, const dl_half *src, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = dl_add_f16_1(dst[i], src[i]);
+}
+
+// ---- launchers ----
+
+extern "C" dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t)
+{
+    cudaStream_t s = (cudaStream_t)dev->stream;
+    if (count == 0)
+        return DL_OK;
+    if (t == DL_F16)
+        add_f16_kernel<<<blocks_for(count), BLOCK, 0, s>>>((dl_half *)dst, (const dl_half *)src, count);
+    else
+        add_f32_kernel<<<blocks_for(count), BLOCK, 0, s>>>((float *)dst, (const float *)src, count);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}

@@ -1,0 +1,79 @@
+/* ops.c — dl/ops.h: the checks for every device, the CPU loops, and the
+ * dispatch to the CUDA kernels (src/cuda/ops_cuda.cu), which call the same
+ * DL_HD per-element functions. */
+#include "dl/ops.h"
+
+#include <stdint.h> // uintptr_t, SIZE_MAX
+#include <string.h> // memmove
+
+#include "backend.h" // dl_cuda_add_, dl_cuda_is_device_ptr_
+
+/* 1 when [a, a + bytes) and [b, b + bytes) share a byte. */
+static int overlap(const void *a, const void *b, size_t bytes)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y ? y - x < bytes : x - y < bytes;
+}
+
+/* The checks both operations share; *bytes is the size of each range. */
+static dl_status check(const char *what, const dl_device *dev, const void *dst, const void *src, size_t count,
+                       dl_dtype t, size_t *bytes)
+{
+    size_t esz = dl_dtype_size(t);
+    if (dev == NULL)
+        return dl_error_set(DL_ERR_ARG, "%s: no device", what);
+    if (esz == 0)
+        return dl_error_set(DL_ERR_ARG, "%s: unknown dtype %d", what, (int)t);
+    if (count > SIZE_MAX / esz)
+        return dl_error_set(DL_ERR_ARG, "%s: %zu elements of %s do not fit in memory", what, count, dl_dtype_name(t));
+    *bytes = count * esz;
+    if (count == 0)
+        return DL_OK;
+    if (dst == NULL || src == NULL)
+        return dl_error_set(DL_ERR_ARG, "%s of %zu elements with a NULL %s", what, count, dst == NULL ? "dst" : "src");
+    if (dev->kind == DL_DEVICE_CUDA && (!dl_cuda_is_device_ptr_(dst) || !dl_cuda_is_device_ptr_(src)))
+        return dl_error_set(DL_ERR_ARG, "%s on %s: %s is not device memory (copy it with dl_memcpy_h2d first)", what,
+                            dl_device_describe(dev), !dl_cuda_is_device_ptr_(dst) ? "dst" : "src");
+    return DL_OK;
+}
+
+dl_status dl_add(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t)
+{
+    size_t bytes = 0;
+    if (t != DL_F32 && t != DL_F16)
+        return dl_error_set(DL_ERR_ARG, "dl_add: %s is not supported (f32 or f16)", dl_dtype_name(t));
+    DL_TRY(check("dl_add", dev, dst, src, count, t, &bytes));
+    if (count == 0)
+        return DL_OK;
+    if (dst != src && overlap(dst, src, bytes))
+        return dl_error_set(DL_ERR_ARG, "dl_add: dst and src overlap without being equal");
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_add_(dev, dst, src, count, t);
+    if (t == DL_F32) {
+        float *d = dst;
+        const float *s = src;
+        for (size_t i = 0; i < count; i++)
+            d[i] = dl_add_f32_1(d[i], s[i]);
+    } else {
+        dl_half *d = dst;
+        const dl_half *s = src;
+        for (size_t i = 0; i < count; i++)
+            d[i] = dl_add_f16_1(d[i], s[i]);
+    }
+    return DL_OK;
+}
+
+dl_status dl_copy(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t)
+{
+    size_t bytes = 0;
+    DL_TRY(check("dl_copy", dev, dst, src, count, t, &bytes));
+    if (count == 0 || dst == src)
+        return DL_OK;
+    if (dev->kind == DL_DEVICE_CUDA) {
+        if (overlap(dst, src, bytes))
+            return dl_error_set(DL_ERR_ARG, "dl_copy on %s: dst and src overlap", dl_device_describe(dev));
+        return dl_memcpy_d2d(dev, dst, src, bytes);
+    }
+    memmove(dst, src, bytes);
+    return DL_OK;
+}

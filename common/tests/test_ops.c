@@ -1,0 +1,262 @@
+/* test_ops.c — dl_add and dl_copy on the CPU against references computed in
+ * double precision: fp32 and fp16 sums bit for bit, the rounding cases that
+ * tell one rounding per addition from the alternatives, and the refusals.
+ * The CUDA kernels are compared with these CPU results in the GPU tier. */
+#include "tests.h"
+
+#include <math.h> // frexp, ldexp, nearbyint, isnan, signbit
+#include <stdint.h> // uint16_t, uint32_t
+#include <stdio.h> // snprintf
+#include <stdlib.h> // malloc
+
+#include "dl/half.h" // dl_half, dl_f2h, dl_h2f, dl_half_bits
+#include "dl/ops.h" // dl_add, dl_copy
+#include "dl/rng.h" // dl_rng
+
+/* x rounded once to binary16, in double arithmetic: scale so one ulp of x's
+ * binade is 1 and round with nearbyint (ties to even in the default mode).
+ * Below 2^-14 the spacing stays 2^-24 (subnormals); from 65520, the midpoint
+ * between 65504 and 2^16, the result overflows to ±inf. */
+static double ref_round_half(double x)
+{
+    if (isnan(x) || x == 0.0)
+        return x;
+    if (fabs(x) >= 65520.0)
+        return copysign(INFINITY, x);
+    int e;
+    frexp(fabs(x), &e); // |x| in [2^(e-1), 2^e): 11 significant bits give ulp 2^(e-11)
+    int q = e - 11 < -24 ? -24 : e - 11;
+    return ldexp(nearbyint(ldexp(x, -q)), q);
+}
+
+static double h2d(dl_half h)
+{
+    return (double)dl_h2f(h);
+}
+
+static dl_half hbits(uint16_t u)
+{
+    return dl_half_from_bits(u);
+}
+
+/* Equal as values, with the sign of zero; any NaN equals any NaN. */
+static int same(double got, double want)
+{
+    if (isnan(want))
+        return isnan(got);
+    return got == want && signbit(got) == signbit(want);
+}
+
+// ---- fp32 ----
+
+START_TEST(test_add_f32_against_double)
+{
+    // specials and neighbours of the edges, then random values over many binades
+    const float edge[] = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          -1.0f,
+                          1e-45f,
+                          -1e-45f,
+                          1.17549435e-38f,
+                          3.4028235e38f,
+                          -3.4028235e38f,
+                          INFINITY,
+                          -INFINITY,
+                          16777216.0f,
+                          1.0f + 1.1920929e-7f,
+                          0.1f,
+                          3.0f};
+    enum { NE = sizeof edge / sizeof edge[0], NR = 20000 };
+    size_t n = NE * NE + NR;
+    float *d = malloc(n * sizeof *d), *s = malloc(n * sizeof *s), *d0 = malloc(n * sizeof *d0);
+    for (size_t i = 0; i < NE; i++) {
+        for (size_t j = 0; j < NE; j++) {
+            d[i * NE + j] = edge[i];
+            s[i * NE + j] = edge[j];
+        }
+    }
+    dl_rng r;
+    dl_rng_seed(&r, 7, 1);
+    for (size_t k = NE * NE; k < n; k++) {
+        d[k] = (float)((dl_rng_uniform(&r) * 2 - 1) * ldexp(1.0, (int)(dl_rng_uniform(&r) * 120) - 60));
+        s[k] = (float)((dl_rng_uniform(&r) * 2 - 1) * ldexp(1.0, (int)(dl_rng_uniform(&r) * 120) - 60));
+    }
+    memcpy(d0, d, n * sizeof *d);
+    ck_assert_st(dl_add(dl_cpu(), d, s, n, DL_F32), DL_OK);
+    for (size_t k = 0; k < n; k++) {
+        // the double sum of two floats rounded to float is the correctly rounded
+        // sum (53 >= 2*24 + 2 bits: double rounding is innocuous)
+        double want = (double)(float)((double)d0[k] + (double)s[k]);
+        ck_assert_msg(same(d[k], want), "f32 [%zu]: %.9g + %.9g = %.9g, expected %.9g", k, (double)d0[k], (double)s[k],
+                      (double)d[k], want);
+    }
+    // in place doubles; count 0 does nothing, even with NULL pointers
+    float x[3] = {1.5f, -2.0f, 3e38f};
+    ck_assert_st(dl_add(dl_cpu(), x, x, 3, DL_F32), DL_OK);
+    ck_assert(x[0] == 3.0f && x[1] == -4.0f && isinf(x[2]));
+    ck_assert_st(dl_add(dl_cpu(), NULL, NULL, 0, DL_F32), DL_OK);
+    free(d), free(s), free(d0);
+}
+END_TEST
+
+// ---- fp16 ----
+
+START_TEST(test_add_f16_against_double)
+{
+    // every binary16 value as dst, against sources spread over all exponents
+    // and mantissas (every 127th pattern, and both zeros)
+    size_t n = 65536;
+    dl_half *d = malloc(n * sizeof *d), *s = malloc(n * sizeof *s);
+    size_t bad = 0;
+    char first[200] = "";
+    for (uint32_t sb = 0; sb < 65536; sb += 127) {
+        for (int z = 0; z < (sb == 0 ? 2 : 1); z++) {
+            uint16_t src_bits = z ? 0x8000 : (uint16_t)sb;
+            for (size_t i = 0; i < n; i++) {
+                d[i] = hbits((uint16_t)i);
+                s[i] = hbits(src_bits);
+            }
+            ck_assert_st(dl_add(dl_cpu(), d, s, n, DL_F16), DL_OK);
+            for (size_t i = 0; i < n; i++) {
+                double want = ref_round_half(h2d(hbits((uint16_t)i)) + h2d(hbits(src_bits)));
+                if (!same(h2d(d[i]), want) && bad++ == 0)
+                    snprintf(first, sizeof first, "0x%04x + 0x%04x = 0x%04x (%g), expected %g", (unsigned)i,
+                             (unsigned)src_bits, (unsigned)dl_half_bits(d[i]), h2d(d[i]), want);
+            }
+        }
+    }
+    ck_assert_msg(bad == 0, "%zu fp16 sums differ from the double reference; first: %s", bad, first);
+    free(d), free(s);
+}
+END_TEST
+
+/* The cases that tell "fp32 sum, rounded once to binary16" from the other
+ * ways an fp16 addition goes wrong. */
+START_TEST(test_add_f16_rounding_cases)
+{
+    static const struct {
+        float a, b, want;
+        const char *what;
+    } cases[] = {
+        {2048, 1, 2048, "a tie rounds to the even neighbour (2049 -> 2048, not 2050)"},
+        {2048, 3, 2052, "a tie rounds to the even neighbour (2051 -> 2052, truncation gives 2050)"},
+        {1, 0.00048828125f, 1, "half an ulp above 1 ties down to 1 (1 + 2^-11)"},
+        {1, 0.000732421875f, 1.0009765625f, "more than half an ulp rounds up (1 + 1.5*2^-11)"},
+        {5.9604644775390625e-08f, 5.9604644775390625e-08f, 1.1920928955078125e-07f,
+         "subnormals are kept, not flushed (2^-24 + 2^-24 = 2^-23)"},
+        {6.097555160522461e-05f, 5.9604644775390625e-08f, 6.103515625e-05f,
+         "the largest subnormal plus 2^-24 is the smallest normal"},
+        {65504, 8, 65504, "below the overflow midpoint stays at 65504"},
+        {65504, 16, INFINITY, "the overflow midpoint 65520 ties to even: +inf"},
+        {-65504, -32, -INFINITY, "overflows to -inf"},
+        {1, -1, 0, "x + (-x) is +0"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        dl_half d = dl_f2h(cases[k].a), s = dl_f2h(cases[k].b);
+        ck_assert_msg(h2d(d) == cases[k].a && h2d(s) == cases[k].b, "case %zu: inputs are not binary16", k);
+        ck_assert_st(dl_add(dl_cpu(), &d, &s, 1, DL_F16), DL_OK);
+        ck_assert_msg(same(h2d(d), cases[k].want), "%s: got %.10g", cases[k].what, h2d(d));
+        ck_assert_msg(same(ref_round_half((double)cases[k].a + cases[k].b), cases[k].want), "reference: %s",
+                      cases[k].what);
+    }
+    // -0 + -0 keeps its sign
+    dl_half nz = dl_f2h(-0.0f), nz2 = dl_f2h(-0.0f);
+    ck_assert_st(dl_add(dl_cpu(), &nz, &nz2, 1, DL_F16), DL_OK);
+    ck_assert(dl_half_bits(nz) == 0x8000);
+}
+END_TEST
+
+/* A reduction of several arrays with dl_add rounds after every addition, as a
+ * ring's reduce-scatter does on P ranks: 1 + 4 * 2^-12 stays 1 (each 2^-12 is
+ * below half an ulp of 1), where summing in fp32 and rounding once gives
+ * 1 + 2^-10. The reference follows the same steps in double. */
+START_TEST(test_add_f16_rounds_each_addition)
+{
+    enum { N = 4, P = 5 }; // P arrays: acc, then 4 more added one call at a time
+    const float addend = 0.000244140625f; // 2^-12
+    dl_half acc[N], part[N];
+    for (int i = 0; i < N; i++)
+        acc[i] = dl_f2h(1.0f + 2.0f * (float)i); // 1, 3, 5, 7
+    double ref[N], fp32_once[N];
+    float fp32_sum[N];
+    for (int i = 0; i < N; i++) {
+        ref[i] = h2d(acc[i]);
+        fp32_sum[i] = dl_h2f(acc[i]);
+    }
+    for (int k = 1; k < P; k++) {
+        for (int i = 0; i < N; i++)
+            part[i] = dl_f2h(addend);
+        ck_assert_st(dl_add(dl_cpu(), acc, part, N, DL_F16), DL_OK);
+        for (int i = 0; i < N; i++) {
+            ref[i] = ref_round_half(ref[i] + h2d(part[i]));
+            fp32_sum[i] += dl_h2f(part[i]);
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        fp32_once[i] = h2d(dl_f2h(fp32_sum[i]));
+        ck_assert_msg(h2d(acc[i]) == ref[i], "[%d]: got %.10g, expected %.10g (rounded after every addition)", i,
+                      h2d(acc[i]), ref[i]);
+    }
+    // the case is crafted so that rounding once would differ
+    ck_assert_msg(ref[0] == 1.0 && fp32_once[0] == 1.0009765625, "crafted case: per-addition %.10g, once %.10g", ref[0],
+                  fp32_once[0]);
+}
+END_TEST
+
+START_TEST(test_add_refuses)
+{
+    float f[4] = {1, 2, 3, 4};
+    double g[2] = {1, 2};
+    ck_assert_st(dl_add(dl_cpu(), g, g, 2, DL_F64), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "f64");
+    ck_assert_st(dl_add(dl_cpu(), f, f, 2, DL_I32), DL_ERR_ARG);
+    ck_assert_st(dl_add(dl_cpu(), f, f, 2, DL_DTYPE_COUNT), DL_ERR_ARG);
+    ck_assert_st(dl_add(dl_cpu(), NULL, f, 2, DL_F32), DL_ERR_ARG);
+    ck_assert_st(dl_add(dl_cpu(), f, NULL, 2, DL_F32), DL_ERR_ARG);
+    ck_assert_st(dl_add(NULL, f, f, 2, DL_F32), DL_ERR_ARG);
+    // a partial overlap would depend on the order of the loop: refused, untouched
+    ck_assert_st(dl_add(dl_cpu(), f + 1, f, 3, DL_F32), DL_ERR_ARG);
+    ck_assert(f[0] == 1 && f[1] == 2 && f[2] == 3 && f[3] == 4);
+    ck_assert_st(dl_add(dl_cpu(), f + 2, f, 2, DL_F32), DL_OK); // adjacent, not overlapping
+    ck_assert(f[2] == 4 && f[3] == 6);
+}
+END_TEST
+
+// ---- copy ----
+
+START_TEST(test_copy)
+{
+    double a[5] = {1, 2, 3, 4, 5}, b[5] = {0};
+    ck_assert_st(dl_copy(dl_cpu(), b, a, 5, DL_F64), DL_OK);
+    ck_assert(memcmp(a, b, sizeof a) == 0);
+    dl_half h[3] = {dl_f2h(1), dl_f2h(-2), dl_f2h(6e-8f)}, h2[3];
+    ck_assert_st(dl_copy(dl_cpu(), h2, h, 3, DL_F16), DL_OK);
+    ck_assert(memcmp(h, h2, sizeof h) == 0);
+    // memmove semantics, both directions
+    int32_t v[6] = {0, 1, 2, 3, 4, 5};
+    ck_assert_st(dl_copy(dl_cpu(), v + 1, v, 5, DL_I32), DL_OK);
+    ck_assert(v[0] == 0 && v[1] == 0 && v[2] == 1 && v[5] == 4);
+    ck_assert_st(dl_copy(dl_cpu(), v, v + 1, 5, DL_I32), DL_OK);
+    ck_assert(v[0] == 0 && v[1] == 1 && v[4] == 4 && v[5] == 4);
+    ck_assert_st(dl_copy(dl_cpu(), v, v, 6, DL_I32), DL_OK);
+    ck_assert_st(dl_copy(dl_cpu(), NULL, NULL, 0, DL_I64), DL_OK);
+    ck_assert_st(dl_copy(dl_cpu(), v, NULL, 1, DL_I32), DL_ERR_ARG);
+    ck_assert_st(dl_copy(dl_cpu(), v, v, 1, DL_DTYPE_COUNT), DL_ERR_ARG);
+    ck_assert_st(dl_copy(NULL, v, v, 1, DL_I32), DL_ERR_ARG);
+}
+END_TEST
+
+Suite *ops_suite(void)
+{
+    Suite *s = suite_create("ops");
+    TCase *tc = tcase_with_timeout("add_copy", 30);
+    tcase_add_test(tc, test_add_f32_against_double);
+    tcase_add_test(tc, test_add_f16_against_double);
+    tcase_add_test(tc, test_add_f16_rounding_cases);
+    tcase_add_test(tc, test_add_f16_rounds_each_addition);
+    tcase_add_test(tc, test_add_refuses);
+    tcase_add_test(tc, test_copy);
+    suite_add_tcase(s, tc);
+    return s;
+}
