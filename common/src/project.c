@@ -6,6 +6,7 @@
 #include <stdlib.h> // strtod
 #include <string.h> // strcmp, strcspn
 
+#include "dl/bandwidth.h" // dl_bw_seconds
 #include "dl/fs.h" // dl_home, dl_read_file
 
 const char *dl_profile_default(void)
@@ -92,17 +93,16 @@ dl_status dl_project(const dl_profile *p, const dl_workload *w, int ranks, dl_pr
                             "projection: need ranks >= 1 and a workload with samples (got %d ranks, %g "
                             "samples of %g)",
                             ranks, w->samples, w->dataset);
-    double P = ranks;
     double f16 = w->fp16_share < 0 ? 0 : w->fp16_share > 1 ? 1 : w->fp16_share;
     double flop_s = w->flops * (1 - f16) / (p->fp32_peak * p->fp32_efficiency) +
                     w->flops * f16 / (p->fp16_peak * p->fp16_efficiency);
     double mem_s = w->mem_bytes / (p->mem_bw * p->mem_efficiency);
     double compute = (flop_s > mem_s ? flop_s : mem_s) + w->launches * p->launch_overhead;
-    double comm = 0;
-    if (ranks > 1) {
-        comm += w->allreduce_calls * 2 * (P - 1) * p->hop_latency + 2 * (P - 1) / P * w->allreduce_bytes / p->bus_bw;
-        comm += w->bcast_calls * (P - 1) * p->hop_latency + (P - 1) / P * w->bcast_bytes / p->bus_bw;
-    }
+    // the ring collectives' α–β time (dl/bandwidth.h); broadcasts are counted
+    // with the allgathers and charged at allgather's factor (see dl/project.h)
+    double comm =
+        dl_bw_seconds(DL_BW_ALLREDUCE, ranks, w->allreduce_calls, w->allreduce_bytes, p->hop_latency, p->bus_bw) +
+        dl_bw_seconds(DL_BW_ALLGATHER, ranks, w->bcast_calls, w->bcast_bytes, p->hop_latency, p->bus_bw);
     double epoch = compute + comm;
     if (w->overlapped && w->steps > 0) {
         // overlapped with backward: only what does not fit under compute shows, and the

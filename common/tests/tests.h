@@ -37,6 +37,7 @@ Suite *mlp_suite(void);
 Suite *comm_suite(void);
 Suite *project_suite(void);
 Suite *ops_suite(void);
+Suite *bandwidth_suite(void);
 
 // ---- helpers (util.c) ----
 

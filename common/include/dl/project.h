@@ -15,8 +15,12 @@
  *   overlapped backward. The slowest rank's workload is the one that counts.
  * - dl_project gives, on `ranks` GPUs of the profile: compute time per epoch
  *   (max(FLOPs / (peak·eff), bytes / (bw·eff)) + launches · cost), comm time
- *   (allreduce: 2(P−1)/P · bytes / bus_bw + 2(P−1) · hop_latency per call;
- *   broadcast and allgather: (P−1)/P · bytes / bus_bw + (P−1) · hop_latency),
+ *   from dl_bw_seconds (dl/bandwidth.h, the kit's one bandwidth formula) with
+ *   bus_bw as the busbw and hop_latency per ring step (allreduce: 2(P−1)/P ·
+ *   bytes / bus_bw + 2(P−1) · hop_latency per call; broadcast and allgather,
+ *   which the workload counts together: allgather's (P−1)/P · bytes / bus_bw +
+ *   (P−1) · hop_latency — for a broadcast, whose busbw factor is 1, that is
+ *   optimistic by up to P/(P−1); no comm on one GPU),
  *   the epoch time (compute + comm, or max(compute, comm) + one step's comm
  *   when overlapped), the time one GPU needs for the whole dataset (the same
  *   per-sample compute, no comm), and the speedup between the two. It is
