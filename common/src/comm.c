@@ -251,7 +251,7 @@ static int nccl_buffer(const dl_comm *c, const void *p)
 
 static path route(const dl_comm *c, const dl_comm_args *a)
 {
-    if (c->backend == BACKEND_SELF)
+    if (c->backend == BACKEND_SELF && !a->one_way)
         return PATH_LOCAL;
     if (a->op == DL_OP_SENDRECV && a->dst == c->rank && a->src == c->rank)
         return PATH_LOCAL;
@@ -476,6 +476,37 @@ dl_status dl_comm_sendrecv(dl_comm *c, const void *send, size_t send_count, int 
     dl_comm_args a;
     DL_TRY(sendrecv_args(c, "sendrecv", send, send_count, dst, recv, recv_count, src, t, &a));
     return run(c, &a, "sendrecv");
+}
+
+/* One way: the other side of the sendrecv does not exist (count 0, and the
+ * peer is not this rank: a blocking message to itself could never arrive). */
+static dl_status one_way(dl_comm *c, const char *what, const void *send, size_t send_count, void *recv,
+                         size_t recv_count, int peer, dl_dtype t)
+{
+    DL_TRY(check_buffer(what, send != NULL ? send : recv, send_count + recv_count, t));
+    if (peer < 0 || peer >= c->size || peer == c->rank)
+        return dl_error_set(DL_ERR_ARG, "comm: %s on rank %d with rank %d: expected another rank of 0..%d", what,
+                            c->rank, peer, c->size - 1);
+    dl_comm_args a = {.op = DL_OP_SENDRECV,
+                      .send = send,
+                      .send_count = send_count,
+                      .dst = peer,
+                      .recv = recv,
+                      .recv_count = recv_count,
+                      .src = peer,
+                      .one_way = 1,
+                      .t = t};
+    return run(c, &a, what);
+}
+
+dl_status dl_comm_send(dl_comm *c, const void *buf, size_t count, int dst, dl_dtype t)
+{
+    return one_way(c, "send", buf, count, NULL, 0, dst, t);
+}
+
+dl_status dl_comm_recv(dl_comm *c, void *buf, size_t count, int src, dl_dtype t)
+{
+    return one_way(c, "recv", NULL, 0, buf, count, src, t);
 }
 
 dl_status dl_comm_isendrecv(dl_comm *c, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,

@@ -51,6 +51,7 @@ typedef struct dl_comm_args {
     size_t recv_count;
     int root; /* broadcast */
     int dst, src; /* sendrecv */
+    int one_way; /* sendrecv as dl_comm_send or dl_comm_recv: only the non-empty side exists */
     dl_dtype t;
     dl_red red; /* allreduce */
 } dl_comm_args;

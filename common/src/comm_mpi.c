@@ -31,6 +31,7 @@ typedef struct mpi_req {
     dl_dtype t;
     size_t recv_count; /* sendrecv: the elements the receive expects */
     int src;
+    int has_recv; /* sendrecv: r[0] is a receive whose count is checked */
 } mpi_req;
 
 static dl_status mpi_fail(const dl_mpi *m, int rc, const char *what)
@@ -193,9 +194,13 @@ static dl_status post(dl_mpi *m, const dl_comm_args *a, mpi_req *q)
         break;
     case DL_OP_SENDRECV:
         // both sides are posted even when empty, so a count that does not match
-        // the peer's fails in the wait instead of leaving a message behind
-        rc = MPI_Irecv(a->recv, (int)a->recv_count, mt, a->src, P2P_TAG, MPI_COMM_WORLD, &q->r[q->n++]);
-        if (rc == MPI_SUCCESS)
+        // the peer's fails in the wait instead of leaving a message behind; a
+        // one-way call (dl_comm_send, dl_comm_recv) has only its own side
+        if (!a->one_way || a->recv_count > 0) {
+            rc = MPI_Irecv(a->recv, (int)a->recv_count, mt, a->src, P2P_TAG, MPI_COMM_WORLD, &q->r[q->n++]);
+            q->has_recv = 1;
+        }
+        if (rc == MPI_SUCCESS && (!a->one_way || a->send_count > 0))
             rc = MPI_Isend(a->send, (int)a->send_count, mt, a->dst, P2P_TAG, MPI_COMM_WORLD, &q->r[q->n++]);
         break;
     default:
@@ -218,7 +223,7 @@ dl_status dl_mpi_start_(dl_mpi *m, const dl_comm_args *a, void **req)
     q->recv_count = a->recv_count;
     q->src = a->src;
     dl_status st = post(m, a, q);
-    if (st != DL_OK && q->n > 0) {
+    if (st != DL_OK && q->n > 0 && q->has_recv) {
         // a sendrecv whose send could not be posted: withdraw its receive
         MPI_Cancel(&q->r[0]);
         MPI_Request_free(&q->r[0]);
@@ -267,7 +272,7 @@ dl_status dl_mpi_wait_(dl_mpi *m, void *req, const char *what)
         if (dl_comm_watch_expired_(&w, m->rank, what))
             MPI_Abort(MPI_COMM_WORLD, 124);
     }
-    if (st == DL_OK && q->op == DL_OP_SENDRECV) {
+    if (st == DL_OK && q->op == DL_OP_SENDRECV && q->has_recv) {
         int got = 0;
         MPI_Datatype mt = MPI_BYTE;
         mpi_type(q->t, &mt);

@@ -15,6 +15,13 @@ static int overlap(const void *a, const void *b, size_t bytes)
     return x < y ? y - x < bytes : x - y < bytes;
 }
 
+/* 1 when [a, a + na) and [b, b + nb) share a byte. */
+static int overlap2(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y ? y - x < na : x - y < nb;
+}
+
 /* The checks both operations share; *bytes is the size of each range. */
 static dl_status check(const char *what, const dl_device *dev, const void *dst, const void *src, size_t count,
                        dl_dtype t, size_t *bytes)
@@ -75,5 +82,51 @@ dl_status dl_copy(const dl_device *dev, void *dst, const void *src, size_t count
         return dl_memcpy_d2d(dev, dst, src, bytes);
     }
     memmove(dst, src, bytes);
+    return DL_OK;
+}
+
+dl_status dl_accumulate(const dl_device *dev, float *acc, const void *src, size_t count, dl_dtype t)
+{
+    size_t bytes = 0;
+    if (t != DL_F32 && t != DL_F16)
+        return dl_error_set(DL_ERR_ARG, "dl_accumulate: %s is not supported (f32 or f16)", dl_dtype_name(t));
+    DL_TRY(check("dl_accumulate", dev, acc, src, count, t, &bytes));
+    if (count == 0)
+        return DL_OK;
+    if (overlap2(acc, count * sizeof *acc, src, bytes))
+        return dl_error_set(DL_ERR_ARG, "dl_accumulate: acc and src overlap");
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_accumulate_(dev, acc, src, count, t);
+    if (t == DL_F32) {
+        const float *s = src;
+        for (size_t i = 0; i < count; i++)
+            acc[i] = dl_add_f32_1(acc[i], s[i]);
+    } else {
+        const dl_half *s = src;
+        for (size_t i = 0; i < count; i++)
+            acc[i] = dl_accumulate_f16_1(acc[i], s[i]);
+    }
+    return DL_OK;
+}
+
+dl_status dl_cast(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, dl_dtype src_t, size_t count)
+{
+    size_t bytes = 0;
+    if ((dst_t != DL_F32 && dst_t != DL_F16) || (src_t != DL_F32 && src_t != DL_F16))
+        return dl_error_set(DL_ERR_ARG, "dl_cast: %s to %s is not supported (f32 and f16)", dl_dtype_name(src_t),
+                            dl_dtype_name(dst_t));
+    if (dst_t == src_t)
+        return dl_copy(dev, dst, src, count, dst_t);
+    DL_TRY(check("dl_cast", dev, dst, src, count, DL_F32, &bytes));
+    if (count == 0)
+        return DL_OK;
+    if (overlap2(dst, count * dl_dtype_size(dst_t), src, count * dl_dtype_size(src_t)))
+        return dl_error_set(DL_ERR_ARG, "dl_cast: dst and src overlap");
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_cast_(dev, dst, dst_t, src, count);
+    if (dst_t == DL_F16)
+        dl_f32_to_f16(src, dst, count);
+    else
+        dl_f16_to_f32(src, dst, count);
     return DL_OK;
 }

@@ -247,6 +247,50 @@ START_TEST(test_copy)
 }
 END_TEST
 
+// ---- an fp32 sum of fp16 arrays, and the casts ----
+
+START_TEST(test_accumulate_and_cast)
+{
+    // 2048 + 1 + 1 + 1: fp16 additions keep 2048 (each 2049 is a tie, rounded to
+    // even); an fp32 sum rounded once gives 2051 -> 2052
+    dl_half x[2] = {dl_f2h(2048.0f), dl_f2h(-0.5f)}, one[2] = {dl_f2h(1.0f), dl_f2h(0.25f)}, h16[2];
+    float acc[2];
+    ck_assert_st(dl_cast(dl_cpu(), acc, DL_F32, x, DL_F16, 2), DL_OK);
+    ck_assert(acc[0] == 2048.0f && acc[1] == -0.5f);
+    memcpy(h16, x, sizeof x);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_st(dl_accumulate(dl_cpu(), acc, one, 2, DL_F16), DL_OK);
+        ck_assert_st(dl_add(dl_cpu(), h16, one, 2, DL_F16), DL_OK);
+    }
+    ck_assert(acc[0] == 2051.0f && acc[1] == 0.25f);
+    ck_assert_msg(dl_h2f(h16[0]) == 2048.0f, "f16 additions: %g", (double)dl_h2f(h16[0]));
+    dl_half out[2];
+    ck_assert_st(dl_cast(dl_cpu(), out, DL_F16, acc, DL_F32, 2), DL_OK);
+    ck_assert_msg(dl_h2f(out[0]) == 2052.0f && dl_h2f(out[1]) == 0.25f, "rounded once: %g %g", (double)dl_h2f(out[0]),
+                  (double)dl_h2f(out[1]));
+    // f32 into the accumulator is a plain fp32 addition
+    float f[2] = {0.5f, 1e-8f};
+    ck_assert_st(dl_accumulate(dl_cpu(), acc, f, 2, DL_F32), DL_OK);
+    ck_assert(acc[0] == 2051.5f && acc[1] == 0.25f + 1e-8f);
+    // the cast rounds to nearest even, keeps subnormals, overflows to inf
+    float g[4] = {0.1f, 6e-8f, 70000.0f, -2049.0f};
+    dl_half gh[4];
+    ck_assert_st(dl_cast(dl_cpu(), gh, DL_F16, g, DL_F32, 4), DL_OK);
+    ck_assert((double)dl_h2f(gh[0]) == 0.0999755859375 && dl_h2f(gh[1]) == 5.9604644775390625e-08f);
+    ck_assert(isinf(dl_h2f(gh[2])) && dl_h2f(gh[3]) == -2048.0f);
+    // same type: a copy; refusals
+    float c[2];
+    ck_assert_st(dl_cast(dl_cpu(), c, DL_F32, f, DL_F32, 2), DL_OK);
+    ck_assert(c[0] == 0.5f && c[1] == 1e-8f);
+    double d[2] = {1, 2};
+    ck_assert_st(dl_cast(dl_cpu(), c, DL_F32, d, DL_F64, 2), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "f64");
+    ck_assert_st(dl_accumulate(dl_cpu(), acc, d, 2, DL_F64), DL_ERR_ARG);
+    ck_assert_st(dl_accumulate(dl_cpu(), acc, acc, 2, DL_F32), DL_ERR_ARG); // overlap
+    ck_assert_st(dl_accumulate(dl_cpu(), NULL, NULL, 0, DL_F16), DL_OK);
+}
+END_TEST
+
 Suite *ops_suite(void)
 {
     Suite *s = suite_create("ops");
@@ -257,6 +301,7 @@ Suite *ops_suite(void)
     tcase_add_test(tc, test_add_f16_rounds_each_addition);
     tcase_add_test(tc, test_add_refuses);
     tcase_add_test(tc, test_copy);
+    tcase_add_test(tc, test_accumulate_and_cast);
     suite_add_tcase(s, tc);
     return s;
 }

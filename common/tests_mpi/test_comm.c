@@ -230,6 +230,51 @@ static void test_isendrecv(dl_comm *c)
     OK(dl_comm_barrier(c));
 }
 
+/* dl_comm_send / dl_comm_recv: one way, blocking. Even ranks send first and
+ * odd ranks receive first, so it cannot deadlock at any size; counted as
+ * sendrecv calls, a send as a message. */
+static void test_send_recv(dl_comm *c)
+{
+    if (size < 2) {
+        float x = 1;
+        dl_status st = dl_comm_send(c, &x, 1, 0, DL_F32);
+        CHECK(st == DL_ERR_ARG, "a send to itself returned %s", dl_status_name(st));
+        return;
+    }
+    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    size_t n = (size_t)1 << 18; // past the eager limit
+    float *out = malloc(n * sizeof *out), *in = malloc(n * sizeof *in);
+    for (size_t j = 0; j < n; j++)
+        out[j] = (float)(rank * 7 + (int)(j % 11));
+    dl_comm_stats before, after;
+    dl_comm_stats_get(c, &before);
+    if (rank % 2 == 0) {
+        OK(dl_comm_send(c, out, n, right, DL_F32));
+        OK(dl_comm_recv(c, in, n, left, DL_F32));
+    } else {
+        OK(dl_comm_recv(c, in, n, left, DL_F32));
+        OK(dl_comm_send(c, out, n, right, DL_F32));
+    }
+    if (size % 2 == 0 || size == 1) { // an odd ring has two even neighbours that would both send first
+        size_t bad = 0;
+        for (size_t j = 0; j < n; j++)
+            bad += in[j] != (float)(left * 7 + (int)(j % 11));
+        CHECK(bad == 0, "send/recv from %d: %zu wrong", left, bad);
+    }
+    dl_comm_stats_get(c, &after);
+    CHECK(after.calls[DL_OP_SENDRECV] - before.calls[DL_OP_SENDRECV] == 2 && after.messages - before.messages == 1 &&
+              after.bytes[DL_OP_SENDRECV] - before.bytes[DL_OP_SENDRECV] == n * sizeof(float),
+          "send/recv counters: %llu calls, %llu messages",
+          (unsigned long long)(after.calls[DL_OP_SENDRECV] - before.calls[DL_OP_SENDRECV]),
+          (unsigned long long)(after.messages - before.messages));
+    dl_status st = dl_comm_send(c, out, 1, rank, DL_F32);
+    CHECK(st == DL_ERR_ARG, "a send to itself returned %s", dl_status_name(st));
+    st = dl_comm_recv(c, in, 1, size, DL_F32);
+    CHECK(st == DL_ERR_ARG, "a receive from rank %d returned %s", size, dl_status_name(st));
+    free(out);
+    free(in);
+}
+
 static void test_counters(dl_comm *c)
 {
     dl_comm_stats_reset(c);
@@ -358,6 +403,8 @@ int main(int argc, char **argv)
         test_allreduce(c);
         test_broadcast_gather_sendrecv(c);
         test_isendrecv(c);
+        if (size % 2 == 0 || size == 1)
+            test_send_recv(c);
         test_counters(c);
         int total = failures;
         OK(dl_comm_allreduce(c, &total, 1, DL_I32, DL_RED_SUM));

@@ -133,6 +133,18 @@ dl_status dl_comm_sendrecv(dl_comm *c, const void *send, size_t send_count, int 
  * stream, completed by an event. */
 dl_status dl_comm_isendrecv(dl_comm *c, const void *send, size_t send_count, int dst, void *recv, size_t recv_count,
                             int src, dl_dtype t, dl_comm_req **req);
+/* One direction only, blocking. dl_comm_send returns once the count elements
+ * have left: the transport may have buffered them (below its eager limit, a
+ * few KiB for Open MPI's shared memory) or the receiver has taken them.
+ * dl_comm_recv returns once count elements from src have arrived. A send
+ * pairs with the peer's dl_comm_recv (not with a sendrecv); neither may name
+ * this rank. These are the calls a ring deadlocks with: when every rank sends
+ * first and receives after, each send above the eager limit waits for a
+ * receive its neighbour posts only after its own send (lab 04). Counted
+ * under DL_OP_SENDRECV: a send as a call, its bytes and a message (count > 0);
+ * a receive as a call. */
+dl_status dl_comm_send(dl_comm *c, const void *buf, size_t count, int dst, dl_dtype t);
+dl_status dl_comm_recv(dl_comm *c, void *buf, size_t count, int src, dl_dtype t);
 /* Starts an in-place allreduce and returns at once; *req must be waited. */
 dl_status dl_comm_allreduce_async(dl_comm *c, void *buf, size_t count, dl_dtype t, dl_red op, dl_comm_req **req);
 /* Completes a request of dl_comm_allreduce_async or dl_comm_isendrecv and

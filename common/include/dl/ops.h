@@ -23,6 +23,12 @@
  * - dl_copy: any dtype (DL_ERR_ARG for an unknown one). memmove semantics on
  *   the CPU; on CUDA dst == src does nothing and any other overlap is
  *   DL_ERR_ARG.
+ * - dl_accumulate: acc[i] += src[i] with acc in fp32 and src DL_F32 or DL_F16
+ *   (converted exactly): how a sum of many fp16 arrays is kept in fp32 and
+ *   rounded once at the end. dl_cast: dst = src converted between DL_F32 and
+ *   DL_F16 (fp32 to fp16 rounds to nearest even; the other way is exact);
+ *   the same type is a copy. Both on either device, the ranges must not
+ *   overlap (DL_ERR_ARG).
  */
 #ifndef DL_OPS_H
 #define DL_OPS_H
@@ -47,6 +53,11 @@ DL_HD dl_half dl_add_f16_1(dl_half a, dl_half b)
     return dl_half_add(a, b);
 }
 
+DL_HD float dl_accumulate_f16_1(float acc, dl_half x)
+{
+    return acc + dl_h2f(x);
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -57,6 +68,10 @@ extern "C" {
  * the same DL_HD function on both sides, so the CPU result equals the GPU's
  * bit for bit. In place (dst == src) is allowed. DL_ERR_ARG for other types. */
 dl_status dl_add(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t);
+/* acc[i] += src[i] (acc: fp32; src: DL_F32 or DL_F16), i < count, on dev. */
+dl_status dl_accumulate(const dl_device *dev, float *acc, const void *src, size_t count, dl_dtype t);
+/* dst (dst_t) = src (src_t) for count elements, DL_F32 <-> DL_F16, on dev. */
+dl_status dl_cast(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, dl_dtype src_t, size_t count);
 /* dst = src for count elements of t on dev (memmove semantics on the CPU). */
 dl_status dl_copy(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t);
 

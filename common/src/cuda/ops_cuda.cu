@@ -31,6 +31,31 @@ __global__ void add_f16_kernel(dl_half *dst, const dl_half *src, size_t n)
         dst[i] = dl_add_f16_1(dst[i], src[i]);
 }
 
+/* acc (n,) fp32 += src (n,) */
+__global__ void accumulate_f32_kernel(float *acc, const float *src, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        acc[i] = dl_add_f32_1(acc[i], src[i]);
+}
+
+__global__ void accumulate_f16_kernel(float *acc, const dl_half *src, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        acc[i] = dl_accumulate_f16_1(acc[i], src[i]);
+}
+
+__global__ void cast_to_f16_kernel(dl_half *dst, const float *src, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = dl_f2h(src[i]);
+}
+
+__global__ void cast_to_f32_kernel(float *dst, const dl_half *src, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = dl_h2f(src[i]);
+}
+
 // ---- launchers ----
 
 extern "C" dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t)
@@ -42,6 +67,32 @@ extern "C" dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *s
         add_f16_kernel<<<blocks_for(count), BLOCK, 0, s>>>((dl_half *)dst, (const dl_half *)src, count);
     else
         add_f32_kernel<<<blocks_for(count), BLOCK, 0, s>>>((float *)dst, (const float *)src, count);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_accumulate_(const dl_device *dev, float *acc, const void *src, size_t count, dl_dtype t)
+{
+    cudaStream_t s = (cudaStream_t)dev->stream;
+    if (count == 0)
+        return DL_OK;
+    if (t == DL_F16)
+        accumulate_f16_kernel<<<blocks_for(count), BLOCK, 0, s>>>(acc, (const dl_half *)src, count);
+    else
+        accumulate_f32_kernel<<<blocks_for(count), BLOCK, 0, s>>>(acc, (const float *)src, count);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_cast_(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, size_t count)
+{
+    cudaStream_t s = (cudaStream_t)dev->stream;
+    if (count == 0)
+        return DL_OK;
+    if (dst_t == DL_F16)
+        cast_to_f16_kernel<<<blocks_for(count), BLOCK, 0, s>>>((dl_half *)dst, (const float *)src, count);
+    else
+        cast_to_f32_kernel<<<blocks_for(count), BLOCK, 0, s>>>((float *)dst, (const dl_half *)src, count);
     DL_LAUNCH_CHECK();
     return DL_OK;
 }
