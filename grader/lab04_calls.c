@@ -39,17 +39,17 @@ size_t GR_FN(ring_segment_count)(size_t n, int P, int s)
 }
 
 /* The collectives: what they leave in buf (on dev) is their output. */
-#define COLLECTIVE(name, task, params, args)                                     \
-    GR_DECLARE(name);                                                            \
-    dl_status GR_FN(name) params                                                 \
-    {                                                                            \
-        gr_call c;                                                               \
-        gr_call_begin(&c, #name, task);                                          \
-        dl_status st = DL_OK;                                                    \
-        if (gr_call_live(&c))                                                    \
-            st = GR_REAL(name) args;                                             \
+#define COLLECTIVE(name, task, params, args)                                             \
+    GR_DECLARE(name);                                                                    \
+    dl_status GR_FN(name) params                                                         \
+    {                                                                                    \
+        gr_call c;                                                                       \
+        gr_call_begin(&c, #name, task);                                                  \
+        dl_status st = DL_OK;                                                            \
+        if (gr_call_live(&c))                                                            \
+            st = GR_REAL(name) args;                                                     \
         gr_out_dev(&c, dev, buf, buf != NULL && dev != NULL ? n * dl_dtype_size(t) : 0); \
-        return gr_call_end(&c, st);                                              \
+        return gr_call_end(&c, st);                                                      \
     }
 
 COLLECTIVE(ring_naive_allreduce, T1,

@@ -461,7 +461,7 @@ int main(int argc, char **argv)
             printf("%-24s %3d pts  %-4s  %s", it->name, it->points, tier_name(it->tier), it->title);
             if (it->parent != NULL)
                 printf("  (after %s)", it->parent);
-            printf("\n");
+            printf("  [see %s]\n", it->section);
         }
         return 0;
     }

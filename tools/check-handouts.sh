@@ -2,7 +2,8 @@
 # check-handouts.sh — each handout's table of graded items (the rows
 # "| `item` | points | tier | after | task |") says what the grader says:
 # the same items, in the same order, with the same points, tier and parent
-# (build/grader/labNN --list is the one source of truth).
+# (build/grader/labNN --list is the one source of truth), and every handout
+# section a failing item points to exists.
 set -uo pipefail
 B=${B:-build}
 status=0
@@ -15,6 +16,14 @@ for mk in labs/*/lab.mk; do
                                     print $1, $2, $4, after }')
     got=$(grep -E '^\| `[a-z_0-9]+` \| [0-9]+ \| (cpu|gpu1|gpu4) \|' "$dir/README.md" |
         awk -F'|' '{ gsub(/[` ]/, "", $2); gsub(/ /, "", $3); gsub(/ /, "", $4); gsub(/[` ]/, "", $5); print $2, $3, $4, $5 }')
+    # every section an item points to is a heading of the handout (GitHub's anchors)
+    anchors=$(grep -E '^#+ ' "$dir/README.md" | sed -E 's/^#+ //' | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g')
+    for a in $("$judge" --list | sed -n 's/.*\[see README\.md#\([^]]*\)\]$/\1/p' | sort -u); do
+        if ! printf '%s\n' "$anchors" | grep -qx -- "$a"; then
+            echo "lab $id: the grader points to README.md#$a, which is no heading of $dir/README.md" >&2
+            status=1
+        fi
+    done
     if [ "$want" = "$got" ]; then
         echo "lab $id: the handout's item table matches the grader ($(echo "$want" | wc -l) items)"
     else
