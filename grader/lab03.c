@@ -420,6 +420,23 @@ START_TEST(test_accounting)
                 r, v, N / 4, B);
     }
     dl_jv_free(s);
+    // the run's timing (task 6 on 4 ranks): imbalance = max / mean of the ranks' compute >= 1
+    char path[1300];
+    snprintf(path, sizeof path, "%s/metrics.csv", gr_path("default"));
+    double imb[64], ep[64];
+    size_t ni = gr_csv_column(path, "imbalance", imb, 64), ne = gr_csv_column(path, "epoch_s", ep, 64);
+    if (ni == 0 || ne != ni)
+        GR_FAIL("the default run's metrics.csv has %zu imbalance and %zu epoch_s values", ni, ne);
+    for (size_t k = 0; k < ni; k++) {
+        if (!(imb[k] >= 1 - 1e-12 && imb[k] < 10))
+            GR_FAIL(GR_DIAG("imbalance-below-one") "epoch %zu of the default 4-rank run reports an imbalance of %g: "
+                                                   "the largest of the ranks' compute "
+                                                   "times divided by their mean is at least 1 (equal ranks) and, here, "
+                                                   "well below 10",
+                    k + 1, imb[k]);
+        if (!(ep[k] > 0))
+            GR_FAIL("epoch %zu of the default 4-rank run reports an epoch time of %g s", k + 1, ep[k]);
+    }
 }
 END_TEST
 
@@ -576,7 +593,7 @@ static const gr_item items[] = {
     {"accuracy", "4 ranks reach test accuracy >= 0.85 on Fashion-MNIST", 10, GR_CPU, "equivalence",
      "with the defaults (25 epochs, 4096 rows per rank, scaled lr with warmup)", H "what-the-run-shows", 300, GR_JUDGE,
      &test_accuracy},
-    {"accounting", "each rank processes N/P rows per epoch", 5, GR_CPU, "equivalence",
+    {"accounting", "each rank processes N/P rows per epoch; epoch time and imbalance >= 1", 5, GR_CPU, "equivalence",
      "every rank gets its own N/P rows; nobody gets all of them, nobody the remainder", H "what-the-run-shows", 300,
      GR_JUDGE, &test_accounting},
     {"speedup_projected", "projected 4-GPU speedup >= 0.9 x the reference's (4xA10 PCIe)", 10, GR_CPU, "equivalence",
