@@ -38,6 +38,8 @@ Suite *comm_suite(void);
 Suite *project_suite(void);
 Suite *ops_suite(void);
 Suite *bandwidth_suite(void);
+Suite *sampler_suite(void);
+Suite *lr_suite(void);
 
 // ---- helpers (util.c) ----
 
