@@ -229,6 +229,7 @@ dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay)
         for (size_t k = nw; k < L->count; k++)
             dl_sgd_update(&p[k], &v[k], g[k], lr, momentum, 0.0f); // biases: no decay
     }
+    m->steps++;
     return DL_OK;
 }
 
@@ -265,6 +266,29 @@ dl_status dl_mlp_get_params(const dl_mlp *m, float *host)
 dl_status dl_mlp_set_params(dl_mlp *m, const float *host)
 {
     return dl_memcpy_h2d(m->dev, m->params, host, m->n_params * sizeof *host);
+}
+
+dl_status dl_mlp_get_velocity(const dl_mlp *m, float *host)
+{
+    return dl_memcpy_d2h(m->dev, host, m->velocity, m->n_params * sizeof *host);
+}
+
+dl_status dl_mlp_set_velocity(dl_mlp *m, const float *host)
+{
+    return dl_memcpy_h2d(m->dev, m->velocity, host, m->n_params * sizeof *host);
+}
+
+long dl_mlp_steps(const dl_mlp *m)
+{
+    return m->steps;
+}
+
+dl_status dl_mlp_set_steps(dl_mlp *m, long steps)
+{
+    if (steps < 0)
+        return dl_error_set(DL_ERR_ARG, "mlp: step count %ld; expected >= 0", steps);
+    m->steps = steps;
+    return DL_OK;
 }
 
 double dl_mlp_step_flops(const dl_mlp *m, size_t n)

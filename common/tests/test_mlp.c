@@ -165,6 +165,57 @@ START_TEST(test_sgd_and_training)
 }
 END_TEST
 
+/* One step of m on the batch: forward, loss, backward, SGD with momentum. */
+static void train_step(dl_mlp *m, const float *X, const int32_t *y, size_t n)
+{
+    loss_at(m, X, y, n);
+    ck_assert_st(dl_mlp_backward(m, X, n, 0, NULL, NULL), DL_OK);
+    ck_assert_st(dl_mlp_sgd(m, 0.05f, 0.9f, 0.01f), DL_OK);
+}
+
+START_TEST(test_checkpoint_state_round_trip)
+{
+    size_t n = 12;
+    float *X;
+    int32_t *y;
+    data(n, 4, 3, &X, &y);
+    const size_t sizes[] = {4, 6, 3};
+    dl_mlp a, b;
+    ck_assert_st(dl_mlp_create(&a, dl_cpu(), sizes, 3, 16, 1), DL_OK);
+    ck_assert_st(dl_mlp_create(&b, dl_cpu(), sizes, 3, 16, 2), DL_OK);
+    float *p = malloc(a.n_params * sizeof *p), *v = malloc(a.n_params * sizeof *v);
+    ck_assert_int_eq(dl_mlp_steps(&a), 0);
+    ck_assert_st(dl_mlp_get_velocity(&a, v), DL_OK);
+    for (size_t k = 0; k < a.n_params; k++)
+        ck_assert_msg(v[k] == 0.0f, "velocity[%zu] = %g after create", k, v[k]);
+    for (int t = 0; t < 3; t++)
+        train_step(&a, X, y, n);
+    ck_assert_int_eq(dl_mlp_steps(&a), 3);
+    // a's state into b (another init): the next step of both must be the same, bit for bit
+    ck_assert_st(dl_mlp_get_params(&a, p), DL_OK);
+    ck_assert_st(dl_mlp_get_velocity(&a, v), DL_OK);
+    ck_assert_msg(memcmp(v, a.velocity, a.n_params * sizeof *v) == 0, "get_velocity is not the velocity");
+    ck_assert_st(dl_mlp_set_params(&b, p), DL_OK);
+    ck_assert_st(dl_mlp_set_velocity(&b, v), DL_OK);
+    ck_assert_st(dl_mlp_set_steps(&b, dl_mlp_steps(&a)), DL_OK);
+    train_step(&a, X, y, n);
+    train_step(&b, X, y, n);
+    ck_assert_msg(memcmp(a.params, b.params, a.n_params * sizeof(float)) == 0, "restored model stepped elsewhere");
+    ck_assert_msg(memcmp(a.velocity, b.velocity, a.n_params * sizeof(float)) == 0, "restored velocity differs");
+    ck_assert_int_eq(dl_mlp_steps(&b), 4);
+    // without the velocity the step differs: momentum is part of the state
+    ck_assert_st(dl_mlp_set_params(&b, p), DL_OK);
+    memset(v, 0, a.n_params * sizeof *v);
+    ck_assert_st(dl_mlp_set_velocity(&b, v), DL_OK);
+    train_step(&b, X, y, n);
+    ck_assert_msg(memcmp(a.params, b.params, a.n_params * sizeof(float)) != 0, "velocity made no difference");
+    ck_assert_st(dl_mlp_set_steps(&b, -1), DL_ERR_ARG);
+    ck_assert_int_eq(dl_mlp_steps(&b), 5);
+    free(p), free(v), free(X), free(y);
+    dl_mlp_free(&a), dl_mlp_free(&b);
+}
+END_TEST
+
 Suite *mlp_suite(void)
 {
     Suite *s = suite_create("mlp");
@@ -172,6 +223,7 @@ Suite *mlp_suite(void)
     tcase_add_test(tc, test_shapes_and_init);
     tcase_add_test(tc, test_gradient_finite_differences);
     tcase_add_test(tc, test_sgd_and_training);
+    tcase_add_test(tc, test_checkpoint_state_round_trip);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -236,6 +236,21 @@ START_TEST(test_mlp_matches_cpu)
         dl_cmp_format(&c, "MLP parameters after 5 SGD steps, GPU vs CPU", buf, sizeof buf);
         ck_abort_msg("%s", buf);
     }
+    // the checkpoint state: velocity and step count, and the velocity written back
+    ck_assert_int_eq(dl_mlp_steps(&mg), 5);
+    ck_assert(dl_mlp_get_velocity(&mg, pg) == DL_OK);
+    for (size_t k = 0; k < mc.n_params; k++)
+        ref[k] = mc.velocity[k];
+    if (!dl_allclose_f32(pg, ref, mc.n_params, 1e-5, 1e-4, &c)) {
+        char buf[1024];
+        dl_cmp_format(&c, "MLP velocity after 5 SGD steps, GPU vs CPU", buf, sizeof buf);
+        ck_abort_msg("%s", buf);
+    }
+    for (size_t k = 0; k < mc.n_params; k++)
+        pg[k] = (float)k * 0.25f;
+    ck_assert(dl_mlp_set_velocity(&mg, pg) == DL_OK);
+    ck_assert(dl_mlp_get_velocity(&mg, mc.velocity) == DL_OK);
+    ck_assert_msg(memcmp(pg, mc.velocity, mc.n_params * sizeof *pg) == 0, "GPU velocity set/get round trip differs");
     dl_free(&dev, dX), dl_free(&dev, dy);
     free(X), free(y), free(pg), free(ref);
     dl_mlp_free(&mc), dl_mlp_free(&mg);

@@ -19,6 +19,11 @@
  *   weights, zero biases): the same seed gives the same model on any device.
  * - fp32 throughout; the layout keeps fp32 master weights in `params`, so a
  *   mixed-precision step can keep fp16 copies beside them.
+ * - What a checkpoint needs besides the parameters: the momentum buffers
+ *   (`velocity`, the layout of params) and the optimizer step count `steps`,
+ *   which dl_mlp_sgd advances by one each time it succeeds (0 after create).
+ *   Restoring params, velocity and steps into a model of the same sizes
+ *   makes its next steps exactly those the saved model would have taken.
  * - Every call returns DL_OK or a failure status (DL_ERR_ARG for a batch over
  *   max_batch, a bad layer size or a label out of range).
  */
@@ -58,6 +63,7 @@ typedef struct dl_mlp {
     float *ones; /* (max_batch,) for the bias gradients */
     float *loss_part; /* device scratch for the loss */
     size_t batch; /* rows of the last forward */
+    long steps; /* optimizer steps taken (dl_mlp_sgd calls that succeeded) */
 } dl_mlp;
 
 /* sizes = {in, hidden..., classes}: n_sizes - 1 layers (1..DL_MLP_MAX_LAYERS). */
@@ -72,13 +78,22 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n);
 dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss);
 /* Backward pass for the last forward/loss; see the contract for `ready`. */
 dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx);
-/* p −= lr·v with v = μ·v + grad + wd·p (wd on weights only, not biases). */
+/* p −= lr·v with v = μ·v + grad + wd·p (wd on weights only, not biases);
+ * then steps += 1. */
 dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay);
 /* pred (host, n) = argmax of the logits of X (device, n rows). */
 dl_status dl_mlp_predict(dl_mlp *m, const float *X, size_t n, int32_t *pred);
 /* Copies all parameters to/from a host array of n_params floats. */
 dl_status dl_mlp_get_params(const dl_mlp *m, float *host);
 dl_status dl_mlp_set_params(dl_mlp *m, const float *host);
+/* Copies the momentum buffers to/from a host array of n_params floats (the
+ * layout of params; zeros after create). */
+dl_status dl_mlp_get_velocity(const dl_mlp *m, float *host);
+dl_status dl_mlp_set_velocity(dl_mlp *m, const float *host);
+/* The optimizer step count, and setting it (a resumed run); DL_ERR_ARG for
+ * steps < 0, leaving it unchanged. dl_mlp_steps cannot fail. */
+long dl_mlp_steps(const dl_mlp *m);
+dl_status dl_mlp_set_steps(dl_mlp *m, long steps);
 /* FLOPs of one training step (forward + backward) on n rows, exactly as
  * dl_gemm/dl_gemv count them: n·Σ_l ((6, or 4 for l = 0)·in·out + 2·out). */
 double dl_mlp_step_flops(const dl_mlp *m, size_t n);
