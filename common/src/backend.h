@@ -65,6 +65,7 @@ dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v,
 /* dst += src for count elements of t (DL_F32 or DL_F16), queued on dev's stream. */
 dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t);
 /* acc (fp32) += src (DL_F32 or DL_F16); dst = src converted to dst_t (the other of f32/f16). */
+dl_status dl_cuda_scale_(const dl_device *dev, void *buf, size_t count, dl_dtype t, float alpha);
 dl_status dl_cuda_accumulate_(const dl_device *dev, float *acc, const void *src, size_t count, dl_dtype t);
 dl_status dl_cuda_cast_(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, size_t count);
 

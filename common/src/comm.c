@@ -18,6 +18,7 @@
 #include "backend.h" // dl_cuda_is_device_ptr_
 #include "comm_backend.h" // dl_comm_args, dl_mpi_*_, dl_nccl_*_, dl_comm_watch
 #include "dl/timer.h" // dl_now
+#include "dl/trace.h" // dl_trace_begin
 
 enum { BACKEND_SELF = 0, BACKEND_MPI = 1, BACKEND_NCCL = 2 };
 
@@ -39,6 +40,7 @@ struct dl_comm_req {
     double t0;
     path where;
     void *impl; /* the transport's request */
+    size_t trace; /* its span in dl/trace.h's timeline (allreduces) */
 };
 
 static const char *const op_names[DL_OP_COUNT] = {"barrier",   "broadcast", "allreduce",
@@ -292,6 +294,10 @@ static dl_status start(dl_comm *c, const dl_comm_args *a, dl_comm_op op, const c
     r->t0 = dl_now();
     r->where = route(c, a);
     r->impl = NULL;
+    r->trace = a->op == DL_OP_ALLREDUCE
+                   ? dl_trace_begin(DL_EV_ALLREDUCE, 0, (double)(a->send_count * dl_dtype_size(a->t)),
+                                    op == DL_OP_ALLREDUCE_ASYNC)
+                   : DL_TRACE_NONE;
     switch (r->where) {
     case PATH_LOCAL:
         DL_TRY(run_local(c, a));
@@ -319,6 +325,7 @@ static dl_status finish(dl_comm *c, dl_comm_req *r)
         st = dl_nccl_wait_(c->nccl, r->impl, r->what);
     if (st == DL_OK)
         c->stats.seconds[r->op] += dl_now() - r->t0;
+    dl_trace_end(r->trace);
     return st;
 }
 

@@ -211,6 +211,12 @@ dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *src, size_t 
     return no_cuda();
 }
 
+dl_status dl_cuda_scale_(const dl_device *dev, void *buf, size_t count, dl_dtype t, float alpha)
+{
+    (void)dev, (void)buf, (void)count, (void)t, (void)alpha;
+    return no_cuda();
+}
+
 dl_status dl_cuda_accumulate_(const dl_device *dev, float *acc, const void *src, size_t count, dl_dtype t)
 {
     (void)dev, (void)acc, (void)src, (void)count, (void)t;

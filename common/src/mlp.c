@@ -11,6 +11,7 @@
 #include "dl/blas.h" // dl_gemm, dl_gemv
 #include "dl/nn_math.h" // dl_softmax_xent_row, dl_sgd_update
 #include "dl/rng.h" // dl_rng
+#include "dl/trace.h" // dl_trace_begin
 
 static int on_gpu(const dl_mlp *m)
 {
@@ -133,6 +134,7 @@ static dl_status check_batch(const dl_mlp *m, size_t n)
 dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
 {
     DL_TRY(check_batch(m, n));
+    size_t span = dl_trace_begin(DL_EV_FORWARD, 0, 0, 0);
     const float *A = X;
     for (int l = 0; l < m->n_layers; l++) {
         const dl_mlp_layer *L = &m->layer[l];
@@ -154,6 +156,7 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
         A = Z;
     }
     m->batch = n;
+    dl_trace_end(span);
     return DL_OK;
 }
 
@@ -189,6 +192,7 @@ dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, d
     for (int l = m->n_layers - 1; l >= 0; l--) {
         const dl_mlp_layer *L = &m->layer[l];
         const float *A = l > 0 ? m->act[l - 1] : X; // this layer's input
+        size_t span = dl_trace_begin(DL_EV_BACKWARD, l, 0, 0);
         // gW (out, in) = deltaᵀ (out, n) · A (n, in);  gb = deltaᵀ · 1
         DL_TRY(dl_gemm(m->dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, delta, L->out, A, L->in, beta, L->gW,
                        L->in));
@@ -207,6 +211,7 @@ dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, d
             }
             delta = prev;
         }
+        dl_trace_end(span); // layer l's gradient is final
         if (ready != NULL)
             ready(ctx, l, m->grads + L->offset, L->count);
     }
@@ -215,6 +220,7 @@ dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, d
 
 dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay)
 {
+    size_t span = dl_trace_begin(DL_EV_OPTIM, 0, 0, 0);
     for (int l = 0; l < m->n_layers; l++) {
         const dl_mlp_layer *L = &m->layer[l];
         size_t nw = L->out * L->in;
@@ -230,6 +236,7 @@ dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay)
             dl_sgd_update(&p[k], &v[k], g[k], lr, momentum, 0.0f); // biases: no decay
     }
     m->steps++;
+    dl_trace_end(span);
     return DL_OK;
 }
 

@@ -3,6 +3,7 @@
  * DL_HD per-element functions. */
 #include "dl/ops.h"
 
+#include <math.h> // isfinite
 #include <stdint.h> // uintptr_t, SIZE_MAX
 #include <string.h> // memmove
 
@@ -82,6 +83,30 @@ dl_status dl_copy(const dl_device *dev, void *dst, const void *src, size_t count
         return dl_memcpy_d2d(dev, dst, src, bytes);
     }
     memmove(dst, src, bytes);
+    return DL_OK;
+}
+
+dl_status dl_scale(const dl_device *dev, void *buf, size_t count, dl_dtype t, float alpha)
+{
+    size_t bytes = 0;
+    if (t != DL_F32 && t != DL_F16)
+        return dl_error_set(DL_ERR_ARG, "dl_scale: %s is not supported (f32 or f16)", dl_dtype_name(t));
+    if (!isfinite(alpha))
+        return dl_error_set(DL_ERR_ARG, "dl_scale: alpha is %g, expected a finite number", (double)alpha);
+    DL_TRY(check("dl_scale", dev, buf, buf, count, t, &bytes));
+    if (count == 0)
+        return DL_OK;
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_scale_(dev, buf, count, t, alpha);
+    if (t == DL_F32) {
+        float *d = buf;
+        for (size_t i = 0; i < count; i++)
+            d[i] = dl_scale_f32_1(d[i], alpha);
+    } else {
+        dl_half *d = buf;
+        for (size_t i = 0; i < count; i++)
+            d[i] = dl_scale_f16_1(d[i], alpha);
+    }
     return DL_OK;
 }
 

@@ -291,6 +291,27 @@ START_TEST(test_accumulate_and_cast)
 }
 END_TEST
 
+// ---- scaling in place ----
+
+START_TEST(test_scale)
+{
+    float f[3] = {3.0f, -1e-30f, 0.25f};
+    ck_assert_st(dl_scale(dl_cpu(), f, 3, DL_F32, 0.25f), DL_OK);
+    ck_assert(f[0] == 0.75f && f[1] == -2.5e-31f && f[2] == 0.0625f);
+    // fp16: the product in fp32, rounded once; 2049 x 1 rounds to 2048 (tie to even)
+    // and 0.5 x 2^-24 underflows to 0 (a subnormal halved past the smallest)
+    dl_half h[3] = {dl_f2h(3.0f), dl_f2h(2048.0f), dl_f2h(5.9604644775390625e-08f)};
+    ck_assert_st(dl_scale(dl_cpu(), h, 3, DL_F16, 0.5f), DL_OK);
+    ck_assert_msg(dl_h2f(h[0]) == 1.5f && dl_h2f(h[1]) == 1024.0f && dl_h2f(h[2]) == 0.0f, "%g %g %g",
+                  (double)dl_h2f(h[0]), (double)dl_h2f(h[1]), (double)dl_h2f(h[2]));
+    ck_assert_st(dl_scale(dl_cpu(), NULL, 0, DL_F32, 2.0f), DL_OK);
+    ck_assert_st(dl_scale(dl_cpu(), f, 3, DL_F32, (float)INFINITY), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "finite");
+    ck_assert_st(dl_scale(dl_cpu(), f, 3, DL_I32, 2.0f), DL_ERR_ARG);
+    ck_assert_st(dl_scale(dl_cpu(), NULL, 3, DL_F32, 2.0f), DL_ERR_ARG);
+}
+END_TEST
+
 Suite *ops_suite(void)
 {
     Suite *s = suite_create("ops");
@@ -302,6 +323,7 @@ Suite *ops_suite(void)
     tcase_add_test(tc, test_add_refuses);
     tcase_add_test(tc, test_copy);
     tcase_add_test(tc, test_accumulate_and_cast);
+    tcase_add_test(tc, test_scale);
     suite_add_tcase(s, tc);
     return s;
 }

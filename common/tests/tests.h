@@ -40,6 +40,7 @@ Suite *ops_suite(void);
 Suite *bandwidth_suite(void);
 Suite *sampler_suite(void);
 Suite *lr_suite(void);
+Suite *trace_suite(void);
 
 // ---- helpers (util.c) ----
 

@@ -53,6 +53,16 @@ DL_HD dl_half dl_add_f16_1(dl_half a, dl_half b)
     return dl_half_add(a, b);
 }
 
+DL_HD float dl_scale_f32_1(float x, float alpha)
+{
+    return x * alpha;
+}
+
+DL_HD dl_half dl_scale_f16_1(dl_half x, float alpha)
+{
+    return dl_f2h(dl_h2f(x) * alpha);
+}
+
 DL_HD float dl_accumulate_f16_1(float acc, dl_half x)
 {
     return acc + dl_h2f(x);
@@ -72,6 +82,10 @@ dl_status dl_add(const dl_device *dev, void *dst, const void *src, size_t count,
 dl_status dl_accumulate(const dl_device *dev, float *acc, const void *src, size_t count, dl_dtype t);
 /* dst (dst_t) = src (src_t) for count elements, DL_F32 <-> DL_F16, on dev. */
 dl_status dl_cast(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, dl_dtype src_t, size_t count);
+/* buf[i] *= alpha, i < count, for DL_F32 or DL_F16 on dev (fp16: the product
+ * in fp32, rounded to binary16 once, the same on both sides). DL_ERR_ARG for
+ * other types or a non-finite alpha. */
+dl_status dl_scale(const dl_device *dev, void *buf, size_t count, dl_dtype t, float alpha);
 /* dst = src for count elements of t on dev (memmove semantics on the CPU). */
 dl_status dl_copy(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t);
 

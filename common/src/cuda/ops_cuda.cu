@@ -31,6 +31,19 @@ __global__ void add_f16_kernel(dl_half *dst, const dl_half *src, size_t n)
         dst[i] = dl_add_f16_1(dst[i], src[i]);
 }
 
+/* buf (n,) *= alpha */
+__global__ void scale_f32_kernel(float *buf, float alpha, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        buf[i] = dl_scale_f32_1(buf[i], alpha);
+}
+
+__global__ void scale_f16_kernel(dl_half *buf, float alpha, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        buf[i] = dl_scale_f16_1(buf[i], alpha);
+}
+
 /* acc (n,) fp32 += src (n,) */
 __global__ void accumulate_f32_kernel(float *acc, const float *src, size_t n)
 {
@@ -67,6 +80,19 @@ extern "C" dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *s
         add_f16_kernel<<<blocks_for(count), BLOCK, 0, s>>>((dl_half *)dst, (const dl_half *)src, count);
     else
         add_f32_kernel<<<blocks_for(count), BLOCK, 0, s>>>((float *)dst, (const float *)src, count);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_scale_(const dl_device *dev, void *buf, size_t count, dl_dtype t, float alpha)
+{
+    cudaStream_t s = (cudaStream_t)dev->stream;
+    if (count == 0)
+        return DL_OK;
+    if (t == DL_F16)
+        scale_f16_kernel<<<blocks_for(count), BLOCK, 0, s>>>((dl_half *)buf, alpha, count);
+    else
+        scale_f32_kernel<<<blocks_for(count), BLOCK, 0, s>>>((float *)buf, alpha, count);
     DL_LAUNCH_CHECK();
     return DL_OK;
 }

@@ -1,0 +1,92 @@
+/* dl/trace.h — a timeline of this process: what the kit ran, in which order,
+ * and when. Lab 05 draws it per rank, writes it as a Chrome/Perfetto trace,
+ * proves the overlap of communication with backward from its order, and
+ * projects a step onto a target machine from it.
+ *
+ * Contract
+ * - One trace per process; it records only between dl_trace_start and
+ *   dl_trace_stop (off by default: the kit's calls then cost one branch).
+ * - While it records, the kit adds events itself, so no student code can
+ *   leave one out or forge one by accident:
+ *     dl_mlp_forward         one FORWARD span;
+ *     dl_mlp_backward        one BACKWARD span per layer (id = the layer),
+ *                            closed when that layer's gradient is final and
+ *                            before its ready callback runs;
+ *     dl_mlp_sgd             one OPTIM span;
+ *     dl_comm_allreduce      one ALLREDUCE span (async = 0);
+ *     dl_comm_allreduce_async  one ALLREDUCE span (async = 1) from the start
+ *                            of the call to the end of its dl_comm_wait;
+ *   and the driver brackets each optimizer step with dl_trace_begin(
+ *   DL_EV_STEP) / dl_trace_end. Every event carries the step set by
+ *   dl_trace_set_step.
+ * - Order: events are numbered in the order they began (their index in
+ *   dl_trace_events). A span begun inside a ready callback therefore comes
+ *   after that layer's BACKWARD span and before the next layer's: the order
+ *   is exact on every device.
+ * - Times are seconds since dl_trace_start on this rank's clock (dl_now).
+ *   On a CUDA device the kit's calls return before the GPU ran them: the
+ *   times are then when the host issued the work (the order stays exact;
+ *   durations are the host's view).
+ * - At most `cap` events are kept (dl_trace_start's argument, 0 = 1 << 20);
+ *   later ones are counted in dl_trace_dropped and not stored.
+ * - dl_trace_write_chrome is collective (every rank calls it): rank 0
+ *   gathers every rank's events and writes Chrome's trace-event JSON to path
+ *   (one process per rank, thread 0 compute and thread 1 communication; it
+ *   opens in ui.perfetto.dev and chrome://tracing), through a temporary file
+ *   renamed at the end. dl_trace_write_csv writes this rank's events, one
+ *   per row (index, kind, id, step, t0, t1, bytes, async).
+ */
+#ifndef DL_TRACE_H
+#define DL_TRACE_H
+
+#include <stddef.h> // size_t
+
+#include "dl/comm.h" // dl_comm
+#include "dl/status.h" // dl_status
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dl_ev_kind {
+    DL_EV_STEP = 0,
+    DL_EV_FORWARD,
+    DL_EV_BACKWARD,
+    DL_EV_OPTIM,
+    DL_EV_ALLREDUCE,
+    DL_EV_KINDS
+} dl_ev_kind;
+
+typedef struct dl_span {
+    int kind; /* dl_ev_kind */
+    int id; /* BACKWARD: the layer; ALLREDUCE: its number within the step; else 0 */
+    long step;
+    double t0, t1; /* seconds since dl_trace_start; t1 < 0 while open */
+    double bytes; /* ALLREDUCE: bytes this rank contributed */
+    int async; /* ALLREDUCE: 1 when started by dl_comm_allreduce_async */
+} dl_span;
+
+#define DL_TRACE_NONE ((size_t)-1)
+
+void dl_trace_start(size_t cap);
+void dl_trace_stop(void);
+int dl_trace_on(void);
+/* Forgets every event (recording goes on if it was on). */
+void dl_trace_clear(void);
+void dl_trace_set_step(long step);
+/* Opens a span (an ALLREDUCE's id is numbered by the trace, from 0 in each
+ * step); returns its handle for dl_trace_end (DL_TRACE_NONE when not recording). */
+size_t dl_trace_begin(dl_ev_kind kind, int id, double bytes, int async);
+void dl_trace_end(size_t handle);
+const dl_span *dl_trace_events(size_t *n);
+size_t dl_trace_dropped(void);
+/* "step", "forward", "backward", "optimizer", "allreduce"; "?" otherwise. */
+const char *dl_trace_kind_name(int kind);
+
+dl_status dl_trace_write_csv(const char *path);
+dl_status dl_trace_write_chrome(dl_comm *c, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DL_TRACE_H */
