@@ -120,3 +120,59 @@ dl_status dl_project(const dl_profile *p, const dl_workload *w, int ranks, dl_pr
     out->speedup = epoch > 0 ? single / epoch : 0;
     return DL_OK;
 }
+
+static double op_seconds(const dl_profile *p, double flops, double bytes, double launches, int fp16)
+{
+    double flop_s = flops / (fp16 ? p->fp16_peak * p->fp16_efficiency : p->fp32_peak * p->fp32_efficiency);
+    double mem_s = bytes / (p->mem_bw * p->mem_efficiency);
+    return (flop_s > mem_s ? flop_s : mem_s) + launches * p->launch_overhead;
+}
+
+dl_status dl_project_step(const dl_profile *p, int ranks, int accum, const dl_sim_layer *layers, int n_layers,
+                          const dl_sim_bucket *buckets, int n_buckets, double optim_bytes, double optim_launches,
+                          dl_sim_step *out)
+{
+    memset(out, 0, sizeof *out);
+    if (ranks < 1 || accum < 1 || n_layers < 1 || n_layers > DL_SIM_MAX_LAYERS || layers == NULL || n_buckets < 0 ||
+        n_buckets > DL_SIM_MAX_BUCKETS || (n_buckets > 0 && buckets == NULL))
+        return dl_error_set(DL_ERR_ARG,
+                            "step projection: need ranks >= 1, accum >= 1, 1 to %d layers and 0 to %d buckets "
+                            "(got %d, %d, %d, %d)",
+                            DL_SIM_MAX_LAYERS, DL_SIM_MAX_BUCKETS, ranks, accum, n_layers, n_buckets);
+    for (int k = 0; k < n_buckets; k++)
+        if (buckets[k].after_layer < -1 || buckets[k].after_layer >= n_layers)
+            return dl_error_set(DL_ERR_ARG, "step projection: bucket %d follows layer %d, expected -1..%d", k,
+                                buckets[k].after_layer, n_layers - 1);
+    double fwd = 0, bwd = 0;
+    for (int l = 0; l < n_layers; l++) {
+        fwd += op_seconds(p, layers[l].fwd_flops, layers[l].fwd_bytes, layers[l].fwd_launches, layers[l].fp16);
+        bwd += op_seconds(p, layers[l].bwd_flops, layers[l].bwd_bytes, layers[l].bwd_launches, layers[l].fp16);
+    }
+    // the last micro-batch's backward: when each layer's gradient is final
+    double t = (accum - 1) * (fwd + bwd) + fwd, ready[DL_SIM_MAX_LAYERS];
+    for (int l = n_layers - 1; l >= 0; l--) {
+        t += op_seconds(p, layers[l].bwd_flops, layers[l].bwd_bytes, layers[l].bwd_launches, layers[l].fp16);
+        ready[l] = t;
+    }
+    double bwd_end = t, launched = 0, comm_free = 0, comm = 0;
+    for (int k = 0; k < n_buckets; k++) {
+        int l = buckets[k].after_layer;
+        double at = l < 0 ? bwd_end : ready[l];
+        launched = at > launched ? at : launched;
+        double start = launched > comm_free ? launched : comm_free;
+        double d = dl_bw_seconds(DL_BW_ALLREDUCE, ranks, 1, buckets[k].bytes, p->hop_latency, p->bus_bw);
+        out->bucket_start_s[k] = start;
+        out->bucket_end_s[k] = comm_free = start + d;
+        comm += d;
+    }
+    double optim = op_seconds(p, 0, optim_bytes, optim_launches, 0);
+    out->forward_s = fwd;
+    out->backward_s = bwd;
+    out->optim_s = optim;
+    out->compute_s = accum * (fwd + bwd) + optim;
+    out->comm_s = comm;
+    out->backward_end_s = bwd_end;
+    out->step_s = (bwd_end > comm_free ? bwd_end : comm_free) + optim;
+    out->exposed_s = out->step_s - out->compute_s;
+    return DL_OK;
+}

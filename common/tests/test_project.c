@@ -88,12 +88,51 @@ START_TEST(test_projection_closed_form)
 }
 END_TEST
 
+/* A step on round numbers: 1 TFLOP/s, 1 GB/s busbw, no latency or launch
+ * cost; 2 ranks, so an allreduce of S bytes takes S / 1e9 s (factor 1). */
+START_TEST(test_step_timeline)
+{
+    dl_profile p = {.fp32_peak = 2e12, .fp32_efficiency = 0.5, .fp16_peak = 8e12, .fp16_efficiency = 0.5,
+                    .mem_bw = 1e15, .mem_efficiency = 1, .bus_bw = 1e9};
+    // forward 1 ms per layer, backward 2 ms per layer: layer 1 ends at 4 ms, layer 0 at 6 ms
+    dl_sim_layer L[2] = {{.fwd_flops = 1e9, .bwd_flops = 2e9}, {.fwd_flops = 1e9, .bwd_flops = 2e9}};
+    dl_sim_bucket b[2] = {{3e6, 1}, {1e6, 0}};
+    dl_sim_step s;
+    ck_assert_st(dl_project_step(&p, 2, 1, L, 2, b, 2, 0, 0, &s), DL_OK);
+    // bucket 0: 4..7 ms (under layer 0's backward); bucket 1 waits for it: 7..8
+    ck_assert(fabs(s.bucket_start_s[0] - 4e-3) < 1e-12 && fabs(s.bucket_end_s[0] - 7e-3) < 1e-12);
+    ck_assert(fabs(s.bucket_start_s[1] - 7e-3) < 1e-12 && fabs(s.bucket_end_s[1] - 8e-3) < 1e-12);
+    ck_assert(fabs(s.step_s - 8e-3) < 1e-12 && fabs(s.compute_s - 6e-3) < 1e-12);
+    ck_assert(fabs(s.exposed_s - 2e-3) < 1e-12 && fabs(s.comm_s - 4e-3) < 1e-12);
+    // one flat allreduce after backward: nothing hides
+    dl_sim_bucket flat = {4e6, -1};
+    ck_assert_st(dl_project_step(&p, 2, 1, L, 2, &flat, 1, 0, 0, &s), DL_OK);
+    ck_assert(fabs(s.step_s - 10e-3) < 1e-12 && fabs(s.exposed_s - 4e-3) < 1e-12);
+    // two micro-batches: the first has no communication
+    ck_assert_st(dl_project_step(&p, 2, 2, L, 2, b, 2, 0, 0, &s), DL_OK);
+    ck_assert(fabs(s.step_s - 14e-3) < 1e-12 && fabs(s.compute_s - 12e-3) < 1e-12);
+    // one rank: no communication time; the optimizer after everything (1e9 bytes at 1e15 B/s)
+    ck_assert_st(dl_project_step(&p, 1, 1, L, 2, b, 2, 1e9, 0, &s), DL_OK);
+    ck_assert(fabs(s.step_s - 6.001e-3) < 1e-12 && fabs(s.exposed_s) < 1e-12);
+    // an fp16 layer runs at the fp16 peak
+    L[0].fp16 = L[1].fp16 = 1;
+    ck_assert_st(dl_project_step(&p, 1, 1, L, 2, NULL, 0, 0, 0, &s), DL_OK);
+    ck_assert(fabs(s.step_s - 1.5e-3) < 1e-12);
+    // refusals
+    b[1].after_layer = 2;
+    ck_assert_st(dl_project_step(&p, 2, 1, L, 2, b, 2, 0, 0, &s), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "bucket 1 follows layer 2");
+    ck_assert_st(dl_project_step(&p, 2, 0, L, 2, NULL, 0, 0, 0, &s), DL_ERR_ARG);
+}
+END_TEST
+
 Suite *project_suite(void)
 {
     Suite *s = suite_create("project");
     TCase *tc = tcase_with_tmp("project", 10);
     tcase_add_test(tc, test_profile_load);
     tcase_add_test(tc, test_projection_closed_form);
+    tcase_add_test(tc, test_step_timeline);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -66,6 +66,51 @@ typedef struct dl_projection {
     double speedup; /* single_s / epoch_s */
 } dl_projection;
 
+/* One optimizer step of bucketed data parallelism, simulated on a profile
+ * (lab 05). The kit describes the step by its layers and its buckets:
+ * - each layer's forward and backward cost (FLOPs, element-wise bytes,
+ *   launches) at the per-rank batch, timed like dl_project's compute
+ *   (max(FLOPs / (peak·eff), bytes / (bw·eff)) + launches · cost, on the
+ *   fp16 peak for an fp16 layer);
+ * - the buckets in launch order, each with its bytes and the layer after
+ *   whose backward it was launched (from the recorded order, not from
+ *   timing; −1: after the whole backward, as one flat allreduce is).
+ * The timeline: accum micro-batches of forward then backward (layer L−1
+ * first); on the last one each bucket starts at the later of its layer's
+ * end, the previous bucket's start (launched in order) and the end of the
+ * previous bucket's allreduce (one communication stream); an allreduce
+ * takes dl_bw_seconds(allreduce, ranks, 1, bytes). The optimizer starts
+ * when backward and the last allreduce are both done. step_s is its end;
+ * exposed_s = step_s − compute_s is the communication nothing hid; on one
+ * rank there is none. DL_ERR_ARG for ranks < 1, accum < 1, no layers or more
+ * than DL_SIM_MAX_LAYERS, more than DL_SIM_MAX_BUCKETS buckets or a bucket's layer out of range. */
+#define DL_SIM_MAX_BUCKETS 256
+#define DL_SIM_MAX_LAYERS 64
+
+typedef struct dl_sim_layer {
+    double fwd_flops, fwd_bytes, fwd_launches;
+    double bwd_flops, bwd_bytes, bwd_launches;
+    int fp16; /* 1: its GEMMs run at the fp16 peak */
+} dl_sim_layer;
+
+typedef struct dl_sim_bucket {
+    double bytes; /* this rank's contribution to the allreduce */
+    int after_layer; /* launched when this layer's backward ended; −1: after backward */
+} dl_sim_bucket;
+
+typedef struct dl_sim_step {
+    double forward_s, backward_s, optim_s; /* of one micro-batch (optim: once) */
+    double compute_s; /* accum · (forward + backward) + optimizer */
+    double comm_s; /* the allreduces' time, summed */
+    double step_s, exposed_s;
+    double backward_end_s; /* when the last backward ended */
+    double bucket_start_s[DL_SIM_MAX_BUCKETS], bucket_end_s[DL_SIM_MAX_BUCKETS];
+} dl_sim_step;
+
+dl_status dl_project_step(const dl_profile *p, int ranks, int accum, const dl_sim_layer *layers, int n_layers,
+                          const dl_sim_bucket *buckets, int n_buckets, double optim_bytes, double optim_launches,
+                          dl_sim_step *out);
+
 dl_status dl_profile_load(const char *path, dl_profile *p);
 /* DL_HOME/common/perf/4xA10-pcie4.conf */
 const char *dl_profile_default(void);
