@@ -149,7 +149,7 @@ dl_status dl_project_step(const dl_profile *p, int ranks, int accum, const dl_si
         bwd += op_seconds(p, layers[l].bwd_flops, layers[l].bwd_bytes, layers[l].bwd_launches, layers[l].fp16);
     }
     // the last micro-batch's backward: when each layer's gradient is final
-    double t = (accum - 1) * (fwd + bwd) + fwd, ready[DL_SIM_MAX_LAYERS];
+    double t = (accum - 1) * (fwd + bwd) + fwd, ready[DL_SIM_MAX_LAYERS] = {0};
     for (int l = n_layers - 1; l >= 0; l--) {
         t += op_seconds(p, layers[l].bwd_flops, layers[l].bwd_bytes, layers[l].bwd_launches, layers[l].fp16);
         ready[l] = t;
