@@ -71,7 +71,11 @@ size_t dl_trace_begin(dl_ev_kind kind, int id, double bytes, int async)
         T.cap = cap;
     }
     dl_span *e = &T.ev[T.n];
-    *e = (dl_span){.kind = (int)kind, .id = kind == DL_EV_ALLREDUCE ? T.allreduces++ : id, .step = T.step, .bytes = bytes, .async = async};
+    *e = (dl_span){.kind = (int)kind,
+                   .id = kind == DL_EV_ALLREDUCE ? T.allreduces++ : id,
+                   .step = T.step,
+                   .bytes = bytes,
+                   .async = async};
     e->t0 = dl_now() - T.origin;
     e->t1 = -1.0;
     return T.n++;

@@ -92,8 +92,13 @@ END_TEST
  * cost; 2 ranks, so an allreduce of S bytes takes S / 1e9 s (factor 1). */
 START_TEST(test_step_timeline)
 {
-    dl_profile p = {.fp32_peak = 2e12, .fp32_efficiency = 0.5, .fp16_peak = 8e12, .fp16_efficiency = 0.5,
-                    .mem_bw = 1e15, .mem_efficiency = 1, .bus_bw = 1e9};
+    dl_profile p = {.fp32_peak = 2e12,
+                    .fp32_efficiency = 0.5,
+                    .fp16_peak = 8e12,
+                    .fp16_efficiency = 0.5,
+                    .mem_bw = 1e15,
+                    .mem_efficiency = 1,
+                    .bus_bw = 1e9};
     // forward 1 ms per layer, backward 2 ms per layer: layer 1 ends at 4 ms, layer 0 at 6 ms
     dl_sim_layer L[2] = {{.fwd_flops = 1e9, .bwd_flops = 2e9}, {.fwd_flops = 1e9, .bwd_flops = 2e9}};
     dl_sim_bucket b[2] = {{3e6, 1}, {1e6, 0}};

@@ -62,8 +62,8 @@ START_TEST(test_order_of_a_step)
     const dl_span *e = dl_trace_events(&n);
     // per step: step, forward, backward 1, allreduce 0 (layer 1), backward 0,
     // allreduce 1 (layer 0), the blocking allreduce 2, optimizer
-    const int kinds[] = {DL_EV_STEP,      DL_EV_FORWARD,   DL_EV_BACKWARD,  DL_EV_ALLREDUCE,
-                         DL_EV_BACKWARD,  DL_EV_ALLREDUCE, DL_EV_ALLREDUCE, DL_EV_OPTIM};
+    const int kinds[] = {DL_EV_STEP,     DL_EV_FORWARD,   DL_EV_BACKWARD,  DL_EV_ALLREDUCE,
+                         DL_EV_BACKWARD, DL_EV_ALLREDUCE, DL_EV_ALLREDUCE, DL_EV_OPTIM};
     const int ids[] = {0, 0, 1, 0, 0, 1, 2, 0};
     ck_assert_uint_eq(n, 16);
     for (size_t i = 0; i < n; i++) {
