@@ -8,6 +8,20 @@
 #include "logreg.h"
 #include "logreg_math.h" // logreg_sigmoid, logreg_bce
 
+/* glibc's libmvec has vector versions of expf and log1pf, but <math.h>
+ * declares them only under -ffast-math. Declared here, they let GCC's
+ * vectoriser turn a branch-free loop over rows into calls that take 4 floats
+ * at a time (_ZGVbN4v_expf, the SSE2 version: the kit builds for baseline
+ * x86-64, no -march), without fast-math's reordering of sums. lab.mk adds the
+ * flags it needs: -O3 -fno-math-errno -fno-trapping-math. */
+#if defined(__GNUC__) && __GNUC__ >= 6 && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__GLIBC__) && !defined(__FAST_MATH__)
+#if __GLIBC_PREREQ(2, 35) // log1pf's vector version is in glibc 2.35 and later
+__attribute__((simd("notinbranch"))) float expf(float);
+__attribute__((simd("notinbranch"))) float log1pf(float);
+#endif
+#endif
+
 // ---- task 2: loss and gradient ----
 
 dl_status logreg_loss_grad_cpu(const float *X, const float *y, size_t n, size_t d, const float *w,

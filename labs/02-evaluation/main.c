@@ -10,25 +10,21 @@
  *
  * Writes into --out: metrics.csv (the validation curve), learning.csv,
  * confusion.csv (+ confusion_norm.csv), per_class.csv, shares.csv,
- * spread.csv, psi.csv, summary.json and the plots. Not a student file. */
+ * spread.csv, psi.csv, summary.json and the plots (outputs.c writes them).
+ * Not a student file. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h> // NAN, sqrt
-#include <stdio.h> // printf, fprintf
-#include <stdlib.h> // malloc, free, strtod
-#include <string.h> // memcpy, strchr
+#include <stdio.h> // fprintf, snprintf, remove
+#include <stdlib.h> // malloc, calloc, free
+#include <string.h> // memcpy, memset
 
 #include "dl/cli.h" // dl_cli_parse
 #include "dl/data.h" // dl_data_load
 #include "dl/device.h" // dl_device_open
 #include "dl/fs.h" // dl_mkdir_p
-#include "dl/json.h" // summary.json
-#include "dl/metrics.h" // CSV writers
-#include "dl/plot.h" // dl_plot
 #include "dl/progress.h" // dl_progress_line
 #include "dl/timer.h" // dl_now
 #include "eval.h"
-
-#define MAX_LAMBDAS 16
+#include "outputs.h" // lab02_gather, lab02_balance, lab02_write_outputs
 
 typedef struct options {
     dl_args a;
@@ -37,63 +33,24 @@ typedef struct options {
     int spread_seeds, psi_bins;
 } options;
 
-/* Rows of one part, gathered. */
-typedef struct part {
-    size_t n;
-    float *X;
-    int32_t *y;
-} part;
-
 typedef struct lab {
     const options *o;
     const dl_device *dev;
     size_t d;
     int C;
-    part p[3];
+    lab02_part p[3]; /* train, val, test */
     softmax_engine engine;
     softmax_config cfg;
     double *curves; /* (n_lambdas, epochs) training loss per epoch */
     int trained;
     int64_t *test_cm; /* the confusion matrix of the one model scored on test */
     int test_scored;
-    char err[512];
 } lab;
-
-static const char *const part_names[3] = {"train", "val", "test"};
 
 static int fail(dl_status st)
 {
     fprintf(stderr, "lab02: error: %s\n", dl_last_error()[0] ? dl_last_error() : dl_status_str(st));
     return dl_exit_code(st);
-}
-
-static int parse_lambdas(const char *s, double *out)
-{
-    int n = 0;
-    while (*s && n < MAX_LAMBDAS) {
-        char *end = NULL;
-        double v = strtod(s, &end);
-        if (end == s || !(v >= 0) || (*end != ',' && *end != '\0'))
-            return -1;
-        out[n++] = v;
-        s = *end == ',' ? end + 1 : end;
-    }
-    return *s ? -1 : n;
-}
-
-static dl_status gather(const dl_dataset *ds, const size_t *idx, size_t m, part *out)
-{
-    out->n = m;
-    out->X = malloc((m ? m : 1) * ds->d * sizeof(float));
-    out->y = malloc((m ? m : 1) * sizeof(int32_t));
-    if (out->X == NULL || out->y == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "out of memory gathering %zu rows", m);
-    for (size_t i = 0; i < m; i++) {
-        size_t r = idx != NULL ? idx[i] : i;
-        memcpy(out->X + i * ds->d, ds->X + r * ds->d, ds->d * sizeof(float));
-        out->y[i] = ds->y[r];
-    }
-    return DL_OK;
 }
 
 // ---- the trainer the validation curve calls ----
@@ -122,7 +79,7 @@ static dl_status train_cb(void *ctx, double lambda, void **model)
 static dl_status score_cb(void *ctx, void *model, int split, eval_report *r)
 {
     lab *L = ctx;
-    const part *p = &L->p[split];
+    const lab02_part *p = &L->p[split];
     int32_t *pred = malloc((p->n ? p->n : 1) * sizeof *pred);
     int64_t *cm = malloc((size_t)L->C * (size_t)L->C * sizeof *cm);
     dl_status st = pred && cm ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
@@ -145,65 +102,6 @@ static void release_cb(void *ctx, void *model)
     (void)ctx;
     softmax_model_free(model);
     free(model);
-}
-
-// ---- outputs ----
-
-/* A CSV whose first column is text (class names), written by hand. */
-static dl_status write_named(const char *out, const char *name, const char *header, const dl_dataset *ds, int C,
-                             const double *vals, int ncols, int as_int)
-{
-    char path[1200], tmp[1210];
-    snprintf(path, sizeof path, "%s/%s", out, name);
-    FILE *f = dl_tmp_create(path, tmp, sizeof tmp, "w");
-    if (f == NULL)
-        return DL_ERR_IO;
-    fprintf(f, "%s\n", header);
-    for (int c = 0; c < C; c++) {
-        char buf[32];
-        fprintf(f, "\"%s\"", dl_dataset_class_name(ds, c, buf, sizeof buf));
-        for (int k = 0; k < ncols; k++) {
-            if (as_int)
-                fprintf(f, ",%.0f", vals[(size_t)c * ncols + k]);
-            else
-                fprintf(f, ",%.6g", vals[(size_t)c * ncols + k]);
-        }
-        fputc('\n', f);
-    }
-    int bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return dl_error_set(DL_ERR_IO, "%s: write failed", path);
-    }
-    return DL_OK;
-}
-
-/* Share of the rarest class in each part, over many seeds, for a random and
- * a stratified split: the spread the random split leaves. */
-static dl_status spread(const dl_dataset *pool, const double frac[3], int seeds, int rare, double *rows /* seeds × 7 */)
-{
-    for (int s = 0; s < seeds; s++) {
-        dl_split sp[2];
-        DL_TRY(eval_split_random(pool->n, frac, 1000 + (uint64_t)s, &sp[0]));
-        dl_status st = eval_split_stratified(pool->y, pool->n, pool->n_classes, frac, 1000 + (uint64_t)s, &sp[1]);
-        if (st != DL_OK) {
-            dl_split_free(&sp[0]);
-            return st;
-        }
-        double *row = rows + (size_t)s * 7;
-        row[0] = s;
-        for (int k = 0; k < 2; k++) {
-            for (int p = 0; p < 3; p++) {
-                size_t m = dl_split_size(&sp[k], p), hits = 0;
-                for (size_t i = 0; i < m; i++)
-                    hits += pool->y[sp[k].idx[sp[k].offset[p] + i]] == rare;
-                row[1 + 3 * k + p] = m ? (double)hits / (double)m : NAN;
-            }
-            dl_split_free(&sp[k]);
-        }
-    }
-    return DL_OK;
 }
 
 int main(int argc, char **argv)
@@ -238,11 +136,11 @@ int main(int argc, char **argv)
         return 0;
     if (rc == DL_CLI_ERROR || dl_cli_single_process(argv[0]) == DL_CLI_ERROR)
         return 2;
-    double lambdas[MAX_LAMBDAS];
-    int nl = parse_lambdas(o.lambdas, lambdas);
+    double lambdas[LAB02_MAX_LAMBDAS];
+    int nl = lab02_parse_lambdas(o.lambdas, lambdas);
     if (nl < 1) {
         fprintf(stderr, "lab02: error: --lambdas '%s': expected up to %d non-negative numbers, comma-separated\n",
-                o.lambdas, MAX_LAMBDAS);
+                o.lambdas, LAB02_MAX_LAMBDAS);
         return 2;
     }
 
@@ -291,11 +189,11 @@ int main(int argc, char **argv)
     if (st == DL_OK)
         st = eval_split_random(pool->n, frac, o.a.seed, &rnd);
     for (int p = 0; p < 2 && st == DL_OK; p++)
-        st = gather(pool, strat.idx + strat.offset[p], dl_split_size(&strat, p), &L.p[p]);
+        st = lab02_gather(pool, strat.idx + strat.offset[p], dl_split_size(&strat, p), &L.p[p]);
     if (st == DL_OK && data.has_test)
-        st = gather(&data.test, NULL, data.test.n, &L.p[2]);
+        st = lab02_gather(&data.test, NULL, data.test.n, &L.p[2]);
     else if (st == DL_OK)
-        st = gather(pool, strat.idx + strat.offset[2], dl_split_size(&strat, 2), &L.p[2]);
+        st = lab02_gather(pool, strat.idx + strat.offset[2], dl_split_size(&strat, 2), &L.p[2]);
     dl_progress pr;
     dl_progress_begin(&pr, o.a.epochs, 1, o.a.quiet);
     if (st == DL_OK)
@@ -303,75 +201,28 @@ int main(int argc, char **argv)
             &pr, 0, "lab02: %s, %d classes, %zu train / %zu val / %zu test rows%s, %zu features, device %s", data.name,
             C, L.p[0].n, L.p[1].n, L.p[2].n, data.has_test ? " (official test)" : "", L.d, dl_device_describe(&dev));
 
-    // ---- class counts per part: stratified vs random ----
-    size_t C_ = (size_t)C;
-    double *shares = calloc(C_ * 6, sizeof *shares), *counts = calloc(C_ * 3, sizeof *counts);
-    int rare = 0;
-    if (st == DL_OK && (shares == NULL || counts == NULL))
-        st = dl_error_set(DL_ERR_NOMEM, "out of memory");
-    if (st == DL_OK) {
-        size_t *cc = calloc(C_, sizeof *cc);
-        dl_dataset_class_counts(pool, cc);
-        for (int c = 1; c < C; c++)
-            rare = cc[c] < cc[rare] ? c : rare;
-        free(cc);
-        const dl_split *sp[2] = {&rnd, &strat};
-        for (int k = 0; k < 2; k++) {
-            for (int p = 0; p < 3; p++) {
-                size_t m = dl_split_size(sp[k], p);
-                for (size_t i = 0; i < m; i++) {
-                    int c = pool->y[sp[k]->idx[sp[k]->offset[p] + i]];
-                    shares[(size_t)c * 6 + 3 * k + p] += 1.0 / (double)m;
-                    if (k == 1)
-                        counts[(size_t)c * 3 + p] += 1.0;
-                }
-            }
-        }
-        if (data.has_test) { // the official test split is the same for both
-            for (size_t i = 0; i < data.test.n; i++)
-                counts[(size_t)data.test.y[i] * 3 + 2] += 1.0;
-            for (int c = 0; c < C; c++)
-                shares[(size_t)c * 6 + 2] = shares[(size_t)c * 6 + 5] = counts[(size_t)c * 3 + 2] / (double)data.test.n;
-        }
-    }
-    double *spread_rows = calloc((size_t)o.spread_seeds * 7, sizeof *spread_rows);
+    // ---- what a random split would have done: class shares, and the rarest class over many seeds ----
+    lab02_balance bal;
+    memset(&bal, 0, sizeof bal);
     if (st == DL_OK)
-        st = spread_rows ? spread(pool, frac, o.spread_seeds, rare, spread_rows)
-                         : dl_error_set(DL_ERR_NOMEM, "out of memory");
-    double spread_sd[6] = {0};
+        st = lab02_balance_compute(&data, &rnd, &strat, frac, o.spread_seeds, &bal);
     if (st == DL_OK) {
-        for (int k = 0; k < 6; k++) { // two passes: the stratified shares are all equal
-            double s = 0, s2 = 0;
-            int m = 0;
-            for (int r = 0; r < o.spread_seeds; r++) {
-                double v = spread_rows[(size_t)r * 7 + 1 + k];
-                if (v == v)
-                    s += v, m++;
-            }
-            for (int r = 0; r < o.spread_seeds && m > 0; r++) {
-                double v = spread_rows[(size_t)r * 7 + 1 + k];
-                if (v == v)
-                    s2 += (v - s / m) * (v - s / m);
-            }
-            spread_sd[k] = m > 1 ? sqrt(s2 / (m - 1)) : NAN;
-        }
         char buf[32];
         dl_progress_line(&pr, 0,
                          "lab02: share of the rarest class (%s) over %d seeds, std dev train/val: random %.2e/%.2e, "
                          "stratified %.2e/%.2e",
-                         dl_dataset_class_name(pool, rare, buf, sizeof buf), o.spread_seeds, spread_sd[0], spread_sd[1],
-                         spread_sd[3], spread_sd[4]);
+                         dl_dataset_class_name(pool, bal.rare, buf, sizeof buf), o.spread_seeds, bal.sd[0], bal.sd[1],
+                         bal.sd[3], bal.sd[4]);
     }
 
-    // ---- the validation curve ----
-    double val_f1[MAX_LAMBDAS], val_acc[MAX_LAMBDAS];
+    // ---- the validation curve: one model per lambda, chosen on validation, tested once ----
+    double val_f1[LAB02_MAX_LAMBDAS], val_acc[LAB02_MAX_LAMBDAS];
     eval_curve curve = {nl, lambdas, val_f1, val_acc, -1, {0}};
     L.curves = calloc((size_t)nl * (size_t)(o.a.epochs > 0 ? o.a.epochs : 1), sizeof *L.curves);
     if (st == DL_OK)
         st = L.curves ? eval_report_alloc(&curve.test, C) : dl_error_set(DL_ERR_NOMEM, "out of memory");
-    int64_t *cm = calloc(C_ * C_, sizeof *cm);
-    L.test_cm = cm;
-    if (st == DL_OK && cm == NULL)
+    L.test_cm = calloc((size_t)C * (size_t)C, sizeof *L.test_cm);
+    if (st == DL_OK && L.test_cm == NULL)
         st = dl_error_set(DL_ERR_NOMEM, "out of memory");
     if (st == DL_OK)
         st = softmax_engine_init(&L.engine, &dev, L.p[0].X, L.p[0].y, L.p[0].n, L.d, C);
@@ -401,20 +252,6 @@ int main(int argc, char **argv)
                              curve.test.zero_division);
     }
 
-    // ---- the chosen model on the test split: confusion and per-class metrics ----
-    double *cmd = calloc(C_ * C_, sizeof *cmd), *cmn = calloc(C_ * C_, sizeof *cmn);
-    if (st == DL_OK && (!cmd || !cmn))
-        st = dl_error_set(DL_ERR_NOMEM, "out of memory");
-    for (size_t t = 0; st == DL_OK && t < C_; t++) {
-        double row = 0;
-        for (size_t p = 0; p < C_; p++)
-            row += (double)cm[t * C_ + p];
-        for (size_t p = 0; p < C_; p++) {
-            cmd[t * C_ + p] = (double)cm[t * C_ + p];
-            cmn[t * C_ + p] = row > 0 ? (double)cm[t * C_ + p] / row : 0.0;
-        }
-    }
-
     // ---- drift: train vs val and train vs test ----
     double *psi[2] = {calloc(L.d ? L.d : 1, sizeof(double)), calloc(L.d ? L.d : 1, sizeof(double))};
     for (int k = 0; k < 2 && st == DL_OK; k++)
@@ -423,224 +260,38 @@ int main(int argc, char **argv)
     size_t worst[5] = {0};
     int nworst = L.d < 5 ? (int)L.d : 5;
     if (st == DL_OK) {
-        for (int w = 0; w < nworst; w++) {
-            size_t best = 0;
-            int taken = 1;
-            for (size_t j = 0; j < L.d; j++) {
-                int used = 0;
-                for (int q = 0; q < w; q++)
-                    used |= worst[q] == j;
-                if (!used && (taken || psi[1][j] > psi[1][best])) {
-                    best = j;
-                    taken = 0;
-                }
-            }
-            worst[w] = best;
-        }
+        lab02_worst_features(psi[1], L.d, worst, nworst);
         dl_progress_line(
             &pr, 0, "lab02: drift train->test: largest PSI %.4f (feature %zu); PSI < 0.1 is usually read as stable",
             psi[1][worst[0]], worst[0]);
     }
 
-    // ---- files ----
+    // ---- files and plots ----
     char plots[512] = "";
     if (st == DL_OK) {
-        const char *cols[] = {"lambda_index", "lambda", "val_macro_f1", "val_accuracy", "chosen"};
-        double rows[MAX_LAMBDAS * 5];
-        for (int k = 0; k < nl; k++) {
-            double r[5] = {k, lambdas[k], val_f1[k], val_acc[k], k == curve.chosen};
-            memcpy(rows + k * 5, r, sizeof r);
-        }
-        st = dl_csv_write(o.a.out, "metrics.csv", cols, 5, rows, nl);
-    }
-    if (st == DL_OK && o.a.epochs > 0) {
-        char names[MAX_LAMBDAS + 1][40];
-        const char *cols[MAX_LAMBDAS + 1];
-        snprintf(names[0], sizeof names[0], "epoch");
-        cols[0] = names[0];
-        for (int k = 0; k < nl; k++) {
-            snprintf(names[k + 1], sizeof names[k + 1], "lambda=%g", lambdas[k]);
-            cols[k + 1] = names[k + 1];
-        }
-        double *rows = calloc((size_t)o.a.epochs * (size_t)(nl + 1), sizeof *rows);
-        for (int e = 0; rows && e < o.a.epochs; e++) {
-            rows[(size_t)e * (nl + 1)] = e + 1;
-            for (int k = 0; k < nl; k++)
-                rows[(size_t)e * (nl + 1) + 1 + k] = L.curves[(size_t)k * o.a.epochs + e];
-        }
-        st = rows ? dl_csv_write(o.a.out, "learning.csv", cols, nl + 1, rows, o.a.epochs)
-                  : dl_error_set(DL_ERR_NOMEM, "out of memory");
-        free(rows);
-    }
-    if (st == DL_OK) {
-        char header[2048] = "true\\predicted";
-        for (int c = 0; c < C; c++) {
-            char buf[32];
-            size_t k = strlen(header);
-            snprintf(header + k, sizeof header - k, ",\"%s\"", dl_dataset_class_name(pool, c, buf, sizeof buf));
-        }
-        st = write_named(o.a.out, "confusion.csv", header, pool, C, cmd, C, 1);
-        if (st == DL_OK)
-            st = write_named(o.a.out, "confusion_norm.csv", header, pool, C, cmn, C, 0);
-        double *cl = malloc(C_ * C_ * 4 * sizeof *cl); // long form: one row per cell, for the labels
-        for (size_t t = 0; cl && t < C_; t++) {
-            for (size_t p = 0; p < C_; p++) {
-                double r[4] = {(double)t, (double)p, cmd[t * C_ + p], cmn[t * C_ + p]};
-                memcpy(cl + (t * C_ + p) * 4, r, sizeof r);
-            }
-        }
-        const char *lcols[] = {"true", "predicted", "count", "share"};
-        if (st == DL_OK)
-            st = cl ? dl_csv_write(o.a.out, "confusion_long.csv", lcols, 4, cl, C * C)
-                    : dl_error_set(DL_ERR_NOMEM, "out of memory");
-        free(cl);
-    }
-    if (st == DL_OK) {
-        double *pc = calloc(C_ * 4, sizeof *pc);
-        for (int c = 0; pc && c < C; c++) {
-            pc[(size_t)c * 4 + 0] = curve.test.precision[c];
-            pc[(size_t)c * 4 + 1] = curve.test.recall[c];
-            pc[(size_t)c * 4 + 2] = curve.test.f1[c];
-            pc[(size_t)c * 4 + 3] = (double)curve.test.support[c];
-        }
-        st = pc ? write_named(o.a.out, "per_class.csv", "class,precision,recall,f1,support", pool, C, pc, 4, 0)
-                : dl_error_set(DL_ERR_NOMEM, "out of memory");
-        free(pc);
-    }
-    if (st == DL_OK)
-        st = write_named(o.a.out, "shares.csv",
-                         "class,random_train,random_val,random_test,stratified_train,stratified_val,stratified_test",
-                         pool, C, shares, 6, 0);
-    if (st == DL_OK) {
-        const char *cols[] = {"seed",           "random_train",   "random_val", "random_test", "stratified_train",
-                              "stratified_val", "stratified_test"};
-        st = dl_csv_write(o.a.out, "spread.csv", cols, 7, spread_rows, o.spread_seeds);
-    }
-    if (st == DL_OK) {
-        const char *cols[] = {"feature", "psi_train_val", "psi_train_test"};
-        double *rows = malloc(L.d * 3 * sizeof *rows);
-        for (size_t j = 0; rows && j < L.d; j++) {
-            rows[j * 3] = (double)j;
-            rows[j * 3 + 1] = psi[0][j];
-            rows[j * 3 + 2] = psi[1][j];
-        }
-        st = rows ? dl_csv_write(o.a.out, "psi.csv", cols, 3, rows, (int)L.d)
-                  : dl_error_set(DL_ERR_NOMEM, "out of memory");
-        free(rows);
-    }
-    if (st == DL_OK) {
-        char vars[2600], buf[32];
-        char name[128];
-        dl_plot_escape(data.name, name, sizeof name);
-        snprintf(vars, sizeof vars,
-                 "data='%s/confusion_norm.csv'; cells='%s/confusion_long.csv'; C=%d; subtitle='%s, lambda %g, test "
-                 "accuracy %.3f'",
-                 o.a.out, o.a.out, C, name, lambdas[curve.chosen], curve.test.accuracy);
-        dl_plot_listed("labs/02-evaluation/plots/confusion.gp", o.a.plot, o.a.out, "confusion", vars, "lab02", plots,
-                       sizeof plots);
-        snprintf(vars, sizeof vars, "data='%s/metrics.csv'", o.a.out);
-        dl_plot_listed("labs/02-evaluation/plots/validation_curve.gp", o.a.plot, o.a.out, "validation_curve", vars,
-                       "lab02", plots, sizeof plots);
-        snprintf(vars, sizeof vars, "data='%s/shares.csv'", o.a.out);
-        dl_plot_listed("labs/02-evaluation/plots/shares.gp", o.a.plot, o.a.out, "shares", vars, "lab02", plots,
-                       sizeof plots);
-        dl_plot_escape(dl_dataset_class_name(pool, rare, buf, sizeof buf), name, sizeof name);
-        snprintf(vars, sizeof vars, "data='%s/spread.csv'; rare='%s'", o.a.out, name);
-        dl_plot_listed("labs/02-evaluation/plots/spread.gp", o.a.plot, o.a.out, "spread", vars, "lab02", plots,
-                       sizeof plots);
-        if (o.a.epochs > 0) {
-            snprintf(vars, sizeof vars, "data='%s/learning.csv'; n=%d", o.a.out, nl);
-            dl_plot_listed("labs/02-evaluation/plots/learning_curve.gp", o.a.plot, o.a.out, "learning_curve", vars,
-                           "lab02", plots, sizeof plots);
-        }
-    }
-    for (int k = 0; k < 2 && st == DL_OK; k++) {
-        const char *path = k == 0 ? summary : o.a.json;
-        if (path == NULL)
-            continue;
-        dl_json j;
-        st = dl_json_open(&j, path);
-        if (st != DL_OK)
-            break;
-        char buf[32];
-        dl_json_object(&j, NULL);
-        dl_json_str(&j, "lab", "02-evaluation");
-        dl_json_str(&j, "dataset", data.name);
-        dl_json_str(&j, "device", dl_device_describe(&dev));
-        dl_json_bool(&j, "official_test_split", data.has_test);
-        dl_json_object(&j, "rows");
-        for (int p = 0; p < 3; p++)
-            dl_json_int(&j, part_names[p], (long long)L.p[p].n);
-        dl_json_end_object(&j);
-        dl_json_object(&j, "config");
-        dl_json_num(&j, "lr", o.a.lr);
-        dl_json_int(&j, "epochs", o.a.epochs);
-        dl_json_int(&j, "batch_size", o.a.batch_size);
-        dl_json_int(&j, "seed", (long long)o.a.seed);
-        dl_json_f64s(&j, "lambdas", lambdas, (size_t)nl);
-        dl_json_end_object(&j);
-        dl_json_f64s(&j, "val_macro_f1", val_f1, (size_t)nl);
-        dl_json_f64s(&j, "val_accuracy", val_acc, (size_t)nl);
-        dl_json_num(&j, "chosen_lambda", lambdas[curve.chosen]);
-        dl_json_num(&j, "test_accuracy", curve.test.accuracy);
-        dl_json_num(&j, "test_macro_f1", curve.test.macro_f1);
-        dl_json_num(&j, "test_micro_f1", curve.test.micro_f1);
-        dl_json_num(&j, "test_weighted_f1", curve.test.weighted_f1);
-        dl_json_int(&j, "zero_division_classes", curve.test.zero_division);
-        dl_json_array(&j, "per_class");
-        for (int c = 0; c < C; c++) {
-            dl_json_object(&j, NULL);
-            dl_json_str(&j, "class", dl_dataset_class_name(pool, c, buf, sizeof buf));
-            dl_json_num(&j, "precision", curve.test.precision[c]);
-            dl_json_num(&j, "recall", curve.test.recall[c]);
-            dl_json_num(&j, "f1", curve.test.f1[c]);
-            dl_json_int(&j, "support", curve.test.support[c]);
-            dl_json_end_object(&j);
-        }
-        dl_json_end_array(&j);
-        dl_json_object(&j, "class_counts");
-        for (int p = 0; p < 3; p++) {
-            double v[1000];
-            int m = C < 1000 ? C : 1000;
-            for (int c = 0; c < m; c++)
-                v[c] = counts[(size_t)c * 3 + p];
-            dl_json_f64s(&j, part_names[p], v, (size_t)m);
-        }
-        dl_json_end_object(&j);
-        dl_json_object(&j, "rare_class_share_spread");
-        dl_json_str(&j, "class", dl_dataset_class_name(pool, rare, buf, sizeof buf));
-        dl_json_int(&j, "seeds", o.spread_seeds);
-        dl_json_num(&j, "random_train_std", spread_sd[0]);
-        dl_json_num(&j, "random_val_std", spread_sd[1]);
-        dl_json_num(&j, "stratified_train_std", spread_sd[3]);
-        dl_json_num(&j, "stratified_val_std", spread_sd[4]);
-        dl_json_end_object(&j);
-        dl_json_object(&j, "psi");
-        dl_json_int(&j, "bins", o.psi_bins);
-        double mx[2] = {0, 0}, mean[2] = {0, 0};
-        for (int q = 0; q < 2; q++) {
-            for (size_t f = 0; f < L.d; f++) {
-                mx[q] = psi[q][f] > mx[q] ? psi[q][f] : mx[q];
-                mean[q] += psi[q][f] / (double)L.d;
-            }
-        }
-        dl_json_num(&j, "train_val_max", mx[0]);
-        dl_json_num(&j, "train_val_mean", mean[0]);
-        dl_json_num(&j, "train_test_max", mx[1]);
-        dl_json_num(&j, "train_test_mean", mean[1]);
-        dl_json_array(&j, "train_test_worst_features");
-        for (int w = 0; w < nworst; w++) {
-            dl_json_object(&j, NULL);
-            dl_json_int(&j, "feature", (long long)worst[w]);
-            dl_json_num(&j, "psi", psi[1][worst[w]]);
-            dl_json_end_object(&j);
-        }
-        dl_json_end_array(&j);
-        dl_json_end_object(&j);
-        dl_json_num(&j, "train_seconds", train_s);
-        dl_json_str(&j, "plots", plots);
-        dl_json_end_object(&j);
-        st = dl_json_close(&j);
+        lab02_results res = {o.a.out,
+                             o.a.json,
+                             o.a.plot,
+                             &data,
+                             dl_device_describe(&dev),
+                             {L.p[0].n, L.p[1].n, L.p[2].n},
+                             o.a.lr,
+                             o.a.epochs,
+                             o.a.batch_size,
+                             o.a.seed,
+                             lambdas,
+                             nl,
+                             &curve,
+                             L.curves,
+                             L.test_cm,
+                             &bal,
+                             {psi[0], psi[1]},
+                             L.d,
+                             o.psi_bins,
+                             worst,
+                             nworst,
+                             train_s};
+        st = lab02_write_outputs(&res, plots, sizeof plots);
     }
     if (st == DL_OK)
         dl_progress_line(
@@ -649,9 +300,9 @@ int main(int argc, char **argv)
     dl_progress_end(&pr);
     softmax_engine_free(&L.engine);
     for (int p = 0; p < 3; p++)
-        free(L.p[p].X), free(L.p[p].y);
-    free(L.curves), free(shares), free(counts), free(spread_rows), free(cm), free(cmd), free(cmn);
-    free(psi[0]), free(psi[1]);
+        lab02_part_free(&L.p[p]);
+    free(L.curves), free(L.test_cm), free(psi[0]), free(psi[1]);
+    lab02_balance_free(&bal);
     eval_report_free(&curve.test);
     dl_split_free(&strat);
     dl_split_free(&rnd);

@@ -2,6 +2,9 @@
 # Colour: the share of each true class (a row sums to 1: the diagonal is the
 # recall); numbers: the counts. Variables: data (confusion_norm.csv, with
 # class names), cells (confusion_long.csv), C, subtitle.
+# `with image pixels` draws each cell as its own filled rectangle. A plain
+# `with image` embeds the C x C matrix as a tiny bitmap that the viewer
+# scales up, and an SVG viewer smooths it into blurred blobs.
 if (!exists("subtitle")) subtitle = ''
 set title sprintf("Confusion matrix (rows: true class, columns: predicted)\n%s", sub(subtitle))
 set size ratio -1
@@ -17,6 +20,6 @@ set ytics nomirror
 unset grid
 unset key
 set tics scale 0
-plot data matrix rowheaders columnheaders using 1:2:3 with image, \
+plot data matrix rowheaders columnheaders using 1:2:3 with image pixels, \
      cells using "predicted":"true":(sprintf('%d', column("count"))):(column("share") > 0.45 ? 0xffffff : 0x222222) \
         with labels tc rgb variable font ',9'

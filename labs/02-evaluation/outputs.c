@@ -1,0 +1,459 @@
+/* outputs.c — lab 02's driver plumbing: gathered parts, random against
+ * stratified shares, the drift ranking, and the files (see outputs.h). Not a
+ * student file. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h> // NAN, sqrt
+#include <stdio.h> // fprintf, snprintf, rename, remove
+#include <stdlib.h> // malloc, calloc, free, strtod
+#include <string.h> // memcpy, strlen
+
+#include "dl/fs.h" // dl_tmp_create
+#include "dl/json.h" // summary.json
+#include "dl/metrics.h" // dl_csv_write
+#include "dl/plot.h" // dl_plot_listed, dl_plot_escape
+#include "outputs.h"
+
+static const char *const part_names[3] = {"train", "val", "test"};
+
+// ---- parts ----
+
+int lab02_parse_lambdas(const char *s, double *out)
+{
+    int n = 0;
+    while (*s && n < LAB02_MAX_LAMBDAS) {
+        char *end = NULL;
+        double v = strtod(s, &end);
+        if (end == s || !(v >= 0) || (*end != ',' && *end != '\0'))
+            return -1;
+        out[n++] = v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return *s ? -1 : n;
+}
+
+dl_status lab02_gather(const dl_dataset *ds, const size_t *idx, size_t m, lab02_part *out)
+{
+    out->n = m;
+    out->X = malloc((m ? m : 1) * ds->d * sizeof(float));
+    out->y = malloc((m ? m : 1) * sizeof(int32_t));
+    if (out->X == NULL || out->y == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory gathering %zu rows", m);
+    for (size_t i = 0; i < m; i++) {
+        size_t r = idx != NULL ? idx[i] : i;
+        memcpy(out->X + i * ds->d, ds->X + r * ds->d, ds->d * sizeof(float));
+        out->y[i] = ds->y[r];
+    }
+    return DL_OK;
+}
+
+void lab02_part_free(lab02_part *p)
+{
+    free(p->X);
+    free(p->y);
+    p->X = NULL;
+    p->y = NULL;
+    p->n = 0;
+}
+
+// ---- random against stratified ----
+
+/* Share of the rarest class in each part, over many seeds, for a random and
+ * a stratified split: the spread the random split leaves. */
+static dl_status spread(const dl_dataset *pool, const double frac[3], int seeds, int rare, double *rows /* seeds × 7 */)
+{
+    for (int s = 0; s < seeds; s++) {
+        dl_split sp[2];
+        DL_TRY(eval_split_random(pool->n, frac, 1000 + (uint64_t)s, &sp[0]));
+        dl_status st = eval_split_stratified(pool->y, pool->n, pool->n_classes, frac, 1000 + (uint64_t)s, &sp[1]);
+        if (st != DL_OK) {
+            dl_split_free(&sp[0]);
+            return st;
+        }
+        double *row = rows + (size_t)s * 7;
+        row[0] = s;
+        for (int k = 0; k < 2; k++) {
+            for (int p = 0; p < 3; p++) {
+                size_t m = dl_split_size(&sp[k], p), hits = 0;
+                for (size_t i = 0; i < m; i++)
+                    hits += pool->y[sp[k].idx[sp[k].offset[p] + i]] == rare;
+                row[1 + 3 * k + p] = m ? (double)hits / (double)m : NAN;
+            }
+            dl_split_free(&sp[k]);
+        }
+    }
+    return DL_OK;
+}
+
+/* Sample std of each spread column; two passes: the stratified shares are all equal. */
+static void spread_sd(const double *rows, int seeds, double sd[6])
+{
+    for (int k = 0; k < 6; k++) {
+        double s = 0, s2 = 0;
+        int m = 0;
+        for (int r = 0; r < seeds; r++) {
+            double v = rows[(size_t)r * 7 + 1 + k];
+            if (v == v)
+                s += v, m++;
+        }
+        for (int r = 0; r < seeds && m > 0; r++) {
+            double v = rows[(size_t)r * 7 + 1 + k];
+            if (v == v)
+                s2 += (v - s / m) * (v - s / m);
+        }
+        sd[k] = m > 1 ? sqrt(s2 / (m - 1)) : NAN;
+    }
+}
+
+dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const dl_split *strat, const double frac[3],
+                                int seeds, lab02_balance *b)
+{
+    const dl_dataset *pool = &data->train;
+    int C = pool->n_classes;
+    size_t C_ = (size_t)C;
+    memset(b, 0, sizeof *b);
+    b->C = C;
+    b->seeds = seeds;
+    b->shares = calloc(C_ * 6, sizeof *b->shares);
+    b->counts = calloc(C_ * 3, sizeof *b->counts);
+    b->spread = calloc((size_t)seeds * 7, sizeof *b->spread);
+    size_t *cc = calloc(C_, sizeof *cc);
+    if (b->shares == NULL || b->counts == NULL || b->spread == NULL || cc == NULL) {
+        free(cc);
+        return dl_error_set(DL_ERR_NOMEM, "out of memory");
+    }
+    dl_dataset_class_counts(pool, cc);
+    for (int c = 1; c < C; c++)
+        b->rare = cc[c] < cc[b->rare] ? c : b->rare;
+    free(cc);
+    const dl_split *sp[2] = {rnd, strat};
+    for (int k = 0; k < 2; k++) {
+        for (int p = 0; p < 3; p++) {
+            size_t m = dl_split_size(sp[k], p);
+            for (size_t i = 0; i < m; i++) {
+                int c = pool->y[sp[k]->idx[sp[k]->offset[p] + i]];
+                b->shares[(size_t)c * 6 + 3 * k + p] += 1.0 / (double)m;
+                if (k == 1)
+                    b->counts[(size_t)c * 3 + p] += 1.0;
+            }
+        }
+    }
+    if (data->has_test) { // the official test split is the same for both
+        for (size_t i = 0; i < data->test.n; i++)
+            b->counts[(size_t)data->test.y[i] * 3 + 2] += 1.0;
+        for (int c = 0; c < C; c++)
+            b->shares[(size_t)c * 6 + 2] = b->shares[(size_t)c * 6 + 5] =
+                b->counts[(size_t)c * 3 + 2] / (double)data->test.n;
+    }
+    DL_TRY(spread(pool, frac, seeds, b->rare, b->spread));
+    spread_sd(b->spread, seeds, b->sd);
+    return DL_OK;
+}
+
+void lab02_balance_free(lab02_balance *b)
+{
+    free(b->shares);
+    free(b->counts);
+    free(b->spread);
+    memset(b, 0, sizeof *b);
+}
+
+// ---- drift ----
+
+void lab02_worst_features(const double *psi, size_t d, size_t *worst, int n)
+{
+    for (int w = 0; w < n; w++) {
+        size_t best = 0;
+        int taken = 1;
+        for (size_t j = 0; j < d; j++) {
+            int used = 0;
+            for (int q = 0; q < w; q++)
+                used |= worst[q] == j;
+            if (!used && (taken || psi[j] > psi[best])) {
+                best = j;
+                taken = 0;
+            }
+        }
+        worst[w] = best;
+    }
+}
+
+// ---- files ----
+
+/* A CSV whose first column is text (class names), written by hand. */
+static dl_status write_named(const char *out, const char *name, const char *header, const dl_dataset *ds, int C,
+                             const double *vals, int ncols, int as_int)
+{
+    char path[1200], tmp[1210];
+    snprintf(path, sizeof path, "%s/%s", out, name);
+    FILE *f = dl_tmp_create(path, tmp, sizeof tmp, "w");
+    if (f == NULL)
+        return DL_ERR_IO;
+    fprintf(f, "%s\n", header);
+    for (int c = 0; c < C; c++) {
+        char buf[32];
+        fprintf(f, "\"%s\"", dl_dataset_class_name(ds, c, buf, sizeof buf));
+        for (int k = 0; k < ncols; k++) {
+            if (as_int)
+                fprintf(f, ",%.0f", vals[(size_t)c * ncols + k]);
+            else
+                fprintf(f, ",%.6g", vals[(size_t)c * ncols + k]);
+        }
+        fputc('\n', f);
+    }
+    int bad = ferror(f) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return dl_error_set(DL_ERR_IO, "%s: write failed", path);
+    }
+    return DL_OK;
+}
+
+static dl_status write_curves(const lab02_results *r)
+{
+    const double *lambdas = r->lambdas;
+    const eval_curve *curve = r->curve;
+    int nl = r->nl;
+    const char *cols[] = {"lambda_index", "lambda", "val_macro_f1", "val_accuracy", "chosen"};
+    double rows[LAB02_MAX_LAMBDAS * 5];
+    for (int k = 0; k < nl; k++) {
+        double v[5] = {k, lambdas[k], curve->val_macro_f1[k], curve->val_accuracy[k], k == curve->chosen};
+        memcpy(rows + k * 5, v, sizeof v);
+    }
+    DL_TRY(dl_csv_write(r->out, "metrics.csv", cols, 5, rows, nl));
+    if (r->epochs <= 0)
+        return DL_OK;
+    char names[LAB02_MAX_LAMBDAS + 1][40];
+    const char *lcols[LAB02_MAX_LAMBDAS + 1];
+    snprintf(names[0], sizeof names[0], "epoch");
+    lcols[0] = names[0];
+    for (int k = 0; k < nl; k++) {
+        snprintf(names[k + 1], sizeof names[k + 1], "lambda=%g", lambdas[k]);
+        lcols[k + 1] = names[k + 1];
+    }
+    double *lrows = calloc((size_t)r->epochs * (size_t)(nl + 1), sizeof *lrows);
+    for (int e = 0; lrows && e < r->epochs; e++) {
+        lrows[(size_t)e * (nl + 1)] = e + 1;
+        for (int k = 0; k < nl; k++)
+            lrows[(size_t)e * (nl + 1) + 1 + k] = r->learning[(size_t)k * r->epochs + e];
+    }
+    dl_status st = lrows ? dl_csv_write(r->out, "learning.csv", lcols, nl + 1, lrows, r->epochs)
+                         : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    free(lrows);
+    return st;
+}
+
+/* confusion.csv (counts), confusion_norm.csv (each row over its sum),
+ * confusion_long.csv (one line per cell, for the plot's labels). */
+static dl_status write_confusion(const lab02_results *r, const double *cmd, const double *cmn)
+{
+    const dl_dataset *pool = &r->data->train;
+    int C = pool->n_classes;
+    size_t C_ = (size_t)C;
+    char header[2048] = "true\\predicted";
+    for (int c = 0; c < C; c++) {
+        char buf[32];
+        size_t k = strlen(header);
+        snprintf(header + k, sizeof header - k, ",\"%s\"", dl_dataset_class_name(pool, c, buf, sizeof buf));
+    }
+    DL_TRY(write_named(r->out, "confusion.csv", header, pool, C, cmd, C, 1));
+    DL_TRY(write_named(r->out, "confusion_norm.csv", header, pool, C, cmn, C, 0));
+    double *cl = malloc(C_ * C_ * 4 * sizeof *cl);
+    for (size_t t = 0; cl && t < C_; t++) {
+        for (size_t p = 0; p < C_; p++) {
+            double v[4] = {(double)t, (double)p, cmd[t * C_ + p], cmn[t * C_ + p]};
+            memcpy(cl + (t * C_ + p) * 4, v, sizeof v);
+        }
+    }
+    const char *lcols[] = {"true", "predicted", "count", "share"};
+    dl_status st = cl ? dl_csv_write(r->out, "confusion_long.csv", lcols, 4, cl, C * C)
+                      : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    free(cl);
+    return st;
+}
+
+static dl_status write_tables(const lab02_results *r)
+{
+    const dl_dataset *pool = &r->data->train;
+    const eval_report *test = &r->curve->test;
+    int C = pool->n_classes;
+    size_t C_ = (size_t)C;
+    double *pc = calloc(C_ * 4, sizeof *pc);
+    for (int c = 0; pc && c < C; c++) {
+        pc[(size_t)c * 4 + 0] = test->precision[c];
+        pc[(size_t)c * 4 + 1] = test->recall[c];
+        pc[(size_t)c * 4 + 2] = test->f1[c];
+        pc[(size_t)c * 4 + 3] = (double)test->support[c];
+    }
+    dl_status st = pc ? write_named(r->out, "per_class.csv", "class,precision,recall,f1,support", pool, C, pc, 4, 0)
+                      : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    free(pc);
+    DL_TRY(st);
+    DL_TRY(write_named(r->out, "shares.csv",
+                       "class,random_train,random_val,random_test,stratified_train,stratified_val,stratified_test",
+                       pool, C, r->balance->shares, 6, 0));
+    const char *scols[] = {"seed",           "random_train",   "random_val", "random_test", "stratified_train",
+                           "stratified_val", "stratified_test"};
+    DL_TRY(dl_csv_write(r->out, "spread.csv", scols, 7, r->balance->spread, r->balance->seeds));
+    const char *pcols[] = {"feature", "psi_train_val", "psi_train_test"};
+    double *rows = malloc(r->d * 3 * sizeof *rows);
+    for (size_t j = 0; rows && j < r->d; j++) {
+        rows[j * 3] = (double)j;
+        rows[j * 3 + 1] = r->psi[0][j];
+        rows[j * 3 + 2] = r->psi[1][j];
+    }
+    st =
+        rows ? dl_csv_write(r->out, "psi.csv", pcols, 3, rows, (int)r->d) : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    free(rows);
+    return st;
+}
+
+static void draw_plots(const lab02_results *r, char *plots, size_t len)
+{
+    const dl_dataset *pool = &r->data->train;
+    const char *out = r->out;
+    char vars[2600], buf[32];
+    char name[128];
+    dl_plot_escape(r->data->name, name, sizeof name);
+    snprintf(vars, sizeof vars,
+             "data='%s/confusion_norm.csv'; cells='%s/confusion_long.csv'; C=%d; subtitle='%s, lambda %g, test "
+             "accuracy %.3f'",
+             out, out, pool->n_classes, name, r->lambdas[r->curve->chosen], r->curve->test.accuracy);
+    dl_plot_listed("labs/02-evaluation/plots/confusion.gp", r->plot, out, "confusion", vars, "lab02", plots, len);
+    snprintf(vars, sizeof vars, "data='%s/metrics.csv'", out);
+    dl_plot_listed("labs/02-evaluation/plots/validation_curve.gp", r->plot, out, "validation_curve", vars, "lab02",
+                   plots, len);
+    snprintf(vars, sizeof vars, "data='%s/shares.csv'", out);
+    dl_plot_listed("labs/02-evaluation/plots/shares.gp", r->plot, out, "shares", vars, "lab02", plots, len);
+    dl_plot_escape(dl_dataset_class_name(pool, r->balance->rare, buf, sizeof buf), name, sizeof name);
+    snprintf(vars, sizeof vars, "data='%s/spread.csv'; rare='%s'", out, name);
+    dl_plot_listed("labs/02-evaluation/plots/spread.gp", r->plot, out, "spread", vars, "lab02", plots, len);
+    if (r->epochs > 0) {
+        snprintf(vars, sizeof vars, "data='%s/learning.csv'; n=%d", out, r->nl);
+        dl_plot_listed("labs/02-evaluation/plots/learning_curve.gp", r->plot, out, "learning_curve", vars, "lab02",
+                       plots, len);
+    }
+}
+
+static dl_status write_summary(const lab02_results *r, const char *path, const char *plots)
+{
+    const dl_dataset *pool = &r->data->train;
+    const eval_curve *curve = r->curve;
+    const lab02_balance *bal = r->balance;
+    int C = pool->n_classes;
+    dl_json j;
+    DL_TRY(dl_json_open(&j, path));
+    char buf[32];
+    dl_json_object(&j, NULL);
+    dl_json_str(&j, "lab", "02-evaluation");
+    dl_json_str(&j, "dataset", r->data->name);
+    dl_json_str(&j, "device", r->device);
+    dl_json_bool(&j, "official_test_split", r->data->has_test);
+    dl_json_object(&j, "rows");
+    for (int p = 0; p < 3; p++)
+        dl_json_int(&j, part_names[p], (long long)r->rows[p]);
+    dl_json_end_object(&j);
+    dl_json_object(&j, "config");
+    dl_json_num(&j, "lr", r->lr);
+    dl_json_int(&j, "epochs", r->epochs);
+    dl_json_int(&j, "batch_size", r->batch_size);
+    dl_json_int(&j, "seed", (long long)r->seed);
+    dl_json_f64s(&j, "lambdas", r->lambdas, (size_t)r->nl);
+    dl_json_end_object(&j);
+    dl_json_f64s(&j, "val_macro_f1", curve->val_macro_f1, (size_t)r->nl);
+    dl_json_f64s(&j, "val_accuracy", curve->val_accuracy, (size_t)r->nl);
+    dl_json_num(&j, "chosen_lambda", r->lambdas[curve->chosen]);
+    dl_json_num(&j, "test_accuracy", curve->test.accuracy);
+    dl_json_num(&j, "test_macro_f1", curve->test.macro_f1);
+    dl_json_num(&j, "test_micro_f1", curve->test.micro_f1);
+    dl_json_num(&j, "test_weighted_f1", curve->test.weighted_f1);
+    dl_json_int(&j, "zero_division_classes", curve->test.zero_division);
+    dl_json_array(&j, "per_class");
+    for (int c = 0; c < C; c++) {
+        dl_json_object(&j, NULL);
+        dl_json_str(&j, "class", dl_dataset_class_name(pool, c, buf, sizeof buf));
+        dl_json_num(&j, "precision", curve->test.precision[c]);
+        dl_json_num(&j, "recall", curve->test.recall[c]);
+        dl_json_num(&j, "f1", curve->test.f1[c]);
+        dl_json_int(&j, "support", curve->test.support[c]);
+        dl_json_end_object(&j);
+    }
+    dl_json_end_array(&j);
+    dl_json_object(&j, "class_counts");
+    for (int p = 0; p < 3; p++) {
+        double v[1000];
+        int m = C < 1000 ? C : 1000;
+        for (int c = 0; c < m; c++)
+            v[c] = bal->counts[(size_t)c * 3 + p];
+        dl_json_f64s(&j, part_names[p], v, (size_t)m);
+    }
+    dl_json_end_object(&j);
+    dl_json_object(&j, "rare_class_share_spread");
+    dl_json_str(&j, "class", dl_dataset_class_name(pool, bal->rare, buf, sizeof buf));
+    dl_json_int(&j, "seeds", bal->seeds);
+    dl_json_num(&j, "random_train_std", bal->sd[0]);
+    dl_json_num(&j, "random_val_std", bal->sd[1]);
+    dl_json_num(&j, "stratified_train_std", bal->sd[3]);
+    dl_json_num(&j, "stratified_val_std", bal->sd[4]);
+    dl_json_end_object(&j);
+    dl_json_object(&j, "psi");
+    dl_json_int(&j, "bins", r->psi_bins);
+    double mx[2] = {0, 0}, mean[2] = {0, 0};
+    for (int q = 0; q < 2; q++) {
+        for (size_t f = 0; f < r->d; f++) {
+            mx[q] = r->psi[q][f] > mx[q] ? r->psi[q][f] : mx[q];
+            mean[q] += r->psi[q][f] / (double)r->d;
+        }
+    }
+    dl_json_num(&j, "train_val_max", mx[0]);
+    dl_json_num(&j, "train_val_mean", mean[0]);
+    dl_json_num(&j, "train_test_max", mx[1]);
+    dl_json_num(&j, "train_test_mean", mean[1]);
+    dl_json_array(&j, "train_test_worst_features");
+    for (int w = 0; w < r->nworst; w++) {
+        dl_json_object(&j, NULL);
+        dl_json_int(&j, "feature", (long long)r->worst[w]);
+        dl_json_num(&j, "psi", r->psi[1][r->worst[w]]);
+        dl_json_end_object(&j);
+    }
+    dl_json_end_array(&j);
+    dl_json_end_object(&j);
+    dl_json_num(&j, "train_seconds", r->train_seconds);
+    dl_json_str(&j, "plots", plots);
+    dl_json_end_object(&j);
+    return dl_json_close(&j);
+}
+
+dl_status lab02_write_outputs(const lab02_results *r, char *plots, size_t len)
+{
+    size_t C_ = (size_t)r->data->train.n_classes;
+    plots[0] = '\0';
+    // the matrix as counts and as shares of each true class
+    double *cmd = calloc(C_ * C_, sizeof *cmd), *cmn = calloc(C_ * C_, sizeof *cmn);
+    dl_status st = cmd && cmn ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    for (size_t t = 0; st == DL_OK && t < C_; t++) {
+        double row = 0;
+        for (size_t p = 0; p < C_; p++)
+            row += (double)r->test_cm[t * C_ + p];
+        for (size_t p = 0; p < C_; p++) {
+            cmd[t * C_ + p] = (double)r->test_cm[t * C_ + p];
+            cmn[t * C_ + p] = row > 0 ? (double)r->test_cm[t * C_ + p] / row : 0.0;
+        }
+    }
+    if (st == DL_OK)
+        st = write_curves(r);
+    if (st == DL_OK)
+        st = write_confusion(r, cmd, cmn);
+    if (st == DL_OK)
+        st = write_tables(r);
+    free(cmd), free(cmn);
+    if (st == DL_OK)
+        draw_plots(r, plots, len);
+    char summary[1200];
+    snprintf(summary, sizeof summary, "%s/summary.json", r->out);
+    if (st == DL_OK)
+        st = write_summary(r, summary, plots);
+    if (st == DL_OK && r->json != NULL)
+        st = write_summary(r, r->json, plots);
+    return st;
+}

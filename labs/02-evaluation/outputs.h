@@ -1,0 +1,91 @@
+/* outputs.h — lab 02's driver plumbing (outputs.c), so that main.c reads as
+ * the lab's story: the rows of each part, the class shares of a random and a
+ * stratified split and their spread over many seeds, the features that
+ * drifted most, and every file the driver writes (the CSVs, the plots and
+ * summary.json). Not a student file; the grader does not use it. */
+#ifndef LAB02_OUTPUTS_H
+#define LAB02_OUTPUTS_H
+
+#include <stddef.h> // size_t
+#include <stdint.h> // int32_t, int64_t, uint64_t
+
+#include "dl/data.h" // dl_data, dl_dataset
+#include "dl/split.h" // dl_split
+#include "dl/status.h" // dl_status
+#include "eval.h" // eval_curve
+
+#define LAB02_MAX_LAMBDAS 16
+
+/* Rows of one part, gathered on the host. */
+typedef struct lab02_part {
+    size_t n;
+    float *X; /* (n, d) */
+    int32_t *y; /* (n,) */
+} lab02_part;
+
+/* Parses a comma-separated list of up to LAB02_MAX_LAMBDAS non-negative
+ * numbers into out. Returns how many, or -1 for anything else. */
+int lab02_parse_lambdas(const char *s, double *out);
+
+/* Copies the rows idx[0..m) of ds (the first m rows when idx is NULL) into
+ * out, which it allocates; DL_ERR_NOMEM leaves what it allocated for
+ * lab02_part_free. */
+dl_status lab02_gather(const dl_dataset *ds, const size_t *idx, size_t m, lab02_part *out);
+void lab02_part_free(lab02_part *p);
+
+/* A random split against the stratified one: each class's share of each
+ * part, and the spread of the rarest class's share over many seeds. */
+typedef struct lab02_balance {
+    int C;
+    int rare; /* the class with the fewest rows in the pool (the first on ties) */
+    double *shares; /* (C, 6): share in random train/val/test, then stratified train/val/test */
+    double *counts; /* (C, 3): rows in the stratified train/val/test parts */
+    int seeds;
+    double *spread; /* (seeds, 7): the seed, then the rare class's share in the six parts */
+    double sd[6]; /* sample std over the seeds of each of the six shares */
+} lab02_balance;
+
+/* Fills b for the pool data->train split into rnd and strat with frac; an
+ * official test split (data->has_test) is the test part of both. The spread
+ * uses `seeds` seeds (1000, 1001, ...) and calls the student's
+ * eval_split_stratified, whose error it returns. lab02_balance_free frees b,
+ * also after an error. */
+dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const dl_split *strat, const double frac[3],
+                                int seeds, lab02_balance *b);
+void lab02_balance_free(lab02_balance *b);
+
+/* The indices of the n features with the largest psi, largest first (the
+ * lower index on ties); n <= d. Cannot fail. */
+void lab02_worst_features(const double *psi, size_t d, size_t *worst, int n);
+
+/* What the files are written from. */
+typedef struct lab02_results {
+    const char *out, *json, *plot; /* --out, --json (NULL: none), --plot */
+    const dl_data *data;
+    const char *device; /* dl_device_describe */
+    size_t rows[3]; /* rows in train, val, test */
+    double lr;
+    int epochs, batch_size;
+    uint64_t seed;
+    const double *lambdas; /* (nl,) */
+    int nl;
+    const eval_curve *curve; /* validation scores, the chosen λ and its test report */
+    const double *learning; /* (nl, epochs): training loss per epoch for each λ */
+    const int64_t *test_cm; /* (C, C): the chosen model on the test part */
+    const lab02_balance *balance;
+    const double *psi[2]; /* (d,): train against val, train against test */
+    size_t d;
+    int psi_bins;
+    const size_t *worst; /* (nworst,): lab02_worst_features of psi[1] */
+    int nworst;
+    double train_seconds;
+} lab02_results;
+
+/* Writes into r->out metrics.csv, learning.csv (when epochs > 0),
+ * confusion.csv, confusion_norm.csv, confusion_long.csv, per_class.csv,
+ * shares.csv, spread.csv and psi.csv, draws the plots (r->plot), and writes
+ * summary.json (and r->json). plots gets the list of plot files drawn. Stops
+ * at the first file that cannot be written and returns its status. */
+dl_status lab02_write_outputs(const lab02_results *r, char *plots, size_t len);
+
+#endif /* LAB02_OUTPUTS_H */
