@@ -1,0 +1,608 @@
+/* lab05.c — grader for lab 05: DDP as PyTorch builds it.
+ *
+ * The bucket assignment is called in-process (recorded in the worker,
+ * replayed here) on crafted parameter lists and compared with the grader's
+ * own assignment. Everything else runs the lab's driver, built from the code
+ * under test, under common/bin/dlrun with real MPI processes and its --dump
+ * mode: each rank writes its final parameters and the kit's trace (dl/trace.h:
+ * every forward, each layer's backward, each allreduce with its bytes, in
+ * the order they began — recorded by the kit, not by the student's code).
+ * The judge computes the expected parameters itself, without any student
+ * code: one rank trains the same model on the union of every rank's
+ * micro-batches (the kit's sampler, the same seed, learning rate and steps),
+ * and it judges the overlap from the recorded order against its own buckets.
+ * Tolerances: parameters after 20 steps within 1e-6 + 1e-5·|ref| (the sums
+ * run in another order: P partial means of B rows vs one mean of P·B rows);
+ * across ranks exactly equal (every rank applies the same allreduced
+ * gradient). The projection is recomputed here from the recorded order. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h> // fabs
+#include <stdio.h> // snprintf, sscanf
+#include <stdlib.h> // malloc, free
+#include <string.h> // strcmp, memcmp
+#include <unistd.h> // access
+
+#include "ddp.h"
+#include "dl/data.h" // dl_data_load
+#include "dl/fs.h" // dl_read_file
+#include "dl/json.h" // dl_jv
+#include "dl/lr.h" // dl_lr_at
+#include "dl/project.h" // dl_project_step
+#include "dl/sampler.h" // dl_sampler
+#include "drivers.h" // gr_run_driver
+#include "grader.h"
+#include "kit.h" // kit_sim_layers
+
+#define VAL_ROWS 6000 /* the driver's validation rows (labs/05-ddp-amp/main.c) */
+#define DATA "fashion_mnist:train=10000,test=500"
+#define HIDDEN "48,40,32"
+#define SEED 1
+#define LR 0.05
+#define MOMENTUM 0.9
+#define WD 5e-4
+#define WARMUP 3
+#define BASE 64
+/* caps that give this model three buckets: 2 KiB first, 4 KiB after */
+#define FIRST_CAP 2048
+#define CAP 4096
+
+// ---- the grader's own bucket assignment ----
+
+static int ref_buckets(const size_t *counts, int n, size_t esz, size_t first_cap, size_t cap, ddp_bucket *out)
+{
+    size_t off[DDP_MAX_PARAMS + 1];
+    off[0] = 0;
+    for (int p = 0; p < n; p++)
+        off[p + 1] = off[p] + counts[p];
+    int nb = 0, lo = n; // the open bucket holds parameters lo .. hi
+    int hi = n - 1;
+    size_t limit = first_cap;
+    for (int p = n - 1; p >= 0; p--) {
+        lo = p;
+        size_t bytes = (off[hi + 1] - off[lo]) * esz;
+        if (bytes >= limit || p == 0) {
+            out[nb++] = (ddp_bucket){lo, hi, off[lo], off[hi + 1] - off[lo]};
+            hi = p - 1;
+            limit = cap;
+        }
+    }
+    return nb;
+}
+
+/* The same rule walking the parameters from the first: the classic mistake. */
+static int forward_buckets(const size_t *counts, int n, size_t esz, size_t first_cap, size_t cap, ddp_bucket *out)
+{
+    int nb = 0, lo = 0;
+    size_t limit = first_cap, off = 0, bytes = 0;
+    for (int p = 0; p < n; p++) {
+        bytes += counts[p] * esz;
+        if (bytes >= limit || p == n - 1) {
+            size_t cnt = bytes / esz;
+            out[nb++] = (ddp_bucket){lo, p, off, cnt};
+            off += cnt;
+            lo = p + 1;
+            bytes = 0;
+            limit = cap;
+        }
+    }
+    return nb;
+}
+
+static int same_buckets(const ddp_bucket *a, int na, const ddp_bucket *b, int nb)
+{
+    if (na != nb)
+        return 0;
+    for (int k = 0; k < na; k++)
+        if (a[k].first != b[k].first || a[k].last != b[k].last || a[k].offset != b[k].offset ||
+            a[k].count != b[k].count)
+            return 0;
+    return 1;
+}
+
+static void describe(const ddp_bucket *b, int nb, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < nb && at + 40 < len; k++)
+        at += (size_t)snprintf(buf + at, len - at, "%s{%d..%d}", k ? " " : "", b[k].first, b[k].last);
+}
+
+START_TEST(test_buckets)
+{
+    static const struct {
+        int n;
+        size_t counts[8], first, cap;
+        const char *what;
+    } cases[] = {
+        {4, {100, 10, 50, 5}, 100, 200, "small caps"},
+        {6, {1000, 10, 1000, 10, 1000, 10}, 4000, 4000, "one parameter per cap"},
+        {6, {1000, 10, 1000, 10, 1000, 10}, 100, 100000, "a small first bucket, then one big one"},
+        {5, {10, 10, 100000, 10, 10}, 50, 50, "an oversized parameter alone"},
+        {3, {7, 7, 7}, 1, 1, "a cap of one byte: one bucket per parameter"},
+        {4, {25, 25, 25, 25}, 100, 100, "a bucket closes when it reaches the cap exactly"},
+        {8, {784 * 48, 48, 48 * 40, 40, 40 * 32, 32, 32 * 10, 10}, FIRST_CAP, CAP, "the model the driver is graded on"},
+        {1, {3}, 1 << 20, 25 << 20, "one parameter"},
+    };
+    ddp_bucket got[DDP_MAX_BUCKETS], want[DDP_MAX_BUCKETS];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int n = cases[c].n, nb = -1;
+        memset(got, 0, sizeof got);
+        GR_OK(ddp_assign_buckets(cases[c].counts, n, 4, cases[c].first, cases[c].cap, got, &nb));
+        int nw = ref_buckets(cases[c].counts, n, 4, cases[c].first, cases[c].cap, want);
+        char g[512], w[512];
+        describe(got, nb > 0 && nb <= DDP_MAX_BUCKETS ? nb : 0, g, sizeof g);
+        describe(want, nw, w, sizeof w);
+        if (same_buckets(got, nb, want, nw))
+            continue;
+        ddp_bucket fwd[DDP_MAX_BUCKETS];
+        int nf = forward_buckets(cases[c].counts, n, 4, cases[c].first, cases[c].cap, fwd);
+        if (same_buckets(got, nb, fwd, nf) || (nb > 1 && got[0].first == 0))
+            GR_FAIL(GR_DIAG("forward-order") "%s (counts of %d parameters, caps %zu/%zu bytes): buckets %s, expected "
+                                             "%s. Your first bucket starts with parameter 0, which backward produces "
+                                             "last: walk the parameters from the last one",
+                    cases[c].what, n, cases[c].first, cases[c].cap, g, w);
+        GR_FAIL("%s (counts of %d parameters, caps %zu/%zu bytes of 4-byte elements): buckets %s, expected %s "
+                "(first..last parameter in launch order; a bucket closes once it holds at least its cap; check "
+                "offset and count too: got offset %zu count %zu for the first, expected %zu and %zu)",
+                cases[c].what, n, cases[c].first, cases[c].cap, g, w, nb > 0 ? got[0].offset : 0,
+                nb > 0 ? got[0].count : 0, want[0].offset, want[0].count);
+    }
+    int nb = 0;
+    if (ddp_assign_buckets((const size_t[]){4, 0}, 2, 4, 8, 8, got, &nb) != DL_ERR_ARG)
+        GR_FAIL("ddp_assign_buckets accepted a parameter of 0 elements; expected DL_ERR_ARG");
+    if (ddp_assign_buckets((const size_t[]){4}, 1, 4, 0, 8, got, &nb) != DL_ERR_ARG)
+        GR_FAIL("ddp_assign_buckets accepted a first cap of 0 bytes; expected DL_ERR_ARG");
+}
+END_TEST
+
+// ---- the reference training: one rank on the union of the ranks' micro-batches ----
+
+typedef struct model_spec {
+    size_t sizes[8];
+    int n_sizes;
+} model_spec;
+
+static void spec_of(const dl_dataset *tr, model_spec *s)
+{
+    const size_t h[3] = {48, 40, 32};
+    s->sizes[0] = tr->d;
+    for (int k = 0; k < 3; k++)
+        s->sizes[1 + k] = h[k];
+    s->sizes[4] = (size_t)tr->n_classes;
+    s->n_sizes = 5;
+}
+
+/* The parameters after `steps` steps of P ranks x accum micro-batches of B
+ * rows, computed as one rank at accum·P·B; init gets the starting point. */
+static float *reference(int P, size_t B, int accum, long steps, float **init, size_t *n_params)
+{
+    dl_data data;
+    GR_OK(dl_data_load(DATA, &data));
+    dl_dataset *tr = &data.train;
+    size_t n_train = tr->n - VAL_ROWS, G = B * (size_t)accum * (size_t)P;
+    model_spec ms;
+    spec_of(tr, &ms);
+    dl_mlp m;
+    GR_OK(dl_mlp_create(&m, dl_cpu(), ms.sizes, ms.n_sizes, G, SEED));
+    *n_params = m.n_params;
+    *init = malloc(m.n_params * sizeof **init);
+    float *X = malloc(G * tr->d * sizeof *X), *out = malloc(m.n_params * sizeof *out);
+    int32_t *y = malloc(G * sizeof *y);
+    size_t *idx[4];
+    dl_sampler smp[4];
+    for (int r = 0; r < P; r++) {
+        smp[r] = (dl_sampler){.n = n_train, .rank = r, .world = P, .seed = SEED, .shuffle = 1};
+        idx[r] = malloc(dl_sampler_num_samples(&smp[r]) * sizeof *idx[r]);
+    }
+    GR_OK(dl_mlp_get_params(&m, *init));
+    size_t per = dl_sampler_num_samples(&smp[0]), spe = per / (B * (size_t)accum);
+    dl_lr_config lrc = {
+        .base_lr = LR, .base_batch = BASE, .global_batch = G, .warmup_steps = WARMUP, .total_steps = steps};
+    int epoch = -1;
+    for (long s = 0; s < steps; s++) {
+        int e = (int)(s / (long)spe);
+        size_t at = (size_t)(s % (long)spe) * B * (size_t)accum;
+        if (e != epoch) {
+            for (int r = 0; r < P; r++) {
+                dl_sampler_set_epoch(&smp[r], e);
+                GR_OK(dl_sampler_indices(&smp[r], idx[r]));
+            }
+            epoch = e;
+        }
+        size_t row = 0;
+        for (int r = 0; r < P; r++)
+            for (size_t i = 0; i < B * (size_t)accum; i++, row++) {
+                memcpy(X + row * tr->d, tr->X + idx[r][at + i] * tr->d, tr->d * sizeof *X);
+                y[row] = tr->y[idx[r][at + i]];
+            }
+        double loss;
+        GR_OK(dl_mlp_forward(&m, X, G));
+        GR_OK(dl_mlp_loss(&m, y, G, &loss));
+        GR_OK(dl_mlp_backward(&m, X, G, 0, NULL, NULL));
+        GR_OK(dl_mlp_sgd(&m, (float)dl_lr_at(&lrc, s), (float)MOMENTUM, (float)WD));
+    }
+    GR_OK(dl_mlp_get_params(&m, out));
+    for (int r = 0; r < P; r++)
+        free(idx[r]);
+    free(X), free(y);
+    dl_mlp_free(&m);
+    dl_data_free(&data);
+    return out;
+}
+
+/* Runs the driver on P ranks (once per grading run) with --dump. */
+static void run_dumped(const char *name, int P, size_t B, int accum, long steps)
+{
+    char args[1024], summary[1300];
+    snprintf(summary, sizeof summary, "%s/summary.json", gr_path(name));
+    if (access(summary, R_OK) == 0)
+        return;
+    snprintf(args, sizeof args,
+             "--data %s --hidden %s --batch-size %zu --accum %d --max-steps %ld --epochs 50 --lr %g --base-batch %d "
+             "--warmup %d --momentum %g --weight-decay %g --seed %d --first-bucket-mb %.9f --bucket-mb %.9f "
+             "--dump '%s/dump'",
+             DATA, HIDDEN, B, accum, steps, LR, BASE, WARMUP, MOMENTUM, WD, SEED, FIRST_CAP / 1048576.0,
+             CAP / 1048576.0, gr_path(name));
+    int rc = gr_run_driver(P, name, args);
+    if (rc != 0)
+        gr_fail_run(name, rc);
+}
+
+static float *dumped_params(const char *name, int r, size_t *n)
+{
+    char f[128];
+    snprintf(f, sizeof f, "%s/dump/params.%d.npy", name, r);
+    return gr_load_npy(f, n);
+}
+
+/* Every rank's parameters are bitwise equal; rank 0's match the reference. */
+static void check_params(const char *name, int P, size_t B, int accum, long steps, const char *what)
+{
+    size_t n0 = 0, nr = 0, np = 0;
+    float *p0 = dumped_params(name, 0, &n0);
+    for (int r = 1; r < P; r++) {
+        float *pr = dumped_params(name, r, &nr);
+        if (nr != n0 || memcmp(pr, p0, n0 * sizeof *p0) != 0) {
+            double worst = 0;
+            for (size_t k = 0; k < n0 && k < nr; k++)
+                worst = fabs((double)pr[k] - p0[k]) > worst ? fabs((double)pr[k] - p0[k]) : worst;
+            GR_FAIL(GR_DIAG("ranks-diverge") "%s: after %ld steps rank %d's parameters differ from rank 0's by up to "
+                                             "%g: the ranks did not apply the same gradient. A bucket allreduced "
+                                             "before all its gradients were final, or a bucket never started or "
+                                             "never waited for, gives each rank its own update",
+                    what, steps, r, worst);
+        }
+        free(pr);
+    }
+    float *init = NULL;
+    float *ref = reference(P, B, accum, steps, &init, &np);
+    if (np != n0)
+        GR_FAIL("%s: the driver's model has %zu parameters, expected %zu", what, n0, np);
+    double *rd = malloc(np * sizeof *rd), up_p = 0, up_1 = 0;
+    for (size_t k = 0; k < np; k++) {
+        rd[k] = ref[k];
+        up_p += fabs((double)p0[k] - init[k]);
+        up_1 += fabs((double)ref[k] - init[k]);
+    }
+    dl_cmp c;
+    if (!dl_allclose_f32(p0, rd, np, 1e-6, 1e-5, &c)) {
+        char buf[1024];
+        dl_cmp_format(&c, "parameters", buf, sizeof buf);
+        double ratio = up_p / up_1;
+        gr_note("%s: the parameters moved %.3f times as far as the reference's\n", what, ratio);
+        if (accum > 1 && ratio > 0.6 * accum)
+            GR_FAIL(GR_DIAG("loss-not-divided-by-k") "%s: the parameters moved %.2f times as far as one rank at "
+                                                     "batch %zu: the %d micro-batches' gradients were added up, not "
+                                                     "averaged; divide by the number of micro-batches too (%s)",
+                    what, ratio, B * (size_t)accum * (size_t)P, accum, buf);
+        if (ratio > 1.5)
+            GR_FAIL(GR_DIAG("grad-sum-not-average") "%s: the parameters moved %.2f times as far as one rank at batch "
+                                                    "%zu: the ranks' gradients were summed, not averaged; divide "
+                                                    "each bucket by the world size before the sum (%s)",
+                    what, ratio, B * (size_t)accum * (size_t)P, buf);
+        if (ratio < 0.75)
+            GR_FAIL(GR_DIAG("average-applied-twice") "%s: the parameters moved only %.2f times as far as one rank at "
+                                                     "batch %zu: the gradients were divided by the world size more "
+                                                     "than once (a pre-divide and an average?) (%s)",
+                    what, ratio, B * (size_t)accum * (size_t)P, buf);
+        GR_FAIL("%s vs one rank at batch %zu after %ld steps: %s", what, B * (size_t)accum * (size_t)P, steps, buf);
+    }
+    free(p0), free(ref), free(init), free(rd);
+}
+
+START_TEST(test_equivalence)
+{
+    run_dumped("eq2", 2, 32, 1, 20);
+    check_params("eq2", 2, 32, 1, 20, "2 ranks x batch 32");
+    run_dumped("eq4", 4, 16, 1, 20);
+    check_params("eq4", 4, 16, 1, 20, "4 ranks x batch 16");
+}
+END_TEST
+
+// ---- the recorded order ----
+
+typedef struct rec {
+    int kind, id;
+    long step;
+    double bytes;
+    int async;
+} rec;
+
+static rec *read_trace(const char *name, int r, size_t *n)
+{
+    char path[1300], *text = NULL;
+    snprintf(path, sizeof path, "%s/dump/trace.%d.csv", gr_path(name), r);
+    if (dl_read_file(path, &text, NULL) != DL_OK)
+        GR_FAIL("the driver run '%s' left no trace for rank %d (%s)", name, r, path);
+    size_t cap = 1024, k = 0;
+    rec *v = malloc(cap * sizeof *v);
+    char *line = strchr(text, '\n');
+    while (line != NULL && line[1] != '\0') {
+        line++;
+        char kind[32];
+        size_t index;
+        double t0, t1;
+        rec e;
+        if (sscanf(line, "%zu,%31[a-z],%d,%ld,%lf,%lf,%lf,%d", &index, kind, &e.id, &e.step, &t0, &t1, &e.bytes,
+                   &e.async) != 8)
+            GR_FAIL("%s: line %zu is not index,kind,id,step,t0,t1,bytes,async", path, k + 2);
+        e.kind = -1;
+        for (int q = 0; q < DL_EV_KINDS; q++)
+            if (strcmp(kind, dl_trace_kind_name(q)) == 0)
+                e.kind = q;
+        if (k == cap)
+            v = realloc(v, (cap *= 2) * sizeof *v);
+        v[k++] = e;
+        line = strchr(line, '\n');
+    }
+    free(text);
+    *n = k;
+    return v;
+}
+
+static void model_buckets(ddp_bucket *want, int *nw, size_t *n_params)
+{
+    dl_data data;
+    GR_OK(dl_data_load(DATA, &data));
+    model_spec ms;
+    spec_of(&data.train, &ms);
+    size_t counts[DDP_MAX_PARAMS];
+    int n = 0;
+    for (int l = 0; l + 1 < ms.n_sizes; l++) {
+        counts[n++] = ms.sizes[l] * ms.sizes[l + 1];
+        counts[n++] = ms.sizes[l + 1];
+    }
+    *nw = ref_buckets(counts, n, 4, FIRST_CAP, CAP, want);
+    *n_params = (size_t)n;
+    dl_data_free(&data);
+}
+
+/* Judges each step's recorded order on rank r: one async allreduce per
+ * bucket, in bucket order, each after its lowest parameter's layer, all but
+ * the last before backward ends; with accum > 1, none before the last
+ * micro-batch. */
+static void check_order(const char *name, int r, int accum)
+{
+    ddp_bucket want[DDP_MAX_BUCKETS];
+    int nw = 0;
+    size_t n_params = 0, n = 0;
+    model_buckets(want, &nw, &n_params);
+    rec *ev = read_trace(name, r, &n);
+    long steps = 0;
+    for (size_t i = 0; i < n; i++)
+        steps = ev[i].step + 1 > steps ? ev[i].step + 1 : steps;
+    if (steps == 0)
+        GR_FAIL("the trace of run '%s' holds no step", name);
+    for (long s = 0; s < steps; s++) {
+        int calls = 0;
+        for (size_t i = 0; i < n; i++)
+            calls += ev[i].step == s && ev[i].kind == DL_EV_ALLREDUCE && ev[i].async;
+        if (calls == (int)n_params && nw != (int)n_params)
+            GR_FAIL(GR_DIAG("per-parameter-allreduce") "step %ld on rank %d: %d allreduces, one per parameter, "
+                                                       "instead of %d buckets: each call pays the latency of the "
+                                                       "whole ring",
+                    s, r, calls, nw);
+        int micro = 0, got = 0, blocking = 0, seen_layer[DL_MLP_MAX_LAYERS] = {0};
+        int before_end = 0; // launched before layer 0's backward began
+        for (size_t i = 0; i < n; i++) {
+            const rec *e = &ev[i];
+            if (e->step != s)
+                continue;
+            if (e->kind == DL_EV_FORWARD) {
+                micro++;
+                memset(seen_layer, 0, sizeof seen_layer);
+            } else if (e->kind == DL_EV_BACKWARD && e->id >= 0 && e->id < DL_MLP_MAX_LAYERS) {
+                seen_layer[e->id] = 1;
+            } else if (e->kind == DL_EV_ALLREDUCE) {
+                if (micro < accum)
+                    GR_FAIL(GR_DIAG("sync-every-micro-step") "step %ld on rank %d: an allreduce during micro-batch "
+                                                             "%d of %d: with gradient accumulation only the last "
+                                                             "micro-batch communicates (the others only add up "
+                                                             "their gradients, as PyTorch's no_sync does)",
+                            s, r, micro, accum);
+                if (!e->async) {
+                    blocking++;
+                    continue;
+                }
+                if (got < nw) {
+                    int layer = want[got].first / 2;
+                    if (!seen_layer[layer] && e->bytes == 4.0 * (double)want[got].count)
+                        GR_FAIL(GR_DIAG("bucket-before-ready") "step %ld on rank %d: bucket %d (parameters %d..%d) "
+                                                               "started before layer %d's backward: part of it was "
+                                                               "not computed yet. Start a bucket only once its "
+                                                               "lowest parameter's gradient is final",
+                                s, r, got, want[got].first, want[got].last, layer);
+                    if (e->bytes != 4.0 * (double)want[got].count) {
+                        if (nw > 1 && e->bytes == 4.0 * (double)want[nw - 1 - got].count &&
+                            want[nw - 1 - got].count != want[got].count)
+                            GR_FAIL(GR_DIAG("forward-order") "step %ld on rank %d: allreduce %d moved %.0f bytes, "
+                                                             "bucket %d's size from the wrong end: the buckets went "
+                                                             "in forward order",
+                                    s, r, got, e->bytes, nw - 1 - got);
+                        GR_FAIL("step %ld on rank %d: allreduce %d moved %.0f bytes, expected bucket %d's %zu bytes "
+                                "(parameters %d..%d): one allreduce per bucket, in bucket order, over the bucket's "
+                                "whole view",
+                                s, r, got, e->bytes, got, 4 * want[got].count, want[got].first, want[got].last);
+                    }
+                    if (!seen_layer[0])
+                        before_end++;
+                }
+                got++;
+            }
+        }
+        if (got == 0 && blocking > 0)
+            GR_FAIL(GR_DIAG("allreduce-after-backward") "step %ld on rank %d: %d blocking allreduce(s) and no "
+                                                        "asynchronous one: nothing overlaps backward",
+                    s, r, blocking);
+        if (got != nw)
+            GR_FAIL("step %ld on rank %d: %d asynchronous allreduces, expected one per bucket (%d)", s, r, got, nw);
+        int could = 0; // buckets whose gradients were all final before layer 0
+        for (int k = 0; k < nw; k++)
+            could += want[k].first / 2 > 0;
+        if (before_end < could)
+            GR_FAIL(GR_DIAG("allreduce-after-backward") "step %ld on rank %d: %d of the %d buckets that could start "
+                                                        "during backward started after it: start each bucket from "
+                                                        "ddp_grad_ready as soon as its gradients are final",
+                    s, r, could - before_end, could);
+    }
+    free(ev);
+}
+
+START_TEST(test_overlap)
+{
+    run_dumped("eq2", 2, 32, 1, 20);
+    check_order("eq2", 0, 1);
+    check_order("eq2", 1, 1);
+    run_dumped("eq4", 4, 16, 1, 20);
+    check_order("eq4", 3, 1);
+}
+END_TEST
+
+START_TEST(test_accumulation)
+{
+    run_dumped("acc", 2, 16, 3, 10);
+    check_order("acc", 0, 3);
+    check_params("acc", 2, 16, 3, 10, "2 ranks x 3 micro-batches of 16");
+}
+END_TEST
+
+// ---- the projection, recomputed from the recorded order ----
+
+START_TEST(test_projection)
+{
+    const char *name = "proj";
+    char summary[1300], args[1024];
+    snprintf(summary, sizeof summary, "%s/summary.json", gr_path(name));
+    snprintf(args, sizeof args,
+             "--data fashion_mnist:train=22400,test=500 --max-steps 2 --bucket-mb 1 --dump '%s/dump'", gr_path(name));
+    int rc = gr_run_driver(4, name, args);
+    if (rc != 0)
+        gr_fail_run(name, rc);
+    // the default model at the default batch, on the default profile
+    dl_profile prof;
+    GR_OK(dl_profile_load(dl_profile_default(), &prof));
+    const size_t sizes[] = {784, 512, 512, 512, 512, 10};
+    dl_mlp m;
+    GR_OK(dl_mlp_create(&m, dl_cpu(), sizes, 6, 1, SEED));
+    size_t counts[DDP_MAX_PARAMS];
+    int n = kit_param_counts(&m, counts);
+    ddp_bucket want[DDP_MAX_BUCKETS];
+    int nw = ref_buckets(counts, n, 4, 1 << 20, 1 << 20, want);
+    dl_sim_layer layers[DL_MLP_MAX_LAYERS];
+    dl_sim_bucket ref[DDP_MAX_BUCKETS], got[DDP_MAX_BUCKETS];
+    double ob, ol;
+    kit_sim_layers(&m, 4096, layers);
+    kit_sim_optim(&m, &ob, &ol);
+    kit_structural_buckets(want, nw, 4, ref);
+    size_t ne = 0;
+    rec *ev = read_trace(name, 0, &ne);
+    // the student's recorded order of step 1, as kit_recorded_buckets reads it
+    int ng = 0, last = -1, in_bwd = 0;
+    for (size_t i = 0; i < ne && ng < DDP_MAX_BUCKETS; i++) {
+        if (ev[i].step != 1)
+            continue;
+        if (ev[i].kind == DL_EV_FORWARD)
+            last = -1, in_bwd = 0;
+        else if (ev[i].kind == DL_EV_BACKWARD)
+            last = ev[i].id, in_bwd = 1;
+        else if (ev[i].kind == DL_EV_ALLREDUCE && in_bwd)
+            got[ng++] = (dl_sim_bucket){ev[i].bytes, last == 0 ? -1 : last};
+    }
+    free(ev);
+    dl_sim_step one, sr, sg;
+    GR_OK(dl_project_step(&prof, 1, 1, layers, m.n_layers, NULL, 0, ob, ol, &one));
+    GR_OK(dl_project_step(&prof, prof.gpus, 1, layers, m.n_layers, ref, nw, ob, ol, &sr));
+    GR_OK(dl_project_step(&prof, prof.gpus, 1, layers, m.n_layers, got, ng, ob, ol, &sg));
+    double s_ref = prof.gpus * one.step_s / sr.step_s, s_got = prof.gpus * one.step_s / sg.step_s;
+    gr_note("projected on %d GPUs of %s: your order %.2fx, the reference's %.2fx (communication exposed %.1f%% vs "
+            "%.1f%% of the step)\n",
+            prof.gpus, prof.name, s_got, s_ref, 100 * sg.exposed_s / sg.step_s, 100 * sr.exposed_s / sr.step_s);
+    dl_mlp_free(&m);
+    if (!(s_got >= 0.9 * s_ref))
+        GR_FAIL("your recorded order projects %.2fx on %d GPUs of %s, below 0.9 x the reference's %.2fx (%d "
+                "allreduces recorded in step 1, %d buckets expected)",
+                s_got, prof.gpus, prof.name, s_ref, ng, nw);
+}
+END_TEST
+
+// ---- one GPU ----
+
+START_TEST(test_gpu_one_rank)
+{
+    char args[1024];
+    snprintf(args, sizeof args,
+             "--device cuda --data %s --hidden %s --batch-size 64 --max-steps 20 --epochs 50 --lr %g --base-batch %d "
+             "--warmup %d --seed %d --first-bucket-mb %.9f --bucket-mb %.9f --dump '%s/dump'",
+             DATA, HIDDEN, LR, BASE, WARMUP, SEED, FIRST_CAP / 1048576.0, CAP / 1048576.0, gr_path("gpu1"));
+    int rc = gr_run_driver(0, "gpu1", args);
+    if (rc != 0)
+        gr_fail_run("gpu1", rc);
+    size_t n = 0, np = 0;
+    float *p = dumped_params("gpu1", 0, &n), *init = NULL;
+    float *ref = reference(1, 64, 1, 20, &init, &np);
+    double *rd = malloc(np * sizeof *rd);
+    for (size_t k = 0; k < np; k++)
+        rd[k] = ref[k];
+    GR_ALLCLOSE_F32("parameters after 20 steps on one GPU vs the CPU", p, rd, n < np ? n : np, 1e-5, 1e-4, "");
+    free(p), free(ref), free(init), free(rd);
+}
+END_TEST
+
+// ---- the table ----
+
+#define H "README.md#"
+#define ITEM(test, name, title, pts, tier, parent, hint, section, timeout, where) \
+    {                                                                             \
+        name, title, pts, tier, parent, hint, H section, timeout, where, &test    \
+    }
+static const gr_item items[] = {
+    ITEM(test_buckets, "buckets", "buckets: reverse order, first cap, whole parameters, exact views", 20, GR_CPU, NULL,
+         "walk the parameters from the last; close a bucket once it holds at least its cap", "task-1-buckets-20-points",
+         30, GR_WORKER),
+    ITEM(test_equivalence, "equivalence",
+         "bucketed P ranks equal one rank at P x batch after 20 steps (P = 2, 4); ranks bitwise equal", 25, GR_CPU,
+         "buckets", "pre-divide each bucket so the sum over ranks is the average; wait for every bucket",
+         "task-2-overlap-35-points", 300, GR_JUDGE),
+    ITEM(test_overlap, "overlap",
+         "recorded order: one allreduce per bucket, in order, each after its gradients, during backward", 20, GR_CPU,
+         "buckets", "launch from ddp_grad_ready as soon as a bucket's lowest parameter is final",
+         "task-2-overlap-35-points", 300, GR_JUDGE),
+    ITEM(test_accumulation, "accumulation",
+         "accumulation: no communication before the last micro-batch; K x B equals K P B", 15, GR_CPU, "equivalence",
+         "communicate only on the last micro-batch; average over micro-batches and ranks",
+         "task-3-gradient-accumulation-20-points", 300, GR_JUDGE),
+    ITEM(test_projection, "projection",
+         "your recorded order projects >= 0.9 x the reference's speedup on the default profile", 15, GR_CPU, "overlap",
+         "the earlier a bucket starts, the more of its allreduce hides under backward", "reading-the-timeline", 600,
+         GR_JUDGE),
+    ITEM(test_gpu_one_rank, "gpu_one_rank", "one GPU: 20 bucketed steps equal the CPU reference", 5, GR_GPU1,
+         "equivalence", "the same code on device pointers", "running-on-gpus", 300, GR_JUDGE),
+};
+
+static const gr_lab lab = {"05", "DDP as PyTorch builds it: buckets overlapped with backward", "05-ddp-amp", items,
+                           (int)(sizeof items / sizeof items[0])};
+
+const gr_lab *gr_lab_get(void)
+{
+    return &lab;
+}

@@ -1,0 +1,32 @@
+/* kit.h — lab 05's provided helpers: the two classic alternatives to buckets
+ * (one flat allreduce after backward; one allreduce per parameter), the
+ * model's parameter sizes, and what the step projection needs. Not a student
+ * file: it calls none of your functions except through ddp_step. */
+#ifndef LAB05_KIT_H
+#define LAB05_KIT_H
+
+#include "ddp.h"
+#include "dl/project.h" // dl_sim_layer, dl_sim_bucket
+#include "dl/trace.h" // dl_span
+
+/* counts[p] for the model's 2L parameters in registration order; returns 2L. */
+int kit_param_counts(const dl_mlp *m, size_t *counts);
+/* One bucket per parameter (--mode per-param), in the order backward makes them. */
+int kit_per_param_buckets(const dl_mlp *m, ddp_bucket *out);
+/* --mode ddp-flat: lab 03's step — accum micro-batches, then one allreduce of
+ * every gradient after the last backward, then SGD. */
+dl_status kit_flat_step(dl_comm *c, dl_mlp *m, int accum, const ddp_micro *mb, const ddp_sgd *opt, double *loss);
+/* Each layer's forward and backward cost on n rows, as dl_mlp counts it. */
+void kit_sim_layers(const dl_mlp *m, size_t n, dl_sim_layer *layers);
+/* The optimizer's bytes and launches (one step). */
+void kit_sim_optim(const dl_mlp *m, double *bytes, double *launches);
+/* The buckets of step `step` as the trace recorded them: each allreduce's
+ * bytes and the layer whose backward ended last before it started (−1 when
+ * it started after the optimizer... never; after layer 0: 0). Returns how
+ * many (at most max); 0 when the step has none. */
+int kit_recorded_buckets(const dl_span *ev, size_t n, long step, dl_sim_bucket *out, int max);
+/* The buckets a bucket list would give, each launched after the layer of
+ * its lowest parameter (the earliest it can go). */
+int kit_structural_buckets(const ddp_bucket *b, int nb, size_t elem_size, dl_sim_bucket *out);
+
+#endif /* LAB05_KIT_H */
