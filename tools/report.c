@@ -1,29 +1,87 @@
 /* report.c — builds `make run`'s one-page report: build/report/index.html.
  *
- *   report OUT.html DIR TITLE [DIR TITLE ...]
+ *   report [--note TEXT] OUT.html DIR TITLE [DIR TITLE ...]
  *
  * Each DIR is one lab's run folder as tools/run.sh leaves it: summary.json
- * (the driver's), grade.json (the grader's Gradescope results), run.log and
- * run.rc (the driver's output and exit status), grade.rc, and the plots as
- * .svg files, which are inlined so the page is self-contained and works
- * offline. A missing piece is reported on the page, never silently dropped.
- * The page is written atomically (tmp + rename). */
-#define _POSIX_C_SOURCE 200809L
+ * (the driver's), run.log and run.rc (the driver's output and exit status),
+ * the plots (.svg or .png, listed in summary.json's "plots"), and, when the
+ * run was graded, grade.json (Gradescope results), grade.log and grade.rc.
+ *
+ * Contract
+ * - A lab's section opens with its headline, one or two sentences whose
+ *   numbers come from its summary.json through the lab's line in views[]
+ *   below, and its key plot. The summary table, the other plots, the grade
+ *   items and the driver's output fold away in <details>.
+ * - A lab that did not run to the end (no folder, no run.rc, a non-zero exit,
+ *   no summary.json) gets one "not run: <why>" line (class "notrun") instead.
+ *   A headline that cannot be filled (a key summary.json lacks, no line in
+ *   views[]) and a key plot that is not there each get a line that says so
+ *   (class "unavailable"). The page is always complete and valid.
+ * - Every string read from a file (JSON, logs) or the command line is
+ *   HTML-escaped. Plots are linked, not copied: <img src> is the plot's path
+ *   relative to OUT's folder, percent-encoded, so the page works offline
+ *   beside the run folders (build/report/ and build/run/). A plot name from
+ *   JSON is linked only when it is a plain .svg/.png file name.
+ * - The page is written atomically (a temporary beside OUT, then rename).
+ *   Exit 0 when written, 1 when it could not be, 2 on bad usage. */
+#define _XOPEN_SOURCE 700 // realpath, strndup, open_memstream
 #include <dirent.h> // opendir, readdir
-#include <errno.h> // errno
+#include <limits.h> // PATH_MAX
 #include <math.h> // floor
-#include <stdio.h> // fprintf
-#include <stdlib.h> // qsort
-#include <string.h> // strcmp
+#include <stdio.h> // fprintf, open_memstream
+#include <stdlib.h> // realpath, qsort
+#include <string.h> // strcmp, strspn
+#include <sys/stat.h> // stat
 #include <time.h> // time, strftime
 
-#include "dl/fs.h" // dl_read_file
+#include "dl/fs.h" // dl_read_file, dl_tmp_create, dl_file_exists
 #include "dl/json.h" // dl_json_parse_file, dl_jv_get
 
-static void esc(FILE *f, const char *s)
+// ---- the labs: one line each ----
+
+/* What a lab's section opens with. Adding a lab is adding a line here.
+ * The headline is one or two sentences with placeholders filled from the
+ * lab's summary.json:
+ *   {path}       a value; path is a dotted key: "algos.ring.busbw_largest_gbs"
+ *   {a/b}        the ratio of two numbers
+ *   {path:fmt}   fmt: pct (x100, one decimal, "%"), x (two decimals, "×"),
+ *                f1 f2 f3 (fixed decimals), g (3 significant digits, integers
+ *                in full; the default for numbers)
+ * Strings are written as they are (escaped). A placeholder summary.json
+ * cannot fill turns the whole headline into a line that names it. */
+typedef struct lab_view {
+    const char *id; // "01": matches the run folder "01-logreg"
+    const char *key_plot; // the plot's name without extension (.svg, else .png)
+    const char *headline;
+} lab_view;
+
+static const lab_view views[] = {
+    {"01", "scaling",
+     "Standardised features: test accuracy {test_accuracy:pct} and validation accuracy {val_acc:pct} "
+     "after epoch {epochs_run}. Raw features at the same learning rate (lr = {config.lr}): validation accuracy "
+     "{raw_features_run.final_val_acc:pct}, validation loss {raw_features_run.final_val_loss:g} after epoch "
+     "{raw_features_run.epochs_run}."},
+    {"02", "confusion",
+     "Softmax regression on {dataset}: test accuracy {test_accuracy:pct}, macro-F1 {test_macro_f1:f3} "
+     "on {rows.test} test rows. L2 strength chosen on the validation split: λ = {chosen_lambda}."},
+    {"03", "epoch_time",
+     "Projected on {projection.profile}: data parallel runs at {projection.speedup:x} the speed of one GPU, "
+     "against {naive.projected_speedup:x} for {ranks} serial copies (naive); measured here, an epoch takes "
+     "{epoch_seconds:f2} s instead of {naive.epoch_seconds:f2} s. Final test accuracy {test_accuracy:pct}; "
+     "largest parameter difference across the {ranks} ranks: {param_diff_across_ranks:g}."},
+    {"04", "busbw",
+     "Ring allreduce on {ranks} ranks ({backend}, {device}): bus bandwidth {algos.ring.busbw_largest_gbs:f2} GB/s "
+     "at the largest size, {algos.ring.busbw_largest_gbs/algos.library.busbw_largest_gbs:pct} of the library's "
+     "{algos.library.busbw_largest_gbs:f2} GB/s (naive: {algos.naive.busbw_largest_gbs:f2} GB/s). "
+     "Correctness pass: {result}, {wrong} wrong."},
+};
+
+// ---- HTML helpers ----
+
+static void esc_n(FILE *f, const char *s, size_t n)
 {
-    for (; *s; s++) {
-        switch (*s) {
+    for (size_t i = 0; i < n && s[i]; i++) {
+        switch (s[i]) {
         case '<':
             fputs("&lt;", f);
             break;
@@ -37,8 +95,24 @@ static void esc(FILE *f, const char *s)
             fputs("&quot;", f);
             break;
         default:
-            fputc(*s, f);
+            fputc(s[i], f);
         }
+    }
+}
+
+static void esc(FILE *f, const char *s)
+{
+    esc_n(f, s, (size_t)-1);
+}
+
+/* A path in an attribute: bytes outside [A-Za-z0-9._~/-] are %XX. */
+static void put_url(FILE *f, const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("._~/-", *c))
+            fputc(*c, f);
+        else
+            fprintf(f, "%%%02X", *c);
     }
 }
 
@@ -89,14 +163,15 @@ static void put_scalar(FILE *f, const dl_jv *v)
     }
 }
 
-/* One row per scalar; nested objects become "a.b" keys. */
-static void summary_rows(FILE *f, const dl_jv *obj, const char *prefix)
+/* One row per scalar; nested objects become "a.b" keys. Returns the rows written. */
+static int summary_rows(FILE *f, const dl_jv *obj, const char *prefix)
 {
+    int rows = 0;
     for (size_t i = 0; i < obj->n; i++) {
         char key[256];
         snprintf(key, sizeof key, "%s%s%s", prefix, prefix[0] ? "." : "", obj->keys[i]);
         if (obj->items[i].type == DL_JOBJ) {
-            summary_rows(f, &obj->items[i], key);
+            rows += summary_rows(f, &obj->items[i], key);
             continue;
         }
         fputs("<tr><td>", f);
@@ -104,8 +179,115 @@ static void summary_rows(FILE *f, const dl_jv *obj, const char *prefix)
         fputs("</td><td>", f);
         put_scalar(f, &obj->items[i]);
         fputs("</td></tr>\n", f);
+        rows++;
     }
+    return rows;
 }
+
+// ---- headlines: the templates of views[] filled from summary.json ----
+
+/* Writes v in format fmt ("" is g); returns 0, or -1 for an unknown fmt. */
+static int put_formatted(FILE *f, double v, const char *fmt)
+{
+    if (strcmp(fmt, "pct") == 0)
+        fprintf(f, "%.1f%%", 100 * v);
+    else if (strcmp(fmt, "x") == 0)
+        fprintf(f, "%.2f×", v);
+    else if (strcmp(fmt, "f1") == 0 || strcmp(fmt, "f2") == 0 || strcmp(fmt, "f3") == 0)
+        fprintf(f, "%.*f", fmt[1] - '0', v);
+    else if ((fmt[0] == '\0' || strcmp(fmt, "g") == 0) && v == floor(v) && v > -1e15 && v < 1e15)
+        fprintf(f, "%.0f", v);
+    else if (fmt[0] == '\0' || strcmp(fmt, "g") == 0)
+        fprintf(f, "%.3g", v);
+    else
+        return -1;
+    return 0;
+}
+
+/* Fills one placeholder ("path", "a/b", "path:fmt") from summary into f.
+ * Returns 0, or -1 with the reason in why (len bytes). */
+static int fill_one(FILE *f, const char *ph, const dl_jv *summary, char *why, size_t len)
+{
+    char path[200];
+    snprintf(path, sizeof path, "%s", ph);
+    char *colon = strchr(path, ':');
+    const char *fmt = "";
+    if (colon != NULL) {
+        *colon = '\0';
+        fmt = colon + 1;
+    }
+    char *slash = strchr(path, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    const dl_jv *v = dl_jv_get(summary, path);
+    const dl_jv *den = slash != NULL ? dl_jv_get(summary, slash + 1) : NULL;
+    if (v == NULL || v->type == DL_JNULL || v->type == DL_JARR || v->type == DL_JOBJ) {
+        snprintf(why, len, "summary.json has no value '%s'", path);
+        return -1;
+    }
+    if (slash != NULL && (den == NULL || den->type != DL_JNUM || v->type != DL_JNUM || den->num == 0)) {
+        snprintf(why, len, "'%s/%s' is not a ratio of two numbers in summary.json", path, slash + 1);
+        return -1;
+    }
+    if (v->type == DL_JSTR) {
+        esc(f, v->str);
+        return 0;
+    }
+    if (v->type == DL_JBOOL) {
+        fputs(v->num ? "yes" : "no", f);
+        return 0;
+    }
+    if (put_formatted(f, slash != NULL ? v->num / den->num : v->num, fmt) != 0) {
+        snprintf(why, len, "unknown format '%s' in '{%s}'", fmt, ph);
+        return -1;
+    }
+    return 0;
+}
+
+/* The filled headline (malloc'ed, escaped HTML), or NULL with the reason in why. */
+static char *fill_headline(const char *tpl, const dl_jv *summary, char *why, size_t len)
+{
+    char *html = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&html, &size);
+    if (f == NULL) {
+        snprintf(why, len, "out of memory");
+        return NULL;
+    }
+    int bad = 0;
+    const char *p = tpl;
+    while (*p && !bad) {
+        const char *open = strchr(p, '{');
+        const char *close = open != NULL ? strchr(open, '}') : NULL;
+        if (open == NULL || close == NULL) {
+            esc(f, p);
+            break;
+        }
+        esc_n(f, p, (size_t)(open - p));
+        char ph[200];
+        snprintf(ph, sizeof ph, "%.*s", (int)(close - open - 1), open + 1);
+        bad = fill_one(f, ph, summary, why, len) != 0;
+        p = close + 1;
+    }
+    fclose(f);
+    if (bad) {
+        free(html);
+        return NULL;
+    }
+    return html;
+}
+
+// ---- a lab's run folder ----
+
+typedef struct lab_page {
+    const char *dir, *title;
+    const char *name; // the folder's name: the section's id
+    const lab_view *view; // NULL when views[] has no line for it
+    dl_jv *summary, *grade;
+    int run_rc, grade_rc; // -1 when the file is missing
+    char why[600]; // why the lab did not run to the end; "" when it did
+    char *rel; // the folder relative to the page's folder, NULL when it does not exist
+} lab_page;
 
 static int read_rc(const char *dir, const char *name)
 {
@@ -118,13 +300,210 @@ static int read_rc(const char *dir, const char *name)
     return rc;
 }
 
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/* The last non-empty line of DIR/NAME into buf (len bytes); "" when none. */
+static void last_line(const char *dir, const char *name, char *buf, size_t len)
+{
+    char path[1200], *text = NULL;
+    size_t n = 0;
+    buf[0] = '\0';
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (dl_read_file(path, &text, &n) != DL_OK)
+        return;
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
+        n--;
+    size_t start = n;
+    while (start > 0 && text[start - 1] != '\n')
+        start--;
+    snprintf(buf, len, "%.*s", (int)(n - start), text + start);
+    free(text);
+}
+
+/* target's path relative to the folder from_dir (both must exist), malloc'ed; NULL when either does not. */
+static char *rel_path(const char *from_dir, const char *target)
+{
+    char from[PATH_MAX], to[PATH_MAX];
+    if (realpath(from_dir, from) == NULL || realpath(target, to) == NULL)
+        return NULL;
+    size_t i = 0, common = 0; // common: the length of the leading folders both share
+    while (from[i] && from[i] == to[i]) {
+        if (from[i] == '/')
+            common = i;
+        i++;
+    }
+    if (from[i] == '\0' && (to[i] == '/' || to[i] == '\0'))
+        common = i;
+    char *out = malloc(2 * PATH_MAX);
+    if (out == NULL)
+        return NULL;
+    out[0] = '\0';
+    for (const char *c = from + common; *c; c++) {
+        if (*c == '/')
+            strcat(out, "../");
+    }
+    const char *rest = to + common + (to[common] == '/' ? 1 : 0);
+    strcat(out, *rest ? rest : ".");
+    return out;
+}
+
+static void lab_load(lab_page *p, const char *page_dir)
+{
+    char path[1200];
+    struct stat st;
+    p->name = base_name(p->dir);
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+        size_t len = strlen(views[v].id);
+        if (strncmp(p->name, views[v].id, len) == 0 && (p->name[len] == '-' || p->name[len] == '\0'))
+            p->view = &views[v];
+    }
+    snprintf(path, sizeof path, "%s/summary.json", p->dir);
+    if (dl_json_parse_file(path, &p->summary) != DL_OK)
+        p->summary = NULL;
+    snprintf(path, sizeof path, "%s/grade.json", p->dir);
+    if (dl_json_parse_file(path, &p->grade) != DL_OK)
+        p->grade = NULL;
+    p->run_rc = read_rc(p->dir, "run.rc");
+    p->grade_rc = read_rc(p->dir, "grade.rc");
+    p->rel = rel_path(page_dir, p->dir);
+    if (stat(p->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(p->why, sizeof p->why, "not run: there is no run folder %s (the run stopped before this lab?)",
+                 p->dir);
+    } else if (p->run_rc < 0) {
+        snprintf(p->why, sizeof p->why, "not run: %s/run.rc is missing (the driver was interrupted?)", p->dir);
+    } else if (p->run_rc != 0) {
+        char last[300];
+        last_line(p->dir, "run.log", last, sizeof last);
+        snprintf(p->why, sizeof p->why, "not run: the driver exited with status %d%s%s", p->run_rc,
+                 last[0] ? ": " : " and printed nothing", last);
+    } else if (p->summary == NULL || p->summary->type != DL_JOBJ) {
+        snprintf(p->why, sizeof p->why, "not run: the driver exited 0 but %s/summary.json is missing or unreadable",
+                 p->dir);
+    }
+}
+
+static void lab_free(lab_page *p)
+{
+    dl_jv_free(p->summary);
+    dl_jv_free(p->grade);
+    free(p->rel);
+}
+
+// ---- plots ----
+
+#define MAX_PLOTS 64
+
+/* A plot name we link: a plain .svg or .png file name, nothing that could
+ * leave the folder or break the attribute. */
+static int plain_plot_name(const char *s)
+{
+    size_t n = strlen(s);
+    const char *plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+    if (n < 5 || n > 200 || s[0] == '.' || strspn(s, plain) != n)
+        return 0;
+    return strcmp(s + n - 4, ".svg") == 0 || strcmp(s + n - 4, ".png") == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lab's plots, in summary.json's order ("plots": "a.svg,b.svg"), else
+ * the folder's .svg/.png files by name. Returns how many went to names
+ * (malloc'ed each). */
+static int list_plots(const lab_page *p, char **names)
+{
+    int n = 0;
+    const char *listed = dl_jv_str(dl_jv_get(p->summary, "plots"), NULL);
+    if (listed != NULL) {
+        const char *c = listed;
+        while (*c && n < MAX_PLOTS) {
+            size_t len = strcspn(c, ",");
+            if (len > 0)
+                names[n++] = strndup(c, len);
+            c += len + (c[len] == ',' ? 1 : 0);
+        }
+        return n;
+    }
+    DIR *d = opendir(p->dir);
+    if (d == NULL)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < MAX_PLOTS) {
+        if (plain_plot_name(e->d_name) && strstr(e->d_name, ".tmp.") == NULL)
+            names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    return n;
+}
+
+static int plot_exists(const lab_page *p, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", p->dir, name);
+    return dl_file_exists(path);
+}
+
+/* One plot: <img> when its file is there, else a line that says why not. */
+static void figure(FILE *f, const lab_page *p, const char *name, const char *cls)
+{
+    if (!plain_plot_name(name)) {
+        fputs("<p class=\"unavailable\">plot '", f);
+        esc(f, name);
+        fputs("' not shown: not a plain .svg/.png file name</p>\n", f);
+        return;
+    }
+    if (!plot_exists(p, name) || p->rel == NULL) {
+        fputs("<p class=\"unavailable\">plot ", f);
+        esc(f, name);
+        fputs(" is missing from the run folder (is gnuplot installed? `make deps`)</p>\n", f);
+        return;
+    }
+    // onerror marks an image the browser could not load (the page moved away from build/?)
+    fprintf(f, "<figure class=\"%s\"><img src=\"", cls);
+    put_url(f, p->rel);
+    fputc('/', f);
+    put_url(f, name);
+    fputs("\" alt=\"plot ", f);
+    esc(f, name);
+    fputs(" (not found beside this page)\" onerror=\"this.className='broken'\"><figcaption>", f);
+    esc(f, name);
+    fputs("</figcaption></figure>\n", f);
+}
+
+/* The key plot's file name in key (len bytes): views[]'s name with .svg or
+ * .png, whichever the run wrote, else the first listed plot. "" when none. */
+static void key_plot(const lab_page *p, char **names, int n, char *key, size_t len)
+{
+    key[0] = '\0';
+    if (p->view == NULL) {
+        if (n > 0)
+            snprintf(key, len, "%s", names[0]);
+        return;
+    }
+    snprintf(key, len, "%s.svg", p->view->key_plot);
+    if (plot_exists(p, key))
+        return;
+    snprintf(key, len, "%s.png", p->view->key_plot);
+    if (!plot_exists(p, key))
+        snprintf(key, len, "%s.svg", p->view->key_plot); // named as missing by figure()
+}
+
+// ---- a lab's section ----
+
 static void log_tail(FILE *f, const char *dir, const char *name, int max_lines)
 {
     char path[1200], *text = NULL;
     size_t n = 0;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (dl_read_file(path, &text, &n) != DL_OK) {
-        fprintf(f, "<p class=bad>%s is missing.</p>\n", name);
+        fprintf(f, "<p class=\"unavailable\">%s is missing.</p>\n", name);
         return;
     }
     const char *start = text;
@@ -141,54 +520,11 @@ static void log_tail(FILE *f, const char *dir, const char *name, int max_lines)
     free(text);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void inline_svgs(FILE *f, const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
-    char *names[64] = {NULL};
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < 64) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && strcmp(e->d_name + len - 4, ".svg") == 0 && strstr(e->d_name, ".tmp.") == NULL)
-            names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
-    if (n == 0)
-        fputs("<p class=bad>No plots (.svg) in this run: is gnuplot installed? (`make deps`)</p>\n", f);
-    for (int i = 0; i < n; i++) {
-        char path[1200], *svg = NULL;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (dl_read_file(path, &svg, NULL) == DL_OK) {
-            const char *start = strstr(svg, "<svg"); // drop the XML prologue and DOCTYPE
-            fputs("<figure>", f);
-            if (start != NULL)
-                fputs(start, f);
-            fputs("<figcaption>", f);
-            esc(f, names[i]);
-            fputs("</figcaption></figure>\n", f);
-            free(svg);
-        }
-        free(names[i]);
-    }
-}
-
-typedef struct lab_page {
-    const char *dir, *title;
-    dl_jv *summary, *grade;
-    int run_rc, grade_rc;
-} lab_page;
-
-static void grade_table(FILE *f, const dl_jv *g)
+/* Prints the grade table; returns the number of items that failed. */
+static int grade_table(FILE *f, const dl_jv *g)
 {
     const dl_jv *tests = dl_jv_get(g, "tests");
+    int failed = 0;
     fprintf(f, "<table class=grade><tr><th>item</th><th>points</th><th>status</th><th>details</th></tr>\n");
     for (size_t i = 0; tests != NULL && i < tests->n; i++) {
         const dl_jv *t = &tests->items[i];
@@ -197,171 +533,270 @@ static void grade_table(FILE *f, const dl_jv *g)
         double score = dl_jv_num(dl_jv_get(t, "score"), 0), max = dl_jv_num(dl_jv_get(t, "max_score"), 0);
         int skipped = strncmp(out, "SKIPPED", 7) == 0;
         int pass = strcmp(dl_jv_str(dl_jv_get(t, "status"), ""), "passed") == 0;
+        failed += !skipped && !pass;
         fprintf(f, "<tr class=%s><td>", skipped ? "skip" : pass ? "pass" : "fail");
         esc(f, name);
         if (skipped)
             fputs("</td><td>—</td><td>SKIPPED</td><td>", f);
         else
             fprintf(f, "</td><td>%.0f/%.0f</td><td>%s</td><td>", score, max, pass ? "PASS" : "FAIL");
-        char first[400];
-        snprintf(first, sizeof first, "%.*s", (int)strcspn(out, "\n"), out);
-        esc(f, pass ? "" : first);
+        esc_n(f, pass ? "" : out, strcspn(out, "\n"));
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
+    return failed;
 }
 
-static const char *base_name(const char *path)
+static void grade_part(FILE *f, const lab_page *p)
 {
-    const char *slash = strrchr(path, '/');
-    return slash != NULL ? slash + 1 : path;
+    if (p->grade_rc < 0 && p->grade == NULL) {
+        fputs("<p class=grade-line>Not graded in this run.</p>\n", f);
+        return;
+    }
+    if (p->grade == NULL) {
+        fputs("<p class=\"unavailable\">grade.json is missing: the grader did not finish (see grade.log).</p>\n", f);
+        return;
+    }
+    fprintf(f, "<p class=grade-line>Grade of the reference solution: <b>%.0f/%.0f</b>",
+            dl_jv_num(dl_jv_get(p->grade, "score"), 0), dl_jv_num(dl_jv_get(p->grade, "max_score"), 0));
+    double sk = dl_jv_num(dl_jv_get(p->grade, "extra_data.skipped_points"), 0);
+    if (sk > 0)
+        fprintf(f, "; %.0f points SKIPPED (their tier cannot run here: no GPU) — not counted", sk);
+    fputs(".</p>\n", f);
+    // the items are open when one failed: that is what the reader needs to see
+    char *table = NULL;
+    size_t size = 0;
+    FILE *t = open_memstream(&table, &size);
+    int failed = t != NULL ? grade_table(t, p->grade) : 0;
+    if (t != NULL)
+        fclose(t);
+    fprintf(f, "<details%s><summary>grade items</summary>\n%s</details>\n", failed ? " open" : "",
+            table != NULL ? table : "");
+    free(table);
 }
 
 static void lab_section(FILE *f, const lab_page *p)
 {
-    fprintf(f, "<section id=\"%s\"><h2>", base_name(p->dir));
+    fputs("<section id=\"", f);
+    esc(f, p->name);
+    fputs("\"><h2>", f);
     esc(f, p->title);
     fputs("</h2>\n", f);
-    if (p->run_rc != 0) {
-        fprintf(f, "<p class=bad>The driver exited with status %d. Its last lines:</p>\n", p->run_rc);
-        log_tail(f, p->dir, "run.log", 20);
+    if (p->why[0]) {
+        fputs("<p class=\"notrun\">", f);
+        esc(f, p->why);
+        fputs("</p>\n", f);
+        if (p->run_rc > 0) {
+            fputs("<p>The driver's last lines:</p>\n", f);
+            log_tail(f, p->dir, "run.log", 20);
+        }
+        if (p->run_rc >= 0)
+            grade_part(f, p);
+        fputs("</section>\n", f);
+        return;
     }
-    fputs("<h3>Run</h3>\n", f);
-    if (p->summary != NULL && p->summary->type == DL_JOBJ) {
-        fputs("<table class=kv>\n", f);
-        summary_rows(f, p->summary, "");
-        fputs("</table>\n", f);
+    char why[300];
+    char *headline = p->view != NULL ? fill_headline(p->view->headline, p->summary, why, sizeof why) : NULL;
+    if (p->view == NULL)
+        snprintf(why, sizeof why, "no headline declared for this lab: add a line for it to views[] in tools/report.c");
+    if (headline != NULL) {
+        fprintf(f, "<p class=\"headline\">%s</p>\n", headline);
     } else {
-        fputs("<p class=bad>summary.json is missing or unreadable: the run did not complete.</p>\n", f);
+        fputs("<p class=\"unavailable\">headline unavailable: ", f);
+        esc(f, why);
+        fputs("</p>\n", f);
     }
-    fputs("<h3>Plots</h3>\n", f);
-    inline_svgs(f, p->dir);
-    fputs("<h3>Grade (reference solution)</h3>\n", f);
-    if (p->grade != NULL) {
-        fprintf(f, "<p>Score <b>%.0f/%.0f</b>", dl_jv_num(dl_jv_get(p->grade, "score"), 0),
-                dl_jv_num(dl_jv_get(p->grade, "max_score"), 0));
-        double sk = dl_jv_num(dl_jv_get(p->grade, "extra_data.skipped_points"), 0);
-        if (sk > 0)
-            fprintf(f, "; %.0f points SKIPPED (their tier cannot run here: no GPU) — not counted", sk);
-        fputs(".</p>\n", f);
-        grade_table(f, p->grade);
-    } else {
-        fputs("<p class=bad>grade.json is missing: the grader did not run.</p>\n", f);
+    free(headline);
+
+    char *names[MAX_PLOTS] = {NULL}, key[256];
+    int n = list_plots(p, names);
+    key_plot(p, names, n, key, sizeof key);
+    if (key[0])
+        figure(f, p, key, "key");
+    else
+        fputs("<p class=\"unavailable\">No plots in this run: is gnuplot installed? (`make deps`)</p>\n", f);
+    grade_part(f, p);
+
+    int others = 0;
+    for (int i = 0; i < n; i++)
+        others += strcmp(names[i], key) != 0;
+    if (others > 0) {
+        fprintf(f, "<details><summary>the other plots (%d)</summary><div class=plots>\n", others);
+        for (int i = 0; i < n; i++) {
+            if (strcmp(names[i], key) != 0)
+                figure(f, p, names[i], "other");
+        }
+        fputs("</div></details>\n", f);
     }
-    fputs("<details><summary>driver output</summary>\n", f);
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+
+    fputs("<details><summary>summary.json, every value</summary>\n<table class=kv>\n", f);
+    summary_rows(f, p->summary, "");
+    fputs("</table></details>\n<details><summary>driver output</summary>\n", f);
     log_tail(f, p->dir, "run.log", 60);
     fputs("</details>\n</section>\n", f);
 }
 
-int main(int argc, char **argv)
+// ---- the page ----
+
+/* One rule per line. */
+static const char *const style[] = {
+    "body{font-family:system-ui,sans-serif;max-width:1040px;margin:2em auto;padding:0 1em;color:#222}",
+    "h1{margin-bottom:0}",
+    ".sub{color:#666;margin-top:.2em}",
+    "section{margin-top:2.5em;border-top:1px solid #ddd}",
+    "table{border-collapse:collapse;margin:.5em 0 1em}",
+    "td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top;font-size:.92em}",
+    "th{background:#f2f2f2}",
+    "tr.pass td:nth-child(3),.ok{color:#1a7f37;font-weight:600}",
+    "tr.fail td:nth-child(3),.bad{color:#c62828;font-weight:600}",
+    "tr.skip{color:#8a6d00}",
+    ".headline{font-size:1.15em;line-height:1.45;background:#f3f7fb;border-left:4px solid #2a6fb0;padding:.6em .9em}",
+    ".notrun{font-size:1.1em;background:#fdecea;border-left:4px solid #c62828;padding:.6em .9em;color:#8e1c1c;"
+    "font-weight:600}",
+    ".unavailable{background:#fff6db;border-left:4px solid #b58900;padding:.4em .9em;color:#6b5200}",
+    "figure{margin:1em 0}",
+    "figure img{max-width:100%;height:auto;display:block}",
+    "figure.key img{width:100%;max-width:880px}",
+    "img.broken{outline:3px solid #c62828;min-height:2em}",
+    ".plots{display:grid;grid-template-columns:1fr 1fr;gap:1em}",
+    "figcaption{color:#666;font-size:.85em}",
+    "details{margin:.4em 0}",
+    "summary{cursor:pointer;color:#2a6fb0}",
+    "pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.85em}",
+    "table.kv td:first-child{font-family:monospace}",
+};
+
+/* The line under the title: when, and what the runs ran on. */
+static void page_sub(FILE *f, const lab_page *labs, int n, const char *note)
 {
-    if (argc < 4 || argc % 2 != 0) {
-        fprintf(stderr, "usage: report OUT.html DIR TITLE [DIR TITLE ...]\n");
-        return 2;
-    }
-    int n = (argc - 2) / 2;
-    lab_page *labs = calloc((size_t)n, sizeof *labs);
-    for (int i = 0; i < n; i++) {
-        lab_page *p = &labs[i];
-        p->dir = argv[2 + 2 * i];
-        p->title = argv[3 + 2 * i];
-        char path[1200];
-        snprintf(path, sizeof path, "%s/summary.json", p->dir);
-        if (dl_json_parse_file(path, &p->summary) != DL_OK)
-            p->summary = NULL;
-        snprintf(path, sizeof path, "%s/grade.json", p->dir);
-        if (dl_json_parse_file(path, &p->grade) != DL_OK)
-            p->grade = NULL;
-        p->run_rc = read_rc(p->dir, "run.rc");
-        p->grade_rc = read_rc(p->dir, "grade.rc");
-    }
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", argv[1]);
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        fprintf(stderr, "report: cannot create %s: %s\n", tmp, strerror(errno));
-        return 1;
-    }
     char when[64];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    const dl_jv *g0 = labs[0].grade;
-    fputs("<!doctype html>\n<html lang=en><head><meta charset=utf-8>\n<title>ddplab report</title>\n"
-          "<style>\nbody{font-family:system-ui,sans-serif;max-width:1040px;margin:2em auto;padding:0 1em;"
-          "color:#222}\nh1{margin-bottom:0}\n.sub{color:#666;margin-top:.2em}\ntable{border-collapse:"
-          "collapse;margin:.5em 0 1em}\ntd,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;"
-          "vertical-align:top;font-size:.92em}\nth{background:#f2f2f2}\ntr.pass td:nth-child(3){color:"
-          "#1a7f37;font-weight:600}\ntr.fail td:nth-child(3){color:#c62828;font-weight:600}\ntr.skip{color:"
-          "#8a6d00}\n.bad{color:#c62828;font-weight:600}\nfigure{margin:1em 0}\nfigure svg{max-width:100%;"
-          "height:auto}\nfigcaption{color:#666;font-size:.85em}\npre{background:#f7f7f7;padding:.6em;"
-          "overflow-x:auto;font-size:.85em}\ntable.kv td:first-child{font-family:monospace}\n</style>"
-          "</head><body>\n<h1>ddplab report</h1>\n",
-          f);
     fprintf(f, "<p class=sub>generated %s", when);
-    if (g0 != NULL) {
-        fputs(" · git ", f);
-        esc(f, dl_jv_str(dl_jv_get(g0, "extra_data.git_revision"), "?"));
+    const dl_jv *g = NULL, *s = NULL;
+    for (int i = 0; i < n && g == NULL; i++)
+        g = labs[i].grade;
+    for (int i = 0; i < n && s == NULL; i++)
+        s = labs[i].summary;
+    if (g != NULL) {
+        static const char *const fields[][2] = {{"git", "git_revision"},
+                                                {"device", "device"},
+                                                {"CUDA runtime", "cuda_runtime"},
+                                                {"NCCL", "nccl"},
+                                                {"BLAS", "blas"}};
+        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+            char path[64];
+            snprintf(path, sizeof path, "extra_data.%s", fields[k][1]);
+            fprintf(f, " · %s ", fields[k][0]);
+            esc(f, dl_jv_str(dl_jv_get(g, path), "?"));
+        }
+    } else if (s != NULL) {
         fputs(" · device ", f);
-        esc(f, dl_jv_str(dl_jv_get(g0, "extra_data.device"), "?"));
-        fputs(" · CUDA runtime ", f);
-        esc(f, dl_jv_str(dl_jv_get(g0, "extra_data.cuda_runtime"), "?"));
-        fputs(" · NCCL ", f);
-        esc(f, dl_jv_str(dl_jv_get(g0, "extra_data.nccl"), "?"));
-        fputs(" · BLAS ", f);
-        esc(f, dl_jv_str(dl_jv_get(g0, "extra_data.blas"), "?"));
+        esc(f, dl_jv_str(dl_jv_get(s, "device"), "?"));
     }
-    fputs("</p>\n<h2>Summary</h2>\n<table><tr><th>lab</th><th>dataset</th><th>device</th><th>result</th>"
-          "<th>grade (reference)</th><th>skipped</th></tr>\n",
+    if (note != NULL) {
+        fputs("<br>", f);
+        esc(f, note);
+    }
+    fputs("</p>\n", f);
+}
+
+static void overview(FILE *f, const lab_page *labs, int n)
+{
+    fputs("<table class=overview><tr><th>lab</th><th>dataset</th><th>run</th><th>grade (reference)</th>"
+          "<th>skipped</th></tr>\n",
           f);
     for (int i = 0; i < n; i++) {
         const lab_page *p = &labs[i];
-        fprintf(f, "<tr><td><a href=\"#%s\">", base_name(p->dir));
+        fputs("<tr><td><a href=\"#", f);
+        esc(f, p->name);
+        fputs("\">", f);
         esc(f, p->title);
         fputs("</a></td><td>", f);
         esc(f, dl_jv_str(dl_jv_get(p->summary, "dataset"), "—"));
-        fputs("</td><td>", f);
-        esc(f, dl_jv_str(dl_jv_get(p->summary, "device"), "—"));
-        fputs("</td><td>", f);
-        if (p->run_rc != 0 || p->summary == NULL)
-            fputs("<span class=bad>run failed</span>", f);
-        else if (dl_jv_get(p->summary, "test_accuracy") != NULL)
-            fprintf(f, "test accuracy %.4f", dl_jv_num(dl_jv_get(p->summary, "test_accuracy"), 0));
-        else if (dl_jv_get(p->summary, "algos.ring") != NULL) // lab 04's benchmark
-            fprintf(f, "%s; busbw at the largest size: ring %.2f, library %.2f GB/s",
-                    dl_jv_str(dl_jv_get(p->summary, "result"), "?"),
-                    dl_jv_num(dl_jv_get(p->summary, "algos.ring.busbw_largest_gbs"), 0),
-                    dl_jv_num(dl_jv_get(p->summary, "algos.library.busbw_largest_gbs"), 0));
-        else
-            fputs("ok", f);
+        fputs(p->why[0] ? "</td><td class=bad>not run" : "</td><td class=ok>ok", f);
         fputs("</td><td>", f);
         if (p->grade != NULL)
             fprintf(f, "%.0f/%.0f", dl_jv_num(dl_jv_get(p->grade, "score"), 0),
                     dl_jv_num(dl_jv_get(p->grade, "max_score"), 0));
         else
-            fputs("<span class=bad>not graded</span>", f);
+            fputs(p->grade_rc < 0 ? "not graded" : "<span class=bad>grader failed</span>", f);
         fputs("</td><td>", f);
         double sk = dl_jv_num(dl_jv_get(p->grade, "extra_data.skipped_points"), 0);
         if (sk > 0)
             fprintf(f, "%.0f points (needs a GPU)", sk);
         else
-            fputs("none", f);
+            fputs(p->grade != NULL ? "none" : "—", f);
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
+}
+
+static void page(FILE *f, const lab_page *labs, int n, const char *note)
+{
+    fputs(
+        "<!doctype html>\n<html lang=en><head><meta charset=utf-8>\n"
+        "<meta name=viewport content=\"width=device-width, initial-scale=1\">\n<title>ddplab report</title>\n<style>\n",
+        f);
+    for (size_t i = 0; i < sizeof style / sizeof style[0]; i++)
+        fprintf(f, "%s\n", style[i]);
+    fputs("</style></head><body>\n<h1>ddplab report</h1>\n", f);
+    page_sub(f, labs, n, note);
+    overview(f, labs, n);
     for (int i = 0; i < n; i++)
         lab_section(f, &labs[i]);
     fputs("</body></html>\n", f);
-    int bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, argv[1]) != 0) {
-        remove(tmp);
-        fprintf(stderr, "report: cannot write %s\n", argv[1]);
+}
+
+int main(int argc, char **argv)
+{
+    const char *note = NULL;
+    int a = 1;
+    if (argc > 2 && strcmp(argv[1], "--note") == 0) {
+        note = argv[2];
+        a = 3;
+    }
+    if (argc - a < 3 || (argc - a) % 2 != 1) {
+        fprintf(stderr, "usage: report [--note TEXT] OUT.html DIR TITLE [DIR TITLE ...]\n");
+        return 2;
+    }
+    const char *out = argv[a];
+    char page_dir[1200];
+    snprintf(page_dir, sizeof page_dir, "%s", out);
+    char *slash = strrchr(page_dir, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    else
+        snprintf(page_dir, sizeof page_dir, ".");
+    int n = (argc - a - 1) / 2;
+    lab_page *labs = calloc((size_t)n, sizeof *labs);
+    if (labs == NULL)
         return 1;
-    }
     for (int i = 0; i < n; i++) {
-        dl_jv_free(labs[i].summary);
-        dl_jv_free(labs[i].grade);
+        labs[i].dir = argv[a + 1 + 2 * i];
+        labs[i].title = argv[a + 2 + 2 * i];
+        lab_load(&labs[i], page_dir);
     }
+    char tmp[1300];
+    int status = 0;
+    FILE *f = dl_tmp_create(out, tmp, sizeof tmp, "w");
+    if (f == NULL) {
+        fprintf(stderr, "report: cannot create a file beside %s (does its folder exist?)\n", out);
+        status = 1;
+    } else {
+        page(f, labs, n, note);
+        int bad = ferror(f) != 0;
+        bad |= fclose(f) != 0;
+        if (bad || rename(tmp, out) != 0) {
+            remove(tmp);
+            fprintf(stderr, "report: cannot write %s\n", out);
+            status = 1;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        lab_free(&labs[i]);
     free(labs);
-    return 0;
+    return status;
 }

@@ -5,6 +5,7 @@
 #   3 grader: reference scores full marks   6 each lab's driver end to end, plots, bad input
 #   4 grader: skeletons score zero, no crash 7 CUDA code compiled for the GPUs we target
 #                                           8 gradebook and student release
+#                                           9 make run's report page, rendered in chromium
 # Runs where it stands (a clone of the kit); builds were done by `make all`.
 set -u
 unset MAKEFLAGS MFLAGS # the nested builds below are not part of the caller's jobserver
@@ -214,6 +215,7 @@ step "5b adversarial submissions: exactly their due on every grading path" bash 
 step "6 drivers end to end, plots, bad input" lab_scripts
 step "7 CUDA compiled and linked" cuda_compiled
 step "8 instructor tools: gradebook and student release" instructor_tools
+step "9 report page: headlines, runs that went wrong, rendering in chromium (SKIPPED without it)" bash tools/check-report.sh
 echo
 if [ ${#failed[@]} -eq 0 ]; then
     echo "make test: all steps passed"

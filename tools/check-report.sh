@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# check-report.sh — the report page (tools/report.c) says what it should,
+# copes with runs that went wrong, and renders in a real browser.
+#
+#   bash tools/check-report.sh [REPORT.html]
+#
+# Without REPORT it makes a quick page first (tools/run.sh --quick: one epoch
+# per lab, no grading); that is what `make test` does. With REPORT (say
+# build/report/index.html after `make run`) it checks that page.
+#   1 the page: one section per lab in labs/, each opening with its filled
+#     headline (or a "not run: why" line, for a page given as REPORT); every
+#     <img src> is a file beside it; the elements it opens are closed
+#   2 made-up run folders: a lab that never ran, an interrupted one, a failed
+#     driver, no summary.json, a summary without a headline key, a lab with
+#     no line in views[], hostile strings and plot names: each says why in
+#     its own line, everything is escaped, nothing unsafe is linked
+#   3 in chromium: a screenshot of the window's size that is not blank, and
+#     the DOM after rendering holds every headline and no image that failed
+#     to load; the browser's own broken-image marker is proven on part 2's
+#     page. Without chromium (or with DL_BROWSER=none) this part prints
+#     SKIPPED and why; DL_BROWSER=path picks another Chromium-like browser.
+# Writes its pages, screenshot and DOM to $B/test/report-check/.
+set -u
+. tools/testlib.sh
+W=$B/test/report-check
+rm -rf "$W"
+mkdir -p "$W"
+labs=()
+for mk in labs/*/lab.mk; do labs+=("$(basename "$(dirname "$mk")")"); done
+
+# ---- the page to check ----
+if [ $# -ge 1 ]; then
+    page=$1
+    strict=0 # a page from elsewhere may hold labs that did not run; they must say why
+    expect_file "$page" "the report $page exists"
+else
+    page=$W/quick/report/index.html
+    strict=1
+    if bash tools/run.sh --quick --into "$W/quick" >"$W/quick-run.log" 2>&1; then
+        ok "tools/run.sh --quick ran every lab and wrote the page"
+    else
+        not_ok "tools/run.sh --quick failed:"
+        tail -n 12 "$W/quick-run.log" | sed 's/^/    | /'
+    fi
+fi
+[ -s "$page" ] || { finish; exit 1; }
+
+# section ID [FILE]: the lines of one lab's section
+section() { sed -n "/^<section id=\"$1\">/,/^<\/section>/p" "${2:-$page}"; }
+# text: the text of HTML (tags dropped, the entities report.c writes decoded)
+text() { sed -e 's/<[^>]*>//g' -e 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g'; }
+
+# the_imgs FILE: each <img src> resolves to a file beside the page
+the_imgs() {
+    local file=$1 dir src path n=0 bad=0
+    dir=$(dirname "$file")
+    while IFS= read -r src; do
+        n=$((n + 1))
+        path=$dir/$(printf '%b' "${src//%/\\x}")
+        [ -f "$path" ] || {
+            echo "    | <img src=\"$src\"> is not a file ($path)"
+            bad=1
+        }
+    done < <(grep -o '<img src="[^"]*"' "$file" | sed 's/^<img src="//; s/"$//')
+    IMGS=$n
+    return $bad
+}
+
+# balanced FILE: every element the page opens is closed
+balanced() {
+    local file=$1 tag opened closed bad=0
+    for tag in html body section details summary table tr figure figcaption pre p h1 h2 a; do
+        opened=$(grep -o "<${tag}[ >]" "$file" | wc -l)
+        closed=$(grep -o "</$tag>" "$file" | wc -l)
+        [ "$opened" = "$closed" ] || {
+            echo "    | <$tag> opened $opened times, closed $closed"
+            bad=1
+        }
+    done
+    return $bad
+}
+
+# ---- 1 the page ----
+headlines=()
+for dir in "${labs[@]}"; do
+    s=$(section "$dir")
+    if [ -z "$s" ]; then
+        not_ok "lab $dir has no section on the page"
+        continue
+    fi
+    h=$(printf '%s\n' "$s" | grep -c 'class="headline"')
+    r=$(printf '%s\n' "$s" | grep 'class="notrun"' | text)
+    u=$(printf '%s\n' "$s" | grep 'class="unavailable">headline unavailable' | text)
+    if [ "$h" = 1 ]; then
+        ok "lab $dir opens with its headline: $(printf '%s\n' "$s" | grep 'class="headline"' | text)"
+        headlines+=("$dir")
+    elif [ -n "$u" ]; then
+        not_ok "lab $dir: $u"
+    elif [ -n "$r" ] && [ $strict = 0 ]; then
+        ok "lab $dir did not run and says why: $r"
+    else
+        not_ok "lab $dir has neither a headline nor a 'not run' line${r:+ ($r)}"
+    fi
+    if [ "$h" = 1 ]; then
+        printf '%s\n' "$s" | grep -q '<figure class="key"><img src=' && ok "lab $dir shows its key plot" \
+            || not_ok "lab $dir: no key plot: $(printf '%s\n' "$s" | grep 'class="unavailable"' | text | head -n 1)"
+    fi
+done
+# the headline's numbers are summary.json's: lab 01's test accuracy, as a percentage
+s01=$(dirname "$page")/../run/01-logreg/summary.json
+if [ -f "$s01" ] && [ -n "$(section 01-logreg)" ]; then
+    acc=$(awk -v a="$($J "$s01" test_accuracy)" 'BEGIN { printf "%.1f%%", 100 * a }')
+    section 01-logreg | grep 'class="headline"' | grep -qF "test accuracy $acc" \
+        && ok "lab 01's headline carries summary.json's test accuracy ($acc)" \
+        || not_ok "lab 01's headline lacks 'test accuracy $acc' from $s01"
+fi
+if the_imgs "$page"; then ok "all $IMGS <img src> of the page are files beside it"; else not_ok "broken <img src> on the page"; fi
+if balanced "$page"; then ok "every element the page opens is closed"; else not_ok "the page's elements do not balance"; fi
+
+# ---- 2 made-up run folders ----
+F=$W/fixture
+mkdir -p "$F/report" "$F/run/02-evaluation" "$F/run/02-nokey" "$F/run/05-failed" "$F/run/05-nosummary" \
+    "$F/run/06-interrupted" "$F/run/09-noview"
+svg='<svg xmlns="http://www.w3.org/2000/svg" width="400" height="200"><rect width="400" height="200" fill="#2a6fb0"/></svg>'
+echo "$svg" >"$F/run/02-evaluation/confusion.svg"
+echo "$svg" >"$F/run/02-evaluation/lost.svg"
+echo "$svg" >"$F/run/09-noview/a.svg"
+echo 0 | tee "$F/run/02-evaluation/run.rc" "$F/run/02-nokey/run.rc" "$F/run/05-nosummary/run.rc" \
+    "$F/run/09-noview/run.rc" >/dev/null
+cat >"$F/run/02-evaluation/summary.json" <<'EOF'
+{"dataset": "<script>alert(1)</script> & \"q\"", "test_accuracy": 0.5, "test_macro_f1": 0.25,
+ "rows": {"test": 7}, "chosen_lambda": 0.001,
+ "plots": "confusion.svg,../../../etc/passwd.svg,x\" onload=\"y.svg,lost.svg,gone.svg"}
+EOF
+echo '{"dataset": "d", "test_accuracy": 0.5, "rows": {"test": 7}, "chosen_lambda": 0}' >"$F/run/02-nokey/summary.json"
+echo 3 >"$F/run/05-failed/run.rc"
+printf 'loading\nerror: <b>boom</b> & more\n' >"$F/run/05-failed/run.log"
+echo '{"plots": "a.svg"}' >"$F/run/09-noview/summary.json"
+expect_rc 0 "the report builds from broken run folders" -- "$B/tools/report" "$F/report/index.html" \
+    "$F/run/02-evaluation" "Lab <i>02</i>" "$F/run/02-nokey" "no key" "$F/run/05-failed" "failed" \
+    "$F/run/05-nosummary" "no summary" "$F/run/06-interrupted" "interrupted" "$F/run/07-never" "never" \
+    "$F/run/09-noview" "no view"
+FP=$F/report/index.html
+# expect_in ID PATTERN WHAT: a section's text matches a fixed string
+expect_in() {
+    if section "$1" "$FP" | text | grep -qF -- "$2"; then ok "$3"; else
+        not_ok "$3: section $1 lacks '$2'"
+        section "$1" "$FP" | text | head -n 6 | sed 's/^/    | /'
+    fi
+}
+expect_in 07-never "not run: there is no run folder" "a lab that never ran: 'not run' and why"
+expect_in 06-interrupted "run.rc is missing" "an interrupted run: 'not run' and why"
+expect_in 05-failed "not run: the driver exited with status 3: error: <b>boom</b> & more" \
+    "a failed driver: its status and last line"
+expect_in 05-nosummary "summary.json is missing or unreadable" "no summary.json: 'not run' and why"
+expect_in 02-nokey "headline unavailable: summary.json has no value 'test_macro_f1'" "a missing headline key is named"
+expect_in 09-noview "no headline declared for this lab" "a lab with no line in views[] is told to add one"
+expect_in 09-noview "a.svg" "… and still shows its plot"
+expect_in 02-evaluation "Softmax regression on <script>alert(1)</script> & \"q\": test accuracy 50.0%" \
+    "the headline is filled, strings as text"
+expect_in 02-evaluation "gone.svg is missing from the run folder" "a listed plot that is not there is named"
+expect_in 02-evaluation "not a plain .svg/.png file name" "a plot name that is a path or markup is not linked"
+grep -q '<script>\|<b>boom\|<i>02' "$FP" && not_ok "a string from a file reached the page unescaped" \
+    || ok "strings from files and titles are escaped"
+grep '<img' "$FP" | grep -q 'etc/passwd\|onload=' && not_ok "an unsafe plot name was linked" \
+    || ok "no unsafe plot name is linked"
+if the_imgs "$FP"; then ok "the made-up page's $IMGS <img src> are files"; else not_ok "the made-up page links a missing file"; fi
+if balanced "$FP"; then ok "the made-up page's elements balance"; else not_ok "the made-up page's elements do not balance"; fi
+rm "$F/run/02-evaluation/lost.svg" # now the browser must mark it broken
+
+# ---- 3 in a real browser ----
+browser=${DL_BROWSER:-}
+for b in chromium chromium-browser google-chrome; do
+    [ -n "$browser" ] || browser=$(command -v "$b" 2>/dev/null)
+done
+if [ "$browser" = none ]; then
+    echo "SKIPPED - rendering in a browser: DL_BROWSER=none"
+    SKIPPED=1
+elif [ -z "$browser" ]; then
+    echo "SKIPPED - rendering in a browser: no chromium here (apt-get install chromium, or DL_BROWSER=path)"
+    SKIPPED=1
+else
+    flags=(--headless --disable-gpu --hide-scrollbars --no-first-run --user-data-dir="$W/profile")
+    [ "$(id -u)" -eq 0 ] && flags+=(--no-sandbox) # chromium refuses to run as root with its sandbox
+    WIN_W=1280 WIN_H=3600
+    url=file://$(realpath "$page")
+    make -s --no-print-directory B="$B" "$B/tools/pngstat" >"$W/pngstat-build.log" 2>&1 \
+        || { not_ok "tools/pngstat.c does not build:"; tail -n 5 "$W/pngstat-build.log" | sed 's/^/    | /'; }
+    t0=$(date +%s)
+    timeout 120 "$browser" "${flags[@]}" --window-size=$WIN_W,$WIN_H --screenshot="$W/shot.png" "$url" \
+        >"$W/browser.log" 2>&1
+    if stats=$("$B/tools/pngstat" "$W/shot.png" 2>&1); then
+        ok "$(basename "$browser") took a screenshot in $(($(date +%s) - t0)) s: $stats"
+        read -r _ w _ h _ bg _ ink _ colour <<<"$stats"
+        expect_cmp "$w" == $WIN_W "the screenshot is as wide as the window"
+        expect_cmp "$h" == $WIN_H "the screenshot is as tall as the window"
+        expect_cmp "$bg" '<' 0.97 "the screenshot is not blank (share of background pixels)"
+        expect_cmp "$ink" '>' 0.4 "text or plots on many rows (share of rows with ink)"
+        expect_cmp "$colour" '>' 0.002 "plots drawn in colour (share of coloured pixels)"
+    else
+        not_ok "no usable screenshot: $stats"
+        tail -n 5 "$W/browser.log" | sed 's/^/    | /'
+    fi
+    dom() { timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=5000 --dump-dom "file://$(realpath "$1")" 2>>"$W/browser.log"; }
+    dom "$page" >"$W/dom.html"
+    if [ -s "$W/dom.html" ]; then
+        missing=0
+        for dir in "${headlines[@]}"; do
+            want=$(section "$dir" | grep 'class="headline"' | text)
+            section "$dir" "$W/dom.html" | grep 'class="headline"' | text | grep -qxF -- "$want" || {
+                echo "    | lab $dir's headline is not in the rendered DOM"
+                missing=1
+            }
+        done
+        [ $missing = 0 ] && ok "the rendered DOM holds all ${#headlines[@]} headlines" \
+            || not_ok "headlines missing from the rendered DOM"
+        n=$(grep -o '<img [^>]*class="broken"' "$W/dom.html" | wc -l)
+        expect_cmp "$n" == 0 "no image failed to load in the browser"
+    else
+        not_ok "$(basename "$browser") --dump-dom printed nothing"
+    fi
+    dom "$FP" >"$W/fixture-dom.html"
+    grep -q '<img [^>]*lost.svg[^>]*class="broken"' "$W/fixture-dom.html" \
+        && ok "the browser marks an image whose file is gone as broken (so the check above can fail)" \
+        || not_ok "an image whose file is gone was not marked broken in the browser"
+    echo "# screenshot: $W/shot.png, rendered DOM: $W/dom.html"
+fi
+finish
+status=$?
+[ "${SKIPPED:-0}" = 1 ] && echo "# the browser part was SKIPPED (see above)"
+exit $status
