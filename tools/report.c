@@ -74,6 +74,12 @@ static const lab_view views[] = {
      "at the largest size, {algos.ring.busbw_largest_gbs/algos.library.busbw_largest_gbs:pct} of the library's "
      "{algos.library.busbw_largest_gbs:f2} GB/s (naive: {algos.naive.busbw_largest_gbs:f2} GB/s). "
      "Correctness pass: {result}, {wrong} wrong."},
+    {"05", "timeline",
+     "{buckets} gradient buckets allreduced while backward runs ({mode}, {ranks} ranks): projected on "
+     "{projection.gpus} GPUs of {projection.profile} a step runs at {projection.bucketed.speedup:x} the speed of "
+     "one GPU with {projection.bucketed.exposed_share:pct} of it waiting for communication, against "
+     "{projection.ddp-flat.speedup:x} for one allreduce after backward and {projection.per-param.speedup:x} for one "
+     "per parameter. Test accuracy {test_accuracy:pct}."},
 };
 
 // ---- HTML helpers ----

@@ -143,9 +143,9 @@ int main(int argc, char **argv)
     options o;
     dl_args_defaults(&o.a);
     o.a.data = "fashion_mnist";
-    o.a.epochs = 10;
+    o.a.epochs = 30;
     o.a.batch_size = 4096;
-    o.a.lr = 0.05;
+    o.a.lr = 0.02;
     o.a.out = "build/run/05-ddp-amp";
     o.mode = "bucketed";
     o.hidden = "512,512,512,512";
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
     o.momentum = 0.9;
     o.weight_decay = 5e-4;
     o.base_batch = 4096;
-    o.warmup = 5;
+    o.warmup = 10;
     o.max_steps = 0;
     o.train_rows = 0;
     o.accum = 1;
@@ -284,7 +284,8 @@ int main(int argc, char **argv)
                         .base_batch = (size_t)o.base_batch,
                         .global_batch = B * K * (size_t)P,
                         .warmup_steps = o.warmup,
-                        .total_steps = total_steps};
+                        .total_steps = total_steps,
+                        .cosine = 1};
     if (rank == 0) {
         st = dl_mkdir_p(o.a.out);
         if (st != DL_OK)
@@ -297,7 +298,7 @@ int main(int argc, char **argv)
         mode_names[mode], P, dl_comm_backend(comm), dl_device_describe(&dev), o.hidden, nb, B, K, P, B * K * (size_t)P);
 
     // ---- training ----
-    double rows[64 * 6];
+    double rows[64 * 7];
     int done = 0;
     long step = 0;
     double loss = 0, epoch_times[64];
@@ -309,6 +310,7 @@ int main(int argc, char **argv)
             st = dl_comm_barrier(comm);
         double t0 = dl_now(), sum = 0;
         size_t s = 0;
+        long first_step = step;
         for (; st == DL_OK && s < steps_per_epoch && step < total_steps; s++, step++) {
             for (size_t k = 0; st == DL_OK && k < K; k++)
                 st = stage(&dev, tr, idx + (s * K + k) * B, B, hX + k * B * tr->d, hy + k * B,
@@ -339,8 +341,17 @@ int main(int argc, char **argv)
                          mean, e + 1);
             return fail(comm, DL_ERR_NUMERIC);
         }
-        double *r = rows + 6 * done;
+        // this rank's compute in the epoch: forward, backward and optimizer spans of its steps
+        size_t ne;
+        const dl_span *sp = dl_trace_events(&ne);
+        double compute = 0;
+        for (size_t i = 0; i < ne; i++)
+            if (sp[i].step >= first_step && sp[i].step < step && sp[i].t1 >= sp[i].t0 &&
+                (sp[i].kind == DL_EV_FORWARD || sp[i].kind == DL_EV_BACKWARD || sp[i].kind == DL_EV_OPTIM))
+                compute += sp[i].t1 - sp[i].t0;
+        double *r = rows + 7 * done;
         r[0] = e + 1, r[1] = (double)step, r[2] = mean, r[3] = val, r[4] = dt, r[5] = dl_lr_at(&lrc, step - 1);
+        r[6] = compute;
         epoch_times[done++] = dt;
         dl_progress_line(&pr, 0, "epoch %d: loss %.4f, validation accuracy %.4f, %.2f s", e + 1, mean, val, dt);
     }
@@ -416,11 +427,13 @@ int main(int argc, char **argv)
     st = dl_trace_write_chrome(comm, trace_path);
     if (st != DL_OK)
         return fail(comm, st);
-    double steady = 0;
-    for (int k = done > 1 ? 1 : 0; k < done; k++)
+    double steady = 0, steady_compute = 0;
+    for (int k = done > 1 ? 1 : 0; k < done; k++) {
         steady += epoch_times[k] / (done > 1 ? done - 1 : 1);
+        steady_compute += rows[7 * k + 6] / (done > 1 ? done - 1 : 1);
+    }
     if (rank == 0) {
-        static const char *const mcols[] = {"epoch", "step", "loss", "val_accuracy", "epoch_s", "lr"};
+        static const char *const mcols[] = {"epoch", "step", "loss", "val_accuracy", "epoch_s", "lr", "compute_s"};
         static const char *const bcols[] = {"bucket", "first_param", "last_param", "offset", "count", "bytes"};
         static const char *const pcols[] = {
             "ranks", "bucketed", "ddp_flat", "per_param", "bucketed_exposed", "flat_exposed", "per_param_exposed"};
@@ -444,7 +457,7 @@ int main(int argc, char **argv)
             r[0] = ev[i].kind, r[1] = ev[i].id, r[2] = (ev[i].t0 - origin) * 1e3, r[3] = (ev[i].t1 - origin) * 1e3;
             r[4] = ev[i].kind == DL_EV_ALLREDUCE ? 1 : ev[i].kind == DL_EV_STEP ? 2 : 0;
         }
-        st = dl_csv_write(o.a.out, "metrics.csv", mcols, 6, rows, done);
+        st = dl_csv_write(o.a.out, "metrics.csv", mcols, 7, rows, done);
         if (st == DL_OK)
             st = dl_csv_write(o.a.out, "buckets.csv", bcols, 6, brow, nb);
         if (st == DL_OK)
@@ -495,10 +508,11 @@ int main(int argc, char **argv)
             dl_json_int(&j, "parameters", (long long)m.n_params);
             dl_json_int(&j, "buckets", nb);
             dl_json_int(&j, "steps", step);
-            dl_json_num(&j, "final_loss", done ? rows[6 * (done - 1) + 2] : 0);
-            dl_json_num(&j, "val_accuracy", done ? rows[6 * (done - 1) + 3] : 0);
+            dl_json_num(&j, "final_loss", done ? rows[7 * (done - 1) + 2] : 0);
+            dl_json_num(&j, "val_accuracy", done ? rows[7 * (done - 1) + 3] : 0);
             dl_json_num(&j, "test_accuracy", test);
             dl_json_num(&j, "steady_epoch_s", steady);
+            dl_json_num(&j, "steady_compute_s", steady_compute);
             dl_json_object(&j, "projection");
             dl_json_str(&j, "profile", prof.name);
             dl_json_int(&j, "gpus", prof.gpus);
