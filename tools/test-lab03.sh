@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test-lab03.sh — lab 03's driver under real mpirun with 1, 2 and 4 ranks: the
 # reference run end to end with its plots and projection, the naive mode,
-# the skeleton, and bad input.
+# bitwise reproducibility, the skeleton, and bad input.
 set -u
 . tools/testlib.sh
 D=$B/solutions/lab03
@@ -36,6 +36,21 @@ expect_rc 0 "lab03 on one process (a world of one)" -- "$D" --epochs 1 --max-ste
 expect_cmp "$($J "$tmp/one/summary.json" ranks)" == 1 "without dlrun the run has one rank"
 expect_rc 0 "lab03 on 2 ranks with stratified shards" -- "$R" -n 2 "$D" --epochs 1 --stratified --no-compare --out "$tmp/st" --quiet
 expect_cmp "$($J "$tmp/st/summary.json" param_diff_across_ranks)" == 0 "2 stratified ranks stay in sync"
+
+# The handout's reproducibility promise: same machine, same build, same rank
+# count and flags give the same bits, run after run.
+small=(--data fashion_mnist:train=4096,test=512 --hidden 32 --epochs 2 --no-compare --plot none --quiet)
+for k in 1 2; do
+    expect_rc 0 "lab03 (reference) on 2 ranks, small data, run $k" -- "$R" -n 2 "$D" "${small[@]}" \
+        --dump-params "$tmp/det$k.npy" --out "$tmp/det$k"
+done
+if cmp -s "$tmp/det1.npy" "$tmp/det2.npy"; then
+    ok "two identical 2-rank runs end with bitwise identical parameters"
+else
+    not_ok "two identical 2-rank runs end with different parameters ($tmp/det1.npy, $tmp/det2.npy)"
+fi
+expect_cmp "$($J "$tmp/det1/summary.json" final_loss)" == "$($J "$tmp/det2/summary.json" final_loss)" \
+    "and the same final loss"
 
 if [ -x "$B/skeleton/mutant/lab03" ]; then
     expect_rc 1 "the untouched skeleton stops cleanly on 2 ranks" -- "$R" -n 2 "$B/skeleton/mutant/lab03" --out "$tmp/skel"

@@ -1,6 +1,24 @@
 /* ddp.c — lab 03, tasks 3 to 6: same start, gradient averaging, the learning
- * rate, and timing. */
-#include <math.h> // cos
+ * rate, and timing.
+ *
+ * The contract (ddp.h declares it; README.md has a section per task):
+ * - Every function here is called by every rank, and every collective in it
+ *   must be too: in the same order, with the same count and dtype.
+ * - m->params and m->grads are flat buffers on the model's device (device
+ *   pointers on a GPU): hand them to dl_comm as they are; never read them on
+ *   the host. Host variables (a time, a count) go to dl_comm as they are too.
+ * - Task 3: afterwards every rank holds rank 0's parameters, bit for bit.
+ * - Task 4: afterwards every rank's gradient is the mean of the ranks'
+ *   gradients, the gradient of the global batch's mean loss: the same bits on
+ *   every rank, and the same step as one rank at P times the batch.
+ * - Task 5: a pure function of the config and the step: linear scaling by
+ *   global_batch / base_batch, a warmup already above 0 at step 0, then
+ *   constant or a half cosine down to 0 at total_steps. M_PI is not declared
+ *   under -std=c11; acos(-1.0) is the double nearest π.
+ * - Task 6: the epoch is timed from a point every rank has reached to a point
+ *   every rank has reached, and every rank reports the same epoch time; the
+ *   imbalance is the slowest rank's compute time over the mean (1 if equal). */
+#include <math.h> // cos, acos
 
 #include "ddp.h"
 #include "dl/timer.h" // dl_now
