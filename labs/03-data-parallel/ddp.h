@@ -52,14 +52,17 @@ size_t ddp_sampler_num_samples(const ddp_sampler *s);
 /* This rank's rows for the current epoch, PyTorch DistributedSampler's
  * semantics: the order is dl_rng_permutation of 0..n-1 after
  * dl_rng_seed(&r, seed + epoch, DDP_SAMPLER_STREAM) (or 0..n-1 without
- * shuffle); it is padded to num_samples·world by repeating its first rows (or
- * cut to that length with drop_last); rank r takes positions r, r + world,
+ * shuffle); it is padded to num_samples·world by repeating its first rows
+ * (as many times round as needed when n < world), or cut to that length with
+ * drop_last; rank r takes positions r, r + world,
  * r + 2·world, ... . out holds num_samples indices.
  * Stratified (labels != NULL): the rows of each class c = 0, 1, ... in the
  * order of that permutation are dealt round-robin to the ranks, the count
  * continuing from class to class (so per class, and in total, ranks differ by
  * at most one row); each rank's list is then padded by repeating its first
- * rows (or cut) to num_samples and, with shuffle, permuted by
+ * rows (or cut) to num_samples (a rank dealt no row, which happens only when
+ * n < world, takes the row at position rank mod n of that dealt order) and,
+ * with shuffle, permuted by
  * dl_rng_shuffle after dl_rng_seed(&r, seed + epoch, DDP_SAMPLER_STREAM + 1 + rank). */
 dl_status ddp_sampler_indices(const ddp_sampler *s, size_t *out);
 

@@ -4,10 +4,17 @@
  * - A program started by common/bin/dlrun (or mpirun) is one rank of a world
  *   of P processes; started on its own it is a world of one (no MPI needed).
  *   dl_comm_init reads the launcher's environment and starts MPI when P > 1.
- * - Backends: MPI on the CPU (buffers are host pointers), NCCL on CUDA once
- *   dl_comm_use_device binds a CUDA device (buffers are then device pointers
- *   of that device; collectives run on a dedicated comm stream ordered after
- *   the device's compute stream with events). The same calls work for both.
+ * - Transports, chosen per call by its buffers. A world of one started
+ *   without a launcher needs none: a collective is a copy or nothing. Under a
+ *   launcher every call goes over MPI (host pointers) until
+ *   dl_comm_use_device binds a CUDA device; from then on a call whose buffers
+ *   are device pointers of that device goes over NCCL (on a dedicated comm
+ *   stream ordered after the device's compute stream with events), a call
+ *   whose buffers are host pointers (losses, timings, statistics) still goes
+ *   over MPI, and a barrier synchronises the device, then goes over MPI. So
+ *   every rank passes the same kind of buffer, host or device, to a given
+ *   call, and a call's buffers are all of one kind. The same calls work for
+ *   both.
  * - Every collective must be called by every rank, in the same order, with
  *   the same count and dtype. Results are identical on every rank (ranks
  *   reduce in the same order).
@@ -91,8 +98,10 @@ typedef struct dl_comm_req dl_comm_req;
 
 /* Starts this rank's communication. argc/argv may be NULL. */
 dl_status dl_comm_init(int *argc, char ***argv, dl_comm **out);
-/* Binds a device: a CUDA device switches the collectives to NCCL (MPI
- * bootstraps the NCCL id); the CPU device keeps MPI. Refuses, before NCCL
+/* Binds a device. Under a launcher, a CUDA device opens an NCCL
+ * communicator (MPI bootstraps the NCCL id), and from then on calls on its
+ * device buffers go over NCCL while calls on host buffers stay on MPI; the
+ * CPU device keeps MPI; a world of one needs neither. Refuses, before NCCL
  * would, two ranks on one GPU. Call it on every rank, after dl_comm_init. */
 dl_status dl_comm_use_device(dl_comm *c, const dl_device *dev);
 /* Finishes (MPI_Finalize when it started MPI) and frees c. NULL is fine. */
