@@ -354,8 +354,12 @@ static rec *read_trace(const char *name, int r, size_t *n)
         for (int q = 0; q < DL_EV_KINDS; q++)
             if (strcmp(kind, dl_trace_kind_name(q)) == 0)
                 e.kind = q;
-        if (k == cap)
-            v = realloc(v, (cap *= 2) * sizeof *v);
+        if (k == cap) {
+            rec *more = realloc(v, (cap *= 2) * sizeof *v);
+            if (more == NULL)
+                GR_FAIL("out of memory reading %s", path);
+            v = more;
+        }
         v[k++] = e;
         line = strchr(line, '\n');
     }

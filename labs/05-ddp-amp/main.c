@@ -65,6 +65,30 @@ static int fail(dl_comm *c, dl_status st)
     return dl_exit_code(st);
 }
 
+/* The batches' buffers (host staging, device copies, predictions). */
+typedef struct work {
+    size_t *idx;
+    float *hX, *dX;
+    int32_t *hy, *dy, *pred;
+    ddp_micro *mb;
+} work;
+
+static void work_free(const dl_device *dev, work *w)
+{
+    free(w->idx), free(w->hX), free(w->hy), free(w->pred), free(w->mb);
+    if (w->dX != NULL)
+        dl_free(dev, w->dX);
+    if (w->dy != NULL)
+        dl_free(dev, w->dy);
+    memset(w, 0, sizeof *w);
+}
+
+static int die(dl_comm *c, const dl_device *dev, work *w, dl_status st)
+{
+    work_free(dev, w);
+    return fail(c, st);
+}
+
 static int parse_hidden(const char *s, size_t *out, int max)
 {
     int n = 0;
@@ -264,19 +288,25 @@ int main(int argc, char **argv)
         dl_error_set(DL_ERR_ARG, "%zu rows per rank cannot fill one step of --accum %zu x --batch-size %zu", per, K, B);
         return fail(comm, DL_ERR_ARG);
     }
-    size_t *idx = malloc(per * sizeof *idx);
-    float *hX = malloc(K * B * tr->d * sizeof *hX), *dX = NULL;
-    int32_t *hy = malloc(K * B * sizeof *hy), *dy = NULL, *pred = malloc(B * sizeof *pred);
-    ddp_micro *mb = malloc(K * sizeof *mb);
-    if (idx == NULL || hX == NULL || hy == NULL || pred == NULL || mb == NULL)
-        return fail(comm, dl_error_set(DL_ERR_NOMEM, "out of memory for the batches"));
+    work w = {0};
+    w.idx = malloc(per * sizeof *w.idx);
+    w.hX = malloc(K * B * tr->d * sizeof *w.hX);
+    w.hy = malloc(K * B * sizeof *w.hy);
+    w.pred = malloc(B * sizeof *w.pred);
+    w.mb = malloc(K * sizeof *w.mb);
+    if (w.idx == NULL || w.hX == NULL || w.hy == NULL || w.pred == NULL || w.mb == NULL)
+        return die(comm, &dev, &w, dl_error_set(DL_ERR_NOMEM, "out of memory for the batches"));
     if (dev.kind == DL_DEVICE_CUDA) {
-        st = dl_malloc(&dev, (void **)&dX, K * B * tr->d * sizeof *dX);
+        st = dl_malloc(&dev, (void **)&w.dX, K * B * tr->d * sizeof *w.dX);
         if (st == DL_OK)
-            st = dl_malloc(&dev, (void **)&dy, K * B * sizeof *dy);
+            st = dl_malloc(&dev, (void **)&w.dy, K * B * sizeof *w.dy);
         if (st != DL_OK)
-            return fail(comm, st);
+            return die(comm, &dev, &w, st);
     }
+    size_t *idx = w.idx;
+    float *hX = w.hX, *dX = w.dX;
+    int32_t *hy = w.hy, *dy = w.dy, *pred = w.pred;
+    ddp_micro *mb = w.mb;
     long total_steps = (long)(steps_per_epoch * (size_t)o.a.epochs);
     if (o.max_steps > 0 && o.max_steps < total_steps)
         total_steps = o.max_steps;
@@ -289,7 +319,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         st = dl_mkdir_p(o.a.out);
         if (st != DL_OK)
-            return fail(comm, st);
+            return die(comm, &dev, &w, st);
     }
     dl_progress pr;
     dl_progress_begin(&pr, o.a.epochs, steps_per_epoch, o.a.quiet);
@@ -333,13 +363,13 @@ int main(int argc, char **argv)
         if (st == DL_OK)
             st = accuracy(&dev, &m, tr, tr->n - VAL_ROWS, VAL_ROWS, B, dX, pred, &val);
         if (st != DL_OK)
-            return fail(comm, st);
+            return die(comm, &dev, &w, st);
         if (!isfinite(mean)) {
             dl_error_set(DL_ERR_NUMERIC,
                          "the loss is %g after epoch %d: the step diverged (gradients summed, not "
                          "averaged? a learning rate too high for the global batch?)",
                          mean, e + 1);
-            return fail(comm, DL_ERR_NUMERIC);
+            return die(comm, &dev, &w, DL_ERR_NUMERIC);
         }
         // this rank's compute in the epoch: forward, backward and optimizer spans of its steps
         size_t ne;
@@ -360,7 +390,7 @@ int main(int argc, char **argv)
     double test = 0;
     st = accuracy(&dev, &m, &data.test, 0, data.test.n, B, dX, pred, &test);
     if (st != DL_OK)
-        return fail(comm, st);
+        return die(comm, &dev, &w, st);
 
     // ---- the grader's dump: every rank's parameters and trace ----
     if (o.dump != NULL) {
@@ -377,7 +407,7 @@ int main(int argc, char **argv)
             st = dl_trace_write_csv(path);
         free(p);
         if (st != DL_OK)
-            return fail(comm, st);
+            return die(comm, &dev, &w, st);
     }
 
     // ---- projection: the three modes, from the recorded order of a steady step ----
@@ -426,7 +456,7 @@ int main(int argc, char **argv)
     snprintf(trace_path, sizeof trace_path, "%s/trace.json", o.a.out);
     st = dl_trace_write_chrome(comm, trace_path);
     if (st != DL_OK)
-        return fail(comm, st);
+        return die(comm, &dev, &w, st);
     double steady = 0, steady_compute = 0;
     for (int k = done > 1 ? 1 : 0; k < done; k++) {
         steady += epoch_times[k] / (done > 1 ? done - 1 : 1);
@@ -529,7 +559,7 @@ int main(int argc, char **argv)
             st = dl_json_close(&j);
         }
         if (st != DL_OK)
-            return fail(comm, st);
+            return die(comm, &dev, &w, st);
         dl_progress_line(&pr, 1, "test accuracy %.4f; steady epoch %.2f s here", test, steady);
         for (int k = 0; k < N_MODES; k++)
             if (step_s[k] > 0)
@@ -539,7 +569,7 @@ int main(int argc, char **argv)
                                  prof.gpus, prof.name, mode_names[k], step_s[k] * 1e3, speedup[k], 100 * exposed[k]);
     }
     dl_mlp_free(&m);
-    free(idx), free(hX), free(hy), free(pred), free(mb);
+    work_free(&dev, &w);
     dl_comm_finalize(comm);
     return 0;
 }
