@@ -12,6 +12,7 @@
 #include <stdlib.h> // malloc
 #include <string.h> // memcmp
 
+#include "dl/batch.h"
 #include "dl/blas.h"
 #include "dl/comm.h"
 #include "dl/compare.h"
@@ -390,6 +391,40 @@ START_TEST(test_isendrecv_self_on_device)
 }
 END_TEST
 
+/* dl_batch on CUDA: gathered rows and a range land on the device as the
+ * CPU stages them (the CPU tier checks the CPU side itself). */
+START_TEST(test_batch_on_device)
+{
+    OPEN(dev);
+    dl_dataset ds;
+    ck_assert(dl_dataset_alloc(&ds, 9, 5, 3) == DL_OK);
+    for (size_t i = 0; i < 9 * 5; i++)
+        ds.X[i] = (float)i;
+    for (size_t i = 0; i < 9; i++)
+        ds.y[i] = (int32_t)(i % 3);
+    dl_batch b;
+    ck_assert(dl_batch_create(&b, &dev, 4, 5) == DL_OK);
+    const size_t idx[3] = {8, 0, 4};
+    float X[4 * 5];
+    int32_t y[4];
+    ck_assert(dl_batch_gather(&b, &ds, idx, 3) == DL_OK);
+    ck_assert(b.X == b.dX && b.y == b.dy); // the model reads the device copy
+    ck_assert(dl_memcpy_d2h(&dev, X, b.X, 3 * 5 * sizeof *X) == DL_OK);
+    ck_assert(dl_memcpy_d2h(&dev, y, b.y, 3 * sizeof *y) == DL_OK);
+    for (size_t k = 0; k < 3; k++) {
+        ck_assert(memcmp(X + k * 5, ds.X + idx[k] * 5, 5 * sizeof *X) == 0);
+        ck_assert_int_eq(y[k], ds.y[idx[k]]);
+    }
+    ck_assert(dl_batch_range(&b, &ds, 5, 4) == DL_OK); // rows 5..8, copied, not a view
+    ck_assert(b.X == b.dX && b.n == 4);
+    ck_assert(dl_memcpy_d2h(&dev, X, b.X, 4 * 5 * sizeof *X) == DL_OK);
+    ck_assert(memcmp(X, ds.X + 25, 4 * 5 * sizeof *X) == 0);
+    dl_batch_free(&b);
+    dl_dataset_free(&ds);
+    dl_device_close(&dev);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpu");
@@ -404,6 +439,7 @@ int main(void)
     tcase_add_test(tc, test_isendrecv_self_on_device);
     tcase_add_test(tc, test_add_matches_cpu_bitwise);
     tcase_add_test(tc, test_copy_on_device);
+    tcase_add_test(tc, test_batch_on_device);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
