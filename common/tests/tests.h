@@ -42,6 +42,7 @@ Suite *sampler_suite(void);
 Suite *lr_suite(void);
 Suite *trace_suite(void);
 Suite *batch_suite(void);
+Suite *train_suite(void);
 
 // ---- helpers (util.c) ----
 

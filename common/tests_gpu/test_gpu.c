@@ -17,6 +17,7 @@
 #include "dl/comm.h"
 #include "dl/compare.h"
 #include "dl/device.h"
+#include "dl/eval.h"
 #include "dl/mlp.h"
 #include "dl/ops.h"
 #include "dl/rng.h"
@@ -425,6 +426,43 @@ START_TEST(test_batch_on_device)
 }
 END_TEST
 
+/* Evaluation on CUDA (rows staged on the device chunk by chunk) scores the
+ * same model as the CPU does, within a near-tie's row. */
+START_TEST(test_eval_matches_cpu)
+{
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("PMI_SIZE");
+    unsetenv("PMIX_RANK");
+    OPEN(dev);
+    dl_comm *c;
+    ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    size_t n = 300, d = 20;
+    float *x = randf(n * d, 77);
+    dl_dataset set;
+    ck_assert(dl_dataset_alloc(&set, n, d, 4) == DL_OK);
+    memcpy(set.X, x, n * d * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        set.y[i] = (int32_t)((set.X[i * d] > 0) + 2 * (set.X[i * d + 1] > 0));
+    const size_t sizes[] = {20, 16, 4};
+    dl_mlp mg, mc;
+    ck_assert(dl_mlp_create(&mg, &dev, sizes, 3, 64, 3) == DL_OK);
+    ck_assert(dl_mlp_create(&mc, dl_cpu(), sizes, 3, 64, 3) == DL_OK);
+    dl_batch bg, bc;
+    ck_assert(dl_batch_create(&bg, &dev, 64, d) == DL_OK);
+    ck_assert(dl_batch_create(&bc, dl_cpu(), 64, d) == DL_OK);
+    double ag = -1, ac = -1;
+    ck_assert(dl_eval_accuracy(c, &mg, &bg, &set, &ag) == DL_OK);
+    ck_assert(dl_eval_accuracy(c, &mc, &bc, &set, &ac) == DL_OK);
+    ck_assert_msg(fabs(ag - ac) <= 1.0 / n, "accuracy %g on the GPU, %g on the CPU", ag, ac);
+    dl_batch_free(&bg), dl_batch_free(&bc);
+    dl_mlp_free(&mg), dl_mlp_free(&mc);
+    dl_dataset_free(&set);
+    free(x);
+    dl_comm_finalize(c);
+    dl_device_close(&dev);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpu");
@@ -440,6 +478,7 @@ int main(void)
     tcase_add_test(tc, test_add_matches_cpu_bitwise);
     tcase_add_test(tc, test_copy_on_device);
     tcase_add_test(tc, test_batch_on_device);
+    tcase_add_test(tc, test_eval_matches_cpu);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
