@@ -3,6 +3,7 @@
 #include "dl/summary.h"
 
 #include <errno.h> // errno, ENOENT
+#include <math.h> // isnan
 #include <stdio.h> // snprintf, remove
 #include <string.h> // strerror
 
@@ -90,4 +91,36 @@ void dl_summary_projection(dl_json *j, const char *key, const dl_profile *prof, 
         dl_json_str(j, "omitted", omitted);
     }
     dl_json_end_object(j);
+}
+
+void dl_summary_training(dl_json *j, const dl_train_report *r)
+{
+    dl_json_int(j, "epochs_run", r->epochs_run);
+    dl_json_int(j, "steps", r->steps);
+    dl_json_int(j, "n_params", (long long)r->n_params);
+    dl_json_num(j, "final_loss", r->final_loss);
+    dl_json_num(j, "test_accuracy", r->test_accuracy);
+    if (r->val_rows > 0) {
+        dl_json_num(j, "val_accuracy", r->val_accuracy);
+        dl_json_int(j, "val_rows", (long long)r->val_rows);
+        dl_json_int(j, "test_rows", (long long)r->test_rows);
+    }
+    dl_json_num(j, "param_diff_across_ranks", r->param_diff);
+    dl_json_num(j, "param_diff_after_broadcast", r->init_diff);
+    dl_json_f64s(j, "rows_per_rank", r->rows_per_rank, (size_t)r->ranks);
+    dl_json_int(j, "dataset_rows", (long long)r->dataset_rows);
+    dl_json_num(j, "train_seconds", r->train_seconds);
+    dl_json_num(j, "epoch_seconds", r->epoch_seconds);
+    if (!isnan(r->steady_epoch_seconds))
+        dl_json_num(j, "steady_epoch_seconds", r->steady_epoch_seconds);
+    dl_json_num(j, "imbalance", r->imbalance);
+    if (r->mean != NULL) {
+        dl_json_object(j, "scaler");
+        dl_json_f32s(j, "mean", r->mean, r->d);
+        dl_json_f32s(j, "std", r->std, r->d);
+        dl_json_num(j, "max_diff_across_ranks", r->scaler_diff);
+        dl_json_end_object(j);
+    }
+    dl_summary_workload(j, "counters_last_epoch", &r->counters);
+    dl_summary_projection(j, "projection", r->prof, r->ranks, &r->proj, r->why_not);
 }

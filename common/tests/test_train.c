@@ -259,6 +259,39 @@ START_TEST(summary_files)
 }
 END_TEST
 
+static void training_body(dl_json *j, const void *ctx)
+{
+    dl_summary_training(j, ctx);
+}
+
+START_TEST(summary_of_a_training_run)
+{
+    static const double rows[2] = {30000, 30000};
+    static const float mean[2] = {0.5f, 0.25f}, sd[2] = {1, 2};
+    dl_profile prof = {"test-gpu", 4};
+    dl_train_report r = {3, 45, 1000, 0.5, 0.875, NAN, 0, 0, 0, 0, rows, 2, 60000, 9.5, 3.0, NAN, 1.25, NULL};
+    r.prof = &prof;
+    r.why_not = "one rank communicates nothing";
+    ck_assert_st(dl_summary_write(t_dir, NULL, training_body, &r), DL_OK);
+    dl_jv *v = NULL;
+    ck_assert_st(dl_json_parse_file(tpath("summary.json"), &v), DL_OK);
+    ck_assert(dl_jv_num(dl_jv_get(v, "steps"), 0) == 45 && dl_jv_num(dl_jv_get(v, "test_accuracy"), 0) == 0.875);
+    ck_assert(dl_jv_num(dl_jv_get(v, "rows_per_rank"), 0) == 0 && dl_jv_get(v, "rows_per_rank")->n == 2);
+    // what this run did not have is not written: no validation split, no steady epoch, no scaler
+    ck_assert(dl_jv_get(v, "val_accuracy") == NULL && dl_jv_get(v, "steady_epoch_seconds") == NULL);
+    ck_assert(dl_jv_get(v, "scaler") == NULL && dl_jv_get(v, "projection.speedup") == NULL);
+    dl_jv_free(v);
+    r.val_accuracy = 0.75, r.val_rows = 5000, r.test_rows = 5000, r.steady_epoch_seconds = 2.5;
+    r.mean = mean, r.std = sd, r.d = 2, r.why_not = NULL, r.proj.speedup = 2.5;
+    ck_assert_st(dl_summary_write(t_dir, NULL, training_body, &r), DL_OK);
+    ck_assert_st(dl_json_parse_file(tpath("summary.json"), &v), DL_OK);
+    ck_assert(dl_jv_num(dl_jv_get(v, "val_accuracy"), 0) == 0.75 && dl_jv_num(dl_jv_get(v, "val_rows"), 0) == 5000);
+    ck_assert(dl_jv_num(dl_jv_get(v, "steady_epoch_seconds"), 0) == 2.5);
+    ck_assert(dl_jv_get(v, "scaler.std")->n == 2 && dl_jv_num(dl_jv_get(v, "projection.speedup"), 0) == 2.5);
+    dl_jv_free(v);
+}
+END_TEST
+
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
@@ -270,6 +303,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, steady_and_exploded);
     tcase_add_test(tc, ideal_workload_is_what_is_counted);
     tcase_add_test(tc, summary_files);
+    tcase_add_test(tc, summary_of_a_training_run);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -22,11 +22,23 @@
  *     milliseconds ("epoch_ms", "compute_ms", "comm_ms", "single_gpu_ms"),
  *     "speedup" and "projected": true; otherwise "projected": false and
  *     "omitted": the reason, and no numbers that could be read as a result.
+ *   dl_summary_training(j, r): what a data-parallel training run reports,
+ *     in this order: "epochs_run", "steps", "n_params", "final_loss",
+ *     "test_accuracy", then when r->val_rows > 0 "val_accuracy", "val_rows"
+ *     and "test_rows"; "param_diff_across_ranks" (at the end),
+ *     "param_diff_after_broadcast", "rows_per_rank" (r->ranks values),
+ *     "dataset_rows", "train_seconds", "epoch_seconds" (the last epoch),
+ *     then "steady_epoch_seconds" when it is not NAN, "imbalance"; a
+ *     "scaler" object (mean, std, max_diff_across_ranks) when r->mean is
+ *     not NULL; "counters_last_epoch" (dl_summary_workload) and
+ *     "projection" (dl_summary_projection with r->why_not).
  * - Cannot fail but through dl_summary_prepare/dl_summary_write (dl_json
  *   records a failed write and close reports it).
  */
 #ifndef DL_SUMMARY_H
 #define DL_SUMMARY_H
+
+#include <stddef.h> // size_t
 
 #include "dl/comm.h" // dl_comm
 #include "dl/device.h" // dl_device
@@ -40,6 +52,26 @@ extern "C" {
 
 typedef void (*dl_summary_fn)(dl_json *j, const void *ctx);
 
+typedef struct dl_train_report {
+    int epochs_run;
+    long steps; /* optimizer steps */
+    size_t n_params;
+    double final_loss, test_accuracy, val_accuracy;
+    size_t val_rows, test_rows; /* val_rows = 0: no validation split to report */
+    double param_diff, init_diff; /* across ranks: at the end, after the initial broadcast */
+    const double *rows_per_rank; /* (ranks,) rows each rank processed in the last epoch */
+    int ranks;
+    size_t dataset_rows;
+    double train_seconds, epoch_seconds, steady_epoch_seconds, imbalance;
+    const float *mean, *std; /* (d,) the scaler's statistics, or NULL */
+    size_t d;
+    double scaler_diff; /* the statistics' largest difference across ranks */
+    dl_workload counters; /* the last epoch's */
+    const dl_profile *prof;
+    dl_projection proj;
+    const char *why_not; /* NULL: proj is the projection; else why there is none */
+} dl_train_report;
+
 dl_status dl_summary_prepare(const char *out_dir);
 dl_status dl_summary_write(const char *out_dir, const char *json_path, dl_summary_fn body, const void *ctx);
 
@@ -48,6 +80,7 @@ void dl_summary_run(dl_json *j, const char *lab, const char *mode, dl_comm *c, c
 void dl_summary_workload(dl_json *j, const char *key, const dl_workload *w);
 void dl_summary_projection(dl_json *j, const char *key, const dl_profile *prof, int ranks, const dl_projection *p,
                            const char *omitted);
+void dl_summary_training(dl_json *j, const dl_train_report *r);
 
 #ifdef __cplusplus
 }
