@@ -13,10 +13,11 @@ int ddp_projection_sweep(const size_t *sizes, int n_sizes, size_t n, const dl_pr
     size_t per_rank = (n + (size_t)prof->gpus - 1) / (size_t)prof->gpus;
     int k = 0;
     for (size_t b = 256; b <= per_rank && k < max; b *= 2, k++) {
-        dl_workload w;
+        dl_workload w, one;
         dl_projection p;
         dl_epoch_ideal_workload(sizes, n_sizes, n, prof->gpus, b, &w);
-        if (dl_project(prof, &w, prof->gpus, &p) != DL_OK)
+        dl_epoch_ideal_workload(sizes, n_sizes, n, 1, b, &one);
+        if (dl_project_against(prof, &w, prof->gpus, &one, &p) != DL_OK)
             return -1;
         double r[4] = {(double)b, p.speedup, 1e3 * p.compute_s, 1e3 * p.comm_s};
         for (int c = 0; c < 4; c++)

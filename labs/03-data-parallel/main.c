@@ -7,11 +7,13 @@
  *
  * Each epoch rank 0 prints the loss, the test accuracy, the rows each rank
  * processed, the largest parameter difference across ranks (0 when the ranks
- * are in sync) and the epoch time. At the end it projects the epoch onto the
- * target machine (--profile, default 4 x A10 on PCIe) from what the run
- * counted, and with --compare (the default with several ranks) it also times
- * one naive epoch and trains rank 0 alone at the global batch for the first
- * steps, to show that P ranks at batch B equal one rank at batch P·B.
+ * are in sync) and the epoch time. At the end it projects the last whole
+ * epoch onto the target machine (--profile, default 4 x A10 on PCIe) from
+ * what the run counted, against one baseline: the same job on one GPU (a
+ * world of one, or an epoch cut short by --max-steps, has nothing to project
+ * and says so). With --compare (the default with several ranks) it also
+ * times one naive epoch and trains rank 0 alone at the global batch for the
+ * first steps, to show that P ranks at batch B equal one rank at batch P·B.
  * Outputs (rank 0) in --out: metrics.csv, steps.csv, shards.csv, lr.csv,
  * projection.csv, summary.json and the plots. The plumbing is libddplab's
  * (dl/batch.h, eval.h, replica.h, epoch.h, summary.h); what is here is the
@@ -55,6 +57,7 @@ typedef struct run {
     const dl_dataset *train, *eval; /* the rows trained on; the rows scored after every epoch */
     dl_batch batch; /* B rows: training batches and evaluation chunks */
     double *per_rank; /* (P,) every rank's compute time, for ddp_epoch_end */
+    dl_workload one; /* the job on one GPU: the baseline of every projected speedup */
     dl_progress pr, *bar; /* rank 0's progress; bar: the step bar (NULL: none) */
 } run;
 
@@ -197,7 +200,7 @@ static dl_status standardise(run *R, float *mean, float *scale, double *diff)
 typedef struct results {
     dl_table metrics; /* one row per epoch (mcols) */
     dl_train_report r; /* what summary.json says of the run */
-    epoch_out last; /* the last epoch that ran steps */
+    epoch_out last, full; /* the last epoch that ran steps, and the last that ran them all */
     long K; /* steps of the equivalence curves */
     double *ddp_curve, *one_curve; /* DDP's step losses averaged over ranks; rank 0 alone at P·B (or NULL) */
     dl_projection naive; /* the naive attempt's projection */
@@ -225,7 +228,7 @@ static dl_status naive_epoch(const run *R, results *S)
     trainer_free(&N);
     DL_TRY(st);
     S->naive_s = e.tm.epoch_s;
-    return dl_project(&R->prof, &e.sums.w, R->P, &S->naive);
+    return dl_project_against(&R->prof, &e.sums.w, R->P, &R->one, &S->naive);
 }
 
 /* Rank 0 alone, a world of one at batch P·B, with DDP's seed and row order: its first K losses. */
@@ -467,6 +470,7 @@ static dl_status setup(run *R)
     R->eval = &R->data.test;
     R->sizes[0] = R->train->d;
     R->sizes[R->n_sizes - 1] = (size_t)R->train->n_classes;
+    dl_epoch_ideal_workload(R->sizes, R->n_sizes, R->train->n, 1, (size_t)o->a.batch_size, &R->one);
     R->per_rank = calloc((size_t)R->P, sizeof *R->per_rank);
     if (R->per_rank == NULL)
         return dl_error_set(DL_ERR_NOMEM, "out of memory");
@@ -557,6 +561,7 @@ int main(int argc, char **argv)
                          eo.sums.rows_min != eo.sums.rows_max ? " (uneven)" : "", eo.diff, eo.tm.epoch_s,
                          eo.tm.imbalance, eo.lr);
         S.last = eo;
+        S.full = eo.complete ? eo : S.full;
         r->epochs_run = e + 1;
     }
     r->train_seconds = dl_now() - t0;
@@ -585,10 +590,16 @@ int main(int argc, char **argv)
                      "lab03: %s, %d epoch(s), %.1f s: test accuracy %.4f, params differ across ranks by %.3g", o->mode,
                      r->epochs_run, r->train_seconds, r->test_accuracy, r->param_diff);
 
-    // ---- the projection onto the target, from this run's counters ----
-    if (S.last.sums.w.steps > 0)
-        st = dl_project(&R.prof, &S.last.sums.w, R.P, &r->proj);
-    if (st == DL_OK)
+    // ---- the projection of the last whole epoch, against the same job on one GPU ----
+    r->why_not = R.P == 1           ? "a world of one communicates nothing: run it on P ranks (common/bin/dlrun -n "
+                                      "4) to project data parallelism"
+                 : !S.full.complete ? "no epoch ran to its end (--max-steps): part of an epoch does not project one"
+                                    : NULL;
+    if (r->why_not == NULL)
+        st = dl_project_against(&R.prof, &S.full.sums.w, R.P, &R.one, &r->proj);
+    if (st == DL_OK && r->why_not != NULL)
+        dl_progress_line(&R.pr, 0, "lab03: no projection: %s", r->why_not);
+    else if (st == DL_OK)
         dl_progress_line(&R.pr, R.rank == 0,
                          "lab03: projected on %d GPU(s) of %s: epoch %.3f ms = compute %.3f + comm %.3f; one GPU "
                          "%.3f ms; speedup %.2fx (projected)",
