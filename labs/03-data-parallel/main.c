@@ -7,7 +7,8 @@
  *
  * Each epoch rank 0 prints the loss, the test accuracy, the rows each rank
  * processed, the largest parameter difference across ranks (0 when the ranks
- * are in sync) and the epoch time. At the end it projects the last whole
+ * are in sync) and the epoch time, and it warns as the grader would when two
+ * epochs give the same order or the loss blows up. At the end it projects the last whole
  * epoch onto the target machine (--profile, default 4 x A10 on PCIe) from
  * what the run counted, against one baseline: the same job on one GPU (a
  * world of one, or an epoch cut short by --max-steps, has nothing to project
@@ -22,14 +23,14 @@
  * lab's story, around the student's functions (ddp.h). Not a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // NAN, isnan, fabs, fmax
-#include <stdio.h> // snprintf
+#include <stdio.h> // snprintf, fprintf
 #include <stdlib.h> // malloc, calloc, free
-#include <string.h> // memcpy, memset, strcmp
+#include <string.h> // memcmp, memcpy, memset, strcmp
 
 #include "ddp.h" // the student's sampler, scaler, sync, lr and timing
 #include "dl/batch.h" // dl_batch_gather
 #include "dl/cli.h" // dl_cli_parse
-#include "dl/epoch.h" // dl_epoch, dl_epoch_ideal_workload
+#include "dl/epoch.h" // dl_epoch, dl_steady_seconds, dl_loss_exploded, dl_epoch_ideal_workload
 #include "dl/eval.h" // dl_eval_accuracy
 #include "dl/metrics.h" // dl_table, dl_csv_write, dl_csv_write_named
 #include "dl/plot.h" // dl_plots
@@ -61,6 +62,7 @@ typedef struct run {
     double *per_rank; /* (P,) every rank's compute time, for ddp_epoch_end */
     dl_workload one; /* the job on one GPU: the baseline of every projected speedup */
     dl_progress pr, *bar; /* rank 0's progress; bar: the step bar (NULL: none) */
+    int warned_order, warned_loss; /* each warning is given once */
 } run;
 
 typedef struct trainer {
@@ -68,7 +70,7 @@ typedef struct trainer {
     ddp_sampler s;
     ddp_lr_config lr;
     size_t per, b, steps_per_epoch;
-    size_t *idx; /* this epoch's rows */
+    size_t *idx, *prev; /* this epoch's rows, and the last epoch's (the order check) */
     double *step_loss; /* this rank's loss of the first steps (the equivalence curve) */
 } trainer;
 
@@ -90,10 +92,34 @@ static dl_status gradient(run *R, dl_mlp *m, dl_batch *bt, const size_t *idx, si
     return dl_mlp_backward(m, bt->X, b, 0, NULL, NULL);
 }
 
+/* What the grader would say, said while the run goes on (rank 0, once each). */
+static void warn_same_order(run *R, const trainer *T, int epoch)
+{
+    if (epoch == 0 || R->rank != 0 || R->warned_order || memcmp(T->idx, T->prev, T->per * sizeof *T->idx) != 0)
+        return;
+    R->warned_order = fprintf(stderr,
+                              "lab03: warning: epochs %d and %d give rank 0 the same rows in the same order: is the "
+                              "epoch passed to the sampler (ddp_sampler_set_epoch, task 1)?\n",
+                              epoch, epoch + 1);
+}
+
+static void warn_exploding(run *R, int epoch, double loss, double best)
+{
+    if (R->rank != 0 || R->warned_loss || !dl_loss_exploded(loss, best, (int)R->sizes[R->n_sizes - 1]))
+        return;
+    R->warned_loss =
+        fprintf(stderr, "lab03: warning: the loss is %g in epoch %d (the best so far: %g): %s\n", loss, epoch + 1, best,
+                R->P > 1 && !R->naive ? "summed gradients instead of averaged (task 4)? Summed over P "
+                                        "ranks, every step is P times too long"
+                                      : "is the learning rate too large?");
+}
+
 static dl_status train_epoch(run *R, trainer *T, int epoch, epoch_out *e)
 {
+    memcpy(T->prev, T->idx, T->per * sizeof *T->idx);
     ddp_sampler_set_epoch(&T->s, epoch); // task 1
     DL_TRY(ddp_sampler_indices(&T->s, T->idx));
+    warn_same_order(R, T, epoch);
     double t0 = 0, lr = NAN;
     DL_TRY(ddp_epoch_begin(R->comm, &t0)); // task 6
     dl_epoch E;
@@ -166,15 +192,16 @@ static dl_status trainer_init(run *R, trainer *T, int naive)
     ddp_lr_config lr = {
         o->a.lr, (size_t)o->base_batch, T->b * (size_t)P, o->warmup, (long)T->steps_per_epoch * o->a.epochs, o->cosine};
     T->lr = lr;
-    T->idx = malloc(T->per * sizeof *T->idx);
+    T->idx = calloc(T->per, sizeof *T->idx);
+    T->prev = calloc(T->per, sizeof *T->prev);
     T->step_loss = calloc((size_t)o->compare_steps, sizeof *T->step_loss);
-    return T->idx && T->step_loss ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    return T->idx && T->prev && T->step_loss ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
 }
 
 static void trainer_free(trainer *T)
 {
     dl_mlp_free(&T->m);
-    free(T->idx), free(T->step_loss);
+    free(T->idx), free(T->prev), free(T->step_loss);
 }
 
 /* Standardises the training and evaluation rows with the statistics of all ranks' shards (task 2). */
@@ -547,7 +574,7 @@ int main(int argc, char **argv)
     // ---- training ----
     R.pr.steps_per_epoch = T.steps_per_epoch;
     R.bar = &R.pr;
-    double t0 = dl_now();
+    double t0 = dl_now(), best = NAN;
     for (int e = 0; e < o->a.epochs && !(o->max_steps > 0 && T.m.steps >= o->max_steps); e++) {
         epoch_out eo;
         st = train_epoch(&R, &T, e, &eo);
@@ -563,6 +590,8 @@ int main(int argc, char **argv)
                          e + 1, o->a.epochs, eo.loss, eo.acc, eo.sums.rows_max,
                          eo.sums.rows_min != eo.sums.rows_max ? " (uneven)" : "", eo.diff, eo.tm.epoch_s,
                          eo.tm.imbalance, eo.lr);
+        warn_exploding(&R, e, eo.loss, best);
+        best = isnan(best) || eo.loss < best ? eo.loss : best;
         S.last = eo;
         S.full = eo.complete ? eo : S.full;
         r->epochs_run = e + 1;
