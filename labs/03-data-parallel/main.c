@@ -241,6 +241,7 @@ typedef struct results {
     double *ddp_curve, *one_curve; /* DDP's step losses averaged over ranks; rank 0 alone at P·B (or NULL) */
     dl_projection naive; /* the naive attempt's projection */
     double naive_s; /* its steady epoch time (NAN: not compared) */
+    int sweep; /* rows of projection.csv */
     char plots[600];
 } results;
 
@@ -331,10 +332,8 @@ static dl_status write_shards(run *R)
         snprintf(names[C + k], 32, "%s_rank%d", k < P ? "random" : "stratified", k % P);
         cols[1 + k] = names[C + k];
     }
-    for (int c = 0; st == DL_OK && c < C; c++) {
-        snprintf(names[c], 32, "%d", c);
-        labels[c] = names[c];
-    }
+    for (int c = 0; st == DL_OK && c < C; c++) // "Pullover", or "class 2" for a set without names
+        labels[c] = dl_dataset_class_name(R->train, c, names[c], 32);
     cols[0] = "class";
     if (st == DL_OK)
         st = dl_csv_write_named(R->o.a.out, "shards.csv", cols, 1 + 2 * P, labels, rows, C);
@@ -342,7 +341,7 @@ static dl_status write_shards(run *R)
     return st;
 }
 
-static dl_status write_tables(run *R, const trainer *T, const results *S)
+static dl_status write_tables(run *R, const trainer *T, results *S)
 {
     const char *out = R->o.a.out;
     long total = T->lr.total_steps > 0 ? T->lr.total_steps : T->m.steps;
@@ -366,7 +365,7 @@ static dl_status write_tables(run *R, const trainer *T, const results *S)
         st = dl_csv_write(out, "lr.csv", (const char *[]){"step", "lr", "unscaled"}, 3, rows, (int)total);
     if (st == DL_OK && R->P <= 8)
         st = write_shards(R);
-    int k = ddp_projection_sweep(R->sizes, R->n_sizes, R->train->n, &R->prof, (double(*)[4])rows, 9);
+    int k = S->sweep = ddp_projection_sweep(R->sizes, R->n_sizes, R->train->n, &R->prof, (double(*)[4])rows, 9);
     if (st == DL_OK)
         st = k < 0 ? DL_ERR_ARG
                    : dl_csv_write(out, "projection.csv",
@@ -389,10 +388,12 @@ static void draw(run *R, const trainer *T, results *S)
     if (S->K > 0 && S->one_curve != NULL)
         dl_plots_draw(&p, "equivalence", "data='%s/steps.csv'; P=%d; B=%zu", out, R->P, T->b);
     dl_plots_draw(&p, "lr", "data='%s/lr.csv'; P=%d", out, R->naive ? 1 : R->P);
-    dl_plots_draw(&p, "speedup_batch", "data='%s/projection.csv'; B=%zu; profile='%s'", out, T->b, R->prof.name);
+    if (S->sweep > 0)
+        dl_plots_draw(&p, "speedup_batch", "data='%s/projection.csv'; B=%zu; profile='%s'; gpus=%d", out, T->b,
+                      R->prof.name, R->prof.gpus);
     if (!isnan(S->naive_s))
         dl_plots_draw(&p, "epoch_time", "data='%s/epoch_time.csv'; pnaive=%g; pddp=%g; P=%d; profile='%s'", out,
-                      S->naive.speedup, S->r.proj.speedup, R->P, R->prof.name);
+                      S->naive.speedup, S->r.why_not ? -1.0 : S->r.proj.speedup, R->P, R->prof.name);
     memcpy(S->plots, p.list, sizeof S->plots);
 }
 
