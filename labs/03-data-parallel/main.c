@@ -237,6 +237,7 @@ typedef struct results {
     dl_table metrics; /* one row per epoch (mcols) */
     dl_train_report r; /* what summary.json says of the run */
     epoch_out last, full; /* the last epoch that ran steps, and the last that ran them all */
+    double best; /* the lowest epoch loss so far (NAN before the first) */
     long K; /* steps of the equivalence curves */
     double *ddp_curve, *one_curve; /* DDP's step losses averaged over ranks; rank 0 alone at P·B (or NULL) */
     dl_projection naive; /* the naive attempt's projection */
@@ -515,7 +516,15 @@ static dl_status setup(run *R)
     if (R->per_rank == NULL)
         return dl_error_set(DL_ERR_NOMEM, "out of memory");
     DL_TRY(dl_batch_create(&R->batch, &R->dev, (size_t)o->a.batch_size, R->train->d));
-    return R->rank == 0 ? dl_summary_prepare(o->a.out) : DL_OK;
+    if (R->rank == 0)
+        DL_TRY(dl_summary_prepare(o->a.out));
+    dl_progress_begin(&R->pr, o->a.epochs, 1, o->a.quiet);
+    dl_progress_line(&R->pr, 0,
+                     "lab03: %s mode, %d rank(s) (%s), %s, %zu train / %zu val / %zu test rows, MLP %s -> %zu, batch "
+                     "%ld per rank, device %s",
+                     o->mode, R->P, dl_comm_backend(R->comm), R->data.name, R->train->n, R->val.n, R->test.n, o->hidden,
+                     R->sizes[R->n_sizes - 1], o->a.batch_size, dl_device_describe(&R->dev));
+    return DL_OK;
 }
 
 static dl_status dump(const run *R, const dl_mlp *m, const char *path)
@@ -528,6 +537,83 @@ static dl_status dump(const run *R, const dl_mlp *m, const char *path)
         st = dl_npy_write_f32(path, p, m->n_params, 0);
     free(p);
     return st;
+}
+
+/* One epoch's row of metrics.csv, its line, and what the run remembers of it. */
+static dl_status record_epoch(run *R, results *S, int e, const epoch_out *eo)
+{
+    double row[10] = {e + 1,    eo->loss,       eo->acc,          eo->sums.rows_min, eo->sums.rows_max,
+                      eo->diff, eo->tm.epoch_s, eo->tm.compute_s, eo->tm.imbalance,  eo->lr};
+    DL_TRY(dl_table_add(&S->metrics, row));
+    dl_progress_line(&R->pr, 0,
+                     "epoch %2d/%d  loss %.4f  val_acc %.4f  rows/rank %.0f%s  |dparam| %.3g  epoch %.3f s  "
+                     "imbalance %.2f  lr %.4g",
+                     e + 1, R->o.a.epochs, eo->loss, eo->acc, eo->sums.rows_max,
+                     eo->sums.rows_min != eo->sums.rows_max ? " (uneven)" : "", eo->diff, eo->tm.epoch_s,
+                     eo->tm.imbalance, eo->lr);
+    warn_exploding(R, e, eo->loss, S->best);
+    S->best = isnan(S->best) || eo->loss < S->best ? eo->loss : S->best;
+    S->last = *eo;
+    S->full = eo->complete ? *eo : S->full;
+    S->r.epochs_run = e + 1;
+    return DL_OK;
+}
+
+/* What summary.json says of the run, from its last epochs. */
+static void sum_up(const run *R, const trainer *T, results *S)
+{
+    dl_train_report *r = &S->r;
+    r->steps = T->m.steps;
+    r->n_params = T->m.n_params;
+    r->final_loss = S->last.loss;
+    r->val_accuracy = S->last.acc;
+    r->val_rows = R->val.n;
+    r->test_rows = R->test.n;
+    r->param_diff = S->last.diff;
+    r->ranks = R->P;
+    r->dataset_rows = R->train->n;
+    r->epoch_seconds = S->last.tm.epoch_s;
+    // the epochs after the first, which pays the warm-up: what the naive attempt is compared with
+    r->steady_epoch_seconds = dl_steady_seconds(dl_table_column(&S->metrics, "epoch_s"), S->metrics.n, 10);
+    r->imbalance = S->last.tm.imbalance;
+    r->d = R->train->d;
+    r->counters = S->last.sums.w;
+    r->prof = &R->prof;
+}
+
+/* The last whole epoch projected on the target, against the same job on one GPU; or why not. */
+static dl_status project(run *R, results *S)
+{
+    dl_train_report *r = &S->r;
+    r->why_not = R->P == 1           ? "a world of one communicates nothing: run it on P ranks (common/bin/dlrun -n "
+                                       "4) to project data parallelism"
+                 : !S->full.complete ? "no epoch ran to its end (--max-steps): part of an epoch does not project one"
+                                     : NULL;
+    if (r->why_not != NULL) {
+        dl_progress_line(&R->pr, 0, "lab03: no projection: %s", r->why_not);
+        return DL_OK;
+    }
+    DL_TRY(dl_project_against(&R->prof, &S->full.sums.w, R->P, &R->one, &r->proj));
+    dl_progress_line(&R->pr, R->rank == 0,
+                     "lab03: projected on %d GPU(s) of %s: epoch %.3f ms = compute %.3f + comm %.3f; one GPU %.3f "
+                     "ms; speedup %.2fx (projected)",
+                     R->P, R->prof.name, 1e3 * r->proj.epoch_s, 1e3 * r->proj.compute_s, 1e3 * r->proj.comm_s,
+                     1e3 * r->proj.single_s, r->proj.speedup);
+    return DL_OK;
+}
+
+static void teardown(run *R, trainer *T, results *S)
+{
+    dl_progress_end(&R->pr);
+    trainer_free(T);
+    dl_table_free(&S->metrics);
+    free(S->one_curve), free((void *)S->r.rows_per_rank), free((void *)S->r.mean), free((void *)S->r.std);
+    free(R->per_rank);
+    dl_batch_free(&R->batch);
+    dl_dataset_free(&R->val), dl_dataset_free(&R->test);
+    dl_data_free(&R->data);
+    dl_device_close(&R->dev);
+    dl_comm_finalize(R->comm);
 }
 
 int main(int argc, char **argv)
@@ -550,22 +636,17 @@ int main(int argc, char **argv)
     st = setup(&R);
     if (st != DL_OK)
         return dl_rank_exit(R.comm, st, "lab03");
-    dl_progress_begin(&R.pr, o->a.epochs, 1, o->a.quiet);
-    dl_progress_line(&R.pr, 0,
-                     "lab03: %s mode, %d rank(s) (%s), %s, %zu train / %zu val / %zu test rows, MLP %s -> %zu, batch "
-                     "%ld per rank, device %s",
-                     o->mode, R.P, dl_comm_backend(R.comm), R.data.name, R.train->n, R.val.n, R.test.n, o->hidden,
-                     R.sizes[R.n_sizes - 1], o->a.batch_size, dl_device_describe(&R.dev));
     results S;
     memset(&S, 0, sizeof S);
+    S.best = NAN;
     dl_table_init(&S.metrics, mcols, 10);
     dl_train_report *r = &S.r;
 
     // ---- task 2: the distributed scaler ----
     float *mean = NULL, *scale = NULL;
     if (!o->no_scaler) {
-        mean = malloc(R.train->d * sizeof *mean);
-        scale = malloc(R.train->d * sizeof *scale);
+        r->mean = mean = malloc(R.train->d * sizeof *mean);
+        r->std = scale = malloc(R.train->d * sizeof *scale);
         st = mean && scale ? standardise(&R, mean, scale, &r->scaler_diff) : DL_ERR_NOMEM;
     }
     // ---- task 3: one model on every rank ----
@@ -581,50 +662,23 @@ int main(int argc, char **argv)
     if (st != DL_OK)
         return dl_rank_exit(R.comm, st, "lab03");
 
-    // ---- training ----
+    // ---- training: tasks 1 and 4 to 6 every epoch ----
     R.pr.steps_per_epoch = T.steps_per_epoch;
     R.bar = &R.pr;
-    double t0 = dl_now(), best = NAN;
+    double t0 = dl_now();
     for (int e = 0; e < o->a.epochs && !(o->max_steps > 0 && T.m.steps >= o->max_steps); e++) {
         epoch_out eo;
         st = train_epoch(&R, &T, e, &eo);
-        double row[10] = {e + 1,   eo.loss,       eo.acc,          eo.sums.rows_min, eo.sums.rows_max,
-                          eo.diff, eo.tm.epoch_s, eo.tm.compute_s, eo.tm.imbalance,  eo.lr};
         if (st == DL_OK)
-            st = dl_table_add(&S.metrics, row);
+            st = record_epoch(&R, &S, e, &eo);
         if (st != DL_OK)
             return dl_rank_exit(R.comm, st, "lab03");
-        dl_progress_line(&R.pr, 0,
-                         "epoch %2d/%d  loss %.4f  val_acc %.4f  rows/rank %.0f%s  |dparam| %.3g  epoch %.3f s  "
-                         "imbalance %.2f  lr %.4g",
-                         e + 1, o->a.epochs, eo.loss, eo.acc, eo.sums.rows_max,
-                         eo.sums.rows_min != eo.sums.rows_max ? " (uneven)" : "", eo.diff, eo.tm.epoch_s,
-                         eo.tm.imbalance, eo.lr);
-        warn_exploding(&R, e, eo.loss, best);
-        best = isnan(best) || eo.loss < best ? eo.loss : best;
-        S.last = eo;
-        S.full = eo.complete ? eo : S.full;
-        r->epochs_run = e + 1;
     }
     r->train_seconds = dl_now() - t0;
-    r->steps = T.m.steps;
-    r->n_params = T.m.n_params;
-    r->final_loss = S.last.loss;
-    r->val_accuracy = S.last.acc;
-    r->val_rows = R.val.n;
-    r->test_rows = R.test.n;
-    r->param_diff = S.last.diff;
-    r->ranks = R.P;
-    r->dataset_rows = R.train->n;
-    r->epoch_seconds = S.last.tm.epoch_s;
-    // the epochs after the first, which pays the warm-up: what the naive attempt is compared with
-    r->steady_epoch_seconds = dl_steady_seconds(dl_table_column(&S.metrics, "epoch_s"), S.metrics.n, 10);
-    r->imbalance = S.last.tm.imbalance;
-    r->mean = mean, r->std = scale, r->d = R.train->d;
-    r->counters = S.last.sums.w;
-    r->prof = &R.prof;
+    sum_up(&R, &T, &S);
+
     // ---- the test half, scored once ----
-    if (R.naive) // rank 0's model, as every epoch's
+    if (R.naive) // rank 0's model, as in every epoch
         st = dl_eval_accuracy_on(R.comm, 0, &T.m, &R.batch, &R.test, &r->test_accuracy);
     else
         st = dl_eval_accuracy(R.comm, &T.m, &R.batch, &R.test, &r->test_accuracy);
@@ -642,26 +696,11 @@ int main(int argc, char **argv)
                      "differ across ranks by %.3g",
                      o->mode, r->epochs_run, r->train_seconds, r->test_accuracy, R.test.n, r->param_diff);
 
-    // ---- the projection of the last whole epoch, against the same job on one GPU ----
-    r->why_not = R.P == 1           ? "a world of one communicates nothing: run it on P ranks (common/bin/dlrun -n "
-                                      "4) to project data parallelism"
-                 : !S.full.complete ? "no epoch ran to its end (--max-steps): part of an epoch does not project one"
-                                    : NULL;
-    if (r->why_not == NULL)
-        st = dl_project_against(&R.prof, &S.full.sums.w, R.P, &R.one, &r->proj);
-    if (st == DL_OK && r->why_not != NULL)
-        dl_progress_line(&R.pr, 0, "lab03: no projection: %s", r->why_not);
-    else if (st == DL_OK)
-        dl_progress_line(&R.pr, R.rank == 0,
-                         "lab03: projected on %d GPU(s) of %s: epoch %.3f ms = compute %.3f + comm %.3f; one GPU "
-                         "%.3f ms; speedup %.2fx (projected)",
-                         R.P, R.prof.name, 1e3 * r->proj.epoch_s, 1e3 * r->proj.compute_s, 1e3 * r->proj.comm_s,
-                         1e3 * r->proj.single_s, r->proj.speedup);
-    // ---- the naive attempt, and one rank at the global batch ----
+    // ---- the projection, the naive attempt and one rank at the global batch, the files ----
+    st = project(&R, &S);
     if (st == DL_OK)
         st = compare(&R, &T, &S);
-    // ---- rows per rank (the accounting), and the files ----
-    double *rows = calloc((size_t)R.P, sizeof *rows);
+    double *rows = calloc((size_t)R.P, sizeof *rows); // rows per rank, for the accounting
     if (st == DL_OK)
         st = rows ? dl_comm_allgather(R.comm, &S.last.sums.w.samples, rows, 1, DL_F64) : DL_ERR_NOMEM;
     r->rows_per_rank = rows;
@@ -669,14 +708,6 @@ int main(int argc, char **argv)
         st = write_outputs(&R, &T, &S);
     if (st != DL_OK)
         return dl_rank_exit(R.comm, st, "lab03");
-    dl_progress_end(&R.pr);
-    trainer_free(&T);
-    dl_table_free(&S.metrics);
-    free(S.one_curve), free(rows), free(mean), free(scale), free(R.per_rank);
-    dl_batch_free(&R.batch);
-    dl_dataset_free(&R.val), dl_dataset_free(&R.test);
-    dl_data_free(&R.data);
-    dl_device_close(&R.dev);
-    dl_comm_finalize(R.comm);
+    teardown(&R, &T, &S);
     return 0;
 }
