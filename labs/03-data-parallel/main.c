@@ -5,26 +5,26 @@
  *   common/bin/dlrun -n 4 build/labs/lab03 --mode naive    four serial copies (no sharding, no sync)
  *   build/labs/lab03 --help                                 every flag
  *
- * The official test split is cut in two, stratified: a validation half,
- * scored after every epoch, and a test half, scored once at the end (the
- * training rows are the whole training split, as the grader's references
- * assume). Each epoch rank 0 prints the loss, the validation accuracy, the
- * rows each rank
- * processed, the largest parameter difference across ranks (0 when the ranks
- * are in sync) and the epoch time, and it warns as the grader would when two
- * epochs give the same order or the loss blows up. At the end it projects the last whole
- * epoch onto the target machine (--profile, default 4 x A10 on PCIe) from
- * what the run counted, against one baseline: the same job on one GPU (a
- * world of one, or an epoch cut short by --max-steps, has nothing to project
- * and says so). With --compare (the default with several ranks) it also
- * times the naive attempt (two epochs: the first warms up, as DDP's first
- * does, so steady epochs are compared) and trains rank 0 alone at the
- * global batch for the first steps, to show that P ranks at batch B equal
- * one rank at batch P·B.
+ * The official test split is cut in two stratified halves: validation,
+ * scored after every epoch, and test, scored once at the end; the training
+ * rows are the whole training split (the grader's references assume so).
+ * Each epoch rank 0 prints the loss, the validation accuracy, the rows each
+ * rank processed, the largest parameter difference across ranks (0 when
+ * they are in sync) and the epoch time, and warns as the grader would when
+ * two epochs give the same order or the loss blows up. At the end it
+ * projects the last whole epoch onto the target machine (--profile, default
+ * 4 x A10 on PCIe) from what the run counted, against one baseline: the
+ * same job on one GPU (a world of one, or epochs cut short by --max-steps,
+ * have nothing to project, and it says so). With several ranks, unless
+ * --no-compare, it also times the naive attempt (two epochs, the first a
+ * warm-up like DDP's first: steady epochs are compared) and trains rank 0
+ * alone at the global batch for the first steps, to show that P ranks at
+ * batch B equal one rank at batch P·B.
  * Outputs (rank 0) in --out: metrics.csv, steps.csv, shards.csv, lr.csv,
- * projection.csv, epoch_time.csv, summary.json and the plots. The plumbing is libddplab's
- * (dl/batch.h, eval.h, replica.h, epoch.h, summary.h); what is here is the
- * lab's story, around the student's functions (ddp.h). Not a student file. */
+ * projection.csv, epoch_time.csv, summary.json and the plots. The plumbing
+ * is libddplab's (dl/batch.h, eval.h, replica.h, epoch.h, summary.h); what
+ * is here is the lab's story around the student's functions (ddp.h). Not a
+ * student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // NAN, isnan, fabs, fmax
 #include <stdio.h> // snprintf, fprintf
@@ -180,15 +180,14 @@ static dl_status trainer_init(run *R, trainer *T, int naive)
     T->b = (size_t)o->a.batch_size;
     // every rank starts from its own init, as separate processes do
     DL_TRY(dl_mlp_create(&T->m, &R->dev, R->sizes, R->n_sizes, T->b, o->a.seed + (uint64_t)R->rank));
-    ddp_sampler s = {R->train->n,
-                     naive ? 0 : R->rank,
-                     P,
-                     o->a.seed,
-                     0,
-                     1,
-                     o->drop_last,
-                     o->stratified ? R->train->y : NULL,
-                     (int)R->sizes[R->n_sizes - 1]};
+    ddp_sampler s = {.n = R->train->n,
+                     .rank = naive ? 0 : R->rank,
+                     .world = P,
+                     .seed = o->a.seed,
+                     .shuffle = 1,
+                     .drop_last = o->drop_last,
+                     .labels = o->stratified ? R->train->y : NULL,
+                     .C = (int)R->sizes[R->n_sizes - 1]};
     T->s = s;
     T->per = ddp_sampler_num_samples(&T->s); // task 1
     if (T->per == 0)
