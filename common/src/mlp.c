@@ -9,6 +9,7 @@
 
 #include "backend.h" // dl_cuda_*_ kernels
 #include "dl/blas.h" // dl_gemm, dl_gemv
+#include "dl/data.h" // dl_npy_write_f32
 #include "dl/nn_math.h" // dl_softmax_xent_row, dl_sgd_update
 #include "dl/rng.h" // dl_rng
 #include "dl/trace.h" // dl_trace_begin
@@ -273,6 +274,18 @@ dl_status dl_mlp_get_params(const dl_mlp *m, float *host)
 dl_status dl_mlp_set_params(dl_mlp *m, const float *host)
 {
     return dl_memcpy_h2d(m->dev, m->params, host, m->n_params * sizeof *host);
+}
+
+dl_status dl_mlp_write_params(const dl_mlp *m, const char *path)
+{
+    float *p = malloc((m->n_params ? m->n_params : 1) * sizeof *p);
+    if (p == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "mlp: out of memory for %zu parameters", m->n_params);
+    dl_status st = dl_mlp_get_params(m, p);
+    if (st == DL_OK)
+        st = dl_npy_write_f32(path, p, m->n_params, 0);
+    free(p);
+    return st;
 }
 
 dl_status dl_mlp_get_velocity(const dl_mlp *m, float *host)

@@ -8,6 +8,7 @@
 #include <stdlib.h> // malloc
 
 #include "dl/blas.h" // dl_flops
+#include "dl/data.h" // dl_npy_read
 #include "dl/mlp.h"
 #include "dl/rng.h"
 
@@ -249,15 +250,33 @@ START_TEST(test_step_cost_and_hidden)
 }
 END_TEST
 
+START_TEST(test_write_params)
+{
+    dl_mlp m;
+    const size_t sizes[] = {3, 4, 2};
+    ck_assert(dl_mlp_create(&m, dl_cpu(), sizes, 3, 4, 5) == DL_OK);
+    ck_assert_st(dl_mlp_write_params(&m, tpath("p.npy")), DL_OK);
+    dl_npy a;
+    ck_assert_st(dl_npy_read(tpath("p.npy"), &a), DL_OK);
+    ck_assert(a.is_float && a.ndim == 1 && a.shape[0] == m.n_params);
+    ck_assert(memcmp(a.data, m.params, m.n_params * sizeof(float)) == 0);
+    dl_npy_free(&a);
+    ck_assert_st(dl_mlp_write_params(&m, tpath("no/such/dir/p.npy")), DL_ERR_IO);
+    ck_assert_has(dl_last_error(), "no/such/dir/p.npy");
+    dl_mlp_free(&m);
+}
+END_TEST
+
 Suite *mlp_suite(void)
 {
     Suite *s = suite_create("mlp");
-    TCase *tc = tcase_with_timeout("mlp", 30);
+    TCase *tc = tcase_with_tmp("mlp", 30);
     tcase_add_test(tc, test_shapes_and_init);
     tcase_add_test(tc, test_gradient_finite_differences);
     tcase_add_test(tc, test_sgd_and_training);
     tcase_add_test(tc, test_checkpoint_state_round_trip);
     tcase_add_test(tc, test_step_cost_and_hidden);
+    tcase_add_test(tc, test_write_params);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,6 +15,7 @@
 #include "dl/replica.h"
 #include "dl/rng.h"
 #include "dl/summary.h"
+#include "dl/trainopt.h"
 
 static dl_comm *world_of_one(void)
 {
@@ -292,6 +293,38 @@ START_TEST(summary_of_a_training_run)
 }
 END_TEST
 
+START_TEST(shared_training_flags)
+{
+    dl_args a;
+    dl_args_defaults(&a);
+    dl_train_opts t;
+    dl_train_opts_defaults(&t);
+    ck_assert_str_eq(t.hidden, "256");
+    ck_assert(t.momentum == 0.9 && t.weight_decay == 5e-4 && t.base_batch == 4096 && t.warmup == 10);
+    ck_assert(!t.cosine && !t.stratified && !t.drop_last && t.max_steps == 0 && t.profile == NULL);
+    dl_opt opts[DL_TRAIN_OPTS + 1];
+    int n = dl_train_opts_table(&t, opts);
+    ck_assert_int_eq(n, DL_TRAIN_OPTS);
+    char *ok[] = {"labX",          "--hidden", "64,32",          "--cosine", "--max-steps", "7",
+                  "--dump-params", "p.npy",    "--momentum=0.5", "--out",    t_dir};
+    ck_assert_int_eq(dl_cli_parse(11, ok, "labX", "a test", &a, opts, (size_t)n), DL_CLI_RUN);
+    ck_assert_str_eq(t.hidden, "64,32");
+    ck_assert(t.cosine == 1 && t.max_steps == 7 && t.momentum == 0.5);
+    ck_assert_str_eq(t.dump_params, "p.npy");
+    ck_assert(!dl_train_stop(&t, 6) && dl_train_stop(&t, 7));
+    t.max_steps = 0;
+    ck_assert(!dl_train_stop(&t, 1000000)); // no limit
+    char *bad[] = {"labX", "--momentum", "1.5", "--out", t_dir};
+    capture cap;
+    capture_start(&cap, 2);
+    int rc = dl_cli_parse(5, bad, "labX", "a test", &a, opts, (size_t)n);
+    char *err = capture_stop(&cap);
+    ck_assert_int_eq(rc, DL_CLI_ERROR);
+    ck_assert_has(err, "--momentum");
+    free(err);
+}
+END_TEST
+
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
@@ -304,6 +337,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, ideal_workload_is_what_is_counted);
     tcase_add_test(tc, summary_files);
     tcase_add_test(tc, summary_of_a_training_run);
+    tcase_add_test(tc, shared_training_flags);
     suite_add_tcase(s, tc);
     return s;
 }

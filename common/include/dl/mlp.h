@@ -86,6 +86,10 @@ dl_status dl_mlp_predict(dl_mlp *m, const float *X, size_t n, int32_t *pred);
 /* Copies all parameters to/from a host array of n_params floats. */
 dl_status dl_mlp_get_params(const dl_mlp *m, float *host);
 dl_status dl_mlp_set_params(dl_mlp *m, const float *host);
+/* Writes the parameters to path as a float32 .npy of n_params values (what
+ * --dump-params gives the graders). DL_ERR_NOMEM, or the copy's or the
+ * writer's status (DL_ERR_IO naming the file); nothing is left at path then. */
+dl_status dl_mlp_write_params(const dl_mlp *m, const char *path);
 /* Copies the momentum buffers to/from a host array of n_params floats (the
  * layout of params; zeros after create). */
 dl_status dl_mlp_get_velocity(const dl_mlp *m, float *host);
