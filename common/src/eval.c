@@ -50,7 +50,8 @@ dl_status dl_eval_accuracy_on(dl_comm *c, int root, dl_mlp *m, dl_batch *b, cons
         if (st == DL_OK)
             *acc = right / (double)set->n;
     }
-    // the others must not wait for a broadcast that will not come: a failure aborts them (comm.h)
+    // a root that failed returns before the broadcast; its caller ends the job (dl_rank_exit), which
+    // stops the ranks waiting here
     if (st == DL_OK)
         st = dl_comm_broadcast(c, acc, 1, DL_F64, root);
     return st;

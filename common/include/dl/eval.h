@@ -18,7 +18,8 @@
  *   last chunk staged (or nothing); m's activations are overwritten.
  * - Failure: DL_ERR_ARG for an empty set or one whose width is not b's;
  *   DL_ERR_NOMEM; the status of a failed copy, forward or collective. *acc
- *   is then NAN.
+ *   is then NAN. A rank that fails before the collective leaves the others
+ *   waiting in it: the driver must end the job (dl_rank_exit aborts it).
  */
 #ifndef DL_EVAL_H
 #define DL_EVAL_H
