@@ -49,7 +49,8 @@ dl_status dl_epoch_reduce(const dl_epoch *e, double step_bytes, double step_laun
     w->samples = e->rows;
     w->dataset = dataset_rows;
     double tot[3] = {e->loss_sum, e->rows, e->steps};
-    double rmin = e->rows, rmax = e->rows, fmax = e->flops;
+    double rmin = e->rows, fmax = e->flops;
+    double rmax = rmin;
     DL_TRY(dl_comm_allreduce(e->comm, tot, 3, DL_F64, DL_RED_SUM));
     DL_TRY(dl_comm_allreduce(e->comm, &rmin, 1, DL_F64, DL_RED_MIN));
     DL_TRY(dl_comm_allreduce(e->comm, &rmax, 1, DL_F64, DL_RED_MAX));
