@@ -355,16 +355,23 @@ START_TEST(test_copy_on_device)
 }
 END_TEST
 
-/* A world of one with device buffers: isendrecv to itself is a copy on the
- * device (queued on the compute stream), completed by dl_comm_wait. */
-START_TEST(test_isendrecv_self_on_device)
+/* A communicator of this process alone, whatever launched the test. */
+static dl_comm *world_of_one(void)
 {
     unsetenv("OMPI_COMM_WORLD_SIZE");
     unsetenv("PMI_SIZE");
     unsetenv("PMIX_RANK");
-    OPEN(dev);
-    dl_comm *c;
+    dl_comm *c = NULL;
     ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    return c;
+}
+
+/* A world of one with device buffers: isendrecv to itself is a copy on the
+ * device (queued on the compute stream), completed by dl_comm_wait. */
+START_TEST(test_isendrecv_self_on_device)
+{
+    OPEN(dev);
+    dl_comm *c = world_of_one();
     ck_assert(dl_comm_use_device(c, &dev) == DL_OK);
     size_t n = (size_t)1 << 18; // 1 MiB of floats
     float *h = randf(n, 90), *back = malloc(n * sizeof *back);
@@ -430,12 +437,8 @@ END_TEST
  * same model as the CPU does, within a near-tie's row. */
 START_TEST(test_eval_matches_cpu)
 {
-    unsetenv("OMPI_COMM_WORLD_SIZE");
-    unsetenv("PMI_SIZE");
-    unsetenv("PMIX_RANK");
     OPEN(dev);
-    dl_comm *c;
-    ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    dl_comm *c = world_of_one();
     size_t n = 300, d = 20;
     float *x = randf(n * d, 77);
     dl_dataset set;
