@@ -9,8 +9,10 @@
  *   to dl_mlp_forward / dl_mlp_loss, and b->n = n. They stay valid until
  *   the next call on b.
  * - dl_batch_gather copies rows idx[0..n) of src, in that order, into the
- *   host staging and, on CUDA, onto the device: an asynchronous copy on the
- *   device's compute stream, so the model's kernels queued after it see it.
+ *   host staging and, on CUDA, onto the device with a copy on the device's
+ *   compute stream, so the model's kernels queued after it see it; the copy
+ *   has read the staging when the call returns (dl_memcpy_h2d), so the next
+ *   call may refill it.
  * - dl_batch_range stages rows first..first+n-1 of src without gathering: on
  *   the CPU b->X and b->y then point into src itself (no copy; valid while
  *   src is unchanged), on CUDA they are copied to the device buffers.
