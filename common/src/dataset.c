@@ -86,3 +86,10 @@ const char *dl_dataset_class_name(const dl_dataset *ds, int c, char *buf, size_t
     snprintf(buf, len, "class %d", c);
     return buf;
 }
+
+void dl_dataset_standardise(dl_dataset *ds, const float *mean, const float *scale)
+{
+    for (size_t i = 0; i < ds->n; i++)
+        for (size_t j = 0; j < ds->d; j++)
+            ds->X[i * ds->d + j] = (ds->X[i * ds->d + j] - mean[j]) / scale[j];
+}

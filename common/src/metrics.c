@@ -5,9 +5,10 @@
 #include "dl/fs.h" // dl_tmp_create
 
 #include <errno.h> // errno
-#include <math.h> // isnan, isinf
+#include <math.h> // isnan, isinf, NAN
 #include <stdio.h> // fopen, fprintf, rename, remove
-#include <string.h> // strerror
+#include <stdlib.h> // realloc, free
+#include <string.h> // strerror, strcmp, memcpy
 
 dl_status dl_csv_open(dl_csv_out *c, const char *path, const char *const *cols, int ncols)
 {
@@ -79,20 +80,95 @@ void dl_csv_abort(dl_csv_out *c)
     }
 }
 
-dl_status dl_csv_write(const char *dir, const char *name, const char *const *cols, int ncols, const double *rows,
-                       int nrows)
+/* A whole table; labels != NULL: a text first column, ncols − 1 values a row. */
+static dl_status write_table(const char *dir, const char *name, const char *const *cols, int ncols,
+                             const char *const *labels, const double *rows, int nrows)
 {
     char path[1024];
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
         return dl_error_set(DL_ERR_ARG, "%s/%s: path too long", dir, name);
     dl_csv_out c;
     DL_TRY(dl_csv_open(&c, path, cols, ncols));
+    int nvals = labels != NULL ? ncols - 1 : ncols;
+    c.ncols = nvals;
     for (int r = 0; r < nrows; r++) {
-        dl_status st = dl_csv_row(&c, rows + (size_t)r * (size_t)ncols);
+        if (labels != NULL) {
+            fputc('"', c.f);
+            for (const char *p = labels[r]; *p != '\0'; p++) {
+                if (*p == '"')
+                    fputc('"', c.f); // a quote is doubled
+                fputc(*p, c.f);
+            }
+            fputs(nvals > 0 ? "\"," : "\"", c.f);
+        }
+        dl_status st = dl_csv_row(&c, rows + (size_t)r * (size_t)nvals);
         if (st != DL_OK) {
             dl_csv_abort(&c);
             return st;
         }
     }
     return dl_csv_close(&c);
+}
+
+dl_status dl_csv_write(const char *dir, const char *name, const char *const *cols, int ncols, const double *rows,
+                       int nrows)
+{
+    return write_table(dir, name, cols, ncols, NULL, rows, nrows);
+}
+
+dl_status dl_csv_write_named(const char *dir, const char *name, const char *const *cols, int ncols,
+                             const char *const *labels, const double *rows, int nrows)
+{
+    if (ncols < 1 || labels == NULL)
+        return dl_error_set(DL_ERR_ARG, "%s/%s: a named table needs its label column", dir, name);
+    return write_table(dir, name, cols, ncols, labels, rows, nrows);
+}
+
+// ---- a table built row by row ----
+
+void dl_table_init(dl_table *t, const char *const *cols, int ncols)
+{
+    memset(t, 0, sizeof *t);
+    t->cols = cols;
+    t->ncols = ncols;
+}
+
+dl_status dl_table_add(dl_table *t, const double *vals)
+{
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 16;
+        double *rows = realloc(t->rows, (size_t)cap * (size_t)t->ncols * sizeof *rows);
+        if (rows == NULL)
+            return dl_error_set(DL_ERR_NOMEM, "table: out of memory for %d rows", cap);
+        t->rows = rows;
+        t->cap = cap;
+    }
+    memcpy(t->rows + (size_t)t->n * (size_t)t->ncols, vals, (size_t)t->ncols * sizeof *vals);
+    t->n++;
+    return DL_OK;
+}
+
+const double *dl_table_column(const dl_table *t, const char *col)
+{
+    for (int k = 0; k < t->ncols; k++)
+        if (strcmp(t->cols[k], col) == 0)
+            return t->rows != NULL ? t->rows + k : NULL;
+    return NULL;
+}
+
+double dl_table_at(const dl_table *t, int row, const char *col)
+{
+    const double *c = dl_table_column(t, col);
+    return c != NULL && row >= 0 && row < t->n ? c[(size_t)row * (size_t)t->ncols] : NAN;
+}
+
+dl_status dl_table_write(const dl_table *t, const char *dir, const char *name)
+{
+    return dl_csv_write(dir, name, t->cols, t->ncols, t->rows, t->n);
+}
+
+void dl_table_free(dl_table *t)
+{
+    free(t->rows);
+    memset(t, 0, sizeof *t);
 }

@@ -9,6 +9,7 @@
 
 #include "backend.h" // dl_cuda_*_ kernels
 #include "dl/blas.h" // dl_gemm, dl_gemv
+#include "dl/data.h" // dl_npy_write_f32
 #include "dl/nn_math.h" // dl_softmax_xent_row, dl_sgd_update
 #include "dl/rng.h" // dl_rng
 #include "dl/trace.h" // dl_trace_begin
@@ -275,6 +276,18 @@ dl_status dl_mlp_set_params(dl_mlp *m, const float *host)
     return dl_memcpy_h2d(m->dev, m->params, host, m->n_params * sizeof *host);
 }
 
+dl_status dl_mlp_write_params(const dl_mlp *m, const char *path)
+{
+    float *p = malloc((m->n_params ? m->n_params : 1) * sizeof *p);
+    if (p == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "mlp: out of memory for %zu parameters", m->n_params);
+    dl_status st = dl_mlp_get_params(m, p);
+    if (st == DL_OK)
+        st = dl_npy_write_f32(path, p, m->n_params, 0);
+    free(p);
+    return st;
+}
+
 dl_status dl_mlp_get_velocity(const dl_mlp *m, float *host)
 {
     return dl_memcpy_d2h(m->dev, host, m->velocity, m->n_params * sizeof *host);
@@ -300,12 +313,59 @@ dl_status dl_mlp_set_steps(dl_mlp *m, long steps)
 
 double dl_mlp_step_flops(const dl_mlp *m, size_t n)
 {
-    // what dl_gemm/dl_gemv count: forward, weight gradient, bias gradient, and
-    // the input gradient of every layer but the first
-    double s = 0;
-    for (int l = 0; l < m->n_layers; l++) {
-        double io = (double)m->layer[l].in * (double)m->layer[l].out;
-        s += (l > 0 ? 6.0 : 4.0) * io + 2.0 * (double)m->layer[l].out;
+    size_t sizes[DL_MLP_MAX_LAYERS + 1];
+    sizes[0] = m->layer[0].in;
+    for (int l = 0; l < m->n_layers; l++)
+        sizes[l + 1] = m->layer[l].out;
+    dl_mlp_cost c;
+    dl_mlp_step_cost(sizes, m->n_layers + 1, n, &c);
+    return c.flops;
+}
+
+// ---- the cost model of a step ----
+
+void dl_mlp_step_cost(const size_t *sizes, int n_sizes, size_t b, dl_mlp_cost *out)
+{
+    int L = n_sizes - 1;
+    double B = (double)b, row_flops = 0, params = 0, bytes = 0;
+    for (int l = 0; l < L; l++) {
+        // what dl_gemm/dl_gemv count: forward, weight gradient, bias gradient, and
+        // the input gradient of every layer but the first
+        double io = (double)sizes[l] * (double)sizes[l + 1];
+        row_flops += (l > 0 ? 6.0 : 4.0) * io + 2.0 * (double)sizes[l + 1];
+        params += (double)sizes[l] * sizes[l + 1] + sizes[l + 1];
     }
-    return (double)n * s;
+    for (int l = 1; l < n_sizes; l++) {
+        bytes += 2 * 4 * B * sizes[l]; // bias (+ ReLU): read and write the activations
+        if (l + 1 < n_sizes)
+            bytes += 3 * 4 * B * sizes[l]; // the ReLU mask in backward: delta, activation, delta
+    }
+    bytes += 2 * 4 * B * sizes[n_sizes - 1]; // the loss rows
+    bytes += 4 * 4 * params; // SGD: parameter, gradient, velocity read, two written
+    out->flops = B * row_flops;
+    out->mem_bytes = bytes;
+    // forward: GEMM + bias per layer; loss; backward: weight GEMM + bias GEMV per
+    // layer, input GEMM + mask for all but the first; SGD: two per layer
+    out->launches = 2.0 * L + 1 + 2.0 * L + 2.0 * (L - 1) + 2.0 * L;
+    out->params = params;
+}
+
+dl_status dl_mlp_parse_hidden(const char *flag, const char *list, size_t *sizes, int *n_sizes)
+{
+    *n_sizes = 0;
+    const char *s = list;
+    int k = 0;
+    while (*s != '\0' && k < DL_MLP_MAX_LAYERS - 1) {
+        char *end = NULL;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > 65536 || (*end != ',' && *end != '\0'))
+            break;
+        sizes[1 + k++] = (size_t)v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    if (k == 0 || *s != '\0')
+        return dl_error_set(DL_ERR_ARG, "%s '%s': expected 1 to %d widths from 1 to 65536, comma-separated", flag, list,
+                            DL_MLP_MAX_LAYERS - 1);
+    *n_sizes = k + 2;
+    return DL_OK;
 }

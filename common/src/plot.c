@@ -3,7 +3,8 @@
 #include "dl/plot.h"
 
 #include <errno.h> // errno
-#include <stdio.h> // snprintf, rename
+#include <stdarg.h> // va_list
+#include <stdio.h> // snprintf, vsnprintf, rename
 #include <stdlib.h> // getenv
 #include <string.h> // strchr, strcmp
 #include <sys/wait.h> // waitpid
@@ -142,4 +143,15 @@ void dl_plot_listed(const char *script, const char *fmt, const char *dir, const 
     size_t k = strlen(list);
     if (ext != NULL && k < len)
         snprintf(list + k, len - k, "%s%s.%s", k ? "," : "", base, ext);
+}
+
+void dl_plots_draw(dl_plots *p, const char *base, const char *vars_fmt, ...)
+{
+    char script[1200], vars[2000];
+    snprintf(script, sizeof script, "%s/%s.gp", p->scripts, base);
+    va_list ap;
+    va_start(ap, vars_fmt);
+    vsnprintf(vars, sizeof vars, vars_fmt, ap);
+    va_end(ap);
+    dl_plot_listed(script, p->fmt, p->dir, base, vars, p->who, p->list, sizeof p->list);
 }

@@ -176,3 +176,14 @@ dl_status dl_project_step(const dl_profile *p, int ranks, int accum, const dl_si
     out->exposed_s = out->step_s - out->compute_s;
     return DL_OK;
 }
+
+dl_status dl_project_against(const dl_profile *p, const dl_workload *w, int ranks, const dl_workload *one,
+                             dl_projection *out)
+{
+    dl_projection base;
+    DL_TRY(dl_project(p, one, 1, &base));
+    DL_TRY(dl_project(p, w, ranks, out));
+    out->single_s = base.epoch_s;
+    out->speedup = out->epoch_s > 0 ? base.epoch_s / out->epoch_s : 0;
+    return DL_OK;
+}

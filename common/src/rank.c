@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/rank.h"
 
-#include <stdio.h> // snprintf
+#include <stdio.h> // snprintf, fprintf
 #include <string.h> // strcmp
 
 dl_status dl_rank_device(dl_comm *c, const char *spec, dl_device *dev)
@@ -16,4 +16,14 @@ dl_status dl_rank_device(dl_comm *c, const char *spec, dl_device *dev)
         snprintf(name, sizeof name, "cpu");
     DL_TRY(dl_device_open(name, dev));
     return dl_comm_use_device(c, dev);
+}
+
+int dl_rank_exit(dl_comm *c, dl_status st, const char *who)
+{
+    const char *msg = dl_last_error()[0] ? dl_last_error() : dl_status_str(st);
+    if (c != NULL && dl_comm_size(c) > 1)
+        dl_comm_abort(c, dl_exit_code(st), "%s: %s", who, msg);
+    fprintf(stderr, "%s: error: %s\n", who, msg);
+    dl_comm_finalize(c);
+    return dl_exit_code(st);
 }

@@ -99,3 +99,26 @@ void dl_split_free(dl_split *s)
     free(s->idx);
     memset(s, 0, sizeof *s);
 }
+
+dl_status dl_split_hold_out(const dl_dataset *src, double fraction, uint64_t seed, dl_dataset *held, dl_dataset *rest)
+{
+    memset(held, 0, sizeof *held);
+    memset(rest, 0, sizeof *rest);
+    const double f[2] = {fraction, 1.0 - fraction};
+    dl_split sp;
+    DL_TRY(dl_split_stratified(src->y, src->n, src->n_classes, f, 2, seed, &sp));
+    dl_status st = DL_OK;
+    if (dl_split_size(&sp, 0) == 0 || dl_split_size(&sp, 1) == 0)
+        st = dl_error_set(DL_ERR_ARG, "split: holding out %g of %zu rows leaves a part empty (%zu and %zu rows)",
+                          fraction, src->n, dl_split_size(&sp, 0), dl_split_size(&sp, 1));
+    if (st == DL_OK)
+        st = dl_dataset_subset(src, sp.idx + sp.offset[0], dl_split_size(&sp, 0), held);
+    if (st == DL_OK)
+        st = dl_dataset_subset(src, sp.idx + sp.offset[1], dl_split_size(&sp, 1), rest);
+    if (st != DL_OK) {
+        dl_dataset_free(held);
+        dl_dataset_free(rest);
+    }
+    dl_split_free(&sp);
+    return st;
+}

@@ -34,6 +34,8 @@ int main(void)
     srunner_add_suite(sr, sampler_suite());
     srunner_add_suite(sr, lr_suite());
     srunner_add_suite(sr, trace_suite());
+    srunner_add_suite(sr, batch_suite());
+    srunner_add_suite(sr, train_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -3,9 +3,10 @@
  * behaviour is tested under mpirun by tools/test-comm.sh. */
 #include "tests.h"
 
-#include <stdlib.h> // unsetenv
+#include <stdlib.h> // unsetenv, free
 
 #include "dl/comm.h"
+#include "dl/rank.h" // dl_rank_exit
 
 START_TEST(test_world_of_one)
 {
@@ -90,12 +91,39 @@ START_TEST(test_world_of_one_p2p)
 }
 END_TEST
 
+/* A driver's way out: the message on stderr, the exit code for main. */
+START_TEST(test_rank_exit)
+{
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("PMI_SIZE");
+    unsetenv("PMIX_RANK");
+    dl_comm *c;
+    ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    dl_error_set(DL_ERR_ARG, "--hidden '0': expected a width");
+    capture cap;
+    capture_start(&cap, 2);
+    int code = dl_rank_exit(c, DL_ERR_ARG, "labX");
+    char *err = capture_stop(&cap);
+    ck_assert_int_eq(code, 2);
+    ck_assert_str_eq(err, "labX: error: --hidden '0': expected a width\n");
+    free(err);
+    dl_error_set(DL_OK, "%s", ""); // no message: the status names itself
+    capture_start(&cap, 2);
+    code = dl_rank_exit(NULL, DL_ERR_NOMEM, "labX"); // dl_comm_init failed: no communicator
+    err = capture_stop(&cap);
+    ck_assert_int_eq(code, 1);
+    ck_assert_has(err, "labX: error: ");
+    free(err);
+}
+END_TEST
+
 Suite *comm_suite(void)
 {
     Suite *s = suite_create("comm");
     TCase *tc = tcase_with_timeout("world_of_one", 10);
     tcase_add_test(tc, test_world_of_one);
     tcase_add_test(tc, test_world_of_one_p2p);
+    tcase_add_test(tc, test_rank_exit);
     suite_add_tcase(s, tc);
     return s;
 }

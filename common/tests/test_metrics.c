@@ -92,6 +92,51 @@ START_TEST(whole_table)
 }
 END_TEST
 
+START_TEST(named_rows)
+{
+    const char *cols[3] = {"class", "a", "b"}, *labels[2] = {"T-shirt/top", "say \"hi\""};
+    const double rows[4] = {1, 2.5, NAN, 4};
+    ck_assert_st(dl_csv_write_named(t_dir, "n.csv", cols, 3, labels, rows, 2), DL_OK);
+    char *text = slurp(tpath("n.csv"), NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, "class,a,b\n\"T-shirt/top\",1,2.5\n\"say \"\"hi\"\"\",nan,4\n");
+    free(text);
+    const char *one[1] = {"run"};
+    ck_assert_st(dl_csv_write_named(t_dir, "l.csv", one, 1, labels, rows, 1), DL_OK); // labels only
+    text = slurp(tpath("l.csv"), NULL);
+    ck_assert_str_eq(text, "run\n\"T-shirt/top\"\n");
+    free(text);
+    ck_assert_st(dl_csv_write_named(t_dir, "x.csv", cols, 3, NULL, rows, 2), DL_ERR_ARG);
+}
+END_TEST
+
+START_TEST(table_row_by_row)
+{
+    static const char *const cols[2] = {"epoch", "loss"};
+    dl_table t;
+    dl_table_init(&t, cols, 2);
+    ck_assert_ptr_null(dl_table_column(&t, "loss")); // nothing yet
+    ck_assert(isnan(dl_table_at(&t, 0, "loss")));
+    for (int e = 0; e < 40; e++) { // past the first growth
+        double row[2] = {e + 1, 1.0 / (e + 1)};
+        ck_assert_st(dl_table_add(&t, row), DL_OK);
+    }
+    ck_assert_int_eq(t.n, 40);
+    ck_assert(dl_table_at(&t, 39, "epoch") == 40 && dl_table_at(&t, 3, "loss") == 0.25);
+    ck_assert(isnan(dl_table_at(&t, 40, "loss")) && isnan(dl_table_at(&t, -1, "loss")));
+    ck_assert(isnan(dl_table_at(&t, 0, "nope")) && dl_table_column(&t, "nope") == NULL);
+    const double *loss = dl_table_column(&t, "loss");
+    ck_assert(loss[2 * 1] == 0.5); // stride: the number of columns
+    ck_assert_st(dl_table_write(&t, t_dir, "m.csv"), DL_OK);
+    char *text = slurp(tpath("m.csv"), NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert(strncmp(text, "epoch,loss\n1,1\n2,0.5\n3,0.333333333\n", 34) == 0);
+    free(text);
+    dl_table_free(&t);
+    ck_assert(t.n == 0 && t.rows == NULL);
+}
+END_TEST
+
 Suite *metrics_suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -100,6 +145,8 @@ Suite *metrics_suite(void)
     tcase_add_test(tc, abort_leaves_nothing);
     tcase_add_test(tc, open_errors);
     tcase_add_test(tc, whole_table);
+    tcase_add_test(tc, named_rows);
+    tcase_add_test(tc, table_row_by_row);
     suite_add_tcase(s, tc);
     return s;
 }

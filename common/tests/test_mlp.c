@@ -8,6 +8,7 @@
 #include <stdlib.h> // malloc
 
 #include "dl/blas.h" // dl_flops
+#include "dl/data.h" // dl_npy_read
 #include "dl/mlp.h"
 #include "dl/rng.h"
 
@@ -216,14 +217,66 @@ START_TEST(test_checkpoint_state_round_trip)
 }
 END_TEST
 
+START_TEST(test_step_cost_and_hidden)
+{
+    const size_t sizes[] = {784, 256, 10};
+    dl_mlp_cost c;
+    dl_mlp_step_cost(sizes, 3, 4096, &c);
+    // by hand: 4·784·256 + 2·256 + 6·256·10 + 2·10 FLOPs a row
+    ck_assert(c.flops == 4096.0 * (4.0 * 784 * 256 + 2 * 256 + 6.0 * 256 * 10 + 2 * 10));
+    ck_assert(c.params == 784 * 256 + 256 + 256 * 10 + 10);
+    // bias + ReLU 2·4·B·(256 + 10), mask 3·4·B·256, loss 2·4·B·10, SGD 16·params
+    ck_assert(c.mem_bytes == 8.0 * 4096 * 266 + 12.0 * 4096 * 256 + 8.0 * 4096 * 10 + 16.0 * c.params);
+    ck_assert(c.launches == 4 + 1 + 4 + 2 + 4);
+    dl_mlp m;
+    ck_assert(dl_mlp_create(&m, dl_cpu(), sizes, 3, 8, 1) == DL_OK);
+    dl_mlp_step_cost(sizes, 3, 7, &c);
+    ck_assert(dl_mlp_step_flops(&m, 7) == c.flops);
+    dl_mlp_free(&m);
+    size_t s[DL_MLP_MAX_LAYERS + 1];
+    int n = -1;
+    ck_assert_st(dl_mlp_parse_hidden("--hidden", "256", s, &n), DL_OK);
+    ck_assert(n == 3 && s[1] == 256);
+    ck_assert_st(dl_mlp_parse_hidden("--hidden", "512,64,8", s, &n), DL_OK);
+    ck_assert(n == 5 && s[1] == 512 && s[2] == 64 && s[3] == 8);
+    ck_assert_st(dl_mlp_parse_hidden("--hidden", "1,2,3,4,5,6,7", s, &n), DL_OK); // the most there is room for
+    ck_assert_int_eq(n, DL_MLP_MAX_LAYERS + 1);
+    const char *bad[] = {"0", "", "12x", "65537", "3,,4", "-5", "1,2,3,4,5,6,7,8"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ck_assert_st(dl_mlp_parse_hidden("--hidden", bad[k], s, &n), DL_ERR_ARG);
+        ck_assert_int_eq(n, 0);
+    }
+    ck_assert_has(dl_last_error(), "--hidden '1,2,3,4,5,6,7,8': expected 1 to 7 widths from 1 to 65536");
+}
+END_TEST
+
+START_TEST(test_write_params)
+{
+    dl_mlp m;
+    const size_t sizes[] = {3, 4, 2};
+    ck_assert(dl_mlp_create(&m, dl_cpu(), sizes, 3, 4, 5) == DL_OK);
+    ck_assert_st(dl_mlp_write_params(&m, tpath("p.npy")), DL_OK);
+    dl_npy a;
+    ck_assert_st(dl_npy_read(tpath("p.npy"), &a), DL_OK);
+    ck_assert(a.is_float && a.ndim == 1 && a.shape[0] == m.n_params);
+    ck_assert(memcmp(a.data, m.params, m.n_params * sizeof(float)) == 0);
+    dl_npy_free(&a);
+    ck_assert_st(dl_mlp_write_params(&m, tpath("no/such/dir/p.npy")), DL_ERR_IO);
+    ck_assert_has(dl_last_error(), "no/such/dir/p.npy");
+    dl_mlp_free(&m);
+}
+END_TEST
+
 Suite *mlp_suite(void)
 {
     Suite *s = suite_create("mlp");
-    TCase *tc = tcase_with_timeout("mlp", 30);
+    TCase *tc = tcase_with_tmp("mlp", 30);
     tcase_add_test(tc, test_shapes_and_init);
     tcase_add_test(tc, test_gradient_finite_differences);
     tcase_add_test(tc, test_sgd_and_training);
     tcase_add_test(tc, test_checkpoint_state_round_trip);
+    tcase_add_test(tc, test_step_cost_and_hidden);
+    tcase_add_test(tc, test_write_params);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -144,6 +144,29 @@ START_TEST(listed_for_summaries)
 }
 END_TEST
 
+START_TEST(a_drivers_set)
+{
+    env_saved e = env_set("DL_GNUPLOT", NULL);
+    if (!dl_plot_available()) {
+        env_restore(&e);
+        return;
+    }
+    write_text(tpath("curve.gp"), "set title sprintf('%d ranks', P)\nplot [0:n] x\n");
+    dl_plots p = {t_dir, "png", t_dir, "labX", ""};
+    dl_plots_draw(&p, "curve", "P=%d; n=%d", 4, 3);
+    ck_assert_str_eq(p.list, "curve.png");
+    ck_assert(path_exists(tpath("curve.png")));
+    capture cap;
+    capture_start(&cap, 2);
+    dl_plots_draw(&p, "absent", "P=1"); // no such script: said, not listed
+    char *err = capture_stop(&cap);
+    ck_assert_has(err, "labX: plot:");
+    free(err);
+    ck_assert_str_eq(p.list, "curve.png");
+    env_restore(&e);
+}
+END_TEST
+
 Suite *plot_suite(void)
 {
     Suite *s = suite_create("plot");
@@ -153,6 +176,7 @@ Suite *plot_suite(void)
     tcase_add_test(tc, none_and_bad_requests);
     tcase_add_test(tc, without_gnuplot);
     tcase_add_test(tc, listed_for_summaries);
+    tcase_add_test(tc, a_drivers_set);
     suite_add_tcase(s, tc);
     return s;
 }

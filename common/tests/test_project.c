@@ -4,6 +4,7 @@
 
 #include <math.h> // fabs
 
+#include "dl/epoch.h" // dl_epoch_ideal_workload
 #include "dl/project.h"
 
 static const char *good = "# a test target\n"
@@ -131,6 +132,35 @@ START_TEST(test_step_timeline)
 }
 END_TEST
 
+/* One baseline: every run of the job is measured against the same one-GPU epoch. */
+START_TEST(test_projection_against_one_baseline)
+{
+    dl_profile p;
+    write_text(tpath("good.conf"), good);
+    ck_assert(dl_profile_load(tpath("good.conf"), &p) == DL_OK);
+    const size_t sizes[] = {784, 256, 10};
+    dl_workload ddp, one, alone;
+    dl_epoch_ideal_workload(sizes, 3, 60000, 2, 4096, &ddp);
+    dl_epoch_ideal_workload(sizes, 3, 60000, 1, 4096, &one);
+    dl_projection base, r, own;
+    ck_assert(dl_project(&p, &one, 1, &base) == DL_OK);
+    ck_assert(dl_project_against(&p, &ddp, 2, &one, &r) == DL_OK);
+    ck_assert(dl_project(&p, &ddp, 2, &own) == DL_OK);
+    ck_assert(r.single_s == base.epoch_s && r.epoch_s == own.epoch_s && r.comm_s == own.comm_s);
+    ck_assert(r.speedup == base.epoch_s / own.epoch_s);
+    // the per-sample estimate of one GPU from the 2-rank run counts 2 x 8 steps' launches and
+    // updates where one GPU takes 15: a second, larger baseline
+    ck_assert(own.single_s > base.epoch_s);
+    // the naive attempt does the one-GPU job on every rank: exactly 1x against the same baseline
+    alone = one;
+    ck_assert(dl_project_against(&p, &alone, 2, &one, &r) == DL_OK);
+    ck_assert(r.speedup == 1.0);
+    alone.samples = 0;
+    ck_assert(dl_project_against(&p, &alone, 2, &one, &r) == DL_ERR_ARG);
+    ck_assert(dl_project_against(&p, &ddp, 2, &alone, &r) == DL_ERR_ARG);
+}
+END_TEST
+
 Suite *project_suite(void)
 {
     Suite *s = suite_create("project");
@@ -138,6 +168,7 @@ Suite *project_suite(void)
     tcase_add_test(tc, test_profile_load);
     tcase_add_test(tc, test_projection_closed_form);
     tcase_add_test(tc, test_step_timeline);
+    tcase_add_test(tc, test_projection_against_one_baseline);
     suite_add_tcase(s, tc);
     return s;
 }

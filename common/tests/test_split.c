@@ -175,6 +175,46 @@ START_TEST(rejected_arguments)
 }
 END_TEST
 
+/* A held-out part: a stratified half of every class, disjoint from the rest, and the rows travel with their labels. */
+START_TEST(hold_out_and_standardise)
+{
+    dl_dataset src;
+    ck_assert_st(dl_dataset_alloc(&src, 41, 2, 3), DL_OK);
+    for (size_t i = 0; i < 41; i++) { // class counts 21, 14, 6; row i holds i, 10·i
+        src.y[i] = i < 21 ? 0 : i < 35 ? 1 : 2;
+        src.X[2 * i] = (float)i;
+        src.X[2 * i + 1] = (float)(10 * i);
+    }
+    dl_dataset held, rest;
+    ck_assert_st(dl_split_hold_out(&src, 0.5, 7, &held, &rest), DL_OK);
+    ck_assert_uint_eq(held.n + rest.n, 41);
+    size_t counts[3];
+    dl_dataset_class_counts(&held, counts);
+    ck_assert(counts[0] == 11 && counts[1] == 7 && counts[2] == 3); // ties of the remainder go to the first part
+    char *seen = calloc(41, 1);
+    for (size_t i = 0; i < held.n + rest.n; i++) {
+        const dl_dataset *ds = i < held.n ? &held : &rest;
+        size_t k = i < held.n ? i : i - held.n, row = (size_t)ds->X[2 * k];
+        ck_assert(row < 41 && !seen[row]++);
+        ck_assert(ds->X[2 * k + 1] == (float)(10 * row) && ds->y[k] == src.y[row]);
+    }
+    free(seen);
+    dl_dataset again, rest2;
+    ck_assert_st(dl_split_hold_out(&src, 0.5, 7, &again, &rest2), DL_OK);
+    ck_assert(memcmp(again.X, held.X, held.n * 2 * sizeof(float)) == 0); // the same seed, the same rows
+    const float mean[2] = {1, 10}, scale[2] = {2, 5};
+    dl_dataset_standardise(&again, mean, scale);
+    for (size_t k = 0; k < again.n; k++)
+        ck_assert(again.X[2 * k] == (held.X[2 * k] - 1) / 2 && again.X[2 * k + 1] == (held.X[2 * k + 1] - 10) / 5);
+    dl_dataset_free(&again), dl_dataset_free(&rest2), dl_dataset_free(&held), dl_dataset_free(&rest);
+    ck_assert_st(dl_split_hold_out(&src, 0.0, 7, &held, &rest), DL_ERR_ARG); // nothing held out
+    ck_assert_has(dl_last_error(), "leaves a part empty");
+    ck_assert(held.X == NULL && rest.X == NULL);
+    ck_assert_st(dl_split_hold_out(&src, 1.5, 7, &held, &rest), DL_ERR_ARG);
+    dl_dataset_free(&src);
+}
+END_TEST
+
 Suite *split_suite(void)
 {
     Suite *s = suite_create("split");
@@ -182,6 +222,7 @@ Suite *split_suite(void)
     tcase_add_test(tc, largest_remainder_sizes);
     tcase_add_test(tc, same_seed_same_split);
     tcase_add_test(tc, rejected_arguments);
+    tcase_add_test(tc, hold_out_and_standardise);
     suite_add_tcase(s, tc);
     return s;
 }

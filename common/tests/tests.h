@@ -41,6 +41,8 @@ Suite *bandwidth_suite(void);
 Suite *sampler_suite(void);
 Suite *lr_suite(void);
 Suite *trace_suite(void);
+Suite *batch_suite(void);
+Suite *train_suite(void);
 
 // ---- helpers (util.c) ----
 

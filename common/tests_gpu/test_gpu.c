@@ -12,10 +12,12 @@
 #include <stdlib.h> // malloc
 #include <string.h> // memcmp
 
+#include "dl/batch.h"
 #include "dl/blas.h"
 #include "dl/comm.h"
 #include "dl/compare.h"
 #include "dl/device.h"
+#include "dl/eval.h"
 #include "dl/mlp.h"
 #include "dl/ops.h"
 #include "dl/rng.h"
@@ -353,16 +355,23 @@ START_TEST(test_copy_on_device)
 }
 END_TEST
 
-/* A world of one with device buffers: isendrecv to itself is a copy on the
- * device (queued on the compute stream), completed by dl_comm_wait. */
-START_TEST(test_isendrecv_self_on_device)
+/* A communicator of this process alone, whatever launched the test. */
+static dl_comm *world_of_one(void)
 {
     unsetenv("OMPI_COMM_WORLD_SIZE");
     unsetenv("PMI_SIZE");
     unsetenv("PMIX_RANK");
-    OPEN(dev);
-    dl_comm *c;
+    dl_comm *c = NULL;
     ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    return c;
+}
+
+/* A world of one with device buffers: isendrecv to itself is a copy on the
+ * device (queued on the compute stream), completed by dl_comm_wait. */
+START_TEST(test_isendrecv_self_on_device)
+{
+    OPEN(dev);
+    dl_comm *c = world_of_one();
     ck_assert(dl_comm_use_device(c, &dev) == DL_OK);
     size_t n = (size_t)1 << 18; // 1 MiB of floats
     float *h = randf(n, 90), *back = malloc(n * sizeof *back);
@@ -390,6 +399,73 @@ START_TEST(test_isendrecv_self_on_device)
 }
 END_TEST
 
+/* dl_batch on CUDA: gathered rows and a range land on the device as the
+ * CPU stages them (the CPU tier checks the CPU side itself). */
+START_TEST(test_batch_on_device)
+{
+    OPEN(dev);
+    dl_dataset ds;
+    ck_assert(dl_dataset_alloc(&ds, 9, 5, 3) == DL_OK);
+    for (size_t i = 0; i < 9 * 5; i++)
+        ds.X[i] = (float)i;
+    for (size_t i = 0; i < 9; i++)
+        ds.y[i] = (int32_t)(i % 3);
+    dl_batch b;
+    ck_assert(dl_batch_create(&b, &dev, 4, 5) == DL_OK);
+    const size_t idx[3] = {8, 0, 4};
+    float X[4 * 5];
+    int32_t y[4];
+    ck_assert(dl_batch_gather(&b, &ds, idx, 3) == DL_OK);
+    ck_assert(b.X == b.dX && b.y == b.dy); // the model reads the device copy
+    ck_assert(dl_memcpy_d2h(&dev, X, b.X, 3 * 5 * sizeof *X) == DL_OK);
+    ck_assert(dl_memcpy_d2h(&dev, y, b.y, 3 * sizeof *y) == DL_OK);
+    for (size_t k = 0; k < 3; k++) {
+        ck_assert(memcmp(X + k * 5, ds.X + idx[k] * 5, 5 * sizeof *X) == 0);
+        ck_assert_int_eq(y[k], ds.y[idx[k]]);
+    }
+    ck_assert(dl_batch_range(&b, &ds, 5, 4) == DL_OK); // rows 5..8, copied, not a view
+    ck_assert(b.X == b.dX && b.n == 4);
+    ck_assert(dl_memcpy_d2h(&dev, X, b.X, 4 * 5 * sizeof *X) == DL_OK);
+    ck_assert(memcmp(X, ds.X + 25, 4 * 5 * sizeof *X) == 0);
+    dl_batch_free(&b);
+    dl_dataset_free(&ds);
+    dl_device_close(&dev);
+}
+END_TEST
+
+/* Evaluation on CUDA (rows staged on the device chunk by chunk) scores the
+ * same model as the CPU does, within a near-tie's row. */
+START_TEST(test_eval_matches_cpu)
+{
+    OPEN(dev);
+    dl_comm *c = world_of_one();
+    size_t n = 300, d = 20;
+    float *x = randf(n * d, 77);
+    dl_dataset set;
+    ck_assert(dl_dataset_alloc(&set, n, d, 4) == DL_OK);
+    memcpy(set.X, x, n * d * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        set.y[i] = (int32_t)((set.X[i * d] > 0) + 2 * (set.X[i * d + 1] > 0));
+    const size_t sizes[] = {20, 16, 4};
+    dl_mlp mg, mc;
+    ck_assert(dl_mlp_create(&mg, &dev, sizes, 3, 64, 3) == DL_OK);
+    ck_assert(dl_mlp_create(&mc, dl_cpu(), sizes, 3, 64, 3) == DL_OK);
+    dl_batch bg, bc;
+    ck_assert(dl_batch_create(&bg, &dev, 64, d) == DL_OK);
+    ck_assert(dl_batch_create(&bc, dl_cpu(), 64, d) == DL_OK);
+    double ag = -1, ac = -1;
+    ck_assert(dl_eval_accuracy(c, &mg, &bg, &set, &ag) == DL_OK);
+    ck_assert(dl_eval_accuracy(c, &mc, &bc, &set, &ac) == DL_OK);
+    ck_assert_msg(fabs(ag - ac) <= 1.0 / n, "accuracy %g on the GPU, %g on the CPU", ag, ac);
+    dl_batch_free(&bg), dl_batch_free(&bc);
+    dl_mlp_free(&mg), dl_mlp_free(&mc);
+    dl_dataset_free(&set);
+    free(x);
+    dl_comm_finalize(c);
+    dl_device_close(&dev);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpu");
@@ -404,6 +480,8 @@ int main(void)
     tcase_add_test(tc, test_isendrecv_self_on_device);
     tcase_add_test(tc, test_add_matches_cpu_bitwise);
     tcase_add_test(tc, test_copy_on_device);
+    tcase_add_test(tc, test_batch_on_device);
+    tcase_add_test(tc, test_eval_matches_cpu);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

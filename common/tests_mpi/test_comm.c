@@ -3,20 +3,25 @@
  * result is exact and compared with ==.
  *
  *   test_comm ops     every operation, dtype and size, isendrecv around the
- *                     ring with several in flight; counters exact
+ *                     ring with several in flight; counters exact; and the
+ *                     training layer on several ranks (replica, eval, epoch)
  *   test_comm fail    rank 1 exits with status 3 mid-run: the job must stop
  *   test_comm hang    rank 1 stops answering: the others time out and stop
  *   test_comm cuda    the operations on GPU buffers (NCCL); GPU tier only
  * Prints "ok"/"FAIL" lines (rank 0) and exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h> // fabs
+#include <math.h> // fabs, isinf, NAN
 #include <stdio.h> // printf
 #include <stdlib.h> // malloc, exit
 #include <string.h> // strcmp, memset
 #include <unistd.h> // sleep
 
+#include "dl/blas.h" // dl_flops_add
 #include "dl/comm.h"
+#include "dl/epoch.h" // dl_epoch, dl_epoch_clock_*
+#include "dl/eval.h" // dl_eval_accuracy
 #include "dl/half.h"
+#include "dl/replica.h" // dl_replica_diff
 
 static int failures;
 
@@ -387,6 +392,87 @@ static int test_cuda(dl_comm *c)
     return total == 0 ? 0 : 1;
 }
 
+// ---- the training layer (dl/replica.h, dl/eval.h, dl/epoch.h) on several ranks ----
+
+static void test_replica(dl_comm *c)
+{
+    float x[4] = {1, 2, NAN, 4};
+    double diff = -1;
+    OK(dl_replica_diff(c, x, 4, &diff));
+    CHECK(diff == 0, "identical copies (NaN where rank 0 has NaN) differ by %g", diff);
+    if (rank == size - 1)
+        x[1] += 0.5f; // the last rank drifts
+    OK(dl_replica_diff(c, x, 4, &diff));
+    CHECK(diff == (size > 1 ? 0.5 : 0.0), "the last rank's drift of 0.5 measured as %g", diff);
+    if (rank == size - 1)
+        x[3] = NAN; // a NaN against rank 0's number
+    OK(dl_replica_diff(c, x, 4, &diff));
+    CHECK(size == 1 || isinf(diff), "a NaN against a number gave %g, expected inf", diff);
+}
+
+static void test_eval(dl_comm *c)
+{
+    dl_dataset set;
+    OK(dl_dataset_alloc(&set, 17, 4, 3));
+    for (size_t i = 0; i < 17 * 4; i++)
+        set.X[i] = (float)((i * 7919) % 13) - 6.0f;
+    for (size_t i = 0; i < 17; i++)
+        set.y[i] = (int32_t)(i % 3);
+    const size_t layers[] = {4, 6, 3};
+    dl_mlp same, mine;
+    OK(dl_mlp_create(&same, dl_cpu(), layers, 3, 8, 5)); // the same model everywhere
+    OK(dl_mlp_create(&mine, dl_cpu(), layers, 3, 8, 5 + (uint64_t)rank)); // a model of its own
+    dl_batch b;
+    OK(dl_batch_create(&b, dl_cpu(), 3, 4)); // 6 chunks: 3, 3, 3, 3, 3, 2 rows
+    double acc = -1, alone = -1, own = -1, theirs = -1;
+    OK(dl_eval_accuracy(c, &same, &b, &set, &acc)); // the chunks dealt over the ranks
+    OK(dl_eval_accuracy_on(c, 0, &same, &b, &set, &alone)); // rank 0 alone
+    CHECK(acc == alone, "sharded accuracy %.17g, rank 0 alone %.17g", acc, alone);
+    OK(dl_eval_accuracy_on(c, size - 1, &mine, &b, &set, &theirs)); // the last rank's own model
+    int32_t pred[17];
+    OK(dl_mlp_predict(&mine, set.X, 17, pred));
+    size_t right = 0;
+    for (size_t i = 0; i < 17; i++)
+        right += pred[i] == set.y[i];
+    own = (double)right / 17;
+    OK(dl_comm_broadcast(c, &own, 1, DL_F64, size - 1));
+    CHECK(theirs == own, "the last rank's accuracy %.17g, broadcast as %.17g", own, theirs);
+    dl_batch_free(&b);
+    dl_mlp_free(&same), dl_mlp_free(&mine);
+    dl_dataset_free(&set);
+}
+
+static void test_epoch(dl_comm *c)
+{
+    dl_epoch e;
+    dl_epoch_begin(&e, c);
+    dl_flops_add(100 * (uint64_t)(rank + 1)); // rank r does r + 1 rows of 100 FLOPs at loss r + 1
+    dl_epoch_step(&e, (size_t)rank + 1, rank + 1.0);
+    dl_epoch_stop(&e);
+    dl_epoch_sums s;
+    OK(dl_epoch_reduce(&e, 10, 1, 100, &s));
+    double sum = 0, sq = 0;
+    for (int r = 1; r <= size; r++)
+        sum += r, sq += (double)r * r;
+    CHECK(s.loss == sq / sum && s.local_loss == rank + 1.0, "loss %g (local %g), expected %g", s.loss, s.local_loss,
+          sq / sum);
+    CHECK(s.rows_min == 1 && s.rows_max == size, "rows from %g to %g", s.rows_min, s.rows_max);
+    // the slowest rank sets the pace: its FLOPs, and the rows scaled to them
+    CHECK(s.w.flops == 100.0 * size && s.w.samples == size, "workload %g FLOPs on %g rows", s.w.flops, s.w.samples);
+    double t0 = 0, epoch = 0, imb = 0, *per = malloc((size_t)size * sizeof *per);
+    OK(dl_epoch_clock_begin(c, &t0));
+    OK(dl_epoch_clock_end(c, t0, rank + 1.0, per, &epoch, &imb));
+    for (int r = 0; r < size; r++)
+        CHECK(per[r] == r + 1.0, "rank %d's compute time arrived as %g", r, per[r]);
+    CHECK(fabs(imb - 2.0 * size / (size + 1)) < 1e-12, "imbalance %g, expected max/mean = %g", imb,
+          2.0 * size / (size + 1));
+    double lo = epoch, hi = epoch;
+    OK(dl_comm_allreduce(c, &lo, 1, DL_F64, DL_RED_MIN));
+    OK(dl_comm_allreduce(c, &hi, 1, DL_F64, DL_RED_MAX));
+    CHECK(lo == hi, "epoch times differ across ranks: %g to %g", lo, hi);
+    free(per);
+}
+
 int main(int argc, char **argv)
 {
     dl_comm *c;
@@ -406,6 +492,9 @@ int main(int argc, char **argv)
         if (size % 2 == 0 || size == 1)
             test_send_recv(c);
         test_counters(c);
+        test_replica(c);
+        test_eval(c);
+        test_epoch(c);
         int total = failures;
         OK(dl_comm_allreduce(c, &total, 1, DL_I32, DL_RED_SUM));
         if (rank == 0)

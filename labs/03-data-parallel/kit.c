@@ -1,53 +1,27 @@
 /* kit.c — lab 03's provided helpers; see kit.h. Not a student file. */
 #include "kit.h"
 
-#include <string.h> // memset
-
-static double n_params(const size_t *sizes, int n_sizes)
-{
-    double p = 0;
-    for (int l = 0; l + 1 < n_sizes; l++)
-        p += (double)sizes[l] * sizes[l + 1] + sizes[l + 1];
-    return p;
-}
-
-double ddp_step_mem_bytes(const size_t *sizes, int n_sizes, size_t b)
-{
-    double bytes = 0, B = (double)b;
-    for (int l = 1; l < n_sizes; l++) {
-        bytes += 2 * 4 * B * sizes[l]; // bias (+ ReLU): read and write the activations
-        if (l + 1 < n_sizes)
-            bytes += 3 * 4 * B * sizes[l]; // the ReLU mask in backward: delta, activation, delta
-    }
-    bytes += 2 * 4 * B * sizes[n_sizes - 1]; // the loss rows
-    bytes += 4 * 4 * n_params(sizes, n_sizes); // SGD: parameter, gradient, velocity read, two written
-    return bytes;
-}
-
-double ddp_step_launches(int n_sizes)
-{
-    int L = n_sizes - 1;
-    // forward: GEMM + bias per layer; loss; backward: weight GEMM + bias GEMV per
-    // layer, input GEMM + mask for all but the first; SGD: two per layer
-    return 2.0 * L + 1 + 2.0 * L + 2.0 * (L - 1) + 2.0 * L;
-}
+#include "dl/epoch.h" // dl_epoch_ideal_workload
 
 void ddp_ideal_workload(const size_t *sizes, int n_sizes, size_t n, int P, size_t b, dl_workload *w)
 {
-    memset(w, 0, sizeof *w);
-    size_t per = (n + (size_t)P - 1) / (size_t)P;
-    double steps = (double)((per + b - 1) / b);
-    double step_flops = 0;
-    for (int l = 0; l + 1 < n_sizes; l++) {
-        double io = (double)sizes[l] * sizes[l + 1];
-        step_flops += (l > 0 ? 6.0 : 4.0) * io + 2.0 * sizes[l + 1];
+    dl_epoch_ideal_workload(sizes, n_sizes, n, P, b, w);
+}
+
+int ddp_projection_sweep(const size_t *sizes, int n_sizes, size_t n, const dl_profile *prof, double (*rows)[4], int max)
+{
+    size_t per_rank = (n + (size_t)prof->gpus - 1) / (size_t)prof->gpus;
+    int k = 0;
+    for (size_t b = 256; b <= per_rank && k < max; b *= 2, k++) {
+        dl_workload w, one;
+        dl_projection p;
+        dl_epoch_ideal_workload(sizes, n_sizes, n, prof->gpus, b, &w);
+        dl_epoch_ideal_workload(sizes, n_sizes, n, 1, b, &one);
+        if (dl_project_against(prof, &w, prof->gpus, &one, &p) != DL_OK)
+            return -1;
+        double r[4] = {(double)b, p.speedup, 1e3 * p.compute_s, 1e3 * p.comm_s};
+        for (int c = 0; c < 4; c++)
+            rows[k][c] = r[c];
     }
-    w->flops = step_flops * (double)per;
-    w->mem_bytes = ddp_step_mem_bytes(sizes, n_sizes, b) * steps;
-    w->launches = ddp_step_launches(n_sizes) * steps;
-    w->steps = steps;
-    w->allreduce_calls = P > 1 ? steps : 0;
-    w->allreduce_bytes = P > 1 ? steps * 4 * n_params(sizes, n_sizes) : 0;
-    w->samples = (double)per;
-    w->dataset = (double)n;
+    return k;
 }

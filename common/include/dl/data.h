@@ -54,6 +54,9 @@ dl_status dl_dataset_subset(const dl_dataset *src, const size_t *idx, size_t m, 
 void dl_dataset_class_counts(const dl_dataset *ds, size_t *counts);
 /* Class name or "class N" when the set has none. Cannot fail. */
 const char *dl_dataset_class_name(const dl_dataset *ds, int c, char *buf, size_t len);
+/* x = (x − mean[j]) / scale[j] for every value of feature j (mean, scale:
+ * (d,), statistics fitted elsewhere, on the training rows). Cannot fail. */
+void dl_dataset_standardise(dl_dataset *ds, const float *mean, const float *scale);
 
 // ---- CSV ----
 typedef struct dl_csv_options {

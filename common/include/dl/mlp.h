@@ -86,6 +86,10 @@ dl_status dl_mlp_predict(dl_mlp *m, const float *X, size_t n, int32_t *pred);
 /* Copies all parameters to/from a host array of n_params floats. */
 dl_status dl_mlp_get_params(const dl_mlp *m, float *host);
 dl_status dl_mlp_set_params(dl_mlp *m, const float *host);
+/* Writes the parameters to path as a float32 .npy of n_params values (what
+ * --dump-params gives the graders). DL_ERR_NOMEM, or the copy's or the
+ * writer's status (DL_ERR_IO naming the file); nothing is left at path then. */
+dl_status dl_mlp_write_params(const dl_mlp *m, const char *path);
 /* Copies the momentum buffers to/from a host array of n_params floats (the
  * layout of params; zeros after create). */
 dl_status dl_mlp_get_velocity(const dl_mlp *m, float *host);
@@ -97,6 +101,30 @@ dl_status dl_mlp_set_steps(dl_mlp *m, long steps);
 /* FLOPs of one training step (forward + backward) on n rows, exactly as
  * dl_gemm/dl_gemv count them: n·Σ_l ((6, or 4 for l = 0)·in·out + 2·out). */
 double dl_mlp_step_flops(const dl_mlp *m, size_t n);
+
+// ---- the cost model of a step, from the layer sizes alone ----
+// (the projection sweeps batch sizes and rank counts without building models)
+
+/* What one training step (forward, loss, backward, SGD) on a batch of b rows
+ * costs a model of layer sizes {in, hidden..., classes} (n_sizes of them):
+ * flops as dl_mlp_step_flops counts them on b rows; mem_bytes moved by the
+ * element-wise kernels (bias + ReLU reading and writing the activations,
+ * the ReLU mask in backward, the loss rows, the SGD update reading
+ * parameter, gradient and velocity and writing two); launches, the kernels
+ * the step starts; params, the parameters (the gradient allreduce moves
+ * 4·params bytes). Cannot fail (sizes must hold n_sizes >= 2 values). */
+typedef struct dl_mlp_cost {
+    double flops, mem_bytes, launches, params;
+} dl_mlp_cost;
+void dl_mlp_step_cost(const size_t *sizes, int n_sizes, size_t b, dl_mlp_cost *out);
+
+/* Parses the hidden widths of a --hidden list ("256", "512,256": 1 to
+ * DL_MLP_MAX_LAYERS − 1 widths from 1 to 65536) into sizes[1..k] and sets
+ * *n_sizes = k + 2; the caller sets sizes[0] (the inputs) and sizes[k + 1]
+ * (the classes) once the data is known. sizes has room for
+ * DL_MLP_MAX_LAYERS + 1 values. On a bad list returns DL_ERR_ARG with
+ * "FLAG 'LIST': expected ..." and leaves *n_sizes = 0. */
+dl_status dl_mlp_parse_hidden(const char *flag, const char *list, size_t *sizes, int *n_sizes);
 
 #ifdef __cplusplus
 }

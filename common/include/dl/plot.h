@@ -37,6 +37,22 @@ void dl_plot_escape(const char *text, char *out, size_t len);
 void dl_plot_listed(const char *script, const char *fmt, const char *dir, const char *base, const char *vars,
                     const char *who, char *list, size_t len);
 
+/* A driver's set of plots: the scripts in one folder (relative to DL_HOME),
+ * drawn in format fmt into dir, failures reported as "who: plot: ...".
+ * dl_plots_draw(p, base, vars_fmt, ...) draws scripts/base.gp to dir/base
+ * with dl_plot_listed, the variables printf-formatted from vars_fmt (the
+ * first 2000 characters), and adds the file to p->list. Cannot fail. */
+typedef struct dl_plots {
+    const char *scripts, *fmt, *dir, *who;
+    char list[600]; /* "a.png,b.png": what was drawn, for summary.json */
+} dl_plots;
+
+void dl_plots_draw(dl_plots *p, const char *base, const char *vars_fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* The file extension for fmt ("png", "svg"), or NULL when fmt draws no file. */
 const char *dl_plot_ext(const char *fmt);
 

@@ -25,6 +25,13 @@
  *   when overlapped), the time one GPU needs for the whole dataset (the same
  *   per-sample compute, no comm), and the speedup between the two. It is
  *   deterministic: the same counters give the same numbers anywhere.
+ * - That per-sample estimate of one GPU depends on the run it comes from
+ *   (launches and optimizer updates per step are spread over that run's
+ *   rows), so two runs of the same job would each have their own "one GPU".
+ *   dl_project_against measures every run against one baseline instead:
+ *   single_s is the projected epoch of `one`, the same job done on one GPU
+ *   (all rows, no communication; dl_epoch_ideal_workload with P = 1), and
+ *   speedup = single_s / epoch_s. Fails as dl_project does, for either.
  */
 #ifndef DL_PROJECT_H
 #define DL_PROJECT_H
@@ -115,6 +122,8 @@ dl_status dl_profile_load(const char *path, dl_profile *p);
 /* DL_HOME/common/perf/4xA10-pcie4.conf */
 const char *dl_profile_default(void);
 dl_status dl_project(const dl_profile *p, const dl_workload *w, int ranks, dl_projection *out);
+dl_status dl_project_against(const dl_profile *p, const dl_workload *w, int ranks, const dl_workload *one,
+                             dl_projection *out);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,12 @@
  *   torchrun does); anything else ("cpu", "cuda:N") is opened as given. On
  *   failure returns the status of dl_device_open or dl_comm_use_device, with
  *   its message (two ranks on one GPU are refused there).
+ * - dl_rank_exit(c, st, who) is how a multi-rank driver stops on a failed
+ *   status: it prints "who: error: <the last error, or the status's name>"
+ *   on stderr and, in a world of several, aborts the whole job with that
+ *   message (dl_comm_abort: the other ranks must not wait for this one);
+ *   otherwise it finalizes c (which may be NULL: a failed dl_comm_init).
+ *   Returns the exit code for main (dl_exit_code: 2 for bad input, else 1).
  */
 #ifndef DL_RANK_H
 #define DL_RANK_H
@@ -21,6 +27,7 @@ extern "C" {
 #endif
 
 dl_status dl_rank_device(dl_comm *c, const char *spec, dl_device *dev);
+int dl_rank_exit(dl_comm *c, dl_status st, const char *who);
 
 #ifdef __cplusplus
 }

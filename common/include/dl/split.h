@@ -13,6 +13,12 @@
  *   honestly from the first day.
  * - Fails with DL_ERR_ARG on fractions out of [0, 1] or not summing to 1, and
  *   leaves *out zeroed.
+ * - dl_split_hold_out(src, fraction, seed, held, rest) splits a dataset in
+ *   two with dl_split_stratified({fraction, 1 − fraction}, seed): the rows
+ *   of part 0 become the new dataset *held, those of part 1 *rest, each in
+ *   the split's order, names copied. src is unchanged. Fails as
+ *   dl_split_stratified does, with DL_ERR_ARG when either part would be
+ *   empty, or DL_ERR_NOMEM; then both outputs are zeroed.
  */
 #ifndef DL_SPLIT_H
 #define DL_SPLIT_H
@@ -20,6 +26,7 @@
 #include <stddef.h> // size_t
 #include <stdint.h> // int32_t, uint64_t
 
+#include "dl/data.h" // dl_dataset
 #include "dl/status.h" // dl_status
 
 #ifdef __cplusplus
@@ -37,6 +44,7 @@ typedef struct dl_split {
 dl_status dl_split_stratified(const int32_t *y, size_t n, int n_classes, const double *fractions, int n_parts,
                               uint64_t seed, dl_split *out);
 void dl_split_free(dl_split *s);
+dl_status dl_split_hold_out(const dl_dataset *src, double fraction, uint64_t seed, dl_dataset *held, dl_dataset *rest);
 static inline size_t dl_split_size(const dl_split *s, int part)
 {
     return s->offset[part + 1] - s->offset[part];
