@@ -29,7 +29,9 @@ static void fit_length(const size_t *list, size_t m, size_t want, size_t *out)
 static dl_status stratify(const dl_sampler *s, const size_t *perm, size_t per, size_t *out)
 {
     size_t n = s->n, P = (size_t)s->world, r = (size_t)s->rank;
-    size_t *mine = malloc((n / P + 2) * sizeof *mine), m = 0, pos = 0;
+    // with n < P, rank r >= n is dealt nothing: the deal goes round again and
+    // gives it position r mod n (r mod n = r when n >= P), as lab 03's does
+    size_t *mine = malloc((n / P + 2) * sizeof *mine), m = 0, pos = 0, take = r % n;
     if (mine == NULL)
         return dl_error_set(DL_ERR_NOMEM, "dl_sampler_indices: out of memory");
     for (int c = 0; c < s->C; c++) {
@@ -42,7 +44,7 @@ static dl_status stratify(const dl_sampler *s, const size_t *perm, size_t per, s
             }
             if (y != c)
                 continue;
-            if (pos % P == r)
+            if (pos % P == take)
                 mine[m++] = perm[i];
             pos++;
         }

@@ -73,6 +73,21 @@ START_TEST(stratified_shards_by_hand)
 }
 END_TEST
 
+/* n < P: a rank dealt no row takes position r mod n of the dealt order. */
+START_TEST(stratified_fewer_rows_than_ranks)
+{
+    const int32_t labels[3] = {0, 1, 0}; // dealt order: rows 0, 2 (class 0), then 1
+    const size_t want[4] = {0, 2, 1, 0};
+    for (int r = 0; r < 4; r++) {
+        dl_sampler s = {.n = 3, .rank = r, .world = 4, .seed = 1, .labels = labels, .C = 2};
+        size_t out[1] = {99};
+        ck_assert_uint_eq(dl_sampler_num_samples(&s), 1);
+        ck_assert_st(dl_sampler_indices(&s, out), DL_OK);
+        ck_assert_msg(out[0] == want[r], "rank %d of 4 on 3 rows: row %zu, expected %zu", r, out[0], want[r]);
+    }
+}
+END_TEST
+
 START_TEST(shuffled_order_follows_the_seeded_permutation)
 {
     size_t n = 103, perm[103], out[103];
@@ -171,6 +186,7 @@ Suite *sampler_suite(void)
     tcase_add_test(tc, shard_sizes_closed_form);
     tcase_add_test(tc, unshuffled_shards_by_hand);
     tcase_add_test(tc, stratified_shards_by_hand);
+    tcase_add_test(tc, stratified_fewer_rows_than_ranks);
     tcase_add_test(tc, shuffled_order_follows_the_seeded_permutation);
     tcase_add_test(tc, stratified_classes_balanced_across_ranks);
     tcase_add_test(tc, rejected_arguments);

@@ -92,9 +92,12 @@ dl_status ddp_sampler_indices(const ddp_sampler *s, size_t *out)
         for (size_t i = 0; i < n; i++) {
             int32_t y = s->labels[perm[i]];
             if (y < 0 || y >= s->C) {
+                dl_status st = dl_error_set(DL_ERR_RANGE,
+                                            "ddp_sampler_indices: label %d of row %zu is outside "
+                                            "[0, %d)",
+                                            y, perm[i], s->C);
                 free(perm), free(mine);
-                return dl_error_set(DL_ERR_RANGE, "ddp_sampler_indices: label %d of row %zu is outside [0, %d)", y,
-                                    perm[i], s->C);
+                return st;
             }
             if (y != c)
                 continue;
