@@ -155,7 +155,7 @@ START_TEST(epoch_clock_of_one)
     ck_assert_st(dl_epoch_clock_begin(c, &t0), DL_OK);
     ck_assert(t0 > 0);
     ck_assert_st(dl_epoch_clock_end(c, t0, 0.25, per, &epoch, &imb), DL_OK);
-    ck_assert(epoch >= 0 && epoch < 60 && per[0] == 0.25 && imb == 1.0);
+    ck_assert(epoch >= 0 && per[0] == 0.25 && imb == 1.0); // no bound on time: speed belongs in make bench
     ck_assert_st(dl_epoch_clock_end(c, t0, 0.0, NULL, &epoch, &imb), DL_OK); // no compute: balanced
     ck_assert(imb == 1.0);
     dl_comm_stats s;
