@@ -18,7 +18,8 @@ step() {
     shift
     echo
     echo "=== $name ==="
-    if "$@"; then echo "=== $name: ok"; else echo "=== $name: FAILED"; failed+=("$name"); fi
+    local t0=$SECONDS
+    if "$@"; then echo "=== $name: ok ($((SECONDS - t0)) s)"; else echo "=== $name: FAILED ($((SECONDS - t0)) s)"; failed+=("$name"); fi
 }
 
 labs=()
@@ -82,7 +83,9 @@ lab_scripts() {
     for dir in "${labs[@]}"; do
         local id=${dir%%-*}
         if [ -f "tools/test-lab$id.sh" ]; then
+            local t0=$SECONDS
             bash "tools/test-lab$id.sh" || status=1
+            echo "(lab $id: $((SECONDS - t0)) s)"
         else
             echo "lab $id has no tools/test-lab$id.sh" >&2
             status=1

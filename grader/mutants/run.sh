@@ -21,6 +21,7 @@ fail=0
 list=("$@")
 [ ${#list[@]} -eq 0 ] && list=($(ls grader/mutants/*.diff | xargs -n1 basename | sed 's/\.diff$//'))
 for name in "${list[@]}"; do
+    t0=$SECONDS
     diff=grader/mutants/$name.diff
     lab=$(sed -n 's/^# lab: *//p' "$diff")
     diag=$(sed -n 's/^# diagnosis: *//p' "$diff")
@@ -50,7 +51,7 @@ for name in "${list[@]}"; do
     score=$(grep '^Score:' "$root/grade.log" | sed 's/^Score: \([0-9]*\/[0-9]*\).*/\1/')
     if [ "$diag" = none ]; then
         if [ $rc -eq 0 ]; then
-            echo "ok      $name: control scores full marks ($score)"
+            echo "ok      $name: control scores full marks ($score, $((SECONDS - t0)) s)"
             pass=$((pass + 1))
         else
             echo "not ok  $name: the control mutant lost points ($score); see $root/grade.log"
@@ -65,7 +66,7 @@ for name in "${list[@]}"; do
         echo "not ok  $name: caught ($score) but without [diagnosis: $diag]; see $root/grade.log"
         fail=$((fail + 1))
     else
-        echo "ok      $name: caught as $diag ($score)"
+        echo "ok      $name: caught as $diag ($score, $((SECONDS - t0)) s)"
         pass=$((pass + 1))
     fi
 done
