@@ -6,7 +6,9 @@
 #     # mutant: what it does
 #     # lab: NN
 #     # diagnosis: the name the grader must print as "[diagnosis: name]"
-# (diagnosis "none" marks the control: it must score full marks). Each is
+#     # items: the graded items that must catch it (optional; default all)
+# (diagnosis "none" marks the control: it must score full marks, on every
+# item). Each is
 # applied to a temporary copy of solutions/NN-*/, built into its own grader
 # (build/mutants/NAME/), and graded. The run fails when a mutant scores full
 # marks, or when its diagnosis is not among the grader's messages, or when
@@ -26,6 +28,9 @@ for name in "${list[@]}"; do
     lab=$(sed -n 's/^# lab: *//p' "$diff")
     diag=$(sed -n 's/^# diagnosis: *//p' "$diff")
     what=$(sed -n 's/^# mutant: *//p' "$diff")
+    # only the items that must catch it (and their parents): the mutant test asks
+    # "is this mistake caught, by name, where it should be", not a full grade
+    read -r -a items <<<"$(sed -n 's/^# items: *//p' "$diff")"
     dir=$(basename "$(ls -d labs/"$lab"-*)")
     root=$MB/$name
     src=$root/src
@@ -46,7 +51,7 @@ for name in "${list[@]}"; do
         fail=$((fail + 1))
         continue
     fi
-    "$B/grader/lab$lab" --code "$root/mutant" --impl "mutant:$name" >"$root/grade.log" 2>&1
+    "$B/grader/lab$lab" --code "$root/mutant" --impl "mutant:$name" "${items[@]}" >"$root/grade.log" 2>&1
     rc=$?
     score=$(grep '^Score:' "$root/grade.log" | sed 's/^Score: \([0-9]*\/[0-9]*\).*/\1/')
     if [ "$diag" = none ]; then
