@@ -60,6 +60,14 @@ dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t
                         double *loss);
 dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr, float mu,
                        float wd);
+/* The fp16 path's steps (dl/mlp.h's dl_mlp_*_f16_1): H = round16(Z + b), ReLU;
+ * dY = round16(g · s); gb = round16(Σ_rows dY [+ gb]); d masked by A > 0. */
+dl_status dl_cuda_bias_act_f16_(const dl_device *dev, dl_half *H, const float *Z, const dl_half *b, size_t n,
+                                size_t out, int relu);
+dl_status dl_cuda_scale_grad_f16_(const dl_device *dev, dl_half *dY, const float *g, size_t count, float s);
+dl_status dl_cuda_bias_grad_f16_(const dl_device *dev, dl_half *gb, const dl_half *dY, size_t n, size_t out,
+                                 int accumulate);
+dl_status dl_cuda_relu_mask_f16_(const dl_device *dev, dl_half *delta, const dl_half *A, size_t count);
 
 // ---- dl/ops.h's kernels (src/cuda/ops_cuda.cu) ----
 /* dst += src for count elements of t (DL_F32 or DL_F16), queued on dev's stream. */
@@ -68,6 +76,9 @@ dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *src, size_t 
 dl_status dl_cuda_scale_(const dl_device *dev, void *buf, size_t count, dl_dtype t, float alpha);
 dl_status dl_cuda_accumulate_(const dl_device *dev, float *acc, const void *src, size_t count, dl_dtype t);
 dl_status dl_cuda_cast_(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, size_t count);
+/* dst = src (DL_F32 or DL_F16) · inv_scale; waits, then *found_inf (host). */
+dl_status dl_cuda_unscale_(const dl_device *dev, const void *src, dl_dtype src_t, float *dst, size_t count,
+                           float inv_scale, int *found_inf);
 
 #ifdef __cplusplus
 }

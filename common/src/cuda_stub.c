@@ -205,6 +205,32 @@ dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v,
     return no_cuda();
 }
 
+dl_status dl_cuda_bias_act_f16_(const dl_device *dev, dl_half *H, const float *Z, const dl_half *b, size_t n,
+                                size_t out, int relu)
+{
+    (void)dev, (void)H, (void)Z, (void)b, (void)n, (void)out, (void)relu;
+    return no_cuda();
+}
+
+dl_status dl_cuda_scale_grad_f16_(const dl_device *dev, dl_half *dY, const float *g, size_t count, float s)
+{
+    (void)dev, (void)dY, (void)g, (void)count, (void)s;
+    return no_cuda();
+}
+
+dl_status dl_cuda_bias_grad_f16_(const dl_device *dev, dl_half *gb, const dl_half *dY, size_t n, size_t out,
+                                 int accumulate)
+{
+    (void)dev, (void)gb, (void)dY, (void)n, (void)out, (void)accumulate;
+    return no_cuda();
+}
+
+dl_status dl_cuda_relu_mask_f16_(const dl_device *dev, dl_half *delta, const dl_half *A, size_t count)
+{
+    (void)dev, (void)delta, (void)A, (void)count;
+    return no_cuda();
+}
+
 dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t)
 {
     (void)dev, (void)dst, (void)src, (void)count, (void)t;
@@ -226,5 +252,12 @@ dl_status dl_cuda_accumulate_(const dl_device *dev, float *acc, const void *src,
 dl_status dl_cuda_cast_(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, size_t count)
 {
     (void)dev, (void)dst, (void)dst_t, (void)src, (void)count;
+    return no_cuda();
+}
+
+dl_status dl_cuda_unscale_(const dl_device *dev, const void *src, dl_dtype src_t, float *dst, size_t count,
+                           float inv_scale, int *found_inf)
+{
+    (void)dev, (void)src, (void)src_t, (void)dst, (void)count, (void)inv_scale, (void)found_inf;
     return no_cuda();
 }

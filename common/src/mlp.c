@@ -1,9 +1,10 @@
-/* mlp.c — the kit's MLP: GEMMs through dl_gemm on either device, the
- * element-wise parts as CPU loops here or CUDA kernels (mlp_cuda.cu) that
- * call the same DL_HD functions (dl/nn_math.h). */
+/* mlp.c — the kit's MLP: GEMMs through dl_gemm (fp32) or dl_gemm_f16 (the
+ * fp16 path) on either device, the element-wise parts as CPU loops here or
+ * CUDA kernels (mlp_cuda.cu) that call the same DL_HD functions
+ * (dl/nn_math.h; the fp16 path's in dl/mlp.h). */
 #include "dl/mlp.h"
 
-#include <math.h> // sqrt
+#include <math.h> // sqrt, isfinite
 #include <stdlib.h> // malloc, free
 #include <string.h> // memset, memcpy
 
@@ -11,12 +12,29 @@
 #include "dl/blas.h" // dl_gemm, dl_gemv
 #include "dl/data.h" // dl_npy_write_f32
 #include "dl/nn_math.h" // dl_softmax_xent_row, dl_sgd_update
+#include "dl/ops.h" // dl_cast
 #include "dl/rng.h" // dl_rng
 #include "dl/trace.h" // dl_trace_begin
 
 static int on_gpu(const dl_mlp *m)
 {
     return m->dev->kind == DL_DEVICE_CUDA;
+}
+
+static void free_f16(dl_mlp *m)
+{
+    dl_free(m->dev, m->params16);
+    dl_free(m->dev, m->grads16);
+    for (int l = 0; l < m->n_layers; l++)
+        dl_free(m->dev, m->act16[l]);
+    dl_free(m->dev, m->x16);
+    dl_free(m->dev, m->delta16[0]);
+    dl_free(m->dev, m->delta16[1]);
+    m->params16 = m->grads16 = m->x16 = m->delta16[0] = m->delta16[1] = NULL;
+    for (int l = 0; l < m->n_layers; l++) {
+        m->act16[l] = NULL;
+        m->layer[l].W16 = m->layer[l].b16 = m->layer[l].gW16 = m->layer[l].gb16 = NULL;
+    }
 }
 
 void dl_mlp_free(dl_mlp *m)
@@ -31,6 +49,7 @@ void dl_mlp_free(dl_mlp *m)
         dl_free(m->dev, m->delta[1]);
         dl_free(m->dev, m->ones);
         dl_free(m->dev, m->loss_part);
+        free_f16(m);
     }
     memset(m, 0, sizeof *m);
 }
@@ -62,6 +81,8 @@ dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, in
     m->dev = dev;
     m->n_layers = n_sizes - 1;
     m->max_batch = max_batch;
+    m->compute = DL_F32;
+    m->loss_scale = 1.0f;
     size_t off = 0;
     for (int l = 0; l < m->n_layers; l++) {
         dl_mlp_layer *L = &m->layer[l];
@@ -125,6 +146,64 @@ dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, in
     return st;
 }
 
+static size_t widest(const dl_mlp *m)
+{
+    size_t w = m->layer[0].in;
+    for (int l = 0; l < m->n_layers; l++)
+        w = m->layer[l].out > w ? m->layer[l].out : w;
+    return w;
+}
+
+/* The fp16 buffers, zeroed, and the layers' views into them. */
+static dl_status alloc_f16(dl_mlp *m)
+{
+    const dl_device *dev = m->dev;
+    size_t np = m->n_params, nb = m->max_batch, w = widest(m);
+    dl_status st = dl_malloc(dev, (void **)&m->params16, np * sizeof(dl_half));
+    if (st == DL_OK)
+        st = dl_malloc(dev, (void **)&m->grads16, np * sizeof(dl_half));
+    for (int l = 0; l < m->n_layers && st == DL_OK; l++)
+        st = dl_malloc(dev, (void **)&m->act16[l], nb * m->layer[l].out * sizeof(dl_half));
+    if (st == DL_OK)
+        st = dl_malloc(dev, (void **)&m->x16, nb * m->layer[0].in * sizeof(dl_half));
+    for (int k = 0; k < 2 && st == DL_OK; k++)
+        st = dl_malloc(dev, (void **)&m->delta16[k], nb * w * sizeof(dl_half));
+    if (st == DL_OK)
+        st = dl_memset0(dev, m->params16, np * sizeof(dl_half));
+    if (st == DL_OK)
+        st = dl_memset0(dev, m->grads16, np * sizeof(dl_half));
+    if (st != DL_OK) {
+        free_f16(m);
+        return st;
+    }
+    for (int l = 0; l < m->n_layers; l++) {
+        dl_mlp_layer *L = &m->layer[l];
+        L->W16 = m->params16 + L->offset;
+        L->b16 = L->W16 + L->out * L->in;
+        L->gW16 = m->grads16 + L->offset;
+        L->gb16 = L->gW16 + L->out * L->in;
+    }
+    return DL_OK;
+}
+
+dl_status dl_mlp_set_precision(dl_mlp *m, dl_dtype compute)
+{
+    if (compute != DL_F32 && compute != DL_F16)
+        return dl_error_set(DL_ERR_ARG, "mlp: compute precision %s; expected f32 or f16", dl_dtype_name(compute));
+    if (compute == DL_F16 && m->params16 == NULL)
+        DL_TRY(alloc_f16(m));
+    m->compute = compute;
+    return DL_OK;
+}
+
+dl_status dl_mlp_set_loss_scale(dl_mlp *m, float s)
+{
+    if (!(isfinite(s) && s > 0.0f))
+        return dl_error_set(DL_ERR_ARG, "mlp: loss scale %g; expected a finite number > 0", (double)s);
+    m->loss_scale = s;
+    return DL_OK;
+}
+
 static dl_status check_batch(const dl_mlp *m, size_t n)
 {
     if (n == 0 || n > m->max_batch)
@@ -132,10 +211,42 @@ static dl_status check_batch(const dl_mlp *m, size_t n)
     return DL_OK;
 }
 
+/* The fp16 forward: X rounded to fp16, then per layer the fp32 GEMM sum (in
+ * delta[0], free in forward) + bias, ReLU, rounded once into act16[l]. */
+static dl_status forward_f16(dl_mlp *m, const float *X, size_t n)
+{
+    DL_TRY(dl_cast(m->dev, m->x16, DL_F16, X, DL_F32, n * m->layer[0].in));
+    const dl_half *A = m->x16;
+    float *Z = m->delta[0];
+    for (int l = 0; l < m->n_layers; l++) {
+        const dl_mlp_layer *L = &m->layer[l];
+        dl_half *H = m->act16[l];
+        int relu = l + 1 < m->n_layers;
+        // Z (n, out) = A16 (n, in) · W16ᵀ in fp32, then H = round16(Z + b16), ReLU
+        DL_TRY(dl_gemm_f16(m->dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, A, L->in, L->W16, L->in, 0.0f, Z,
+                           DL_F32, L->out));
+        if (on_gpu(m)) {
+            DL_TRY(dl_cuda_bias_act_f16_(m->dev, H, Z, L->b16, n, L->out, relu));
+        } else {
+            for (size_t k = 0; k < n * L->out; k++)
+                H[k] = dl_mlp_bias_act_f16_1(Z[k], L->b16[k % L->out], relu);
+        }
+        A = H;
+    }
+    return DL_OK;
+}
+
 dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
 {
     DL_TRY(check_batch(m, n));
     size_t span = dl_trace_begin(DL_EV_FORWARD, 0, 0, 0);
+    if (m->compute == DL_F16) {
+        dl_status st = forward_f16(m, X, n);
+        if (st == DL_OK)
+            m->batch = n;
+        dl_trace_end(span);
+        return st;
+    }
     const float *A = X;
     for (int l = 0; l < m->n_layers; l++) {
         const dl_mlp_layer *L = &m->layer[l];
@@ -170,6 +281,8 @@ dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss)
     float *Z = m->act[m->n_layers - 1];
     int C = (int)L->out;
     float scale = 1.0f / (float)n; // the gradient of the *mean* loss
+    if (m->compute == DL_F16) // the fp16 logits, exactly, into the fp32 path's buffer
+        DL_TRY(dl_cast(m->dev, Z, DL_F32, m->act16[m->n_layers - 1], DL_F16, n * L->out));
     if (on_gpu(m))
         return dl_cuda_xent_(m->dev, Z, y, n, C, scale, m->loss_part, loss);
     double s = 0.0;
@@ -182,11 +295,63 @@ dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss)
     return DL_OK;
 }
 
+/* The fp16 backward (see the contract): dY = round16(g · loss_scale) into
+ * act16[L−1] (the logits are spent), then per layer gW16, gb16 and dX16. */
+static dl_status backward_f16(dl_mlp *m, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx)
+{
+    float beta = accumulate ? 1.0f : 0.0f;
+    const dl_mlp_layer *last = &m->layer[m->n_layers - 1];
+    dl_half *dY = m->act16[m->n_layers - 1];
+    const float *g = m->act[m->n_layers - 1]; // dLoss/dlogits in fp32, left by dl_mlp_loss
+    if (on_gpu(m)) {
+        DL_TRY(dl_cuda_scale_grad_f16_(m->dev, dY, g, n * last->out, m->loss_scale));
+    } else {
+        for (size_t k = 0; k < n * last->out; k++)
+            dY[k] = dl_mlp_scale_grad_f16_1(g[k], m->loss_scale);
+    }
+    int which = 0;
+    for (int l = m->n_layers - 1; l >= 0; l--) {
+        const dl_mlp_layer *L = &m->layer[l];
+        const dl_half *A = l > 0 ? m->act16[l - 1] : m->x16; // this layer's input
+        size_t span = dl_trace_begin(DL_EV_BACKWARD, l, 0, 0);
+        // gW16 (out, in) = round16(dYᵀ (out, n) · A16 (n, in) [+ gW16]);  gb16 = round16(Σ_rows dY [+ gb16])
+        DL_TRY(dl_gemm_f16(m->dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, dY, L->out, A, L->in, beta, L->gW16,
+                           DL_F16, L->in));
+        dl_flops_add(2ull * n * L->out); // the bias sums, counted as fp32's GEMV counts them
+        if (on_gpu(m)) {
+            DL_TRY(dl_cuda_bias_grad_f16_(m->dev, L->gb16, dY, n, L->out, accumulate));
+        } else {
+            for (size_t j = 0; j < L->out; j++)
+                L->gb16[j] = dl_mlp_bias_grad_f16_1(dY, n, L->out, j, L->gb16[j], accumulate);
+        }
+        if (l > 0) {
+            // dX16 (n, in) = round16(dY (n, out) · W16 (out, in)), masked by the fp16 activation
+            dl_half *prev = m->delta16[which];
+            which ^= 1;
+            DL_TRY(dl_gemm_f16(m->dev, DL_NO_TRANS, DL_NO_TRANS, n, L->in, L->out, 1.0f, dY, L->out, L->W16, L->in,
+                               0.0f, prev, DL_F16, L->in));
+            if (on_gpu(m)) {
+                DL_TRY(dl_cuda_relu_mask_f16_(m->dev, prev, A, n * L->in));
+            } else {
+                for (size_t k = 0; k < n * L->in; k++)
+                    prev[k] = dl_mlp_relu_mask_f16_1(prev[k], A[k]);
+            }
+            dY = prev;
+        }
+        dl_trace_end(span); // layer l's gradient is final
+        if (ready != NULL)
+            ready(ctx, l, m->grads16 + L->offset, L->count);
+    }
+    return DL_OK;
+}
+
 dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx)
 {
     DL_TRY(check_batch(m, n));
     if (n != m->batch)
         return dl_error_set(DL_ERR_ARG, "mlp: backward over %zu rows after a forward of %zu", n, m->batch);
+    if (m->compute == DL_F16)
+        return backward_f16(m, n, accumulate, ready, ctx);
     float beta = accumulate ? 1.0f : 0.0f;
     const float *delta = m->act[m->n_layers - 1]; // dLoss/dlogits, left by dl_mlp_loss
     int which = 0;
@@ -252,6 +417,8 @@ dl_status dl_mlp_predict(dl_mlp *m, const float *X, size_t n, int32_t *pred)
     for (size_t start = 0; start < n && st == DL_OK; start += m->max_batch) {
         size_t nb = n - start < m->max_batch ? n - start : m->max_batch;
         st = dl_mlp_forward(m, X + start * in, nb);
+        if (st == DL_OK && m->compute == DL_F16) // the fp16 logits, exactly: the same argmax
+            st = dl_cast(m->dev, m->act[m->n_layers - 1], DL_F32, m->act16[m->n_layers - 1], DL_F16, nb * C);
         if (st == DL_OK)
             st = dl_memcpy_d2h(m->dev, logits, m->act[m->n_layers - 1], nb * C * sizeof *logits);
         for (size_t i = 0; st == DL_OK && i < nb; i++) {

@@ -7,7 +7,7 @@
 #include <stdint.h> // uintptr_t, SIZE_MAX
 #include <string.h> // memmove
 
-#include "backend.h" // dl_cuda_add_, dl_cuda_is_device_ptr_
+#include "backend.h" // dl_cuda_add_, dl_cuda_unscale_, dl_cuda_is_device_ptr_
 
 /* 1 when [a, a + bytes) and [b, b + bytes) share a byte. */
 static int overlap(const void *a, const void *b, size_t bytes)
@@ -153,5 +153,39 @@ dl_status dl_cast(const dl_device *dev, void *dst, dl_dtype dst_t, const void *s
         dl_f32_to_f16(src, dst, count);
     else
         dl_f16_to_f32(src, dst, count);
+    return DL_OK;
+}
+
+dl_status dl_unscale(const dl_device *dev, const void *src, dl_dtype src_type, float *dst, size_t count,
+                     float inv_scale, int *found_inf)
+{
+    size_t bytes = 0;
+    if (src_type != DL_F32 && src_type != DL_F16)
+        return dl_error_set(DL_ERR_ARG, "dl_unscale: %s is not supported (f32 or f16)", dl_dtype_name(src_type));
+    if (!isfinite(inv_scale))
+        return dl_error_set(DL_ERR_ARG, "dl_unscale: inv_scale is %g, expected a finite number", (double)inv_scale);
+    if (found_inf == NULL)
+        return dl_error_set(DL_ERR_ARG, "dl_unscale: NULL found_inf");
+    DL_TRY(check("dl_unscale", dev, dst, src, count, src_type, &bytes));
+    if (count == 0) {
+        *found_inf = 0;
+        return DL_OK;
+    }
+    int in_place = src_type == DL_F32 && (const void *)dst == src;
+    if (!in_place && overlap2(dst, count * sizeof *dst, src, bytes))
+        return dl_error_set(DL_ERR_ARG, "dl_unscale: dst and src overlap without being equal f32 buffers");
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_unscale_(dev, src, src_type, dst, count, inv_scale, found_inf);
+    int bad = 0;
+    if (src_type == DL_F32) {
+        const float *s = src;
+        for (size_t i = 0; i < count; i++)
+            dst[i] = dl_unscale_1(s[i], inv_scale, &bad);
+    } else {
+        const dl_half *s = src;
+        for (size_t i = 0; i < count; i++)
+            dst[i] = dl_unscale_1(dl_h2f(s[i]), inv_scale, &bad);
+    }
+    *found_inf = bad;
     return DL_OK;
 }

@@ -19,7 +19,7 @@ typedef struct launch_ctx {
 } launch_ctx;
 
 /* Starts an allreduce of each layer's slice as soon as it is ready. */
-static void launch(void *ctx, int layer, float *grad, size_t count)
+static void launch(void *ctx, int layer, void *grad, size_t count)
 {
     launch_ctx *k = ctx;
     (void)layer;

@@ -14,18 +14,43 @@
  *   therefore leaves the gradient of that mean in grads (overwritten, not
  *   accumulated, unless accumulate = 1), and calls ready(ctx, l, slice, count)
  *   as soon as layer l's slice is final — last layer first — so an allreduce
- *   can start while the earlier layers are still being computed.
+ *   can start while the earlier layers are still being computed. The slice
+ *   is in the gradient's dtype: fp32 (grads) or, in fp16 mode, grads16.
  * - dl_mlp_create initialises deterministically from the seed (Kaiming-uniform
  *   weights, zero biases): the same seed gives the same model on any device.
- * - fp32 throughout; the layout keeps fp32 master weights in `params`, so a
- *   mixed-precision step can keep fp16 copies beside them.
+ * - Precision (dl_mlp_set_precision): DL_F32 (after create) computes in fp32
+ *   throughout. DL_F16 is the "fp16 model, fp32 master weights" scheme of
+ *   mixed-precision training (Micikevicius et al. 2018; apex O2): it
+ *   allocates, once (zeros; freed by dl_mlp_free), params16/grads16 (the
+ *   layout of params) and fp16 activations, input copy and scratch, and then
+ *   - forward rounds X to fp16 and computes every layer from params16 — which
+ *     the caller fills (dl_cast from params); forward never does — as
+ *     Z = round16(A·W16ᵀ + b16) (dl_gemm_f16: fp16 in, fp32 accumulate; the
+ *     bias added in fp32; one rounding) then ReLU; the logits are fp16;
+ *   - dl_mlp_loss converts the fp16 logits exactly to fp32 and is then the
+ *     fp32 loss (same definition, same gradient kept for backward);
+ *   - backward rounds that gradient once, dY = round16(((softmax − onehot)/n)
+ *     · loss_scale) — where small gradients underflow to 0 unless the scale
+ *     lifts them — and writes grads16 only: gW16 = round16(dYᵀ·A_prev16
+ *     [+ gW16]), gb16 = round16(fp32 column sums of dY [+ gb16]),
+ *     dX = round16(dY·W16) masked where the fp16 activation is not > 0.
+ *     `grads` is not written: the caller's AMP step fills it (dl_unscale)
+ *     before dl_mlp_sgd, which stays fp32 on params, grads and velocity;
+ *   - ready gets grads16's slice (grad points to fp16 elements); order and
+ *     trace spans are those of fp32; dl_mlp_predict uses the fp16 logits.
+ *   The element-wise steps are the DL_HD functions below, shared by the CPU
+ *   loops and the CUDA kernels; dl_flops counts the fp16 GEMMs and the bias
+ *   column sums as fp32 counts GEMMs and GEMVs, so dl_mlp_step_flops holds
+ *   for both precisions.
  * - What a checkpoint needs besides the parameters: the momentum buffers
  *   (`velocity`, the layout of params) and the optimizer step count `steps`,
  *   which dl_mlp_sgd advances by one each time it succeeds (0 after create).
  *   Restoring params, velocity and steps into a model of the same sizes
  *   makes its next steps exactly those the saved model would have taken.
  * - Every call returns DL_OK or a failure status (DL_ERR_ARG for a batch over
- *   max_batch, a bad layer size or a label out of range).
+ *   max_batch, a bad layer size or a label out of range; for a precision
+ *   other than DL_F32/DL_F16 or a loss scale that is not finite and > 0,
+ *   leaving the model unchanged).
  */
 #ifndef DL_MLP_H
 #define DL_MLP_H
@@ -34,6 +59,9 @@
 #include <stdint.h> // int32_t, uint64_t
 
 #include "dl/device.h" // dl_device
+#include "dl/dtype.h" // dl_dtype
+#include "dl/half.h" // dl_half, dl_f2h, dl_h2f
+#include "dl/hd.h" // DL_HD
 #include "dl/status.h" // dl_status
 
 #ifdef __cplusplus
@@ -47,9 +75,11 @@ typedef struct dl_mlp_layer {
     size_t offset, count; /* slice of params / grads: W then b */
     float *W, *b; /* views into params */
     float *gW, *gb; /* views into grads */
+    dl_half *W16, *b16, *gW16, *gb16; /* views into params16 / grads16 (NULL before fp16) */
 } dl_mlp_layer;
 
-typedef void (*dl_mlp_ready_fn)(void *ctx, int layer, float *grad, size_t count);
+/* grad: layer's slice of grads (float) or, in fp16 mode, of grads16 (dl_half). */
+typedef void (*dl_mlp_ready_fn)(void *ctx, int layer, void *grad, size_t count);
 
 typedef struct dl_mlp {
     const dl_device *dev;
@@ -64,7 +94,45 @@ typedef struct dl_mlp {
     float *loss_part; /* device scratch for the loss */
     size_t batch; /* rows of the last forward */
     long steps; /* optimizer steps taken (dl_mlp_sgd calls that succeeded) */
+    dl_dtype compute; /* DL_F32 or DL_F16: the forward/backward precision */
+    float loss_scale; /* fp16 backward multiplies the logits' gradient by it (1 after create) */
+    dl_half *params16, *grads16; /* (n_params,) each, device; NULL until DL_F16 */
+    dl_half *act16[DL_MLP_MAX_LAYERS]; /* act16[l]: (max_batch, out_l); the last also holds dY */
+    dl_half *x16; /* (max_batch, in_0): X rounded to fp16 */
+    dl_half *delta16[2]; /* fp16 backward scratch, (max_batch, widest) each */
 } dl_mlp;
+
+// ---- the fp16 path's element-wise steps (DL_HD: CPU loops and CUDA kernels) ----
+
+/* One output of a layer: z (the fp32 GEMM sum) + b in fp32, ReLU when relu,
+ * rounded once to fp16. */
+DL_HD dl_half dl_mlp_bias_act_f16_1(float z, dl_half b, int relu)
+{
+    float v = z + dl_h2f(b);
+    return dl_f2h(relu && v < 0.0f ? 0.0f : v);
+}
+
+/* The logits' gradient g (fp32) times the loss scale, rounded once. */
+DL_HD dl_half dl_mlp_scale_grad_f16_1(float g, float loss_scale)
+{
+    return dl_f2h(g * loss_scale);
+}
+
+/* Column j of dY (n, out): the sum of its n values in fp32, in row order,
+ * plus prev when accumulate, rounded once. */
+DL_HD dl_half dl_mlp_bias_grad_f16_1(const dl_half *dY, size_t n, size_t out, size_t j, dl_half prev, int accumulate)
+{
+    float s = 0.0f;
+    for (size_t i = 0; i < n; i++)
+        s += dl_h2f(dY[i * out + j]);
+    return dl_f2h(accumulate ? dl_h2f(prev) + s : s);
+}
+
+/* ReLU's mask on the input gradient d, from the layer's fp16 activation a. */
+DL_HD dl_half dl_mlp_relu_mask_f16_1(dl_half d, dl_half a)
+{
+    return dl_h2f(a) > 0.0f ? d : dl_f2h(0.0f);
+}
 
 /* sizes = {in, hidden..., classes}: n_sizes - 1 layers (1..DL_MLP_MAX_LAYERS). */
 dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, int n_sizes, size_t max_batch,
@@ -76,8 +144,15 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n);
 /* Mean cross-entropy of the last forward's logits against y (n,) (device),
  * into *loss (host); turns the logits into the loss's gradient. */
 dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss);
-/* Backward pass for the last forward/loss; see the contract for `ready`. */
+/* Backward pass for the last forward/loss; see the contract for `ready`.
+ * In fp16 mode X is not read: the forward's fp16 copy of it is. */
 dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx);
+/* The forward/backward precision: DL_F32 or DL_F16 (see the contract);
+ * DL_ERR_ARG otherwise, DL_ERR_NOMEM (or the device's status) when the fp16
+ * buffers cannot be allocated; the model is then unchanged. */
+dl_status dl_mlp_set_precision(dl_mlp *m, dl_dtype compute);
+/* The fp16 backward's loss scale: finite and > 0, else DL_ERR_ARG. */
+dl_status dl_mlp_set_loss_scale(dl_mlp *m, float s);
 /* p −= lr·v with v = μ·v + grad + wd·p (wd on weights only, not biases);
  * then steps += 1. */
 dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay);

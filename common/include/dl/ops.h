@@ -1,5 +1,6 @@
 /* dl/ops.h — element-wise operations on a device's buffers: the reduction
- * step of a hand-written collective (dst += src) and a copy.
+ * step of a hand-written collective (dst += src), a copy, casts, and the
+ * unscale-and-check of a mixed-precision step.
  *
  * Contract
  * - Buffers live on dev: host pointers on the CPU device, device pointers of
@@ -29,10 +30,21 @@
  *   DL_F16 (fp32 to fp16 rounds to nearest even; the other way is exact);
  *   the same type is a copy. Both on either device, the ranges must not
  *   overlap (DL_ERR_ARG).
+ * - dl_unscale: dst[i] = (float)src[i] · inv_scale (src DL_F32 or DL_F16,
+ *   converted exactly; one fp32 multiply, dl_unscale_1) and *found_inf = 1
+ *   when any product is inf or NaN — an inf or NaN in src always gives one
+ *   (inf · 0 is NaN) — else 0: the element-wise part of PyTorch's
+ *   _amp_foreach_non_finite_check_and_unscale_. dst is written in full even
+ *   when the flag is set. In place (dst == src) for fp32 only; any other
+ *   overlap, a non-finite inv_scale or a NULL found_inf is DL_ERR_ARG (then
+ *   nothing, *found_inf included, is written). count = 0 sets *found_inf = 0.
+ *   Unlike the other calls it waits on CUDA: the flag is read back to the
+ *   host, so the call returns after the stream's earlier work and its own.
  */
 #ifndef DL_OPS_H
 #define DL_OPS_H
 
+#include <math.h> // isfinite
 #include <stddef.h> // size_t
 
 #include "dl/device.h" // dl_device
@@ -68,6 +80,16 @@ DL_HD float dl_accumulate_f16_1(float acc, dl_half x)
     return acc + dl_h2f(x);
 }
 
+/* x · inv_scale in fp32; sets *found_inf when the product is not finite
+ * (a non-finite x gives a non-finite product for every inv_scale). */
+DL_HD float dl_unscale_1(float x, float inv_scale, int *found_inf)
+{
+    float v = x * inv_scale;
+    if (!isfinite(v))
+        *found_inf = 1;
+    return v;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -88,6 +110,11 @@ dl_status dl_cast(const dl_device *dev, void *dst, dl_dtype dst_t, const void *s
 dl_status dl_scale(const dl_device *dev, void *buf, size_t count, dl_dtype t, float alpha);
 /* dst = src for count elements of t on dev (memmove semantics on the CPU). */
 dl_status dl_copy(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t);
+/* dst (fp32) = src (src_type: DL_F32 or DL_F16) · inv_scale, i < count, on
+ * dev; *found_inf (host) = 1 when a product is inf or NaN, else 0. Waits for
+ * the device on CUDA (see the contract). */
+dl_status dl_unscale(const dl_device *dev, const void *src, dl_dtype src_type, float *dst, size_t count,
+                     float inv_scale, int *found_inf);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,13 @@
 /* mlp_cuda.cu — the MLP's element-wise kernels; each thread calls the same
- * DL_HD function as the CPU loop in mlp.c (dl/nn_math.h). GEMMs are not here:
- * mlp.c sends them through dl_gemm (cuBLAS). */
+ * DL_HD function as the CPU loop in mlp.c (dl/nn_math.h; the fp16 path's in
+ * dl/mlp.h). GEMMs are not here: mlp.c sends them through dl_gemm and
+ * dl_gemm_f16 (cuBLAS). */
 #include <cuda_runtime.h> // cudaStream_t
 #include <stdlib.h> // malloc
 
 #include "../backend.h" // dl_cuda_*_
 #include "dl/cuda_check.h" // DL_LAUNCH_CHECK
+#include "dl/mlp.h" // dl_mlp_bias_act_f16_1, dl_mlp_scale_grad_f16_1, ...
 #include "dl/nn_math.h" // dl_softmax_xent_row, dl_sgd_update
 
 #define BLOCK 256
@@ -84,6 +86,39 @@ __global__ void sgd_kernel(float *p, const float *g, float *v, size_t n, float l
         dl_sgd_update(&p[k], &v[k], g[k], lr, mu, wd);
 }
 
+// ---- kernels of the fp16 path ----
+
+/* H (n, out) = round16(Z + b per row), ReLU when relu; Z is the fp32 GEMM sum. */
+__global__ void bias_act_f16_kernel(dl_half *H, const float *Z, const dl_half *b, size_t n, size_t out, int relu)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n * out)
+        H[k] = dl_mlp_bias_act_f16_1(Z[k], b[k % out], relu);
+}
+
+/* dY (n,) = round16(g · s) */
+__global__ void scale_grad_f16_kernel(dl_half *dY, const float *g, size_t n, float s)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n)
+        dY[k] = dl_mlp_scale_grad_f16_1(g[k], s);
+}
+
+/* One thread per column j of dY (n, out): the CPU's row order, the CPU's bits. */
+__global__ void bias_grad_f16_kernel(dl_half *gb, const dl_half *dY, size_t n, size_t out, int accumulate)
+{
+    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < out)
+        gb[j] = dl_mlp_bias_grad_f16_1(dY, n, out, j, gb[j], accumulate);
+}
+
+__global__ void relu_mask_f16_kernel(dl_half *delta, const dl_half *A, size_t n)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n)
+        delta[k] = dl_mlp_relu_mask_f16_1(delta[k], A[k]);
+}
+
 // ---- launchers ----
 
 extern "C" dl_status dl_cuda_fill_(const dl_device *dev, float *p, size_t count, float v)
@@ -138,6 +173,44 @@ extern "C" dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g
     if (count == 0)
         return DL_OK;
     sgd_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(p, g, v, count, lr, mu, wd);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_bias_act_f16_(const dl_device *dev, dl_half *H, const float *Z, const dl_half *b, size_t n,
+                                           size_t out, int relu)
+{
+    if (n * out == 0)
+        return DL_OK;
+    bias_act_f16_kernel<<<blocks_for(n * out), BLOCK, 0, stream_of(dev)>>>(H, Z, b, n, out, relu);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_scale_grad_f16_(const dl_device *dev, dl_half *dY, const float *g, size_t count, float s)
+{
+    if (count == 0)
+        return DL_OK;
+    scale_grad_f16_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(dY, g, count, s);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_bias_grad_f16_(const dl_device *dev, dl_half *gb, const dl_half *dY, size_t n, size_t out,
+                                            int accumulate)
+{
+    if (out == 0)
+        return DL_OK;
+    bias_grad_f16_kernel<<<blocks_for(out), BLOCK, 0, stream_of(dev)>>>(gb, dY, n, out, accumulate);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_relu_mask_f16_(const dl_device *dev, dl_half *delta, const dl_half *A, size_t count)
+{
+    if (count == 0)
+        return DL_OK;
+    relu_mask_f16_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(delta, A, count);
     DL_LAUNCH_CHECK();
     return DL_OK;
 }

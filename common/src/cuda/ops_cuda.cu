@@ -3,9 +3,9 @@
  * bits. Arguments were checked by ops.c. */
 #include <cuda_runtime.h> // cudaStream_t
 
-#include "../backend.h" // dl_cuda_add_
+#include "../backend.h" // dl_cuda_add_, dl_cuda_unscale_
 #include "dl/cuda_check.h" // DL_LAUNCH_CHECK
-#include "dl/ops.h" // dl_add_f32_1, dl_add_f16_1
+#include "dl/ops.h" // dl_add_f32_1, dl_add_f16_1, dl_unscale_1
 
 #define BLOCK 256
 #define MAX_BLOCKS 65536 /* then each thread strides over the rest */
@@ -69,6 +69,25 @@ __global__ void cast_to_f32_kernel(float *dst, const dl_half *src, size_t n)
         dst[i] = dl_h2f(src[i]);
 }
 
+/* dst (n,) fp32 = src (n,) · inv_scale; *flag = 1 where a product is not finite */
+__global__ void unscale_f32_kernel(float *dst, const float *src, size_t n, float inv_scale, int *flag)
+{
+    int bad = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = dl_unscale_1(src[i], inv_scale, &bad);
+    if (bad)
+        *flag = 1; // every writer writes 1: the race is benign
+}
+
+__global__ void unscale_f16_kernel(float *dst, const dl_half *src, size_t n, float inv_scale, int *flag)
+{
+    int bad = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = dl_unscale_1(dl_h2f(src[i]), inv_scale, &bad);
+    if (bad)
+        *flag = 1;
+}
+
 // ---- launchers ----
 
 extern "C" dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t)
@@ -120,5 +139,25 @@ extern "C" dl_status dl_cuda_cast_(const dl_device *dev, void *dst, dl_dtype dst
     else
         cast_to_f32_kernel<<<blocks_for(count), BLOCK, 0, s>>>((float *)dst, (const dl_half *)src, count);
     DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_unscale_(const dl_device *dev, const void *src, dl_dtype src_t, float *dst, size_t count,
+                                      float inv_scale, int *found_inf)
+{
+    cudaStream_t s = (cudaStream_t)dev->stream;
+    int *flag = NULL, h = 0;
+    // stream-ordered allocation: no device-wide synchronisation, only this stream's
+    DL_CUDA_CHECK(cudaMallocAsync((void **)&flag, sizeof *flag, s));
+    DL_CUDA_CHECK(cudaMemsetAsync(flag, 0, sizeof *flag, s));
+    if (src_t == DL_F16)
+        unscale_f16_kernel<<<blocks_for(count), BLOCK, 0, s>>>(dst, (const dl_half *)src, count, inv_scale, flag);
+    else
+        unscale_f32_kernel<<<blocks_for(count), BLOCK, 0, s>>>(dst, (const float *)src, count, inv_scale, flag);
+    DL_LAUNCH_CHECK();
+    DL_CUDA_CHECK(cudaMemcpyAsync(&h, flag, sizeof h, cudaMemcpyDeviceToHost, s));
+    DL_CUDA_CHECK(cudaFreeAsync(flag, s));
+    DL_CUDA_CHECK(cudaStreamSynchronize(s));
+    *found_inf = h;
     return DL_OK;
 }
