@@ -1,6 +1,7 @@
 /* test_ops.c — dl_add and dl_copy on the CPU against references computed in
  * double precision: fp32 and fp16 sums bit for bit, the rounding cases that
- * tell one rounding per addition from the alternatives, and the refusals.
+ * tell one rounding per addition from the alternatives, and the refusals;
+ * casts, scaling, and dl_unscale's values and inf/NaN flag.
  * The CUDA kernels are compared with these CPU results in the GPU tier. */
 #include "tests.h"
 
@@ -312,6 +313,91 @@ START_TEST(test_scale)
 }
 END_TEST
 
+// ---- unscaling with the inf/NaN check (AMP) ----
+
+/* Values against one multiply in double rounded to float (a single fp32
+ * multiply is correctly rounded, so they are equal bit for bit), from fp32
+ * and fp16 sources; then the flag for +inf, -inf and NaN in either source
+ * type and for a product that overflows; dst is written in full even then. */
+START_TEST(test_unscale)
+{
+    enum { N = 1000 };
+    dl_rng r;
+    dl_rng_seed(&r, 11, 5);
+    float *f = malloc(N * sizeof *f), *dst = malloc(N * sizeof *dst);
+    dl_half *h = malloc(N * sizeof *h);
+    for (size_t i = 0; i < N; i++) {
+        f[i] = (float)ldexp(2.0 * dl_rng_uniform(&r) - 1.0, (int)dl_rng_below(&r, 30) - 24);
+        h[i] = dl_f2h(f[i] * 64.0f); // subnormal to 2^11: no overflow
+    }
+    const float inv[] = {1.0f / 65536.0f, 0.3f, 1.0f};
+    for (int t = 0; t < 3; t++) {
+        int inf = -1;
+        ck_assert_st(dl_unscale(dl_cpu(), f, DL_F32, dst, N, inv[t], &inf), DL_OK);
+        ck_assert_int_eq(inf, 0);
+        for (size_t i = 0; i < N; i++)
+            ck_assert_msg(dst[i] == (float)((double)f[i] * inv[t]), "f32 [%zu]: %g x %g = %.9g", i, (double)f[i],
+                          (double)inv[t], (double)dst[i]);
+        inf = -1;
+        ck_assert_st(dl_unscale(dl_cpu(), h, DL_F16, dst, N, inv[t], &inf), DL_OK);
+        ck_assert_int_eq(inf, 0);
+        for (size_t i = 0; i < N; i++)
+            ck_assert_msg(dst[i] == (float)(h2d(h[i]) * inv[t]), "f16 [%zu]: %g x %g = %.9g", i, h2d(h[i]),
+                          (double)inv[t], (double)dst[i]);
+    }
+    // one non-finite element anywhere sets the flag; the rest is still unscaled
+    const float bad[] = {INFINITY, -INFINITY, NAN};
+    const size_t at[] = {0, 517, N - 1};
+    for (int b = 0; b < 3; b++) {
+        float keep = f[at[b]];
+        dl_half keeph = h[at[b]];
+        f[at[b]] = bad[b];
+        h[at[b]] = dl_f2h(bad[b]);
+        for (int t = 0; t < 2; t++) {
+            int inf = 0;
+            memset(dst, 0, N * sizeof *dst);
+            ck_assert_st(dl_unscale(dl_cpu(), t ? (const void *)h : f, t ? DL_F16 : DL_F32, dst, N, 0.5f, &inf), DL_OK);
+            ck_assert_msg(inf == 1, "%s %g at %zu: found_inf %d", t ? "f16" : "f32", (double)bad[b], at[b], inf);
+            ck_assert(same(dst[at[b]], (double)bad[b] * 0.5));
+            size_t other = at[b] == 0 ? 1 : 0;
+            ck_assert(dst[other] == (t ? dl_h2f(h[other]) : f[other]) * 0.5f);
+        }
+        f[at[b]] = keep;
+        h[at[b]] = keeph;
+    }
+    // overflow of a finite value's product; inv_scale 0 turns inf into NaN, still flagged
+    float big[2] = {3e38f, 1.0f}, out[2];
+    int inf = 0;
+    ck_assert_st(dl_unscale(dl_cpu(), big, DL_F32, out, 2, 2.0f, &inf), DL_OK);
+    ck_assert(inf == 1 && isinf(out[0]) && out[1] == 2.0f);
+    big[0] = INFINITY, inf = 0;
+    ck_assert_st(dl_unscale(dl_cpu(), big, DL_F32, out, 2, 0.0f, &inf), DL_OK);
+    ck_assert(inf == 1 && isnan(out[0]) && out[1] == 0.0f);
+    // in place (fp32); count 0 clears the flag and needs no buffers
+    big[0] = 4.0f, inf = 1;
+    ck_assert_st(dl_unscale(dl_cpu(), big, DL_F32, big, 2, 0.25f, &inf), DL_OK);
+    ck_assert(inf == 0 && big[0] == 1.0f && big[1] == 0.25f);
+    inf = 1;
+    ck_assert_st(dl_unscale(dl_cpu(), NULL, DL_F16, NULL, 0, 1.0f, &inf), DL_OK);
+    ck_assert_int_eq(inf, 0);
+    // refusals leave dst and the flag alone
+    inf = 7;
+    out[0] = 5.0f;
+    double d[2] = {1, 2};
+    ck_assert_st(dl_unscale(dl_cpu(), d, DL_F64, out, 2, 1.0f, &inf), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "f64");
+    ck_assert_st(dl_unscale(dl_cpu(), f, DL_F32, out, 2, NAN, &inf), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "finite");
+    ck_assert_st(dl_unscale(dl_cpu(), f, DL_F32, out, 2, INFINITY, &inf), DL_ERR_ARG);
+    ck_assert_st(dl_unscale(dl_cpu(), f, DL_F32, out, 2, 1.0f, NULL), DL_ERR_ARG);
+    ck_assert_st(dl_unscale(dl_cpu(), NULL, DL_F32, out, 2, 1.0f, &inf), DL_ERR_ARG);
+    ck_assert_st(dl_unscale(dl_cpu(), f, DL_F32, f + 1, 2, 1.0f, &inf), DL_ERR_ARG); // overlap, not equal
+    ck_assert_st(dl_unscale(dl_cpu(), dst, DL_F16, dst, 2, 1.0f, &inf), DL_ERR_ARG); // f16 in place
+    ck_assert(inf == 7 && out[0] == 5.0f);
+    free(f), free(dst), free(h);
+}
+END_TEST
+
 Suite *ops_suite(void)
 {
     Suite *s = suite_create("ops");
@@ -324,6 +410,7 @@ Suite *ops_suite(void)
     tcase_add_test(tc, test_copy);
     tcase_add_test(tc, test_accumulate_and_cast);
     tcase_add_test(tc, test_scale);
+    tcase_add_test(tc, test_unscale);
     suite_add_tcase(s, tc);
     return s;
 }
