@@ -4,7 +4,10 @@
  * device itself (a CUDA context does not survive Check's fork). Tolerances:
  * fp32 GEMM/GEMV 1e-5 absolute + 1e-4 relative (different summation order;
  * cuBLAS's default math mode is full fp32, no TF32); fp16 GEMM outputs within
- * one binary16 ulp of the CPU emulation plus accumulation-order slack. */
+ * one binary16 ulp of the CPU emulation plus accumulation-order slack; the
+ * MLP's fp16 path within 2^-7 relative + 2^-7 of the largest value (stored
+ * fp16 values one ulp apart, carried through the layers); dl_add and
+ * dl_unscale bit for bit. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h> // fabsf, ldexp, isnan
@@ -260,6 +263,155 @@ START_TEST(test_mlp_matches_cpu)
 }
 END_TEST
 
+/* fp16 values of a host array of halves as doubles, and the worst |x| of them. */
+static double *halves(const dl_half *h, size_t n, double *maxabs)
+{
+    double *d = malloc((n ? n : 1) * sizeof *d);
+    *maxabs = 0;
+    for (size_t i = 0; i < n; i++) {
+        d[i] = dl_h2f(h[i]);
+        *maxabs = fabs(d[i]) > *maxabs ? fabs(d[i]) : *maxabs;
+    }
+    return d;
+}
+
+/* got (fp16, host) against ref (fp16, host) as floats, within the fp16 path's
+ * tolerance (see test_mlp_f16_matches_cpu). */
+static void check_f16_close(const dl_half *got, const dl_half *ref, size_t n, const char *what)
+{
+    double mx, *r = halves(ref, n, &mx);
+    float *g = malloc((n ? n : 1) * sizeof *g);
+    for (size_t i = 0; i < n; i++)
+        g[i] = dl_h2f(got[i]);
+    dl_cmp c;
+    if (!dl_allclose_f32(g, r, n, ldexp(mx, -7), ldexp(1.0, -7), &c)) {
+        char buf[1024];
+        dl_cmp_format(&c, what, buf, sizeof buf);
+        ck_abort_msg("%s", buf);
+    }
+    free(r), free(g);
+}
+
+static int f16_ready_order[DL_MLP_MAX_LAYERS], f16_n_ready;
+static void f16_ready(void *ctx, int layer, void *grad, size_t count)
+{
+    const dl_mlp *m = ctx;
+    ck_assert(grad == (void *)(m->grads16 + m->layer[layer].offset) && count == m->layer[layer].count);
+    f16_ready_order[f16_n_ready++] = layer;
+}
+
+/* The fp16 path on CUDA against the CPU: same model, params16 cast on each
+ * device, loss scale 1024. The element-wise steps are the same DL_HD code, but
+ * cuBLAS sums in another order than the CPU's sgemm, so a stored fp16 value
+ * may land one ulp apart and carry through the layers: fp16 logits and
+ * grads16 within 2^-7 relative + 2^-7·max|ref| (a few ulps of 2^-10 after
+ * three layers), the loss within 1e-3 relative. */
+START_TEST(test_mlp_f16_matches_cpu)
+{
+    OPEN(dev);
+    size_t n = 300, sizes[] = {40, 64, 33, 10};
+    float *X = randf(n * 40, 81);
+    int32_t *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (int32_t)(i * 7 % 10);
+    dl_mlp mc, mg;
+    ck_assert(dl_mlp_create(&mc, dl_cpu(), sizes, 4, 512, 5) == DL_OK);
+    ck_assert(dl_mlp_create(&mg, &dev, sizes, 4, 512, 5) == DL_OK);
+    ck_assert(dl_mlp_set_precision(&mc, DL_F16) == DL_OK && dl_mlp_set_precision(&mg, DL_F16) == DL_OK);
+    ck_assert(dl_mlp_set_loss_scale(&mc, 1024.0f) == DL_OK && dl_mlp_set_loss_scale(&mg, 1024.0f) == DL_OK);
+    ck_assert(dl_cast(dl_cpu(), mc.params16, DL_F16, mc.params, DL_F32, mc.n_params) == DL_OK);
+    ck_assert_msg(dl_cast(&dev, mg.params16, DL_F16, mg.params, DL_F32, mg.n_params) == DL_OK, "%s", dl_last_error());
+    float *dX = to_dev(&dev, X, n * 40);
+    int32_t *dy = NULL;
+    ck_assert(dl_malloc(&dev, (void **)&dy, n * sizeof *dy) == DL_OK);
+    ck_assert(dl_memcpy_h2d(&dev, dy, y, n * sizeof *dy) == DL_OK);
+    size_t C = 10;
+    dl_half *h = malloc(mc.n_params * sizeof *h);
+    ck_assert(dl_memcpy_d2h(&dev, h, mg.params16, mc.n_params * sizeof *h) == DL_OK);
+    ck_assert_msg(memcmp(h, mc.params16, mc.n_params * sizeof *h) == 0, "params16 cast differs on the GPU");
+    // forward: the fp16 logits
+    ck_assert(dl_mlp_forward(&mc, X, n) == DL_OK);
+    ck_assert_msg(dl_mlp_forward(&mg, dX, n) == DL_OK, "%s", dl_last_error());
+    dl_half *lg = malloc(n * C * sizeof *lg);
+    ck_assert(dl_memcpy_d2h(&dev, lg, mg.act16[3 - 1], n * C * sizeof *lg) == DL_OK);
+    check_f16_close(lg, mc.act16[3 - 1], n * C, "fp16 logits, GPU vs CPU");
+    // loss and backward
+    double lc = 0, lgs = 0;
+    ck_assert(dl_mlp_loss(&mc, y, n, &lc) == DL_OK && dl_mlp_loss(&mg, dy, n, &lgs) == DL_OK);
+    ck_assert_msg(fabs(lc - lgs) <= 1e-3 * fabs(lc), "fp16 loss CPU %.9g, GPU %.9g", lc, lgs);
+    ck_assert(dl_mlp_backward(&mc, X, n, 0, NULL, NULL) == DL_OK);
+    f16_n_ready = 0;
+    ck_assert_msg(dl_mlp_backward(&mg, dX, n, 0, f16_ready, &mg) == DL_OK, "%s", dl_last_error());
+    ck_assert(f16_n_ready == 3 && f16_ready_order[0] == 2 && f16_ready_order[2] == 0);
+    ck_assert(dl_memcpy_d2h(&dev, h, mg.grads16, mc.n_params * sizeof *h) == DL_OK);
+    for (int l = 0; l < 3; l++) {
+        char what[64];
+        snprintf(what, sizeof what, "fp16 grads16 of layer %d (scale 1024), GPU vs CPU", l);
+        const dl_mlp_layer *L = &mc.layer[l];
+        check_f16_close(h + L->offset, mc.grads16 + L->offset, L->count, what);
+    }
+    // unscaled on each device into grads: the CPU's bits from the GPU's halves
+    int fc = -1, fg = -1;
+    float *g32 = malloc(mc.n_params * sizeof *g32), *c32 = malloc(mc.n_params * sizeof *c32);
+    ck_assert(dl_unscale(&dev, mg.grads16, DL_F16, mg.grads, mg.n_params, 1.0f / 1024.0f, &fg) == DL_OK);
+    ck_assert(dl_unscale(dl_cpu(), h, DL_F16, c32, mc.n_params, 1.0f / 1024.0f, &fc) == DL_OK);
+    ck_assert(fc == 0 && fg == 0);
+    ck_assert(dl_memcpy_d2h(&dev, g32, mg.grads, mc.n_params * sizeof *g32) == DL_OK);
+    ck_assert_msg(memcmp(g32, c32, mc.n_params * sizeof *g32) == 0, "dl_unscale on the GPU differs from the CPU");
+    dl_free(&dev, dX), dl_free(&dev, dy);
+    free(X), free(y), free(h), free(lg), free(g32), free(c32);
+    dl_mlp_free(&mc), dl_mlp_free(&mg);
+    dl_device_close(&dev);
+}
+END_TEST
+
+/* dl_unscale on CUDA: the CPU's bits (one fp32 multiply) from fp32 and fp16
+ * sources past the grid's stride, the flag for inf and NaN anywhere, count 0. */
+START_TEST(test_unscale_on_device)
+{
+    OPEN(dev);
+    size_t n = ((size_t)1 << 24) + 1000; // more than one grid covers: the stride loop runs
+    float *f = randf(n, 12), *c = malloc(n * sizeof *c), *g = malloc(n * sizeof *g);
+    dl_half *h = malloc(n * sizeof *h);
+    for (size_t i = 0; i < n; i++)
+        h[i] = dl_f2h(f[i] * 1000.0f);
+    float *df = to_dev(&dev, f, n), *dd = NULL;
+    dl_half *dh = NULL;
+    ck_assert(dl_malloc(&dev, (void **)&dh, n * sizeof *dh) == DL_OK && dl_malloc(&dev, (void **)&dd, n * 4) == DL_OK);
+    ck_assert(dl_memcpy_h2d(&dev, dh, h, n * sizeof *dh) == DL_OK);
+    const float bad[] = {0.0f, INFINITY, NAN}; // 0: nothing bad
+    for (int b = 0; b < 3; b++) {
+        size_t at = b == 1 ? n - 1 : n / 3;
+        if (b > 0) {
+            f[at] = bad[b], h[at] = dl_f2h(bad[b]);
+            ck_assert(dl_memcpy_h2d(&dev, df + at, f + at, sizeof *f) == DL_OK);
+            ck_assert(dl_memcpy_h2d(&dev, dh + at, h + at, sizeof *h) == DL_OK);
+        }
+        for (int t = 0; t < 2; t++) {
+            dl_dtype ty = t ? DL_F16 : DL_F32;
+            int fc = -1, fg = -1;
+            ck_assert(dl_unscale(dl_cpu(), t ? (const void *)h : f, ty, c, n, 1.0f / 3.0f, &fc) == DL_OK);
+            ck_assert_msg(dl_unscale(&dev, t ? (const void *)dh : df, ty, dd, n, 1.0f / 3.0f, &fg) == DL_OK, "%s",
+                          dl_last_error());
+            ck_assert_msg(fc == (b > 0) && fg == fc, "case %d %s: found_inf CPU %d, GPU %d", b, t ? "f16" : "f32", fc,
+                          fg);
+            ck_assert(dl_memcpy_d2h(&dev, g, dd, n * sizeof *g) == DL_OK);
+            size_t i = 0;
+            while (i < n && (memcmp(&c[i], &g[i], sizeof *c) == 0 || (isnan(c[i]) && isnan(g[i]))))
+                i++;
+            ck_assert_msg(i == n, "case %d %s [%zu]: CPU %.9g, GPU %.9g", b, t ? "f16" : "f32", i,
+                          (double)c[i < n ? i : 0], (double)g[i < n ? i : 0]);
+        }
+    }
+    int fg = 1;
+    ck_assert(dl_unscale(&dev, NULL, DL_F16, NULL, 0, 1.0f, &fg) == DL_OK && fg == 0);
+    ck_assert(dl_unscale(&dev, f, DL_F32, dd, 4, 1.0f, &fg) == DL_ERR_ARG); // a host source
+    dl_free(&dev, df), dl_free(&dev, dh), dl_free(&dev, dd);
+    free(f), free(c), free(g), free(h);
+    dl_device_close(&dev);
+}
+END_TEST
+
 /* Element i of a host array of t (DL_F32 or DL_F16) as a double. */
 static double elem(const void *p, size_t i, dl_dtype t)
 {
@@ -477,6 +629,8 @@ int main(void)
     tcase_add_test(tc, test_gemm_f16_matches_cpu);
     tcase_add_test(tc, test_bad_calls_are_errors);
     tcase_add_test(tc, test_mlp_matches_cpu);
+    tcase_add_test(tc, test_mlp_f16_matches_cpu);
+    tcase_add_test(tc, test_unscale_on_device);
     tcase_add_test(tc, test_isendrecv_self_on_device);
     tcase_add_test(tc, test_add_matches_cpu_bitwise);
     tcase_add_test(tc, test_copy_on_device);
