@@ -9,10 +9,12 @@
  *   model (or a bucket of consecutive layers) is one broadcast or one
  *   allreduce. layer[l].offset / .count give each layer's slice.
  * - Buffers (X, y, params, grads) are device pointers of dev (host pointers
- *   on the CPU). GEMMs go through dl_gemm, so dl_flops counts them.
+ *   on the CPU). GEMMs go through dl_gemm (dl_gemm_f16 in fp16 mode), so
+ *   dl_flops counts them.
  * - dl_mlp_loss takes the mean over the n rows of the batch; dl_mlp_backward
- *   therefore leaves the gradient of that mean in grads (overwritten, not
- *   accumulated, unless accumulate = 1), and calls ready(ctx, l, slice, count)
+ *   therefore leaves the gradient of that mean in grads (in fp16 mode: times
+ *   loss_scale, in grads16; overwritten, not accumulated, unless
+ *   accumulate = 1), and calls ready(ctx, l, slice, count)
  *   as soon as layer l's slice is final — last layer first — so an allreduce
  *   can start while the earlier layers are still being computed. The slice
  *   is in the gradient's dtype: fp32 (grads) or, in fp16 mode, grads16.
@@ -31,9 +33,10 @@
  *     fp32 loss (same definition, same gradient kept for backward);
  *   - backward rounds that gradient once, dY = round16(((softmax − onehot)/n)
  *     · loss_scale) — where small gradients underflow to 0 unless the scale
- *     lifts them — and writes grads16 only: gW16 = round16(dYᵀ·A_prev16
- *     [+ gW16]), gb16 = round16(fp32 column sums of dY [+ gb16]),
- *     dX = round16(dY·W16) masked where the fp16 activation is not > 0.
+ *     lifts them — and writes grads16 only: gW16 = round16(dYᵀ·A16 [+ gW16])
+ *     with A16 the layer's fp16 input (x16 or act16[l−1]), gb16 =
+ *     round16(fp32 column sums of dY, in row order [+ gb16]), and the next
+ *     dY = round16(dY·W16), zeroed where A16 is not > 0.
  *     `grads` is not written: the caller's AMP step fills it (dl_unscale)
  *     before dl_mlp_sgd, which stays fp32 on params, grads and velocity;
  *   - ready gets grads16's slice (grad points to fp16 elements); order and
