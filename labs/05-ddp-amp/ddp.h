@@ -65,6 +65,8 @@ dl_status ddp_assign_buckets(const size_t *counts, int n, size_t elem_size, size
 typedef struct ddp_reducer {
     dl_comm *comm;
     dl_mlp *model;
+    void *grads; /* the flat gradient buffer the buckets are views of: model->grads */
+    dl_dtype grad_type; /* DL_F32, or model->grads16 in DL_F16 under --amp (part 2) */
     const ddp_bucket *bucket; /* from ddp_assign_buckets, in launch order */
     int n_buckets;
     int accum; /* K: micro-batches per optimizer step (>= 1) */
@@ -77,14 +79,14 @@ typedef struct ddp_reducer {
 } ddp_reducer;
 
 /* Task 2. Backward's callback (dl_mlp_ready_fn; ctx is the reducer): layer
- * `layer`'s gradients (grad, count elements: its weight then its bias) are
- * final. On a micro-batch that communicates, start every bucket whose
- * gradients are now all final, strictly in bucket order: its gradients
- * divided so that the sum over the ranks is the average gradient of the
- * global batch, then an asynchronous sum-allreduce of the bucket's view of
- * the flat gradient buffer. It cannot return a status: the first failure
- * goes into r->status. */
-void ddp_grad_ready(void *ctx, int layer, float *grad, size_t count);
+ * `layer`'s gradients (grad, count elements of r->grad_type: its weight then
+ * its bias) are final. On a micro-batch that communicates, start every
+ * bucket whose gradients are now all final, strictly in bucket order: its
+ * gradients divided so that the sum over the ranks is the average gradient
+ * of the global batch, then an asynchronous sum-allreduce of the bucket's
+ * view of r->grads, in r->grad_type. It cannot return a status: the first
+ * failure goes into r->status. */
+void ddp_grad_ready(void *ctx, int layer, void *grad, size_t count);
 
 /* Task 2. After backward: waits for every bucket's allreduce. Fails (and
  * still waits for what was started) when r->status holds a failure or when

@@ -1,9 +1,12 @@
 /* kit.c — lab 05's provided helpers; see kit.h. Not a student file. */
 #include "kit.h"
 
-#include <string.h> // memset
+#include <string.h> // memset, memcmp
 
-#include "dl/ops.h" // dl_scale
+#include <math.h> // INFINITY
+#include <stdlib.h> // malloc, free
+
+#include "dl/ops.h" // dl_scale, dl_cast
 
 int kit_param_counts(const dl_mlp *m, size_t *counts)
 {
@@ -48,7 +51,7 @@ dl_status kit_flat_step(dl_comm *c, dl_mlp *m, int accum, const ddp_micro *mb, c
 
 void kit_sim_layers(const dl_mlp *m, size_t n, dl_sim_layer *layers)
 {
-    double B = (double)n;
+    double B = (double)n, e = m->compute == DL_F16 ? 2 : 4; // bytes per activation
     for (int l = 0; l < m->n_layers; l++) {
         double in = (double)m->layer[l].in, out = (double)m->layer[l].out;
         int last = l + 1 == m->n_layers;
@@ -56,13 +59,14 @@ void kit_sim_layers(const dl_mlp *m, size_t n, dl_sim_layer *layers)
         memset(s, 0, sizeof *s);
         // forward: the GEMM, then bias and ReLU read and write the activations
         s->fwd_flops = 2 * B * in * out;
-        s->fwd_bytes = 2 * 4 * B * out + (last ? 2 * 4 * B * out : 0); // + the loss rows on the last layer
+        s->fwd_bytes = 2 * e * B * out + (last ? 2 * e * B * out : 0); // + the loss rows on the last layer
         s->fwd_launches = 2 + last;
         // backward: the weight GEMM, the bias GEMV, and but for layer 0 the
         // input's gradient GEMM and the ReLU mask (delta, activation, delta)
         s->bwd_flops = 2 * B * in * out + 2 * B * out + (l > 0 ? 2 * B * in * out : 0);
-        s->bwd_bytes = l > 0 ? 3 * 4 * B * in : 0;
+        s->bwd_bytes = l > 0 ? 3 * e * B * in : 0;
         s->bwd_launches = 2 + (l > 0 ? 2 : 0);
+        s->fp16 = m->compute == DL_F16; // its GEMMs on the tensor cores' fp16 peak
     }
 }
 
@@ -70,6 +74,10 @@ void kit_sim_optim(const dl_mlp *m, double *bytes, double *launches)
 {
     *bytes = 5.0 * 4 * (double)m->n_params; // parameter, gradient, velocity read; two written
     *launches = 2.0 * m->n_layers;
+    if (m->compute == DL_F16) { // + unscale (fp16 in, fp32 out) and the fp16 copy of the weights
+        *bytes += (2.0 + 4 + 4 + 2) * (double)m->n_params;
+        *launches += 2;
+    }
 }
 
 int kit_recorded_buckets(const dl_span *ev, size_t n, long step, dl_sim_bucket *out, int max)
@@ -84,7 +92,8 @@ int kit_recorded_buckets(const dl_span *ev, size_t n, long step, dl_sim_bucket *
         } else if (ev[i].kind == DL_EV_BACKWARD) {
             last_layer = ev[i].id;
             in_backward = 1;
-        } else if (ev[i].kind == DL_EV_ALLREDUCE && in_backward) {
+        } else if (ev[i].kind == DL_EV_ALLREDUCE && ev[i].async && in_backward) {
+            // (a blocking allreduce — AMP's overflow flag — is not a bucket)
             // a bucket started after layer 0's backward went at its end
             out[nb++] = (dl_sim_bucket){.bytes = ev[i].bytes, .after_layer = last_layer == 0 ? -1 : last_layer};
         }
@@ -99,4 +108,69 @@ int kit_structural_buckets(const ddp_bucket *b, int nb, size_t elem_size, dl_sim
         out[k] = (dl_sim_bucket){.bytes = (double)(b[k].count * elem_size), .after_layer = layer == 0 ? -1 : layer};
     }
     return nb;
+}
+
+dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *share)
+{
+    size_t n = m->n_params;
+    float *g32 = malloc(n * sizeof *g32);
+    dl_half *g16 = malloc(n * sizeof *g16);
+    double loss = 0;
+    dl_status st = g32 && g16 ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory for the underflow probe");
+    // the fp32 gradient of this micro-batch: the reference
+    if (st == DL_OK)
+        st = dl_mlp_set_precision(m, DL_F32);
+    if (st == DL_OK)
+        st = dl_mlp_forward(m, mb->X, mb->n);
+    if (st == DL_OK)
+        st = dl_mlp_loss(m, mb->y, mb->n, &loss);
+    if (st == DL_OK)
+        st = dl_mlp_backward(m, mb->X, mb->n, 0, NULL, NULL);
+    if (st == DL_OK)
+        st = dl_memcpy_d2h(m->dev, g32, m->grads, n * sizeof *g32);
+    // the same gradient in fp16, of the loss scaled as the step will scale it
+    if (st == DL_OK)
+        st = dl_mlp_set_precision(m, DL_F16);
+    if (st == DL_OK)
+        st = dl_cast(m->dev, m->params16, DL_F16, m->params, DL_F32, n);
+    if (st == DL_OK)
+        st = dl_mlp_set_loss_scale(m, scale);
+    if (st == DL_OK)
+        st = dl_mlp_forward(m, mb->X, mb->n);
+    if (st == DL_OK)
+        st = dl_mlp_loss(m, mb->y, mb->n, &loss);
+    if (st == DL_OK)
+        st = dl_mlp_backward(m, mb->X, mb->n, 0, NULL, NULL);
+    if (st == DL_OK)
+        st = dl_memcpy_d2h(m->dev, g16, m->grads16, n * sizeof *g16);
+    if (st == DL_OK) {
+        size_t nonzero = 0, lost = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (g32[i] == 0.0f)
+                continue;
+            nonzero++;
+            lost += dl_h2f(g16[i]) == 0.0f;
+        }
+        *share = nonzero ? (double)lost / (double)nonzero : 0;
+    }
+    free(g32);
+    free(g16);
+    return st;
+}
+
+double kit_unchanged(const float *before, const float *after, size_t n)
+{
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++)
+        same += memcmp(before + i, after + i, sizeof *before) == 0;
+    return n ? (double)same / (double)n : 0;
+}
+
+dl_status kit_poison(const dl_device *dev, ddp_micro *mb)
+{
+    float inf = INFINITY;
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_memcpy_h2d(dev, (float *)mb->X, &inf, sizeof inf);
+    ((float *)mb->X)[0] = inf;
+    return DL_OK;
 }

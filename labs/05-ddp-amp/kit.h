@@ -1,6 +1,7 @@
 /* kit.h — lab 05's provided helpers: the two classic alternatives to buckets
  * (one flat allreduce after backward; one allreduce per parameter), the
- * model's parameter sizes, and what the step projection needs. Not a student
+ * model's parameter sizes, what the step projection needs, and --amp's
+ * underflow measurements. Not a student
  * file: it calls none of your functions except through ddp_step. */
 #ifndef LAB05_KIT_H
 #define LAB05_KIT_H
@@ -28,5 +29,19 @@ int kit_recorded_buckets(const dl_span *ev, size_t n, long step, dl_sim_bucket *
 /* The buckets a bucket list would give, each launched after the layer of
  * its lowest parameter (the earliest it can go). */
 int kit_structural_buckets(const ddp_bucket *b, int nb, size_t elem_size, dl_sim_bucket *out);
+
+/* --amp's measurements. kit_underflow: on micro-batch mb of this rank, the
+ * share of the gradient's elements that are nonzero in fp32 but flush to
+ * zero in fp16 when the loss is scaled by `scale` (the fp16 gradient before
+ * any division by the ranks), over the nonzero ones. It runs the micro-batch
+ * twice (fp32, then fp16 from the master weights), overwrites the gradient
+ * buffers and the fp16 weights (a step recomputes them) and leaves the model
+ * in fp16. kit_unchanged: the share of n weights bitwise equal before and
+ * after a step. */
+dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *share);
+double kit_unchanged(const float *before, const float *after, size_t n);
+/* --poison-step: the first input of micro-batch mb becomes +inf (an overflow
+ * on this rank alone: its loss and gradients turn inf/NaN before the sync). */
+dl_status kit_poison(const dl_device *dev, ddp_micro *mb);
 
 #endif /* LAB05_KIT_H */

@@ -1,5 +1,5 @@
 # lab 05 — DDP as PyTorch builds it: gradient buckets overlapped with backward
-LAB_05_STUDENT_C := buckets.c reducer.c
+LAB_05_STUDENT_C := buckets.c reducer.c scaler.c amp.c checkpoint.c
 LAB_05_STUDENT_CU :=
 LAB_05_STUDENT_H :=
 LAB_05_KIT_C := kit.c

@@ -25,7 +25,7 @@
 #include <stdlib.h> // malloc, free
 #include <string.h> // strcmp
 
-#include "ddp.h"
+#include "amp.h"
 #include "dl/cli.h" // dl_cli_parse
 #include "dl/data.h" // dl_data_load, dl_npy_write_f32
 #include "dl/fs.h" // dl_mkdir_p
@@ -49,9 +49,9 @@ static const char *const mode_names[N_MODES] = {"bucketed", "ddp-flat", "per-par
 
 typedef struct options {
     dl_args a;
-    const char *mode, *hidden, *profile, *dump;
-    double bucket_mb, first_bucket_mb, momentum, weight_decay;
-    long base_batch, warmup, max_steps, train_rows;
+    const char *mode, *hidden, *profile, *dump, *amp;
+    double bucket_mb, first_bucket_mb, momentum, weight_decay, init_scale;
+    long base_batch, warmup, max_steps, train_rows, growth_interval, probe_every, poison_step, poison_rank;
     int accum;
 } options;
 
@@ -184,6 +184,12 @@ int main(int argc, char **argv)
     o.max_steps = 0;
     o.train_rows = 0;
     o.accum = 1;
+    o.amp = "off";
+    o.init_scale = 65536;
+    o.growth_interval = 2000;
+    o.probe_every = 1;
+    o.poison_step = -1;
+    o.poison_rank = 0;
     const dl_opt extra[] = {
         {"mode", DL_OPT_CHOICE, &o.mode, "MODE",
          "bucketed (yours), ddp-flat (one allreduce after backward), per-param (one per parameter)",
@@ -205,6 +211,20 @@ int main(int argc, char **argv)
         {"profile", DL_OPT_STRING, &o.profile, "FILE", "target machine of the projection", NULL, 1, 0, 0},
         {"dump", DL_OPT_STRING, &o.dump, "DIR", "write each rank's parameters and trace (for the grader)", NULL, 1, 0,
          0},
+        {"amp", DL_OPT_CHOICE, &o.amp, "MODE",
+         "off (fp32), fp16 (fp16 compute, fp32 master weights, your loss scaler), fp16-noscale (the same, scale 1)",
+         "off|fp16|fp16-noscale", 1, 0, 0},
+        {"init-scale", DL_OPT_DOUBLE, &o.init_scale, "X", "the loss scaler's first scale (GradScaler: 65536)", NULL, 1,
+         1e30, 0},
+        {"growth-interval", DL_OPT_LONG, &o.growth_interval, "N",
+         "steps without inf/NaN before the scale doubles (GradScaler: 2000)", NULL, 1, 1e12, 0},
+        {"probe-every", DL_OPT_LONG, &o.probe_every, "N",
+         "--amp: measure the gradients' fp16 underflow every N steps (0 = never; it costs two passes)", NULL, 0, 1e12,
+         0},
+        {"poison-step", DL_OPT_LONG, &o.poison_step, "S",
+         "put an inf into one input of --poison-rank's batch at step S (an overflow on one rank; -1 = never)", NULL, -1,
+         1e12, 0},
+        {"poison-rank", DL_OPT_LONG, &o.poison_rank, "R", "the rank --poison-step poisons", NULL, 0, 1e6, 0},
     };
     dl_comm *comm = NULL;
     dl_status st = dl_comm_init(&argc, &argv, &comm);
@@ -221,6 +241,11 @@ int main(int argc, char **argv)
     }
     o.a.quiet |= rank != 0;
     int mode = strcmp(o.mode, "ddp-flat") == 0 ? 1 : strcmp(o.mode, "per-param") == 0 ? 2 : 0;
+    int amp = strcmp(o.amp, "fp16") == 0 ? 1 : strcmp(o.amp, "fp16-noscale") == 0 ? 2 : 0;
+    if (amp && mode != 0) {
+        dl_error_set(DL_ERR_ARG, "--amp %s runs with --mode bucketed (your reducer), not --mode %s", o.amp, o.mode);
+        return fail(comm, DL_ERR_ARG);
+    }
     size_t sizes[MAX_SIZES];
     int nh = parse_hidden(o.hidden, sizes + 1, MAX_SIZES - 2);
     if (nh < 1) {
@@ -259,8 +284,11 @@ int main(int argc, char **argv)
     // ---- the model: the same seed on every rank, so the same start ----
     dl_mlp m;
     st = dl_mlp_create(&m, &dev, sizes, n_sizes, B, o.a.seed);
+    if (st == DL_OK && amp)
+        st = dl_mlp_set_precision(&m, DL_F16); // fp16 forward and backward; the masters stay fp32
     if (st != DL_OK)
         return fail(comm, st);
+    size_t esz = amp ? sizeof(dl_half) : sizeof(float); // bytes per gradient element
     size_t counts[DDP_MAX_PARAMS];
     int n_params = kit_param_counts(&m, counts);
     ddp_bucket assigned[DDP_MAX_BUCKETS], buckets[DDP_MAX_BUCKETS];
@@ -268,7 +296,7 @@ int main(int argc, char **argv)
     size_t cap = (size_t)(o.bucket_mb * 1048576.0), first_cap = (size_t)(o.first_bucket_mb * 1048576.0);
     cap = cap ? cap : 1;
     first_cap = first_cap ? first_cap : 1;
-    st = ddp_assign_buckets(counts, n_params, sizeof(float), first_cap, cap, assigned, &na);
+    st = ddp_assign_buckets(counts, n_params, esz, first_cap, cap, assigned, &na);
     if (st != DL_OK)
         return fail(comm, st);
     nb = mode == 2 ? kit_per_param_buckets(&m, buckets) : na;
@@ -277,7 +305,15 @@ int main(int argc, char **argv)
     memset(&red, 0, sizeof red);
     red.comm = comm;
     red.model = &m;
+    red.grads = amp ? (void *)m.grads16 : (void *)m.grads;
+    red.grad_type = amp ? DL_F16 : DL_F32;
     red.bucket = buckets;
+    // the loss scaler: GradScaler's defaults; fp16-noscale keeps the scale at 1
+    amp_scaler scaler = {.scale = amp == 2 ? 1.0f : (float)o.init_scale,
+                         .growth_tracker = 0,
+                         .growth_factor = amp == 2 ? 1.0f : 2.0f,
+                         .backoff_factor = amp == 2 ? 1.0f : 0.5f,
+                         .growth_interval = o.growth_interval};
     red.n_buckets = nb;
     red.accum = o.accum;
 
@@ -321,6 +357,15 @@ int main(int argc, char **argv)
         if (st != DL_OK)
             return die(comm, &dev, &w, st);
     }
+    // --amp: one row per step (rank 0's view) and the weights before and after a probed step
+    double *arow = amp ? malloc((size_t)total_steps * 7 * sizeof *arow) : NULL;
+    float *before = amp ? malloc(m.n_params * sizeof *before) : NULL;
+    float *after = amp ? malloc(m.n_params * sizeof *after) : NULL;
+    if (amp && (arow == NULL || before == NULL || after == NULL)) {
+        free(arow), free(before), free(after);
+        return die(comm, &dev, &w, dl_error_set(DL_ERR_NOMEM, "out of memory for --amp's measurements"));
+    }
+    long n_skipped = 0;
     dl_progress pr;
     dl_progress_begin(&pr, o.a.epochs, steps_per_epoch, o.a.quiet);
     dl_progress_line(
@@ -339,32 +384,55 @@ int main(int argc, char **argv)
         if (st == DL_OK)
             st = dl_comm_barrier(comm);
         double t0 = dl_now(), sum = 0;
+        long counted = 0; // a skipped step's loss (inf/NaN) is not averaged in
         size_t s = 0;
         long first_step = step;
         for (; st == DL_OK && s < steps_per_epoch && step < total_steps; s++, step++) {
             for (size_t k = 0; st == DL_OK && k < K; k++)
                 st = stage(&dev, tr, idx + (s * K + k) * B, B, hX + k * B * tr->d, hy + k * B,
                            dX ? dX + k * B * tr->d : NULL, dy ? dy + k * B : NULL, &mb[k]);
+            if (st == DL_OK && step == o.poison_step && rank == o.poison_rank)
+                st = kit_poison(&dev, &mb[0]);
             ddp_sgd opt = {(float)dl_lr_at(&lrc, step), (float)o.momentum, (float)o.weight_decay};
+            // --amp: what fp16 loses of this step's gradient, measured before the step (outside its span)
+            int probe = amp && o.probe_every > 0 && step % o.probe_every == 0, skipped = 0;
+            double underflow = -1, unchanged = -1, scale = scaler.scale;
+            if (st == DL_OK && probe)
+                st = kit_underflow(&m, &mb[0], scaler.scale, &underflow);
+            if (st == DL_OK && probe)
+                st = dl_mlp_get_params(&m, before);
             dl_trace_set_step(step);
             size_t span = dl_trace_begin(DL_EV_STEP, 0, 0, 0);
             if (st == DL_OK)
-                st = mode == 1 ? kit_flat_step(comm, &m, o.accum, mb, &opt, &loss) : ddp_step(&red, mb, &opt, &loss);
+                st = amp         ? amp_step(&red, &scaler, mb, &opt, &loss, &skipped)
+                     : mode == 1 ? kit_flat_step(comm, &m, o.accum, mb, &opt, &loss)
+                                 : ddp_step(&red, mb, &opt, &loss);
             dl_trace_end(span);
             dl_trace_set_step(-1);
-            sum += loss;
+            if (st == DL_OK && probe)
+                st = dl_mlp_get_params(&m, after);
+            if (probe)
+                unchanged = kit_unchanged(before, after, m.n_params);
+            if (amp) {
+                double *a = arow + 7 * step;
+                a[0] = (double)step + 1, a[1] = loss, a[2] = scale, a[3] = skipped, a[4] = underflow, a[5] = unchanged;
+                a[6] = m.loss_scale; // what the kit's backward was told, as the kit saw it
+                n_skipped += skipped;
+            }
+            if (!skipped)
+                sum += loss, counted++;
             dl_progress_step(&pr, e, s + 1, B * K * (size_t)P, loss);
         }
         if (st == DL_OK)
             st = dl_comm_barrier(comm);
-        double dt = dl_now() - t0, val = 0, mean = s ? sum / (double)s : 0;
+        double dt = dl_now() - t0, val = 0, mean = counted ? sum / (double)counted : 0;
         if (st == DL_OK)
             st = dl_comm_allreduce(comm, &mean, 1, DL_F64, DL_RED_AVG);
         if (st == DL_OK)
             st = accuracy(&dev, &m, tr, tr->n - VAL_ROWS, VAL_ROWS, B, dX, pred, &val);
         if (st != DL_OK)
             return die(comm, &dev, &w, st);
-        if (!isfinite(mean)) {
+        if (!isfinite(mean) && o.dump == NULL) { // under --dump the grader judges what the ranks hold
             dl_error_set(DL_ERR_NUMERIC,
                          "the loss is %g after epoch %d: the step diverged (gradients summed, not "
                          "averaged? a learning rate too high for the global batch?)",
@@ -392,6 +460,7 @@ int main(int argc, char **argv)
     if (st != DL_OK)
         return die(comm, &dev, &w, st);
 
+    static const char *const acols[] = {"step", "loss", "scale", "skipped", "underflow", "unchanged", "model_scale"};
     // ---- the grader's dump: every rank's parameters and trace ----
     if (o.dump != NULL) {
         char path[1100];
@@ -405,6 +474,9 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/trace.%d.csv", o.dump, rank);
         if (st == DL_OK)
             st = dl_trace_write_csv(path);
+        snprintf(path, sizeof path, "amp.%d.csv", rank);
+        if (st == DL_OK && amp)
+            st = dl_csv_write(o.dump, path, acols, 7, arow, (size_t)step);
         free(p);
         if (st != DL_OK)
             return die(comm, &dev, &w, st);
@@ -414,13 +486,13 @@ int main(int argc, char **argv)
     size_t nev;
     const dl_span *ev = dl_trace_events(&nev);
     long probe = step > 1 ? 1 : 0;
-    dl_sim_bucket rec[DDP_MAX_BUCKETS], flat = {4.0 * (double)m.n_params, -1}, pp[DDP_MAX_BUCKETS];
+    dl_sim_bucket rec[DDP_MAX_BUCKETS], flat = {(double)(esz * m.n_params), -1}, pp[DDP_MAX_BUCKETS];
     ddp_bucket ppb[DDP_MAX_BUCKETS];
     // bucketed: the order this run recorded (or, in another mode, the earliest
     // each of your buckets could go); per-param: one bucket per parameter
     int nrec = mode == 0 ? kit_recorded_buckets(ev, nev, probe, rec, DDP_MAX_BUCKETS)
-                         : kit_structural_buckets(assigned, na, sizeof(float), rec);
-    int npp = kit_structural_buckets(ppb, kit_per_param_buckets(&m, ppb), sizeof(float), pp);
+                         : kit_structural_buckets(assigned, na, esz, rec);
+    int npp = kit_structural_buckets(ppb, kit_per_param_buckets(&m, ppb), esz, pp);
     const dl_sim_bucket *bk[N_MODES] = {rec, &flat, pp};
     int nbk[N_MODES] = {nrec, 1, npp};
     double step_s[N_MODES], exposed[N_MODES], speedup[N_MODES], proj[3 * 7];
@@ -441,11 +513,11 @@ int main(int argc, char **argv)
         dl_sim_bucket sim[DDP_MAX_BUCKETS];
         int n = 0;
         size_t c = (size_t)(kib * 1024);
-        if (ddp_assign_buckets(counts, n_params, sizeof(float), c < first_cap ? c : first_cap, c, sb, &n) != DL_OK)
+        if (ddp_assign_buckets(counts, n_params, esz, c < first_cap ? c : first_cap, c, sb, &n) != DL_OK)
             break;
         double st3[N_MODES], ex3[N_MODES], sp3[N_MODES];
         const dl_sim_bucket *one[N_MODES] = {sim, &flat, pp};
-        int n3[N_MODES] = {kit_structural_buckets(sb, n, sizeof(float), sim), -1, -1};
+        int n3[N_MODES] = {kit_structural_buckets(sb, n, esz, sim), -1, -1};
         project_modes(&prof, &m, B, o.accum, prof.gpus, one, n3, st3, ex3, sp3);
         sweep[3 * ns] = kib, sweep[3 * ns + 1] = st3[0] * 1e3, sweep[3 * ns + 2] = n;
         ns++;
@@ -473,7 +545,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < nb; k++) {
             double *r = brow + 6 * k;
             r[0] = k, r[1] = buckets[k].first, r[2] = buckets[k].last, r[3] = (double)buckets[k].offset;
-            r[4] = (double)buckets[k].count, r[5] = 4.0 * (double)buckets[k].count;
+            r[4] = (double)buckets[k].count, r[5] = (double)(esz * buckets[k].count);
         }
         // the timeline of one steady step on rank 0, from the step's start
         double trow[512 * 5];
@@ -496,6 +568,8 @@ int main(int argc, char **argv)
             st = dl_csv_write(o.a.out, "sweep.csv", scols, 3, sweep, ns);
         if (st == DL_OK)
             st = dl_csv_write(o.a.out, "timeline.csv", tcols, 5, trow, nt);
+        if (st == DL_OK && amp)
+            st = dl_csv_write(o.a.out, "amp.csv", acols, 7, arow, (size_t)step);
         char plots[600] = "", vars[1500];
         snprintf(vars, sizeof vars, "data='%s/metrics.csv'; mode='%s'; P=%d", o.a.out, mode_names[mode], P);
         if (st == DL_OK && done > 1)
@@ -508,6 +582,10 @@ int main(int argc, char **argv)
         snprintf(vars, sizeof vars, "data='%s/sweep.csv'; profile='%s'", o.a.out, prof.name);
         if (st == DL_OK && ns > 1)
             dl_plot_listed("labs/05-ddp-amp/plots/sweep.gp", o.a.plot, o.a.out, "sweep", vars, "lab05", plots,
+                           sizeof plots);
+        snprintf(vars, sizeof vars, "data='%s/amp.csv'; amp='%s'; P=%d", o.a.out, o.amp, P);
+        if (st == DL_OK && amp && step > 1)
+            dl_plot_listed("labs/05-ddp-amp/plots/amp.gp", o.a.plot, o.a.out, "amp", vars, "lab05", plots,
                            sizeof plots);
         snprintf(vars, sizeof vars, "data='%s/projection.csv'; profile='%s'", o.a.out, prof.name);
         if (st == DL_OK)
@@ -522,6 +600,7 @@ int main(int argc, char **argv)
             dl_json_object(&j, NULL);
             dl_json_str(&j, "lab", "05-ddp-amp");
             dl_json_str(&j, "mode", mode_names[mode]);
+            dl_json_str(&j, "amp", o.amp);
             dl_json_int(&j, "ranks", P);
             dl_json_str(&j, "backend", dl_comm_backend(comm));
             dl_json_str(&j, "device", dl_device_describe(&dev));
@@ -543,6 +622,20 @@ int main(int argc, char **argv)
             dl_json_num(&j, "test_accuracy", test);
             dl_json_num(&j, "steady_epoch_s", steady);
             dl_json_num(&j, "steady_compute_s", steady_compute);
+            if (amp) {
+                double uf = 0, un = 0;
+                long nuf = 0;
+                for (long k = 0; k < step; k++)
+                    if (arow[7 * k + 4] >= 0)
+                        uf += arow[7 * k + 4], un += arow[7 * k + 5], nuf++;
+                dl_json_object(&j, "amp_stats");
+                dl_json_num(&j, "final_scale", scaler.scale);
+                dl_json_int(&j, "skipped_steps", n_skipped);
+                dl_json_int(&j, "probed_steps", nuf);
+                dl_json_num(&j, "mean_underflow_share", nuf ? uf / (double)nuf : 0);
+                dl_json_num(&j, "mean_unchanged_share", nuf ? un / (double)nuf : 0);
+                dl_json_end_object(&j);
+            }
             dl_json_object(&j, "projection");
             dl_json_str(&j, "profile", prof.name);
             dl_json_int(&j, "gpus", prof.gpus);
@@ -561,6 +654,9 @@ int main(int argc, char **argv)
         if (st != DL_OK)
             return die(comm, &dev, &w, st);
         dl_progress_line(&pr, 1, "test accuracy %.4f; steady epoch %.2f s here", test, steady);
+        if (amp)
+            dl_progress_line(&pr, 1, "--amp %s: %ld of %ld steps skipped (inf/NaN), final loss scale %g", o.amp,
+                             n_skipped, step, (double)scaler.scale);
         for (int k = 0; k < N_MODES; k++)
             if (step_s[k] > 0)
                 dl_progress_line(&pr, 1,
@@ -568,6 +664,7 @@ int main(int argc, char **argv)
                                  "exposed %.1f%% of the step",
                                  prof.gpus, prof.name, mode_names[k], step_s[k] * 1e3, speedup[k], 100 * exposed[k]);
     }
+    free(arow), free(before), free(after);
     dl_mlp_free(&m);
     work_free(&dev, &w);
     dl_comm_finalize(comm);

@@ -5,7 +5,7 @@
 
 // ---- task 2 ----
 
-void ddp_grad_ready(void *ctx, int layer, float *grad, size_t count)
+void ddp_grad_ready(void *ctx, int layer, void *grad, size_t count)
 {
     ddp_reducer *r = ctx;
     (void)grad, (void)count;
@@ -19,10 +19,11 @@ void ddp_grad_ready(void *ctx, int layer, float *grad, size_t count)
     float div = 1.0f / ((float)P * (float)r->accum);
     while (r->next < r->n_buckets && r->bucket[r->next].first >= r->ready_from) {
         const ddp_bucket *b = &r->bucket[r->next];
-        float *view = r->model->grads + b->offset; // gradient_as_bucket_view: no copy
-        dl_status st = dl_scale(r->model->dev, view, b->count, DL_F32, div);
+        // gradient_as_bucket_view: the bucket is a slice of the flat buffer, no copy
+        char *view = (char *)r->grads + b->offset * dl_dtype_size(r->grad_type);
+        dl_status st = dl_scale(r->model->dev, view, b->count, r->grad_type, div);
         if (st == DL_OK)
-            st = dl_comm_allreduce_async(r->comm, view, b->count, DL_F32, DL_RED_SUM, &r->req[r->next]);
+            st = dl_comm_allreduce_async(r->comm, view, b->count, r->grad_type, DL_RED_SUM, &r->req[r->next]);
         if (st != DL_OK) {
             r->status = st;
             return;

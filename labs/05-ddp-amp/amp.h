@@ -1,0 +1,67 @@
+/* amp.h — lab 05, part 2: mixed precision with a dynamic loss scaler.
+ *
+ * This header is the contract between your code (scaler.c, amp.c), the
+ * driver (main.c: --amp off|fp16|fp16-noscale) and the grader. Do not change
+ * it; the handout (README.md, part 2) explains each task.
+ *
+ * Conventions
+ * - The model runs in fp16 (dl_mlp_set_precision(m, DL_F16), dl/mlp.h): its
+ *   forward and backward read the fp16 copy of the weights m->params16 and
+ *   write fp16 gradients m->grads16, the logits' gradient multiplied by
+ *   m->loss_scale before it is rounded to fp16. The fp32 master weights
+ *   m->params, the momentum m->velocity and the fp32 gradients m->grads that
+ *   dl_mlp_sgd reads stay fp32; nothing copies between the two sides unless
+ *   your step does.
+ * - The reducer of part 1 allreduces the buckets of r->grads in r->grad_type:
+ *   in fp16, half the bytes of fp32 (the driver sets them; see ddp.h).
+ * - Every function returns DL_OK or a failure status with dl_last_error()
+ *   set; a skeleton returns DL_ERR_TODO.
+ */
+#ifndef LAB05_AMP_H
+#define LAB05_AMP_H
+
+#include "ddp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ---- task 4: the dynamic loss scaler (scaler.c) ----
+
+/* torch.amp.GradScaler's state and its settings. The driver fills every
+ * field before the first step: scale = init (2^16), growth_tracker = 0,
+ * growth_factor 2, backoff_factor 0.5, growth_interval --growth-interval
+ * (2000). --amp fp16-noscale runs the same code with scale 1 and both
+ * factors 1: the scale never moves. */
+typedef struct amp_scaler {
+    float scale; /* the loss is multiplied by this before backward */
+    long growth_tracker; /* steps in a row without inf/NaN since the scale last changed */
+    float growth_factor, backoff_factor;
+    long growth_interval;
+} amp_scaler;
+
+/* Task 4. After a step's gradients were checked: found_inf = 1 when any of
+ * them (on any rank) was inf or NaN, else 0. Updates the scale and the
+ * tracker as GradScaler.update() does, and sets *skip = 1 when the optimizer
+ * step must be skipped, 0 when it must be taken. DL_ERR_ARG for a NULL
+ * pointer. */
+dl_status amp_scaler_update(amp_scaler *s, int found_inf, int *skip);
+
+// ---- task 5: one mixed-precision step (amp.c) ----
+
+/* Task 5. One optimizer step of the bucketed DDP model in fp16 with fp32
+ * master weights, over r->accum micro-batches mb[0..accum) as ddp_step
+ * does: the weights the forward uses are the master weights rounded to fp16;
+ * the loss is scaled by s->scale before backward; the fp16 gradients are
+ * allreduced in their buckets, overlapped with backward; then they are
+ * unscaled into the fp32 gradients and checked for inf/NaN; every rank takes
+ * the same decision (skip, or the SGD step on the master weights) and the
+ * scaler is updated once. *loss = the mean unscaled loss of the micro-batches
+ * on this rank; *skipped = 1 when the step was skipped (the master weights,
+ * the momentum and the optimizer's step count unchanged), else 0. */
+dl_status amp_step(ddp_reducer *r, amp_scaler *s, const ddp_micro *mb, const ddp_sgd *opt, double *loss, int *skipped);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LAB05_AMP_H */
