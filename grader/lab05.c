@@ -39,6 +39,7 @@
 #define DATA "fashion_mnist:train=10000,test=500"
 #define HIDDEN "48,40,32"
 #define SEED 1
+#define EPOCHS 50 /* the driver's --epochs in every run: --max-steps stops it first */
 #define LR 0.05
 #define MOMENTUM 0.9
 #define WD 5e-4
@@ -202,7 +203,7 @@ static float *reference(int P, size_t B, int accum, long steps, float **init, si
                         .base_batch = BASE,
                         .global_batch = G,
                         .warmup_steps = WARMUP,
-                        .total_steps = steps,
+                        .total_steps = (long)spe * EPOCHS, // --max-steps stops; the schedule spans the epochs
                         .cosine = 1};
     int epoch = -1;
     for (long s = 0; s < steps; s++) {
@@ -689,7 +690,7 @@ static float *reference_amp(int P, size_t B, long steps, size_t *n_params)
                         .base_batch = BASE,
                         .global_batch = G,
                         .warmup_steps = WARMUP,
-                        .total_steps = steps,
+                        .total_steps = (long)spe * EPOCHS, // --max-steps stops; the schedule spans the epochs
                         .cosine = 1};
     amp_scaler sc = {(float)AMP_INIT, 0, 2.0f, 0.5f, AMP_GROWTH};
     int epoch = -1;
@@ -891,6 +892,70 @@ END_TEST
 
 #include "lab05_ckpt.c"
 
+// ---- task 6 end to end: the driver stops, saves, and resumes exactly ----
+
+/* The driver on P ranks with the equivalence runs' workload, plus extra. */
+static int run_resume(const char *name, int P, const char *extra)
+{
+    char args[1600];
+    snprintf(args, sizeof args,
+             "--data %s --hidden %s --batch-size 32 --epochs 50 --lr %g --base-batch %d --warmup %d --momentum %g "
+             "--weight-decay %g --seed %d --first-bucket-mb %.9f --bucket-mb %.9f %s",
+             DATA, HIDDEN, LR, BASE, WARMUP, MOMENTUM, WD, SEED, FIRST_CAP / 1048576.0, CAP / 1048576.0, extra);
+    return gr_run_driver(P, name, args);
+}
+
+START_TEST(test_ckpt_resume)
+{
+    const int P = 2;
+    const long stop = 5, steps = 12; // stopped mid-epoch (125 steps per epoch here)
+    char extra[1400];
+    snprintf(extra, sizeof extra, "--max-steps %ld --dump '%s/dump'", steps, gr_path("resfull"));
+    int rc = run_resume("resfull", P, extra);
+    if (rc != 0)
+        gr_fail_run("resfull", rc);
+    snprintf(extra, sizeof extra, "--max-steps %ld --checkpoint-dir '%s/ck'", stop, gr_path("resa"));
+    rc = run_resume("resa", P, extra);
+    if (rc != 0)
+        gr_fail_run("resa", rc);
+    snprintf(extra, sizeof extra, "--max-steps %ld --resume '%s/ck/latest' --dump '%s/dump'", steps, gr_path("resa"),
+             gr_path("resb"));
+    rc = run_resume("resb", P, extra);
+    if (rc != 0)
+        gr_fail_run("resb", rc);
+    for (int r = 0; r < P; r++) {
+        char a[64], b[64];
+        size_t na = 0, nb = 0;
+        snprintf(a, sizeof a, "resfull/dump/params.%d.npy", r);
+        snprintf(b, sizeof b, "resb/dump/params.%d.npy", r);
+        float *pa = gr_load_npy(a, &na), *pb = gr_load_npy(b, &nb);
+        if (na != nb || memcmp(pa, pb, na * sizeof *pa) != 0) {
+            size_t k = 0;
+            while (k < na && k < nb && memcmp(pa + k, pb + k, sizeof *pa) == 0)
+                k++;
+            GR_FAIL("rank %d: stopped after %ld steps, saved, resumed and run to %ld, the parameters differ from the "
+                    "run that never stopped (first at [%zu]: %.9g vs %.9g): something the next step depends on was "
+                    "not saved or not restored",
+                    r, stop, steps, k, k < na ? (double)pa[k] : 0.0, k < nb ? (double)pb[k] : 0.0);
+        }
+        free(pa), free(pb);
+    }
+    // a checkpoint of 2 ranks resumed on 1: refused (exit 2), unless --allow-reshard
+    snprintf(extra, sizeof extra, "--max-steps %ld --resume '%s/ck/latest'", steps, gr_path("resa"));
+    rc = run_resume("resone", 1, extra);
+    if (rc != 2)
+        GR_FAIL(GR_DIAG("identity-not-checked") "a 2-rank checkpoint resumed on 1 rank: the driver exited %d, "
+                                                "expected 2 (ckpt_load refuses another world size)",
+                rc);
+    snprintf(extra, sizeof extra, "--max-steps %ld --resume '%s/ck/latest' --allow-reshard", steps, gr_path("resa"));
+    rc = run_resume("resre", 1, extra);
+    if (rc != 0)
+        GR_FAIL(GR_DIAG("reshard-refused") "with --allow-reshard a 2-rank checkpoint must resume on 1 rank; the "
+                                           "driver exited %d",
+                rc);
+}
+END_TEST
+
 // ---- the table ----
 
 #define H "README.md#"
@@ -932,16 +997,21 @@ static const gr_item items[] = {
          "task-5-the-amp-step-25-points", 300, GR_JUDGE),
     ITEM(test_ckpt_roundtrip, "ckpt_roundtrip",
          "checkpoint: saved and loaded back bitwise (weights, momentum, scaler, sampler, step, rng)", 10, GR_CPU, NULL,
-         "every field of ckpt_state goes into the payload, and comes back bitwise", "task-6-checkpoints-25-points", 30,
+         "every field of ckpt_state goes into the payload, and comes back bitwise", "task-6-checkpoints-35-points", 30,
          GR_WORKER),
     ITEM(test_ckpt_rejects, "ckpt_rejects",
          "checkpoint: truncated, corrupt and foreign files refused, naming the file, s untouched", 8, GR_CPU,
          "ckpt_roundtrip", "check magic, version, length and crc32 of the whole file before the identity",
-         "task-6-checkpoints-25-points", 30, GR_WORKER),
+         "task-6-checkpoints-35-points", 30, GR_WORKER),
     ITEM(test_ckpt_atomic, "ckpt_atomic",
          "checkpoint: a save that fails half-way leaves the old one loadable and no temporary file", 7, GR_CPU,
          "ckpt_roundtrip", "write a temporary file beside path, check every write, rename it over path",
-         "task-6-checkpoints-25-points", 30, GR_WORKER),
+         "task-6-checkpoints-35-points", 30, GR_WORKER),
+    ITEM(test_ckpt_resume, "ckpt_resume",
+         "the driver stopped after 5 steps, saved and resumed: bitwise the run that never stopped; a foreign world "
+         "refused",
+         10, GR_CPU, "ckpt_roundtrip", "restore everything the next step reads: weights, momentum, step, position",
+         "task-6-checkpoints-35-points", 300, GR_JUDGE),
 };
 
 static const gr_lab lab = {"05", "DDP as PyTorch builds it: buckets overlapped with backward", "05-ddp-amp", items,

@@ -213,6 +213,29 @@ static void copy_back(int src_dir, int dst_dir, int depth)
     close(dst_dir);
 }
 
+/* Hands a copied-in tree to the job's user (ns mode drops to it). */
+static void chown_tree(int dir, uid_t uid, gid_t gid, int depth)
+{
+    DIR *d = fdopendir(dir);
+    if (d == NULL) {
+        close(dir);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        (void)!fchownat(dir, e->d_name, uid, gid, AT_SYMLINK_NOFOLLOW);
+        struct stat st;
+        if (depth < 16 && fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+            int sub = openat(dir, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0)
+                chown_tree(sub, uid, gid, depth + 1);
+        }
+    }
+    closedir(d);
+}
+
 // ---- the job's own process ----
 
 /* Limits, descriptors, user, directory, then exec. Never returns. */
@@ -311,6 +334,19 @@ static void ns_init(const gr_job *job, int status_fd, int run_fd, int host_work_
     if (ok && job->workdir != NULL) {
         mount_tmpfs(job->workdir, job->disk_bytes, "0755");
         ok = stat(job->workdir, &st) == 0;
+        // what the item's earlier jobs left (a checkpoint to resume from) is in view again
+        int in = host_work_fd >= 0 ? dup(host_work_fd) : -1;
+        int into = open(job->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (ok && in >= 0 && into >= 0) {
+            copy_back(in, into, 0);
+            if (sb.drop)
+                chown_tree(open(job->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), sb.uid, sb.gid, 0);
+        } else {
+            if (in >= 0)
+                close(in);
+            if (into >= 0)
+                close(into);
+        }
     }
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
     if (probe || !ok) {

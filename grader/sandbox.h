@@ -9,7 +9,9 @@
  *             the grader is not root). The job cannot see or signal any process
  *             outside it; when its first process ends, the kernel kills every
  *             process left in it. /tmp, /var/tmp and /dev/shm are private tmpfs
- *             mounts of bounded size; so is the job's work directory, whose
+ *             mounts of bounded size; so is the job's work directory, which
+ *             starts with a copy of what is at its path on the host (what the
+ *             item's earlier jobs left, e.g. a checkpoint to resume) and whose
  *             contents are copied back to the same path on the host at the end.
  *     uid     (root without namespaces) the job runs as a sandbox user; at the
  *             end every process of that user is killed.

@@ -2,13 +2,15 @@
 # test-lab05.sh — lab 05's driver under real mpirun with 1, 2 and 4 ranks:
 # the reference's outputs and plots, the Chrome trace (one process per rank),
 # the three modes side by side, gradient accumulation, the grader's dump
-# mode, the skeleton, and bad input.
+# mode, fp16 with and without the loss scaler (the measured underflow), an
+# inf on one rank, checkpoints resumed bit for bit and the files a resume
+# refuses, the skeleton, and bad input.
 set -u
 . tools/testlib.sh
 D=$B/solutions/lab05
 R=common/bin/dlrun
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 small="--data fashion_mnist:train=8000,test=500 --hidden 64,64,64 --batch-size 128 --epochs 2 --base-batch 128"
 caps="--first-bucket-mb 0.002 --bucket-mb 0.01"
 
@@ -61,7 +63,84 @@ awk -F, 'NR > 1 && $4 == 0 { if ($2 == "forward") f++; if ($2 == "allreduce" && 
     END { exit bad > 0 }' "$tmp/dump/trace.0.csv" && ok "no allreduce before the last micro-batch" ||
     not_ok "an allreduce ran during the first micro-batch"
 
-for bad in "--bucket-mb 0" "--accum 0" "--mode nope" "--hidden 0" "--batch-size 0"; do
+# ---- part 2: fp16 with the loss scaler, beside fp16 without it ----
+amp="--data fashion_mnist:train=14000,test=500 --hidden 64,64,64 --batch-size 512 --epochs 3 --base-batch 1024"
+for a in fp16 fp16-noscale; do
+    # shellcheck disable=SC2086
+    expect_rc 0 "--amp $a on 2 ranks" -- "$R" -n 2 "$D" $amp $caps --amp $a --out "$tmp/$a"
+    expect_file "$tmp/$a/amp.csv" "--amp $a writes amp.csv (scale, skipped, underflow per step)"
+    expect_file "$tmp/$a/amp.png" "--amp $a draws the loss scale and the underflow"
+done
+u16=$($J "$tmp/fp16/summary.json" amp_stats.mean_underflow_share)
+u1=$($J "$tmp/fp16-noscale/summary.json" amp_stats.mean_underflow_share)
+echo "# underflow share (nonzero fp32 gradient elements zero in fp16): scale 65536 $u16, scale 1 $u1"
+expect_cmp "$u1" '>' 0 "without a loss scale some gradient elements flush to zero in fp16"
+expect_cmp "$u1" '>' "$u16" "the loss scale keeps gradient elements from flushing to zero"
+expect_cmp "$($J "$tmp/fp16/summary.json" test_accuracy)" '>' 0.5 "--amp fp16 learns (test accuracy above 0.5)"
+cmp -s "$tmp/fp16/metrics.csv" "$tmp/fp16-noscale/metrics.csv" && not_ok "the scale made no difference at all" ||
+    ok "the two runs differ"
+# an inf on rank 1's input at step 2: both ranks skip it, the scale halves
+# shellcheck disable=SC2086
+expect_rc 0 "--poison-step 2 on rank 1, with the dump" -- "$R" -n 2 "$D" $amp $caps --amp fp16 --max-steps 5 \
+    --poison-step 2 --poison-rank 1 --probe-every 0 --dump "$tmp/pdump" --out "$tmp/poison" --plot none
+for r in 0 1; do
+    [ "$(awk -F, 'NR == 4 { print $4 }' "$tmp/pdump/amp.$r.csv")" = 1 ] && ok "rank $r skipped the poisoned step" ||
+        not_ok "rank $r did not skip the poisoned step"
+done
+cmp -s "$tmp/pdump/params.0.npy" "$tmp/pdump/params.1.npy" && ok "after the skip the ranks are bitwise equal" ||
+    not_ok "after the skip the ranks differ"
+
+# ---- checkpoints: stop, save, resume — bitwise the run that never stopped ----
+ck="--data fashion_mnist:train=8000,test=500 --hidden 64,64,64 --batch-size 128 --epochs 2 --base-batch 128 --amp fp16"
+# shellcheck disable=SC2086
+expect_rc 0 "uninterrupted --amp fp16 run, 2 epochs of 7 steps" -- "$R" -n 2 "$D" $ck $caps --dump "$tmp/c0" \
+    --out "$tmp/cfull" --plot none
+# shellcheck disable=SC2086
+expect_rc 0 "the same run stopped at step 5 (mid-epoch), a checkpoint every 2 steps" -- "$R" -n 2 "$D" $ck $caps \
+    --max-steps 5 --checkpoint-dir "$tmp/ck" --checkpoint-every 2 --out "$tmp/ca" --plot none
+expect_file "$tmp/ck/latest" "the newest checkpoint is DIR/latest"
+[ "$(ls "$tmp/ck")" = latest ] && ok "no temporary file is left beside it" || not_ok "the checkpoint dir holds: $(ls "$tmp/ck")"
+# shellcheck disable=SC2086
+expect_rc 0 "resumed from it to the end" -- "$R" -n 2 "$D" $ck $caps --resume "$tmp/ck/latest" \
+    --dump "$tmp/c1" --out "$tmp/cres" --plot none
+expect_out "resumed from $tmp/ck/latest: step 5, epoch 1, batch 5" "the resumed run says where it goes on from"
+for r in 0 1; do
+    cmp -s "$tmp/c0/params.$r.npy" "$tmp/c1/params.$r.npy" && ok "rank $r: resumed = uninterrupted, bit for bit" ||
+        not_ok "rank $r: the resumed run's parameters differ from the uninterrupted run's"
+done
+n=$(($(wc -l <"$tmp/c1/amp.0.csv") - 1))
+[ "$n" = 9 ] && [ "$(tail -n $n "$tmp/c0/amp.0.csv")" = "$(tail -n $n "$tmp/c1/amp.0.csv")" ] &&
+    ok "steps 6-14: the same losses and loss scales" || not_ok "the resumed steps' losses or scales differ ($n rows)"
+[ "$(tail -n 1 "$tmp/cfull/metrics.csv" | cut -d, -f1-4)" = "$(tail -n 1 "$tmp/cres/metrics.csv" | cut -d, -f1-4)" ] &&
+    ok "the last epoch's metrics row is the same (loss, validation accuracy)" || not_ok "the last epoch's metrics differ"
+[ "$($J "$tmp/cfull/summary.json" test_accuracy)" = "$($J "$tmp/cres/summary.json" test_accuracy)" ] &&
+    ok "the same test accuracy" || not_ok "the test accuracy differs"
+# what a resume refuses: another world size, another model, a corrupt or cut file
+# shellcheck disable=SC2086
+expect_rc 2 "a 2-rank checkpoint on 1 rank" -- "$D" $ck $caps --resume "$tmp/ck/latest" --out "$tmp/cbad" --plot none
+expect_out "written by 2 ranks, this run has 1" "the refusal names both world sizes"
+# shellcheck disable=SC2086
+expect_rc 0 "... accepted with --allow-reshard" -- "$D" $ck $caps --resume "$tmp/ck/latest" --allow-reshard \
+    --out "$tmp/cre" --plot none
+# shellcheck disable=SC2086
+expect_rc 2 "a checkpoint of another model" -- "$R" -n 2 "$D" $ck $caps --hidden 32,32 --resume "$tmp/ck/latest" \
+    --out "$tmp/cbad" --plot none
+expect_out "$tmp/ck/latest" "the refusal names the file"
+cp "$tmp/ck/latest" "$tmp/cut"
+truncate -s -9 "$tmp/cut"
+# shellcheck disable=SC2086
+expect_rc 2 "a cut checkpoint" -- "$R" -n 2 "$D" $ck $caps --resume "$tmp/cut" --out "$tmp/cbad" --plot none
+cp "$tmp/ck/latest" "$tmp/flip"
+printf '\x7f' | dd of="$tmp/flip" bs=1 seek=4000 conv=notrunc status=none
+# shellcheck disable=SC2086
+expect_rc 2 "a corrupted checkpoint (one byte)" -- "$R" -n 2 "$D" $ck $caps --resume "$tmp/flip" --out "$tmp/cbad" \
+    --plot none
+# shellcheck disable=SC2086
+expect_rc 2 "a checkpoint that does not exist" -- "$D" $ck $caps --resume "$tmp/nope" --out "$tmp/cbad" --plot none
+expect_no_file "$tmp/cbad/summary.json" "a refused resume leaves no summary.json"
+
+for bad in "--bucket-mb 0" "--accum 0" "--mode nope" "--hidden 0" "--batch-size 0" "--amp fp8" \
+    "--amp fp16 --mode ddp-flat" "--growth-interval 0" "--checkpoint-every -1"; do
     # shellcheck disable=SC2086
     expect_rc 2 "bad flag: $bad" -- "$D" $bad --out "$tmp/bad"
 done

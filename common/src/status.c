@@ -3,7 +3,7 @@
 
 #include <stdarg.h> // va_list
 #include <stdio.h> // vsnprintf, fprintf
-#include <string.h> // strcmp
+#include <string.h> // strcmp, memcpy
 
 // ---- names ----
 
@@ -51,10 +51,14 @@ static _Thread_local char last_error[1024];
 
 dl_status dl_error_set(dl_status st, const char *fmt, ...)
 {
+    // formatted aside first: an argument may be dl_last_error() itself
+    // ("checkpoint %s: cannot read: %s", path, dl_last_error())
+    char msg[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    memcpy(last_error, msg, sizeof msg);
     return st;
 }
 

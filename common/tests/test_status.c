@@ -49,6 +49,10 @@ START_TEST(error_set_and_last_error)
     size_t n = strlen(dl_last_error());
     ck_assert_uint_gt(n, 100);
     ck_assert_uint_lt(n, sizeof big - 1);
+    // wrapping the last error in a new one (the argument is the buffer being written)
+    dl_error_set(DL_ERR_IO, "No such file or directory");
+    dl_error_set(DL_ERR_IO, "checkpoint %s: cannot read: %s", "ck/latest", dl_last_error());
+    ck_assert_str_eq(dl_last_error(), "checkpoint ck/latest: cannot read: No such file or directory");
 }
 END_TEST
 

@@ -4,9 +4,12 @@
 #include <string.h> // memset, memcmp
 
 #include <math.h> // INFINITY
+#include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free
 
+#include "dl/fs.h" // dl_mkdir_p
 #include "dl/ops.h" // dl_scale, dl_cast
+#include "dl/rng.h" // dl_rng_seed
 
 int kit_param_counts(const dl_mlp *m, size_t *counts)
 {
@@ -173,4 +176,68 @@ dl_status kit_poison(const dl_device *dev, ddp_micro *mb)
         return dl_memcpy_h2d(dev, (float *)mb->X, &inf, sizeof inf);
     ((float *)mb->X)[0] = inf;
     return DL_OK;
+}
+
+dl_status kit_ckpt_begin(kit_ckpt *c, const dl_mlp *m, int P, uint64_t seed)
+{
+    memset(c, 0, sizeof *c);
+    ckpt_state *s = &c->s;
+    s->n_sizes = m->n_layers + 1;
+    s->sizes[0] = m->layer[0].in;
+    for (int l = 0; l < m->n_layers; l++)
+        s->sizes[l + 1] = m->layer[l].out;
+    s->world_size = P;
+    s->seed = seed;
+    s->n_params = m->n_params;
+    s->params = malloc(m->n_params * sizeof *s->params);
+    s->velocity = malloc(m->n_params * sizeof *s->velocity);
+    // this driver draws no random numbers while it trains (the sampler is a
+    // function of seed and epoch); the generator is saved all the same
+    dl_rng_seed(&s->rng, seed, 5);
+    if (s->params == NULL || s->velocity == NULL) {
+        kit_ckpt_end(c);
+        return dl_error_set(DL_ERR_NOMEM, "out of memory for the checkpoint's buffers");
+    }
+    return DL_OK;
+}
+
+dl_status kit_ckpt_save(kit_ckpt *c, const char *dir, const dl_mlp *m, const amp_scaler *sc, long step, int epoch,
+                        long batch)
+{
+    char path[1100];
+    int n = snprintf(path, sizeof path, "%s/latest", dir);
+    if (n < 0 || (size_t)n >= sizeof path)
+        return dl_error_set(DL_ERR_ARG, "--checkpoint-dir '%s': the path is too long", dir);
+    DL_TRY(dl_mkdir_p(dir));
+    DL_TRY(dl_mlp_get_params(m, c->s.params));
+    DL_TRY(dl_mlp_get_velocity(m, c->s.velocity));
+    c->s.opt_steps = dl_mlp_steps(m);
+    c->s.scale = sc->scale;
+    c->s.growth_tracker = sc->growth_tracker;
+    c->s.step = step;
+    c->s.epoch = epoch;
+    c->s.batch_in_epoch = batch;
+    return ckpt_save(path, &c->s);
+}
+
+dl_status kit_ckpt_resume(kit_ckpt *c, const char *path, int allow_reshard, dl_mlp *m, amp_scaler *sc, long *step,
+                          int *epoch, long *batch)
+{
+    DL_TRY(ckpt_load(path, &c->s, allow_reshard));
+    DL_TRY(dl_mlp_set_params(m, c->s.params));
+    DL_TRY(dl_mlp_set_velocity(m, c->s.velocity));
+    DL_TRY(dl_mlp_set_steps(m, c->s.opt_steps));
+    sc->scale = c->s.scale;
+    sc->growth_tracker = c->s.growth_tracker;
+    *step = c->s.step;
+    *epoch = c->s.epoch;
+    *batch = c->s.batch_in_epoch;
+    return DL_OK;
+}
+
+void kit_ckpt_end(kit_ckpt *c)
+{
+    free(c->s.params);
+    free(c->s.velocity);
+    c->s.params = c->s.velocity = NULL;
 }

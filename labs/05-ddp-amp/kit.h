@@ -6,6 +6,8 @@
 #ifndef LAB05_KIT_H
 #define LAB05_KIT_H
 
+#include "amp.h"
+#include "ckpt.h"
 #include "ddp.h"
 #include "dl/project.h" // dl_sim_layer, dl_sim_bucket
 #include "dl/trace.h" // dl_span
@@ -43,5 +45,22 @@ double kit_unchanged(const float *before, const float *after, size_t n);
 /* --poison-step: the first input of micro-batch mb becomes +inf (an overflow
  * on this rank alone: its loss and gradients turn inf/NaN before the sync). */
 dl_status kit_poison(const dl_device *dev, ddp_micro *mb);
+
+/* Checkpoints in the driver, through your ckpt_save / ckpt_load. begin: the
+ * run's identity (layer sizes, world size P, seed) and host buffers for the
+ * weights and the momentum. save (rank 0): the model, the scaler and where
+ * the run stands — the next step's number, epoch and batch within it — to
+ * DIR/latest (DIR is made). resume (every rank): loads path and puts it
+ * back into the model, the scaler and the three positions; after a
+ * reshard (--allow-reshard) c->s.world_size is the writer's. end: frees. */
+typedef struct kit_ckpt {
+    ckpt_state s;
+} kit_ckpt;
+dl_status kit_ckpt_begin(kit_ckpt *c, const dl_mlp *m, int P, uint64_t seed);
+dl_status kit_ckpt_save(kit_ckpt *c, const char *dir, const dl_mlp *m, const amp_scaler *sc, long step, int epoch,
+                        long batch);
+dl_status kit_ckpt_resume(kit_ckpt *c, const char *path, int allow_reshard, dl_mlp *m, amp_scaler *sc, long *step,
+                          int *epoch, long *batch);
+void kit_ckpt_end(kit_ckpt *c);
 
 #endif /* LAB05_KIT_H */

@@ -26,12 +26,14 @@
 #include <string.h> // strcmp
 
 #include "amp.h"
+#include "ckpt.h"
 #include "dl/cli.h" // dl_cli_parse
 #include "dl/data.h" // dl_data_load, dl_npy_write_f32
 #include "dl/fs.h" // dl_mkdir_p
 #include "dl/json.h" // summary.json
 #include "dl/lr.h" // dl_lr_at
 #include "dl/metrics.h" // dl_csv_write
+#include "dl/ops.h" // dl_cast
 #include "dl/plot.h" // dl_plot_listed
 #include "dl/progress.h" // dl_progress
 #include "dl/project.h" // dl_project_step
@@ -49,10 +51,11 @@ static const char *const mode_names[N_MODES] = {"bucketed", "ddp-flat", "per-par
 
 typedef struct options {
     dl_args a;
-    const char *mode, *hidden, *profile, *dump, *amp;
+    const char *mode, *hidden, *profile, *dump, *amp, *ckpt_dir, *resume;
     double bucket_mb, first_bucket_mb, momentum, weight_decay, init_scale;
     long base_batch, warmup, max_steps, train_rows, growth_interval, probe_every, poison_step, poison_rank;
-    int accum;
+    long ckpt_every;
+    int accum, allow_reshard;
 } options;
 
 static int fail(dl_comm *c, dl_status st)
@@ -125,6 +128,8 @@ static dl_status accuracy(const dl_device *dev, dl_mlp *m, const dl_dataset *ds,
                           float *dX, int32_t *pred, double *acc)
 {
     size_t right = 0;
+    if (m->compute == DL_F16) // predict from the current masters, not the copy the last step started from
+        DL_TRY(dl_cast(dev, m->params16, DL_F16, m->params, DL_F32, m->n_params));
     for (size_t at = 0; at < n; at += cap) {
         size_t k = n - at < cap ? n - at : cap;
         const float *X = ds->X + (first + at) * ds->d;
@@ -190,6 +195,10 @@ int main(int argc, char **argv)
     o.probe_every = 1;
     o.poison_step = -1;
     o.poison_rank = 0;
+    o.ckpt_dir = NULL;
+    o.resume = NULL;
+    o.ckpt_every = 0;
+    o.allow_reshard = 0;
     const dl_opt extra[] = {
         {"mode", DL_OPT_CHOICE, &o.mode, "MODE",
          "bucketed (yours), ddp-flat (one allreduce after backward), per-param (one per parameter)",
@@ -205,8 +214,18 @@ int main(int argc, char **argv)
         {"warmup", DL_OPT_LONG, &o.warmup, "N", "linear warmup steps", NULL, 0, 1e9, 0},
         {"momentum", DL_OPT_DOUBLE, &o.momentum, "X", "SGD momentum", NULL, 0, 0.9999, 0},
         {"weight-decay", DL_OPT_DOUBLE, &o.weight_decay, "X", "L2 weight decay (weights only)", NULL, 0, 1, 0},
-        {"max-steps", DL_OPT_LONG, &o.max_steps, "N", "stop after N optimizer steps (0 = all epochs)", NULL, 0, 1e12,
-         0},
+        {"max-steps", DL_OPT_LONG, &o.max_steps, "N",
+         "stop after N optimizer steps in all, as an interruption would (the schedule still spans every epoch; 0 = "
+         "all epochs)",
+         NULL, 0, 1e12, 0},
+        {"checkpoint-dir", DL_OPT_STRING, &o.ckpt_dir, "DIR",
+         "rank 0 saves DIR/latest (your ckpt_save) every --checkpoint-every steps and at the end", NULL, 1, 0, 0},
+        {"checkpoint-every", DL_OPT_LONG, &o.ckpt_every, "N", "steps between checkpoints (0 = only at the end)", NULL,
+         0, 1e12, 0},
+        {"resume", DL_OPT_STRING, &o.resume, "FILE", "every rank loads FILE (your ckpt_load) and goes on from there",
+         NULL, 1, 0, 0},
+        {"allow-reshard", DL_OPT_FLAG, &o.allow_reshard, NULL,
+         "--resume a checkpoint written by another number of ranks (with a warning)", NULL, 0, 0, 0},
         {"train-rows", DL_OPT_LONG, &o.train_rows, "N", "train on the first N rows only (0 = all)", NULL, 0, 1e9, 0},
         {"profile", DL_OPT_STRING, &o.profile, "FILE", "target machine of the projection", NULL, 1, 0, 0},
         {"dump", DL_OPT_STRING, &o.dump, "DIR", "write each rank's parameters and trace (for the grader)", NULL, 1, 0,
@@ -343,22 +362,40 @@ int main(int argc, char **argv)
     float *hX = w.hX, *dX = w.dX;
     int32_t *hy = w.hy, *dy = w.dy, *pred = w.pred;
     ddp_micro *mb = w.mb;
-    long total_steps = (long)(steps_per_epoch * (size_t)o.a.epochs);
-    if (o.max_steps > 0 && o.max_steps < total_steps)
-        total_steps = o.max_steps;
+    // the schedule spans every epoch; --max-steps only stops early (an interruption)
+    long total_steps = (long)(steps_per_epoch * (size_t)o.a.epochs), last_step = total_steps;
+    if (o.max_steps > 0 && o.max_steps < last_step)
+        last_step = o.max_steps;
     dl_lr_config lrc = {.base_lr = o.a.lr,
                         .base_batch = (size_t)o.base_batch,
                         .global_batch = B * K * (size_t)P,
                         .warmup_steps = o.warmup,
                         .total_steps = total_steps,
                         .cosine = 1};
+    // ---- checkpoints: what this run is (its identity) and where it stands ----
+    kit_ckpt ck;
+    st = kit_ckpt_begin(&ck, &m, P, o.a.seed);
+    long step = 0, first_batch = 0;
+    int first_epoch = 0;
+    if (st == DL_OK && o.resume != NULL)
+        st = kit_ckpt_resume(&ck, o.resume, o.allow_reshard, &m, &scaler, &step, &first_epoch, &first_batch);
+    // after a reshard the saved batch counts another world's batches: this run
+    // goes on from the same batch number in its own (the rows are not those the
+    // old world would have taken next: only a resume on as many ranks is exact)
+    if (st == DL_OK && (size_t)first_batch >= steps_per_epoch)
+        first_epoch++, first_batch = 0;
+    if (st != DL_OK) {
+        kit_ckpt_end(&ck);
+        return die(comm, &dev, &w, st);
+    }
+    const long resumed_at = step; // --amp's rows cover the steps this run took
     if (rank == 0) {
         st = dl_mkdir_p(o.a.out);
         if (st != DL_OK)
             return die(comm, &dev, &w, st);
     }
     // --amp: one row per step (rank 0's view) and the weights before and after a probed step
-    double *arow = amp ? malloc((size_t)total_steps * 7 * sizeof *arow) : NULL;
+    double *arow = amp ? malloc((size_t)(last_step + 1) * 7 * sizeof *arow) : NULL;
     float *before = amp ? malloc(m.n_params * sizeof *before) : NULL;
     float *after = amp ? malloc(m.n_params * sizeof *after) : NULL;
     if (amp && (arow == NULL || before == NULL || after == NULL)) {
@@ -375,19 +412,21 @@ int main(int argc, char **argv)
     // ---- training ----
     double rows[64 * 7];
     int done = 0;
-    long step = 0;
     double loss = 0, epoch_times[64];
     dl_trace_start(0);
-    for (int e = 0; e < o.a.epochs && e < 64 && step < total_steps; e++) {
+    if (o.resume != NULL)
+        dl_progress_line(&pr, 0, "resumed from %s: step %ld, epoch %d, batch %ld", o.resume, step, first_epoch + 1,
+                         first_batch);
+    for (int e = first_epoch; e < o.a.epochs && e < 64 && step < last_step; e++) {
         dl_sampler_set_epoch(&smp, e);
         st = dl_sampler_indices(&smp, idx);
         if (st == DL_OK)
             st = dl_comm_barrier(comm);
         double t0 = dl_now(), sum = 0;
         long counted = 0; // a skipped step's loss (inf/NaN) is not averaged in
-        size_t s = 0;
+        size_t s = e == first_epoch ? (size_t)first_batch : 0;
         long first_step = step;
-        for (; st == DL_OK && s < steps_per_epoch && step < total_steps; s++, step++) {
+        for (; st == DL_OK && s < steps_per_epoch && step < last_step; s++, step++) {
             for (size_t k = 0; st == DL_OK && k < K; k++)
                 st = stage(&dev, tr, idx + (s * K + k) * B, B, hX + k * B * tr->d, hy + k * B,
                            dX ? dX + k * B * tr->d : NULL, dy ? dy + k * B : NULL, &mb[k]);
@@ -413,7 +452,13 @@ int main(int argc, char **argv)
                 st = dl_mlp_get_params(&m, after);
             if (probe)
                 unchanged = kit_unchanged(before, after, m.n_params);
-            if (amp) {
+            // rank 0 saves where the run stands after this step: the next step's epoch and batch
+            int last = step + 1 == last_step;
+            if (st == DL_OK && o.ckpt_dir != NULL && rank == 0 &&
+                (last || (o.ckpt_every > 0 && (step + 1) % o.ckpt_every == 0)))
+                st = kit_ckpt_save(&ck, o.ckpt_dir, &m, &scaler, step + 1, s + 1 == steps_per_epoch ? e + 1 : e,
+                                   s + 1 == steps_per_epoch ? 0 : (long)s + 1);
+            if (amp && step < last_step) {
                 double *a = arow + 7 * step;
                 a[0] = (double)step + 1, a[1] = loss, a[2] = scale, a[3] = skipped, a[4] = underflow, a[5] = unchanged;
                 a[6] = m.loss_scale; // what the kit's backward was told, as the kit saw it
@@ -476,7 +521,7 @@ int main(int argc, char **argv)
             st = dl_trace_write_csv(path);
         snprintf(path, sizeof path, "amp.%d.csv", rank);
         if (st == DL_OK && amp)
-            st = dl_csv_write(o.dump, path, acols, 7, arow, (size_t)step);
+            st = dl_csv_write(o.dump, path, acols, 7, arow + 7 * resumed_at, (size_t)(step - resumed_at));
         free(p);
         if (st != DL_OK)
             return die(comm, &dev, &w, st);
@@ -569,7 +614,7 @@ int main(int argc, char **argv)
         if (st == DL_OK)
             st = dl_csv_write(o.a.out, "timeline.csv", tcols, 5, trow, nt);
         if (st == DL_OK && amp)
-            st = dl_csv_write(o.a.out, "amp.csv", acols, 7, arow, (size_t)step);
+            st = dl_csv_write(o.a.out, "amp.csv", acols, 7, arow + 7 * resumed_at, (size_t)(step - resumed_at));
         char plots[600] = "", vars[1500];
         snprintf(vars, sizeof vars, "data='%s/metrics.csv'; mode='%s'; P=%d", o.a.out, mode_names[mode], P);
         if (st == DL_OK && done > 1)
@@ -625,7 +670,7 @@ int main(int argc, char **argv)
             if (amp) {
                 double uf = 0, un = 0;
                 long nuf = 0;
-                for (long k = 0; k < step; k++)
+                for (long k = resumed_at; k < step; k++)
                     if (arow[7 * k + 4] >= 0)
                         uf += arow[7 * k + 4], un += arow[7 * k + 5], nuf++;
                 dl_json_object(&j, "amp_stats");
@@ -665,6 +710,7 @@ int main(int argc, char **argv)
                                  prof.gpus, prof.name, mode_names[k], step_s[k] * 1e3, speedup[k], 100 * exposed[k]);
     }
     free(arow), free(before), free(after);
+    kit_ckpt_end(&ck);
     dl_mlp_free(&m);
     work_free(&dev, &w);
     dl_comm_finalize(comm);

@@ -47,7 +47,8 @@ const char *dl_status_name(dl_status st);
 const char *dl_status_str(dl_status st);
 
 /* Records the reason for the failure being returned (printf-style) and returns
- * st, so a caller can write `return dl_error_set(DL_ERR_ARG, "...", ...);`. */
+ * st, so a caller can write `return dl_error_set(DL_ERR_ARG, "...", ...);`.
+ * dl_last_error() may be one of the arguments (to wrap a callee's reason). */
 dl_status dl_error_set(dl_status st, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
