@@ -522,8 +522,8 @@ START_TEST(test_projection)
     dl_sim_layer layers[DL_MLP_MAX_LAYERS];
     dl_sim_bucket ref[DDP_MAX_BUCKETS], got[DDP_MAX_BUCKETS];
     double ob, ol;
-    kit_sim_layers(&m, 4096, layers);
-    kit_sim_optim(&m, &ob, &ol);
+    kit_sim_layers(&m, 4096, 0, layers);
+    kit_sim_optim(&m, 0, &ob, &ol);
     kit_structural_buckets(want, nw, 4, ref);
     size_t ne = 0;
     rec *ev = read_trace(name, 0, &ne);
@@ -767,8 +767,12 @@ static amp_row *read_amp(const char *name, int r, long *n)
         if (sscanf(line + 1, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &a.step, &a.loss, &a.scale, &a.skipped, &a.underflow,
                    &a.unchanged, &a.model_scale) != 7)
             GR_FAIL("%s: line %ld is not step,loss,scale,skipped,underflow,unchanged,model_scale", path, k + 2);
-        if (k == cap)
-            v = realloc(v, (size_t)(cap *= 2) * sizeof *v);
+        if (k == cap) {
+            amp_row *more = realloc(v, (size_t)(cap *= 2) * sizeof *v);
+            if (more == NULL)
+                GR_FAIL("out of memory reading %s", path);
+            v = more;
+        }
         v[k++] = a;
         line = strchr(line + 1, '\n');
     }

@@ -328,36 +328,47 @@ static void ckt_check_state(const char *what, const ckpt_state *got, const ckpt_
                 what);
     size_t n = want->n_params;
     long k = ckt_diff(got->params, want->params, n);
-    if (k >= 0)
+    if (k >= 0) {
+        float g = got->params[k], w = want->params[k];
+        uint32_t gb, wb;
+        memcpy(&gb, &g, sizeof gb);
+        memcpy(&wb, &w, sizeof wb);
         GR_FAIL(GR_DIAG("params-not-restored") "%s: params[%ld] = %.9g (0x%08x), saved %.9g (0x%08x): the "
                                                "master weights must come back bitwise",
-                what, k, got->params[k], ((const uint32_t *)got->params)[k], want->params[k],
-                ((const uint32_t *)want->params)[k]);
+                what, k, (double)g, (unsigned)gb, (double)w, (unsigned)wb);
+    }
     k = ckt_diff(got->velocity, want->velocity, n);
-    if (k >= 0)
+    if (k >= 0) {
+        double g = got->velocity[k], w = want->velocity[k];
+        const char *zero = ckt_all_zero(got->velocity, n) ? " (all of it zero: not restored at all)" : "";
         GR_FAIL(GR_DIAG("checkpoint-without-momentum") "%s: velocity[%ld] = %.9g, saved %.9g%s: without its momentum "
                                                        "buffers a resumed SGD takes other steps",
-                what, k, got->velocity[k], want->velocity[k],
-                ckt_all_zero(got->velocity, n) ? " (all of it zero: not restored at all)" : "");
-    if (memcmp(&got->scale, &want->scale, sizeof got->scale) != 0 || got->growth_tracker != want->growth_tracker)
+                what, k, g, w, zero);
+    }
+    // (plain values in the messages' arguments: cppcheck 2.10 cannot parse member accesses there)
+    double gs = got->scale, ws = want->scale;
+    long gt = got->growth_tracker, wt = want->growth_tracker, gb = got->batch_in_epoch, wb = want->batch_in_epoch;
+    long gstep = got->step, wstep = want->step, gopt = got->opt_steps, wopt = want->opt_steps;
+    int ge = got->epoch, we = want->epoch;
+    unsigned long long grs = got->rng.state, gri = got->rng.inc, wrs = want->rng.state, wri = want->rng.inc;
+    if (memcmp(&got->scale, &want->scale, sizeof got->scale) != 0 || gt != wt)
         GR_FAIL(GR_DIAG("checkpoint-without-scaler") "%s: loss scale %g and growth tracker %ld, saved %g and %ld: a "
                                                      "resumed AMP run restarts the scaler, skipping or growing at "
                                                      "other steps",
-                what, got->scale, got->growth_tracker, want->scale, want->growth_tracker);
-    if (got->epoch != want->epoch || got->batch_in_epoch != want->batch_in_epoch)
+                what, gs, gt, ws, wt);
+    if (ge != we || gb != wb)
         GR_FAIL(GR_DIAG("sampler-position-not-restored") "%s: epoch %d, batch %ld of it, saved epoch %d, batch %ld: "
                                                          "a resumed run would see other batches (the sampler's "
                                                          "order depends on the epoch, the position on the batch)",
-                what, got->epoch, got->batch_in_epoch, want->epoch, want->batch_in_epoch);
-    if (got->opt_steps != want->opt_steps || got->step != want->step)
+                what, ge, gb, we, wb);
+    if (gopt != wopt || gstep != wstep)
         GR_FAIL(GR_DIAG("step-not-restored") "%s: step %ld and optimizer steps %ld, saved %ld and %ld: the learning "
                                              "rate schedule and the logs restart",
-                what, got->step, got->opt_steps, want->step, want->opt_steps);
-    if (got->rng.state != want->rng.state || got->rng.inc != want->rng.inc)
+                what, gstep, gopt, wstep, wopt);
+    if (grs != wrs || gri != wri)
         GR_FAIL(GR_DIAG("rng-not-restored") "%s: the generator's state 0x%016llx/0x%016llx, saved "
                                             "0x%016llx/0x%016llx: a resumed run draws other numbers",
-                what, (unsigned long long)got->rng.state, (unsigned long long)got->rng.inc,
-                (unsigned long long)want->rng.state, (unsigned long long)want->rng.inc);
+                what, grs, gri, wrs, wri);
 }
 
 // ---- the items ----
@@ -534,10 +545,11 @@ START_TEST(test_ckpt_atomic)
                                             "unreadable (ckpt_load: %s: %s): the old checkpoint was overwritten in "
                                             "place. Write a temporary file beside it, then rename it over path",
                 len / 2, path, dl_status_name(ld), dl_last_error());
-    if (got.s.step != old.s.step)
+    long now_step = got.s.step, old_step = old.s.step;
+    if (now_step != old_step)
         GR_FAIL(GR_DIAG("non-atomic-write") "a save that hit the file-size limit half-way: %s now holds step %ld, "
                                             "not the old checkpoint's %ld",
-                path, got.s.step, old.s.step);
+                path, now_step, old_step);
     ckt_check_state("the old checkpoint after a failed save", &got.s, &old.s);
     if (strcmp(names, "run.ckpt") != 0)
         GR_FAIL(GR_DIAG("temp-file-left-behind") "after a save that failed half-way, %s holds \"%s\": remove the "

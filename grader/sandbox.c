@@ -166,8 +166,12 @@ out:
 }
 
 /* What the job left in its tmpfs work directory, copied into the host's: no
- * symlink is followed (openat with O_NOFOLLOW on every component). */
-static void copy_back(int src_dir, int dst_dir, int depth)
+ * symlink is followed (openat with O_NOFOLLOW on every component). The same
+ * walk copies the host's into the job's at its start (in = 1): those copies
+ * get the modification time 0, and the walk back skips files that still have
+ * it — the job did not write them, and the host's own may have changed since
+ * (a log the job's output goes to). */
+static void copy_back(int src_dir, int dst_dir, int depth, int in)
 {
     DIR *d = fdopendir(src_dir);
     if (d == NULL) {
@@ -187,7 +191,7 @@ static void copy_back(int src_dir, int dst_dir, int depth)
             mkdirat(dst_dir, e->d_name, 0755);
             int t = openat(dst_dir, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (s >= 0 && t >= 0)
-                copy_back(s, t, depth + 1);
+                copy_back(s, t, depth + 1, in);
             else {
                 if (s >= 0)
                     close(s);
@@ -195,6 +199,8 @@ static void copy_back(int src_dir, int dst_dir, int depth)
                     close(t);
             }
         } else if (S_ISREG(st.st_mode)) {
+            if (!in && st.st_mtim.tv_sec == 0 && st.st_mtim.tv_nsec == 0)
+                continue; // copied in, never written
             int s = openat(src_dir, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
             int t = openat(dst_dir, e->d_name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
             char buf[1 << 16];
@@ -203,6 +209,8 @@ static void copy_back(int src_dir, int dst_dir, int depth)
                 if (write(t, buf, (size_t)k) != k)
                     break;
             }
+            if (in && t >= 0)
+                futimens(t, (const struct timespec[]){{0, 0}, {0, 0}});
             if (s >= 0)
                 close(s);
             if (t >= 0)
@@ -338,7 +346,7 @@ static void ns_init(const gr_job *job, int status_fd, int run_fd, int host_work_
         int in = host_work_fd >= 0 ? dup(host_work_fd) : -1;
         int into = open(job->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (ok && in >= 0 && into >= 0) {
-            copy_back(in, into, 0);
+            copy_back(in, into, 0, 1);
             if (sb.drop)
                 chown_tree(open(job->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), sb.uid, sb.gid, 0);
         } else {
@@ -373,7 +381,7 @@ static void ns_init(const gr_job *job, int status_fd, int run_fd, int host_work_
         ;
     int src = open(job->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (src >= 0 && host_work_fd >= 0)
-        copy_back(src, host_work_fd, 0);
+        copy_back(src, host_work_fd, 0, 0);
     (void)!write(status_fd, &status, sizeof status);
     _exit(0);
 }

@@ -3,6 +3,7 @@
 // base: skeleton
 // file: logreg.c
 // inject: logreg_loss_grad_cpu
+// paths: grade
 // lose: all
 // expect: wall-clock limit|CPU time limit
 // multiplier: 0.3

@@ -3,6 +3,7 @@
 // base: reference
 // file: scaler.c
 // inject: logreg_scaler_transform
+// paths: grade
 // lose: scaler_transform test_accuracy
 // expect: exited \(status 0\) inside logreg_scaler_transform \(lab01 task 1\)
 #include <unistd.h> // _exit

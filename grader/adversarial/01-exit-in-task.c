@@ -3,6 +3,7 @@
 // base: skeleton
 // file: scaler.c
 // inject: logreg_scaler_fit
+// paths: grade
 // lose: all
 // expect: exited \(status 0\) inside logreg_scaler_fit \(lab01 task 1\) before the check finished
 #include <stdlib.h> // exit

@@ -2,6 +2,7 @@
 // lab: 01
 // base: skeleton
 // file: logreg.c
+// paths: grade
 // lose: all
 // expect: not implemented yet
 #include <stdio.h> // printf, fopen

@@ -3,6 +3,7 @@
 // base: skeleton
 // file: scaler.c
 // inject: logreg_scaler_fit
+// paths: grade
 // lose: all
 // expect: crashed: SIGSEGV.*memory limit is 8 GiB
 #include <stdlib.h> // malloc

@@ -2,6 +2,7 @@
 // lab: 01
 // base: skeleton
 // file: scaler.c
+// paths: grade
 // lose: all
 // expect: code that runs when the program loads
 #include <stdio.h> // printf

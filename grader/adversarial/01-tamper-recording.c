@@ -2,6 +2,7 @@
 // lab: 01
 // base: skeleton
 // file: scaler.c
+// paths: grade
 // lose: all
 // expect: diverged|does not match
 #include <stdint.h> // uint32_t

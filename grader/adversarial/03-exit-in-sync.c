@@ -3,6 +3,7 @@
 // base: reference
 // file: ddp.c
 // inject: ddp_sync_grads
+// paths: grade
 // lose: scaler_distributed equivalence accuracy accounting speedup_projected
 // expect: the driver run
 #include <stdlib.h> // exit

@@ -2,6 +2,7 @@
 // lab: 03
 // base: skeleton
 // file: sampler.c
+// paths: grade
 // lose: all
 // expect: code that runs when the program loads|the driver
 #include <stdio.h> // printf

@@ -141,6 +141,9 @@ for name in "${list[@]}"; do
 done
 
 # ---- path 2: the gradebook, one run per lab with every attack as a submission ----
+# (the attacks on the other submissions, the machine or the gradebook's own
+# files; those marked "paths: grade" only fool the judge, which is the same
+# program on both paths)
 for lab in $(for n in "${list[@]}"; do field lab "$n"; done | sort -u); do
     subs=$AB/subs-$lab
     mult=1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # lab05.sh (bench) — strong scaling of the reference's bucketed DDP on this
-# machine: the same epochs on 1 and 2 ranks, and ddp-flat on 2 ranks, one BLAS
-# thread per rank, measured side by side (interleaved, best of two rounds),
+# machine: the same epochs on 1 and 2 ranks, ddp-flat on 2 ranks, and the
+# bucketed run in AMP (--amp fp16) on 2 ranks, one BLAS thread per rank,
+# measured side by side (interleaved, best of two rounds),
 # with each rank's compute (the kit's trace: forward, backward, optimizer)
 # and the rest (communication and waiting), beside the projection onto the
 # target. JSON and CSV in build/bench/. Never part of `make test`.
@@ -14,13 +15,14 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 declare -A best comp
-runs=("1 bucketed" "2 bucketed" "2 ddp-flat")
+runs=("1 bucketed off" "2 bucketed off" "2 ddp-flat off" "2 bucketed fp16")
 for round in 1 2; do
     for run in "${runs[@]}"; do
-        read -r n mode <<<"$run"
+        read -r n mode amp <<<"$run"
         key="$n-$mode"
-        OPENBLAS_NUM_THREADS=1 common/bin/dlrun -n "$n" "$D" --mode "$mode" --epochs 4 --bucket-mb 1 --plot none \
-            --quiet --out "$tmp/$key" >"$tmp/$key.log" 2>&1 ||
+        [ "$amp" = off ] || key="$key-$amp"
+        OPENBLAS_NUM_THREADS=1 common/bin/dlrun -n "$n" "$D" --mode "$mode" --amp "$amp" --probe-every 0 --epochs 4 \
+            --bucket-mb 1 --plot none --quiet --out "$tmp/$key" >"$tmp/$key.log" 2>&1 ||
             { echo "bench lab05: the run '$run' failed" >&2; tail "$tmp/$key.log" >&2; exit 1; }
         t=$($J "$tmp/$key/summary.json" steady_epoch_s)
         if [ -z "${best[$key]:-}" ] || awk -v a="$t" -v b="${best[$key]}" 'BEGIN { exit !(a < b) }'; then
@@ -34,16 +36,23 @@ echo "lab05 bench (one BLAS thread per rank, $(nproc) cores; steady epochs, best
 {
     echo "run,ranks,mode,epoch_s,compute_s,other_s,speedup"
     for run in "${runs[@]}"; do
-        read -r n mode <<<"$run"
+        read -r n mode amp <<<"$run"
         key="$n-$mode"
+        [ "$amp" = off ] || { key="$key-$amp" && mode="$mode-$amp"; }
         other=$(awk -v a="${best[$key]}" -v b="${comp[$key]}" 'BEGIN { print a - b }')
         sp=$(awk -v a="${best[1-bucketed]}" -v b="${best[$key]}" 'BEGIN { printf "%.3f", a / b }')
-        printf '  %d rank(s), %-9s: epoch %.3f s, compute %.3f s, communication and waiting %.3f s, %sx\n' "$n" \
+        printf '  %d rank(s), %-14s: epoch %.3f s, compute %.3f s, communication and waiting %.3f s, %sx\n' "$n" \
             "$mode" "${best[$key]}" "${comp[$key]}" "$other" "$sp" >&2
         echo "$key,$n,$mode,${best[$key]},${comp[$key]},$other,$sp"
     done
 } 2>&1 >"$out/lab05_scaling.csv" | cat
 P=$tmp/best-2-bucketed.json
+A=$tmp/best-2-bucketed-fp16.json
+printf '  --amp fp16 here (fp16 emulated on the CPU: rounding at every step, no tensor cores): epoch %.3f s, %.2fx the fp32 epoch\n' \
+    "${best[2-bucketed-fp16]}" "$(awk -v a="${best[2-bucketed-fp16]}" -v b="${best[2-bucketed]}" 'BEGIN { printf "%.3f", a / b }')"
+printf '  --amp fp16 projected on %s GPUs of %s: bucketed %.2fx one fp16 GPU, %.2fx one fp32 GPU\n' \
+    "$($J "$A" projection.gpus)" "$($J "$A" projection.profile)" "$($J "$A" projection.bucketed.speedup)" \
+    "$($J "$A" projection.bucketed.speedup_vs_one_fp32_gpu)"
 printf '  projected on %s GPUs of %s: bucketed %.2fx, ddp-flat %.2fx, per-param %.2fx\n' "$($J "$P" projection.gpus)" \
     "$($J "$P" projection.profile)" "$($J "$P" projection.bucketed.speedup)" \
     "$($J "$P" projection.ddp-flat.speedup)" "$($J "$P" projection.per-param.speedup)"
@@ -56,7 +65,10 @@ cat >"$out/lab05.json.tmp" <<JSON
   "compute_seconds_2_bucketed": ${comp[2-bucketed]},
   "speedup_2_bucketed": $(awk -v a="${best[1-bucketed]}" -v b="${best[2-bucketed]}" 'BEGIN { printf "%.3f", a / b }'),
   "projected_speedup_bucketed": $($J "$P" projection.bucketed.speedup),
-  "projected_speedup_flat": $($J "$P" projection.ddp-flat.speedup)
+  "projected_speedup_flat": $($J "$P" projection.ddp-flat.speedup),
+  "epoch_seconds_2_bucketed_amp": ${best[2-bucketed-fp16]},
+  "projected_speedup_amp_vs_fp16_gpu": $($J "$A" projection.bucketed.speedup),
+  "projected_speedup_amp_vs_fp32_gpu": $($J "$A" projection.bucketed.speedup_vs_one_fp32_gpu)
 }
 JSON
 mv "$out/lab05.json.tmp" "$out/lab05.json"

@@ -52,9 +52,9 @@ dl_status kit_flat_step(dl_comm *c, dl_mlp *m, int accum, const ddp_micro *mb, c
     return dl_mlp_sgd(m, opt->lr, opt->momentum, opt->weight_decay);
 }
 
-void kit_sim_layers(const dl_mlp *m, size_t n, dl_sim_layer *layers)
+void kit_sim_layers(const dl_mlp *m, size_t n, int fp16, dl_sim_layer *layers)
 {
-    double B = (double)n, e = m->compute == DL_F16 ? 2 : 4; // bytes per activation
+    double B = (double)n, e = fp16 ? 2 : 4; // bytes per activation
     for (int l = 0; l < m->n_layers; l++) {
         double in = (double)m->layer[l].in, out = (double)m->layer[l].out;
         int last = l + 1 == m->n_layers;
@@ -69,15 +69,15 @@ void kit_sim_layers(const dl_mlp *m, size_t n, dl_sim_layer *layers)
         s->bwd_flops = 2 * B * in * out + 2 * B * out + (l > 0 ? 2 * B * in * out : 0);
         s->bwd_bytes = l > 0 ? 3 * e * B * in : 0;
         s->bwd_launches = 2 + (l > 0 ? 2 : 0);
-        s->fp16 = m->compute == DL_F16; // its GEMMs on the tensor cores' fp16 peak
+        s->fp16 = fp16; // its GEMMs on the tensor cores' fp16 peak
     }
 }
 
-void kit_sim_optim(const dl_mlp *m, double *bytes, double *launches)
+void kit_sim_optim(const dl_mlp *m, int fp16, double *bytes, double *launches)
 {
     *bytes = 5.0 * 4 * (double)m->n_params; // parameter, gradient, velocity read; two written
     *launches = 2.0 * m->n_layers;
-    if (m->compute == DL_F16) { // + unscale (fp16 in, fp32 out) and the fp16 copy of the weights
+    if (fp16) { // + unscale (fp16 in, fp32 out) and the fp16 copy of the weights
         *bytes += (2.0 + 4 + 4 + 2) * (double)m->n_params;
         *launches += 2;
     }
@@ -113,7 +113,7 @@ int kit_structural_buckets(const ddp_bucket *b, int nb, size_t elem_size, dl_sim
     return nb;
 }
 
-dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *share)
+dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *share, double *subnormal)
 {
     size_t n = m->n_params;
     float *g32 = malloc(n * sizeof *g32);
@@ -147,14 +147,17 @@ dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *sha
     if (st == DL_OK)
         st = dl_memcpy_d2h(m->dev, g16, m->grads16, n * sizeof *g16);
     if (st == DL_OK) {
-        size_t nonzero = 0, lost = 0;
+        size_t nonzero = 0, lost = 0, coarse = 0;
         for (size_t i = 0; i < n; i++) {
             if (g32[i] == 0.0f)
                 continue;
             nonzero++;
-            lost += dl_h2f(g16[i]) == 0.0f;
+            float h = fabsf(dl_h2f(g16[i]));
+            lost += h == 0.0f;
+            coarse += h > 0.0f && h < 6.103515625e-05f; // below 2^-14: subnormal, fewer than 11 significant bits
         }
         *share = nonzero ? (double)lost / (double)nonzero : 0;
+        *subnormal = nonzero ? (double)coarse / (double)nonzero : 0;
     }
     free(g32);
     free(g16);

@@ -19,10 +19,12 @@ int kit_per_param_buckets(const dl_mlp *m, ddp_bucket *out);
 /* --mode ddp-flat: lab 03's step — accum micro-batches, then one allreduce of
  * every gradient after the last backward, then SGD. */
 dl_status kit_flat_step(dl_comm *c, dl_mlp *m, int accum, const ddp_micro *mb, const ddp_sgd *opt, double *loss);
-/* Each layer's forward and backward cost on n rows, as dl_mlp counts it. */
-void kit_sim_layers(const dl_mlp *m, size_t n, dl_sim_layer *layers);
-/* The optimizer's bytes and launches (one step). */
-void kit_sim_optim(const dl_mlp *m, double *bytes, double *launches);
+/* Each layer's forward and backward cost on n rows, as dl_mlp counts it; in
+ * fp16 (fp16 = 1) the GEMMs run at the fp16 peak and activations are 2 bytes. */
+void kit_sim_layers(const dl_mlp *m, size_t n, int fp16, dl_sim_layer *layers);
+/* The optimizer's bytes and launches (one step; with fp16, the unscale and
+ * the fp16 copy of the weights too). */
+void kit_sim_optim(const dl_mlp *m, int fp16, double *bytes, double *launches);
 /* The buckets of step `step` as the trace recorded them: each allreduce's
  * bytes and the layer whose backward ended last before it started (−1 when
  * it started after the optimizer... never; after layer 0: 0). Returns how
@@ -40,7 +42,7 @@ int kit_structural_buckets(const ddp_bucket *b, int nb, size_t elem_size, dl_sim
  * buffers and the fp16 weights (a step recomputes them) and leaves the model
  * in fp16. kit_unchanged: the share of n weights bitwise equal before and
  * after a step. */
-dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *share);
+dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *share, double *subnormal);
 double kit_unchanged(const float *before, const float *after, size_t n);
 /* --poison-step: the first input of micro-batch mb becomes +inf (an overflow
  * on this rank alone: its loss and gradients turn inf/NaN before the sync). */

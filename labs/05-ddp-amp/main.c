@@ -146,17 +146,23 @@ static dl_status accuracy(const dl_device *dev, dl_mlp *m, const dl_dataset *ds,
 }
 
 /* One step of each mode projected on P ranks; speedup against one GPU that
- * trains the same rows (P·accum micro-batches per global step). */
+ * trains the same rows (P·accum micro-batches per global step) in the same
+ * precision, and (vs32) the bucketed mode's against one fp32 GPU. */
 static void project_modes(const dl_profile *prof, const dl_mlp *m, size_t B, int accum, int P,
                           const dl_sim_bucket *const *bk, const int *nb, double *step_s, double *exposed,
-                          double *speedup)
+                          double *speedup, double *vs32)
 {
-    dl_sim_layer layers[DL_MLP_MAX_LAYERS];
-    double ob, ol;
-    kit_sim_layers(m, B, layers);
-    kit_sim_optim(m, &ob, &ol);
-    dl_sim_step one, s;
+    dl_sim_layer layers[DL_MLP_MAX_LAYERS], layers32[DL_MLP_MAX_LAYERS];
+    int fp16 = m->compute == DL_F16;
+    double ob, ol, ob32, ol32;
+    kit_sim_layers(m, B, fp16, layers);
+    kit_sim_optim(m, fp16, &ob, &ol);
+    kit_sim_layers(m, B, 0, layers32);
+    kit_sim_optim(m, 0, &ob32, &ol32);
+    dl_sim_step one, one32, s;
     dl_project_step(prof, 1, accum, layers, m->n_layers, NULL, 0, ob, ol, &one);
+    dl_project_step(prof, 1, accum, layers32, m->n_layers, NULL, 0, ob32, ol32, &one32);
+    *vs32 = 0;
     for (int k = 0; k < N_MODES; k++) {
         step_s[k] = exposed[k] = speedup[k] = 0;
         if (nb[k] < 0 || dl_project_step(prof, P, accum, layers, m->n_layers, bk[k], nb[k], ob, ol, &s) != DL_OK)
@@ -164,7 +170,185 @@ static void project_modes(const dl_profile *prof, const dl_mlp *m, size_t B, int
         step_s[k] = s.step_s;
         exposed[k] = s.step_s > 0 ? s.exposed_s / s.step_s : 0;
         speedup[k] = s.step_s > 0 ? P * one.step_s / s.step_s : 0;
+        if (k == 0)
+            *vs32 = s.step_s > 0 ? P * one32.step_s / s.step_s : 0;
     }
+}
+
+/* What rank 0 writes at the end: the CSVs, the plots, summary.json and the
+ * closing lines (the trace was written collectively before). */
+typedef struct outputs {
+    const options *o;
+    int mode, amp, P, nb, done, ns;
+    dl_comm *comm;
+    const dl_device *dev;
+    size_t n_params, esz, B, K, nev;
+    const ddp_bucket *buckets;
+    const dl_span *ev;
+    long probe, resumed_at, step, n_skipped;
+    const double *rows, *proj, *sweep, *arow, *step_s, *exposed, *speedup;
+    double vs32, test, steady, steady_compute;
+    const dl_profile *prof;
+    const amp_scaler *scaler;
+    dl_progress *pr;
+} outputs;
+
+static const char *const acols[] = {"step",      "loss",      "scale",       "skipped",
+                                    "underflow", "unchanged", "model_scale", "subnormal"};
+
+static dl_status write_outputs(const outputs *x)
+{
+    const options o = *x->o;
+    const int mode = x->mode, amp = x->amp, P = x->P, nb = x->nb, done = x->done, ns = x->ns;
+    dl_comm *comm = x->comm;
+    const dl_device dev = *x->dev;
+    const size_t n_params = x->n_params, esz = x->esz, B = x->B, K = x->K, nev = x->nev;
+    const ddp_bucket *buckets = x->buckets;
+    const dl_span *ev = x->ev;
+    const long probe = x->probe, resumed_at = x->resumed_at, step = x->step, n_skipped = x->n_skipped;
+    const double *rows = x->rows, *proj = x->proj, *sweep = x->sweep, *arow = x->arow;
+    const double *step_s = x->step_s, *exposed = x->exposed, *speedup = x->speedup;
+    const double vs32 = x->vs32, test = x->test, steady = x->steady, steady_compute = x->steady_compute;
+    const dl_profile prof = *x->prof;
+    const amp_scaler scaler = *x->scaler;
+    dl_progress *pr = x->pr;
+    dl_status st;
+    static const char *const mcols[] = {"epoch", "step", "loss", "val_accuracy", "epoch_s", "lr", "compute_s"};
+    static const char *const bcols[] = {"bucket", "first_param", "last_param", "offset", "count", "bytes"};
+    static const char *const pcols[] = {"ranks",        "bucketed",         "ddp_flat", "per_param", "bucketed_exposed",
+                                        "flat_exposed", "per_param_exposed"};
+    static const char *const scols[] = {"cap_kib", "step_ms", "buckets"};
+    static const char *const tcols[] = {"rank0_kind", "id", "t0_ms", "t1_ms", "lane"};
+    double brow[DDP_MAX_BUCKETS * 6];
+    for (int k = 0; k < nb; k++) {
+        double *r = brow + 6 * k;
+        r[0] = k, r[1] = buckets[k].first, r[2] = buckets[k].last, r[3] = (double)buckets[k].offset;
+        r[4] = (double)buckets[k].count, r[5] = (double)(esz * buckets[k].count);
+    }
+    // the timeline of one steady step on rank 0, from the step's start
+    double trow[512 * 5];
+    int nt = 0;
+    double origin = -1;
+    for (size_t i = 0; i < nev && nt < 512; i++) {
+        if (ev[i].step != probe)
+            continue;
+        origin = origin < 0 ? ev[i].t0 : origin;
+        double *r = trow + 5 * nt++;
+        r[0] = ev[i].kind, r[1] = ev[i].id, r[2] = (ev[i].t0 - origin) * 1e3, r[3] = (ev[i].t1 - origin) * 1e3;
+        r[4] = ev[i].kind == DL_EV_ALLREDUCE ? 1 : ev[i].kind == DL_EV_STEP ? 2 : 0;
+    }
+    st = dl_csv_write(o.a.out, "metrics.csv", mcols, 7, rows, done);
+    if (st == DL_OK)
+        st = dl_csv_write(o.a.out, "buckets.csv", bcols, 6, brow, nb);
+    if (st == DL_OK)
+        st = dl_csv_write(o.a.out, "projection.csv", pcols, 7, proj, 3);
+    if (st == DL_OK)
+        st = dl_csv_write(o.a.out, "sweep.csv", scols, 3, sweep, ns);
+    if (st == DL_OK)
+        st = dl_csv_write(o.a.out, "timeline.csv", tcols, 5, trow, nt);
+    if (st == DL_OK && amp)
+        st = dl_csv_write(o.a.out, "amp.csv", acols, 8, arow + 8 * resumed_at, (size_t)(step - resumed_at));
+    char plots[600] = "", vars[1500];
+    snprintf(vars, sizeof vars, "data='%s/metrics.csv'; mode='%s'; P=%d", o.a.out, mode_names[mode], P);
+    if (st == DL_OK && done > 1)
+        dl_plot_listed("labs/05-ddp-amp/plots/training.gp", o.a.plot, o.a.out, "training", vars, "lab05", plots,
+                       sizeof plots);
+    snprintf(vars, sizeof vars, "data='%s/timeline.csv'; mode='%s'; P=%d", o.a.out, mode_names[mode], P);
+    if (st == DL_OK && nt > 0)
+        dl_plot_listed("labs/05-ddp-amp/plots/timeline.gp", o.a.plot, o.a.out, "timeline", vars, "lab05", plots,
+                       sizeof plots);
+    snprintf(vars, sizeof vars, "data='%s/sweep.csv'; profile='%s'", o.a.out, prof.name);
+    if (st == DL_OK && ns > 1)
+        dl_plot_listed("labs/05-ddp-amp/plots/sweep.gp", o.a.plot, o.a.out, "sweep", vars, "lab05", plots,
+                       sizeof plots);
+    snprintf(vars, sizeof vars, "data='%s/amp.csv'; amp='%s'; P=%d", o.a.out, o.amp, P);
+    if (st == DL_OK && amp && step > 1)
+        dl_plot_listed("labs/05-ddp-amp/plots/amp.gp", o.a.plot, o.a.out, "amp", vars, "lab05", plots, sizeof plots);
+    snprintf(vars, sizeof vars, "data='%s/projection.csv'; profile='%s'", o.a.out, prof.name);
+    if (st == DL_OK)
+        dl_plot_listed("labs/05-ddp-amp/plots/speedup.gp", o.a.plot, o.a.out, "speedup", vars, "lab05", plots,
+                       sizeof plots);
+    dl_json j;
+    char summary[1100];
+    snprintf(summary, sizeof summary, "%s/summary.json", o.a.out);
+    if (st == DL_OK)
+        st = dl_json_open(&j, summary);
+    if (st == DL_OK) {
+        dl_json_object(&j, NULL);
+        dl_json_str(&j, "lab", "05-ddp-amp");
+        dl_json_str(&j, "mode", mode_names[mode]);
+        dl_json_str(&j, "amp", o.amp);
+        dl_json_int(&j, "ranks", P);
+        dl_json_str(&j, "backend", dl_comm_backend(comm));
+        dl_json_str(&j, "device", dl_device_describe(&dev));
+        dl_json_object(&j, "config");
+        dl_json_str(&j, "hidden", o.hidden);
+        dl_json_int(&j, "batch_per_rank", (long long)B);
+        dl_json_int(&j, "accum", o.accum);
+        dl_json_int(&j, "global_batch", (long long)(B * K * (size_t)P));
+        dl_json_num(&j, "bucket_mb", o.bucket_mb);
+        dl_json_num(&j, "first_bucket_mb", o.first_bucket_mb);
+        dl_json_int(&j, "epochs", o.a.epochs);
+        dl_json_int(&j, "seed", (long long)o.a.seed);
+        dl_json_end_object(&j);
+        dl_json_int(&j, "parameters", (long long)n_params);
+        dl_json_int(&j, "buckets", nb);
+        dl_json_int(&j, "steps", step);
+        dl_json_num(&j, "final_loss", done ? rows[7 * (done - 1) + 2] : 0);
+        dl_json_num(&j, "val_accuracy", done ? rows[7 * (done - 1) + 3] : 0);
+        dl_json_num(&j, "test_accuracy", test);
+        dl_json_num(&j, "steady_epoch_s", steady);
+        dl_json_num(&j, "steady_compute_s", steady_compute);
+        if (amp) {
+            double uf = 0, un = 0, sn = 0;
+            long nuf = 0;
+            for (long k = resumed_at; k < step; k++)
+                if (arow[8 * k + 4] >= 0)
+                    uf += arow[8 * k + 4], un += arow[8 * k + 5], sn += arow[8 * k + 7], nuf++;
+            dl_json_object(&j, "amp_stats");
+            dl_json_num(&j, "final_scale", scaler.scale);
+            dl_json_int(&j, "skipped_steps", n_skipped);
+            dl_json_int(&j, "probed_steps", nuf);
+            dl_json_num(&j, "mean_underflow_share", nuf ? uf / (double)nuf : 0);
+            dl_json_num(&j, "mean_unchanged_share", nuf ? un / (double)nuf : 0);
+            dl_json_num(&j, "mean_subnormal_share", nuf ? sn / (double)nuf : 0);
+            dl_json_end_object(&j);
+        }
+        dl_json_object(&j, "projection");
+        dl_json_str(&j, "profile", prof.name);
+        dl_json_int(&j, "gpus", prof.gpus);
+        for (int k = 0; k < N_MODES; k++) {
+            dl_json_object(&j, mode_names[k]);
+            dl_json_num(&j, "step_ms", step_s[k] * 1e3);
+            dl_json_num(&j, "speedup", speedup[k]);
+            dl_json_num(&j, "exposed_share", exposed[k]);
+            if (k == 0 && amp) // the story's comparison: 4 GPUs in AMP against one GPU in fp32
+                dl_json_num(&j, "speedup_vs_one_fp32_gpu", vs32);
+            dl_json_end_object(&j);
+        }
+        dl_json_end_object(&j);
+        dl_json_str(&j, "plots", plots);
+        dl_json_end_object(&j);
+        st = dl_json_close(&j);
+    }
+    if (st != DL_OK)
+        return st;
+    dl_progress_line(pr, 1, "test accuracy %.4f; steady epoch %.2f s here", test, steady);
+    if (amp)
+        dl_progress_line(pr, 1, "--amp %s: %ld of %ld steps skipped (inf/NaN), final loss scale %g", o.amp, n_skipped,
+                         step, (double)scaler.scale);
+    for (int k = 0; k < N_MODES; k++)
+        if (step_s[k] > 0)
+            dl_progress_line(pr, 1,
+                             "projected on %d GPUs of %s, %-9s: step %.3f ms, speedup %.2fx, communication "
+                             "exposed %.1f%% of the step",
+                             prof.gpus, prof.name, mode_names[k], step_s[k] * 1e3, speedup[k], 100 * exposed[k]);
+    if (amp && step_s[0] > 0)
+        dl_progress_line(pr, 1,
+                         "--amp %s: speedups are against one GPU in fp16; against one GPU in fp32 the bucketed "
+                         "step runs %.2fx as fast",
+                         o.amp, vs32);
+    return DL_OK;
 }
 
 int main(int argc, char **argv)
@@ -395,7 +579,7 @@ int main(int argc, char **argv)
             return die(comm, &dev, &w, st);
     }
     // --amp: one row per step (rank 0's view) and the weights before and after a probed step
-    double *arow = amp ? malloc((size_t)(last_step + 1) * 7 * sizeof *arow) : NULL;
+    double *arow = amp ? malloc((size_t)(last_step + 1) * 8 * sizeof *arow) : NULL;
     float *before = amp ? malloc(m.n_params * sizeof *before) : NULL;
     float *after = amp ? malloc(m.n_params * sizeof *after) : NULL;
     if (amp && (arow == NULL || before == NULL || after == NULL)) {
@@ -435,9 +619,9 @@ int main(int argc, char **argv)
             ddp_sgd opt = {(float)dl_lr_at(&lrc, step), (float)o.momentum, (float)o.weight_decay};
             // --amp: what fp16 loses of this step's gradient, measured before the step (outside its span)
             int probe = amp && o.probe_every > 0 && step % o.probe_every == 0, skipped = 0;
-            double underflow = -1, unchanged = -1, scale = scaler.scale;
+            double underflow = -1, subnormal = -1, unchanged = -1, scale = scaler.scale;
             if (st == DL_OK && probe)
-                st = kit_underflow(&m, &mb[0], scaler.scale, &underflow);
+                st = kit_underflow(&m, &mb[0], scaler.scale, &underflow, &subnormal);
             if (st == DL_OK && probe)
                 st = dl_mlp_get_params(&m, before);
             dl_trace_set_step(step);
@@ -459,9 +643,10 @@ int main(int argc, char **argv)
                 st = kit_ckpt_save(&ck, o.ckpt_dir, &m, &scaler, step + 1, s + 1 == steps_per_epoch ? e + 1 : e,
                                    s + 1 == steps_per_epoch ? 0 : (long)s + 1);
             if (amp && step < last_step) {
-                double *a = arow + 7 * step;
+                double *a = arow + 8 * step;
                 a[0] = (double)step + 1, a[1] = loss, a[2] = scale, a[3] = skipped, a[4] = underflow, a[5] = unchanged;
                 a[6] = m.loss_scale; // what the kit's backward was told, as the kit saw it
+                a[7] = subnormal;
                 n_skipped += skipped;
             }
             if (!skipped)
@@ -505,7 +690,6 @@ int main(int argc, char **argv)
     if (st != DL_OK)
         return die(comm, &dev, &w, st);
 
-    static const char *const acols[] = {"step", "loss", "scale", "skipped", "underflow", "unchanged", "model_scale"};
     // ---- the grader's dump: every rank's parameters and trace ----
     if (o.dump != NULL) {
         char path[1100];
@@ -521,7 +705,7 @@ int main(int argc, char **argv)
             st = dl_trace_write_csv(path);
         snprintf(path, sizeof path, "amp.%d.csv", rank);
         if (st == DL_OK && amp)
-            st = dl_csv_write(o.dump, path, acols, 7, arow + 7 * resumed_at, (size_t)(step - resumed_at));
+            st = dl_csv_write(o.dump, path, acols, 8, arow + 8 * resumed_at, (size_t)(step - resumed_at));
         free(p);
         if (st != DL_OK)
             return die(comm, &dev, &w, st);
@@ -540,15 +724,15 @@ int main(int argc, char **argv)
     int npp = kit_structural_buckets(ppb, kit_per_param_buckets(&m, ppb), esz, pp);
     const dl_sim_bucket *bk[N_MODES] = {rec, &flat, pp};
     int nbk[N_MODES] = {nrec, 1, npp};
-    double step_s[N_MODES], exposed[N_MODES], speedup[N_MODES], proj[3 * 7];
+    double step_s[N_MODES], exposed[N_MODES], speedup[N_MODES], proj[3 * 7], vs32 = 0;
     const int ranks[3] = {1, 2, 4};
     for (int k = 0; k < 3; k++) {
-        project_modes(&prof, &m, B, o.accum, ranks[k], bk, nbk, step_s, exposed, speedup);
+        project_modes(&prof, &m, B, o.accum, ranks[k], bk, nbk, step_s, exposed, speedup, &vs32);
         double *r = proj + 7 * k;
         r[0] = ranks[k], r[1] = speedup[0], r[2] = speedup[1], r[3] = speedup[2], r[4] = exposed[0], r[5] = exposed[1],
         r[6] = exposed[2];
     }
-    project_modes(&prof, &m, B, o.accum, prof.gpus, bk, nbk, step_s, exposed, speedup);
+    project_modes(&prof, &m, B, o.accum, prof.gpus, bk, nbk, step_s, exposed, speedup, &vs32);
 
     // ---- the bucket-cap sweep (projected; the caps of your assignment) ----
     double sweep[32 * 3];
@@ -563,7 +747,8 @@ int main(int argc, char **argv)
         double st3[N_MODES], ex3[N_MODES], sp3[N_MODES];
         const dl_sim_bucket *one[N_MODES] = {sim, &flat, pp};
         int n3[N_MODES] = {kit_structural_buckets(sb, n, esz, sim), -1, -1};
-        project_modes(&prof, &m, B, o.accum, prof.gpus, one, n3, st3, ex3, sp3);
+        double v3 = 0;
+        project_modes(&prof, &m, B, o.accum, prof.gpus, one, n3, st3, ex3, sp3, &v3);
         sweep[3 * ns] = kib, sweep[3 * ns + 1] = st3[0] * 1e3, sweep[3 * ns + 2] = n;
         ns++;
     }
@@ -580,134 +765,43 @@ int main(int argc, char **argv)
         steady_compute += rows[7 * k + 6] / (done > 1 ? done - 1 : 1);
     }
     if (rank == 0) {
-        static const char *const mcols[] = {"epoch", "step", "loss", "val_accuracy", "epoch_s", "lr", "compute_s"};
-        static const char *const bcols[] = {"bucket", "first_param", "last_param", "offset", "count", "bytes"};
-        static const char *const pcols[] = {
-            "ranks", "bucketed", "ddp_flat", "per_param", "bucketed_exposed", "flat_exposed", "per_param_exposed"};
-        static const char *const scols[] = {"cap_kib", "step_ms", "buckets"};
-        static const char *const tcols[] = {"rank0_kind", "id", "t0_ms", "t1_ms", "lane"};
-        double brow[DDP_MAX_BUCKETS * 6];
-        for (int k = 0; k < nb; k++) {
-            double *r = brow + 6 * k;
-            r[0] = k, r[1] = buckets[k].first, r[2] = buckets[k].last, r[3] = (double)buckets[k].offset;
-            r[4] = (double)buckets[k].count, r[5] = (double)(esz * buckets[k].count);
-        }
-        // the timeline of one steady step on rank 0, from the step's start
-        double trow[512 * 5];
-        int nt = 0;
-        double origin = -1;
-        for (size_t i = 0; i < nev && nt < 512; i++) {
-            if (ev[i].step != probe)
-                continue;
-            origin = origin < 0 ? ev[i].t0 : origin;
-            double *r = trow + 5 * nt++;
-            r[0] = ev[i].kind, r[1] = ev[i].id, r[2] = (ev[i].t0 - origin) * 1e3, r[3] = (ev[i].t1 - origin) * 1e3;
-            r[4] = ev[i].kind == DL_EV_ALLREDUCE ? 1 : ev[i].kind == DL_EV_STEP ? 2 : 0;
-        }
-        st = dl_csv_write(o.a.out, "metrics.csv", mcols, 7, rows, done);
-        if (st == DL_OK)
-            st = dl_csv_write(o.a.out, "buckets.csv", bcols, 6, brow, nb);
-        if (st == DL_OK)
-            st = dl_csv_write(o.a.out, "projection.csv", pcols, 7, proj, 3);
-        if (st == DL_OK)
-            st = dl_csv_write(o.a.out, "sweep.csv", scols, 3, sweep, ns);
-        if (st == DL_OK)
-            st = dl_csv_write(o.a.out, "timeline.csv", tcols, 5, trow, nt);
-        if (st == DL_OK && amp)
-            st = dl_csv_write(o.a.out, "amp.csv", acols, 7, arow + 7 * resumed_at, (size_t)(step - resumed_at));
-        char plots[600] = "", vars[1500];
-        snprintf(vars, sizeof vars, "data='%s/metrics.csv'; mode='%s'; P=%d", o.a.out, mode_names[mode], P);
-        if (st == DL_OK && done > 1)
-            dl_plot_listed("labs/05-ddp-amp/plots/training.gp", o.a.plot, o.a.out, "training", vars, "lab05", plots,
-                           sizeof plots);
-        snprintf(vars, sizeof vars, "data='%s/timeline.csv'; mode='%s'; P=%d", o.a.out, mode_names[mode], P);
-        if (st == DL_OK && nt > 0)
-            dl_plot_listed("labs/05-ddp-amp/plots/timeline.gp", o.a.plot, o.a.out, "timeline", vars, "lab05", plots,
-                           sizeof plots);
-        snprintf(vars, sizeof vars, "data='%s/sweep.csv'; profile='%s'", o.a.out, prof.name);
-        if (st == DL_OK && ns > 1)
-            dl_plot_listed("labs/05-ddp-amp/plots/sweep.gp", o.a.plot, o.a.out, "sweep", vars, "lab05", plots,
-                           sizeof plots);
-        snprintf(vars, sizeof vars, "data='%s/amp.csv'; amp='%s'; P=%d", o.a.out, o.amp, P);
-        if (st == DL_OK && amp && step > 1)
-            dl_plot_listed("labs/05-ddp-amp/plots/amp.gp", o.a.plot, o.a.out, "amp", vars, "lab05", plots,
-                           sizeof plots);
-        snprintf(vars, sizeof vars, "data='%s/projection.csv'; profile='%s'", o.a.out, prof.name);
-        if (st == DL_OK)
-            dl_plot_listed("labs/05-ddp-amp/plots/speedup.gp", o.a.plot, o.a.out, "speedup", vars, "lab05", plots,
-                           sizeof plots);
-        dl_json j;
-        char summary[1100];
-        snprintf(summary, sizeof summary, "%s/summary.json", o.a.out);
-        if (st == DL_OK)
-            st = dl_json_open(&j, summary);
-        if (st == DL_OK) {
-            dl_json_object(&j, NULL);
-            dl_json_str(&j, "lab", "05-ddp-amp");
-            dl_json_str(&j, "mode", mode_names[mode]);
-            dl_json_str(&j, "amp", o.amp);
-            dl_json_int(&j, "ranks", P);
-            dl_json_str(&j, "backend", dl_comm_backend(comm));
-            dl_json_str(&j, "device", dl_device_describe(&dev));
-            dl_json_object(&j, "config");
-            dl_json_str(&j, "hidden", o.hidden);
-            dl_json_int(&j, "batch_per_rank", (long long)B);
-            dl_json_int(&j, "accum", o.accum);
-            dl_json_int(&j, "global_batch", (long long)(B * K * (size_t)P));
-            dl_json_num(&j, "bucket_mb", o.bucket_mb);
-            dl_json_num(&j, "first_bucket_mb", o.first_bucket_mb);
-            dl_json_int(&j, "epochs", o.a.epochs);
-            dl_json_int(&j, "seed", (long long)o.a.seed);
-            dl_json_end_object(&j);
-            dl_json_int(&j, "parameters", (long long)m.n_params);
-            dl_json_int(&j, "buckets", nb);
-            dl_json_int(&j, "steps", step);
-            dl_json_num(&j, "final_loss", done ? rows[7 * (done - 1) + 2] : 0);
-            dl_json_num(&j, "val_accuracy", done ? rows[7 * (done - 1) + 3] : 0);
-            dl_json_num(&j, "test_accuracy", test);
-            dl_json_num(&j, "steady_epoch_s", steady);
-            dl_json_num(&j, "steady_compute_s", steady_compute);
-            if (amp) {
-                double uf = 0, un = 0;
-                long nuf = 0;
-                for (long k = resumed_at; k < step; k++)
-                    if (arow[7 * k + 4] >= 0)
-                        uf += arow[7 * k + 4], un += arow[7 * k + 5], nuf++;
-                dl_json_object(&j, "amp_stats");
-                dl_json_num(&j, "final_scale", scaler.scale);
-                dl_json_int(&j, "skipped_steps", n_skipped);
-                dl_json_int(&j, "probed_steps", nuf);
-                dl_json_num(&j, "mean_underflow_share", nuf ? uf / (double)nuf : 0);
-                dl_json_num(&j, "mean_unchanged_share", nuf ? un / (double)nuf : 0);
-                dl_json_end_object(&j);
-            }
-            dl_json_object(&j, "projection");
-            dl_json_str(&j, "profile", prof.name);
-            dl_json_int(&j, "gpus", prof.gpus);
-            for (int k = 0; k < N_MODES; k++) {
-                dl_json_object(&j, mode_names[k]);
-                dl_json_num(&j, "step_ms", step_s[k] * 1e3);
-                dl_json_num(&j, "speedup", speedup[k]);
-                dl_json_num(&j, "exposed_share", exposed[k]);
-                dl_json_end_object(&j);
-            }
-            dl_json_end_object(&j);
-            dl_json_str(&j, "plots", plots);
-            dl_json_end_object(&j);
-            st = dl_json_close(&j);
-        }
+        outputs x = {.o = &o,
+                     .mode = mode,
+                     .amp = amp,
+                     .P = P,
+                     .nb = nb,
+                     .done = done,
+                     .ns = ns,
+                     .comm = comm,
+                     .dev = &dev,
+                     .n_params = m.n_params,
+                     .esz = esz,
+                     .B = B,
+                     .K = K,
+                     .nev = nev,
+                     .buckets = buckets,
+                     .ev = ev,
+                     .probe = probe,
+                     .resumed_at = resumed_at,
+                     .step = step,
+                     .n_skipped = n_skipped,
+                     .rows = rows,
+                     .proj = proj,
+                     .sweep = sweep,
+                     .arow = arow,
+                     .step_s = step_s,
+                     .exposed = exposed,
+                     .speedup = speedup,
+                     .vs32 = vs32,
+                     .test = test,
+                     .steady = steady,
+                     .steady_compute = steady_compute,
+                     .prof = &prof,
+                     .scaler = &scaler,
+                     .pr = &pr};
+        st = write_outputs(&x);
         if (st != DL_OK)
             return die(comm, &dev, &w, st);
-        dl_progress_line(&pr, 1, "test accuracy %.4f; steady epoch %.2f s here", test, steady);
-        if (amp)
-            dl_progress_line(&pr, 1, "--amp %s: %ld of %ld steps skipped (inf/NaN), final loss scale %g", o.amp,
-                             n_skipped, step, (double)scaler.scale);
-        for (int k = 0; k < N_MODES; k++)
-            if (step_s[k] > 0)
-                dl_progress_line(&pr, 1,
-                                 "projected on %d GPUs of %s, %-9s: step %.3f ms, speedup %.2fx, communication "
-                                 "exposed %.1f%% of the step",
-                                 prof.gpus, prof.name, mode_names[k], step_s[k] * 1e3, speedup[k], 100 * exposed[k]);
     }
     free(arow), free(before), free(after);
     kit_ckpt_end(&ck);
