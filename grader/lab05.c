@@ -1014,7 +1014,7 @@ static const gr_item items[] = {
     ITEM(test_ckpt_resume, "ckpt_resume",
          "the driver stopped after 5 steps, saved and resumed: bitwise the run that never stopped; a foreign world "
          "refused",
-         10, GR_CPU, "ckpt_roundtrip", "restore everything the next step reads: weights, momentum, step, position",
+         10, GR_CPU, "equivalence", "restore everything the next step reads: weights, momentum, step, position",
          "task-6-checkpoints-35-points", 300, GR_JUDGE),
 };
 

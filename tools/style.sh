@@ -36,7 +36,7 @@ else
 fi
 if command -v cppcheck >/dev/null 2>&1; then
     # shellcheck disable=SC2046
-    if cppcheck -q --error-exitcode=1 --enable=warning,portability --inline-suppr \
+    if cppcheck -q -j "$(nproc)" --error-exitcode=1 --enable=warning,portability --inline-suppr \
         --suppress=missingIncludeSystem -Icommon/include -Icommon/src -Ilabs/01-logreg \
         --language=c --std=c11 $(echo "$files" | grep -v '\.cu$' | grep -v '^labs/.*/\(scaler\|logreg\)\.c$') 2>&1; then
         echo "style: cppcheck clean"

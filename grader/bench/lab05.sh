@@ -15,7 +15,7 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 declare -A best comp
-runs=("1 bucketed off" "2 bucketed off" "2 ddp-flat off" "2 bucketed fp16")
+runs=("1 bucketed off" "2 bucketed off" "2 ddp-flat off" "2 bucketed fp16" "2 bucketed fp16-noscale")
 for round in 1 2; do
     for run in "${runs[@]}"; do
         read -r n mode amp <<<"$run"
@@ -50,6 +50,10 @@ P=$tmp/best-2-bucketed.json
 A=$tmp/best-2-bucketed-fp16.json
 printf '  --amp fp16 here (fp16 emulated on the CPU: rounding at every step, no tensor cores): epoch %.3f s, %.2fx the fp32 epoch\n' \
     "${best[2-bucketed-fp16]}" "$(awk -v a="${best[2-bucketed-fp16]}" -v b="${best[2-bucketed]}" 'BEGIN { printf "%.3f", a / b }')"
+# the three learning curves side by side (fp32, AMP, fp16 without the scale)
+gnuplot -e "fmt='png'; out='$out/lab05_amp.png'; fp32='$tmp/2-bucketed/metrics.csv'; \
+amp='$tmp/2-bucketed-fp16/metrics.csv'; noscale='$tmp/2-bucketed-fp16-noscale/metrics.csv'" common/plot/style.gp \
+    labs/05-ddp-amp/plots/amp_compare.gp 2>/dev/null && echo "  learning curves fp32 / AMP / fp16-noscale: $out/lab05_amp.png"
 printf '  --amp fp16 projected on %s GPUs of %s: bucketed %.2fx one fp16 GPU, %.2fx one fp32 GPU\n' \
     "$($J "$A" projection.gpus)" "$($J "$A" projection.profile)" "$($J "$A" projection.bucketed.speedup)" \
     "$($J "$A" projection.bucketed.speedup_vs_one_fp32_gpu)"

@@ -18,12 +18,11 @@ set -uo pipefail
 B=${B:-build}
 MB=$B/mutants
 mkdir -p "$MB"
-pass=0
-fail=0
 list=("$@")
 [ ${#list[@]} -eq 0 ] && list=($(ls grader/mutants/*.diff | xargs -n1 basename | sed 's/\.diff$//'))
-for name in "${list[@]}"; do
-    t0=$SECONDS
+# One mutant: patch, build, grade; prints one line, "ok ..." or "not ok ...".
+mutant() {
+    local name=$1 t0=$SECONDS
     diff=grader/mutants/$name.diff
     lab=$(sed -n 's/^# lab: *//p' "$diff")
     diag=$(sed -n 's/^# diagnosis: *//p' "$diff")
@@ -43,13 +42,11 @@ for name in "${list[@]}"; do
     done
     if ! patch -s -p3 -d "$src" <"$diff" >"$root/patch.log" 2>&1; then
         echo "not ok  $name: the diff does not apply to solutions/$dir (see $root/patch.log)"
-        fail=$((fail + 1))
-        continue
+        return
     fi
     if ! make -s --no-print-directory mutant-grader LAB="$lab" MUT_DIR="$src" MUT_B="$root" >"$root/build.log" 2>&1; then
         echo "not ok  $name: does not build (see $root/build.log)"
-        fail=$((fail + 1))
-        continue
+        return
     fi
     "$B/grader/lab$lab" --code "$root/mutant" --impl "mutant:$name" "${items[@]}" >"$root/grade.log" 2>&1
     rc=$?
@@ -57,23 +54,40 @@ for name in "${list[@]}"; do
     if [ "$diag" = none ]; then
         if [ $rc -eq 0 ]; then
             echo "ok      $name: control scores full marks ($score, $((SECONDS - t0)) s)"
-            pass=$((pass + 1))
         else
             echo "not ok  $name: the control mutant lost points ($score); see $root/grade.log"
-            fail=$((fail + 1))
         fi
-        continue
+        return
     fi
     if [ $rc -eq 0 ]; then
         echo "not ok  $name: scored full marks ($score) — the grader misses: $what"
-        fail=$((fail + 1))
     elif ! grep -q "\[diagnosis: $diag\]" "$root/grade.log"; then
         echo "not ok  $name: caught ($score) but without [diagnosis: $diag]; see $root/grade.log"
-        fail=$((fail + 1))
     else
         echo "ok      $name: caught as $diag ($score, $((SECONDS - t0)) s)"
-        pass=$((pass + 1))
     fi
+}
+
+# The judges first (shared by every mutant of a lab), so the parallel builds
+# below only build their own directories.
+labs_used=$(for name in "${list[@]}"; do sed -n 's/^# lab: *//p' "grader/mutants/$name.diff"; done | sort -u)
+for lab in $labs_used; do
+    make -s --no-print-directory "$B/grader/lab$lab" >/dev/null || exit 1
+done
+# Two at a time by default (MUTANT_JOBS): one builds while the other grades.
+# Each grading takes its own sandbox user, so they do not meet.
+for name in "${list[@]}"; do
+    mutant "$name" >"$MB/$name.result" 2>&1 &
+    while [ "$(jobs -rp | wc -l)" -ge "${MUTANT_JOBS:-2}" ]; do
+        wait -n
+    done
+done
+wait
+pass=0
+fail=0
+for name in "${list[@]}"; do
+    cat "$MB/$name.result"
+    if grep -q '^ok ' "$MB/$name.result"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 echo "mutants: $pass caught as named, $fail not"
 [ $fail -eq 0 ]

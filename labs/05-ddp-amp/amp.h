@@ -11,7 +11,8 @@
  *   m->loss_scale before it is rounded to fp16. The fp32 master weights
  *   m->params, the momentum m->velocity and the fp32 gradients m->grads that
  *   dl_mlp_sgd reads stay fp32; nothing copies between the two sides unless
- *   your step does.
+ *   your step does (the driver's underflow probe, --probe-every, runs before
+ *   your step and leaves the fp16 weights and the fp32 gradients zeroed).
  * - The reducer of part 1 allreduces the buckets of r->grads in r->grad_type:
  *   in fp16, half the bytes of fp32 (the driver sets them; see ddp.h).
  * - Every function returns DL_OK or a failure status with dl_last_error()
@@ -35,7 +36,7 @@ extern "C" {
  * factors 1: the scale never moves. */
 typedef struct amp_scaler {
     float scale; /* the loss is multiplied by this before backward */
-    long growth_tracker; /* steps in a row without inf/NaN since the scale last changed */
+    long growth_tracker; /* good steps in a row since the last overflow or growth */
     float growth_factor, backoff_factor;
     long growth_interval;
 } amp_scaler;
@@ -43,8 +44,8 @@ typedef struct amp_scaler {
 /* Task 4. After a step's gradients were checked: found_inf = 1 when any of
  * them (on any rank) was inf or NaN, else 0. Updates the scale and the
  * tracker as GradScaler.update() does, and sets *skip = 1 when the optimizer
- * step must be skipped, 0 when it must be taken. DL_ERR_ARG for a NULL
- * pointer. */
+ * step must be skipped, 0 when it must be taken (GradScaler.step()'s
+ * decision). The scale has no lower bound. DL_ERR_ARG for a NULL pointer. */
 dl_status amp_scaler_update(amp_scaler *s, int found_inf, int *skip);
 
 // ---- task 5: one mixed-precision step (amp.c) ----
@@ -56,8 +57,9 @@ dl_status amp_scaler_update(amp_scaler *s, int found_inf, int *skip);
  * allreduced in their buckets, overlapped with backward; then they are
  * unscaled into the fp32 gradients and checked for inf/NaN; every rank takes
  * the same decision (skip, or the SGD step on the master weights) and the
- * scaler is updated once. *loss = the mean unscaled loss of the micro-batches
- * on this rank; *skipped = 1 when the step was skipped (the master weights,
+ * scaler is updated once; the model keeps the loss scale its backward used.
+ * *loss = the mean of the micro-batches' losses on this rank (dl_mlp_loss's
+ * values: the scale enters only in backward); *skipped = 1 when the step was skipped (the master weights,
  * the momentum and the optimizer's step count unchanged), else 0. */
 dl_status amp_step(ddp_reducer *r, amp_scaler *s, const ddp_micro *mb, const ddp_sgd *opt, double *loss, int *skipped);
 

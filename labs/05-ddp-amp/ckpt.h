@@ -54,9 +54,9 @@ typedef struct ckpt_state {
     long opt_steps; /* dl_mlp_steps() */
     /* the dynamic loss scaler */
     float scale;
-    long growth_tracker; /* finite steps since the scale last changed */
+    long growth_tracker; /* good steps in a row since the last overflow or growth */
     /* where training stands */
-    long step; /* optimizer steps done */
+    long step; /* the driver's steps done, skipped (inf/NaN) ones included */
     int epoch; /* epoch of the next step */
     long batch_in_epoch; /* the sampler's position: the next batch within that epoch */
     dl_rng rng; /* the driver's generator (dl/rng.h) */
@@ -88,7 +88,7 @@ dl_status ckpt_save(const char *path, const ckpt_state *s);
  *                  n_params, another seed; another world size, unless
  *                  allow_reshard: then it loads, and prints one warning to
  *                  stderr naming both world sizes (the sampler's position is
- *                  the saved one: the caller maps it to the new world size).
+ *                  the saved one: what it means for the new world size is the caller's choice).
  */
 dl_status ckpt_load(const char *path, ckpt_state *s, int allow_reshard);
 

@@ -119,6 +119,7 @@ dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *sha
     float *g32 = malloc(n * sizeof *g32);
     dl_half *g16 = malloc(n * sizeof *g16);
     double loss = 0;
+    float was = m->loss_scale;
     dl_status st = g32 && g16 ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory for the underflow probe");
     // the fp32 gradient of this micro-batch: the reference
     if (st == DL_OK)
@@ -146,6 +147,14 @@ dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *sha
         st = dl_mlp_backward(m, mb->X, mb->n, 0, NULL, NULL);
     if (st == DL_OK)
         st = dl_memcpy_d2h(m->dev, g16, m->grads16, n * sizeof *g16);
+    // nothing of the probe may stand in for the step: the fp16 weights and the
+    // fp32 gradients zeroed, the loss scale back to what it was
+    if (st == DL_OK)
+        st = dl_scale(m->dev, m->params16, n, DL_F16, 0.0f);
+    if (st == DL_OK)
+        st = dl_scale(m->dev, m->grads, n, DL_F32, 0.0f);
+    if (st == DL_OK)
+        st = dl_mlp_set_loss_scale(m, was);
     if (st == DL_OK) {
         size_t nonzero = 0, lost = 0, coarse = 0;
         for (size_t i = 0; i < n; i++) {

@@ -38,9 +38,10 @@ int kit_structural_buckets(const ddp_bucket *b, int nb, size_t elem_size, dl_sim
  * share of the gradient's elements that are nonzero in fp32 but flush to
  * zero in fp16 when the loss is scaled by `scale` (the fp16 gradient before
  * any division by the ranks), over the nonzero ones. It runs the micro-batch
- * twice (fp32, then fp16 from the master weights), overwrites the gradient
- * buffers and the fp16 weights (a step recomputes them) and leaves the model
- * in fp16. kit_unchanged: the share of n weights bitwise equal before and
+ * twice (fp32, then fp16 from the master weights) and leaves the model in
+ * fp16 with its loss scale as it was, the fp16 weights and the fp32
+ * gradients zeroed (nothing of it can stand in for the step), the fp16
+ * gradients overwritten. kit_unchanged: the share of n weights bitwise equal before and
  * after a step. */
 dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *share, double *subnormal);
 double kit_unchanged(const float *before, const float *after, size_t n);
@@ -53,8 +54,9 @@ dl_status kit_poison(const dl_device *dev, ddp_micro *mb);
  * weights and the momentum. save (rank 0): the model, the scaler and where
  * the run stands — the next step's number, epoch and batch within it — to
  * DIR/latest (DIR is made). resume (every rank): loads path and puts it
- * back into the model, the scaler and the three positions; after a
- * reshard (--allow-reshard) c->s.world_size is the writer's. end: frees. */
+ * back into the model, the scaler and the three positions (after a reshard,
+ * --allow-reshard, the batch number is the writer's: the driver goes on from
+ * it in its own batches). end: frees. */
 typedef struct kit_ckpt {
     ckpt_state s;
 } kit_ckpt;

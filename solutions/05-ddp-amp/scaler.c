@@ -24,5 +24,5 @@ dl_status amp_scaler_update(amp_scaler *s, int found_inf, int *skip)
     return DL_OK;
     /* END SOLUTION */
     /* STUDENT: (void)found_inf; */
-    /* STUDENT: return DL_TODO("lab05 task 4: GradScaler's update: back off and skip on inf, grow after the interval"); */
+    /* STUDENT: return DL_TODO("lab05 task 4: GradScaler's update: back off and skip on inf; grow on the growth_interval-th good step in a row"); */
 }
