@@ -658,10 +658,12 @@ END_TEST
 /* fp16 rounds every activation and gradient (2^-11 relative), and sums over
  * other row groupings round differently: one step's fp16 gradient is within
  * about 1% of the fp32 one on this model, and P ranks at B rows differ from
- * one rank at P·B rows by up to about 7e-4 in a parameter after 8 steps
- * (measured). Tolerance: 2e-3 + 2e-2·|ref|. */
-#define AMP_ATOL 2e-3
-#define AMP_RTOL 2e-2
+ * one rank at P·B rows by up to about 7e-4 (P = 2) and 4.2e-3 (P = 4) in a
+ * parameter after 8 steps (measured). Tolerance: 5e-3 + 5e-2·|ref| — a
+ * gradient summed instead of averaged moves the parameters several times
+ * further, and the master weights and the scale are checked on their own. */
+#define AMP_ATOL 5e-3
+#define AMP_RTOL 5e-2
 
 /* One rank at P·B in fp16 with fp32 master weights, scaled as GradScaler
  * would (the judge's own step; the kit's fp16 MLP). */
@@ -802,20 +804,20 @@ static float *amp_same_params(const char *name, int P, size_t *n0)
     return p0;
 }
 
-START_TEST(test_amp_training)
+/* One --amp fp16 run on P ranks of B rows, judged against the grader's own
+ * fp16 step at P·B rows; the master weights' check; what backward was told. */
+static void check_amp_run(const char *name, int P, size_t B)
 {
-    const int P = 2;
-    const size_t B = 32;
     const long steps = AMP_STEPS;
-    run_amp("amp2", P, B, steps, -1);
+    run_amp(name, P, B, steps, -1);
     size_t n = 0, np = 0;
-    float *p = amp_same_params("amp2", P, &n);
+    float *p = amp_same_params(name, P, &n);
     // the scale the student's scaler kept, and the one the kit's backward used
     amp_scaler sc = {(float)AMP_INIT, 0, 2.0f, 0.5f, AMP_GROWTH};
     long nr = 0;
-    amp_row *a = read_amp("amp2", 0, &nr);
+    amp_row *a = read_amp(name, 0, &nr);
     if (nr != steps)
-        GR_FAIL("run 'amp2' recorded %ld steps, expected %ld", nr, steps);
+        GR_FAIL("run '%s' recorded %ld steps, expected %ld", name, nr, steps);
     for (long k = 0; k < nr; k++) {
         if (a[k].model_scale == 1.0 && a[k].scale != 1.0)
             GR_FAIL(GR_DIAG("no-loss-scaling") "step %ld: the scaler's scale is %g but the model's backward ran "
@@ -860,6 +862,12 @@ START_TEST(test_amp_training)
     gr_note("--amp fp16, %d ranks: %zu of %zu parameters happen to be fp16 values (fp32 masters)\n", P, representable,
             n);
     free(p), free(ref), free(rd), free(a);
+}
+
+START_TEST(test_amp_training)
+{
+    check_amp_run("amp2", 2, 32);
+    check_amp_run("amp4", 4, 16);
 }
 END_TEST
 
@@ -993,7 +1001,7 @@ static const gr_item items[] = {
          NULL, "back off and skip on inf; grow on the growth_interval-th good step in a row, to a finite value",
          "task-4-the-loss-scaler-10-points", 30, GR_WORKER),
     ITEM(test_amp_training, "amp_training",
-         "--amp fp16 on 2 ranks: 8 scaled steps equal one rank in fp16; fp32 master weights; ranks bitwise equal", 15,
+         "--amp fp16 on 2 and 4 ranks: 8 scaled steps equal one rank in fp16; fp32 masters; ranks bitwise equal", 15,
          GR_CPU, "equivalence", "cast the masters to fp16, scale, allreduce fp16 buckets, unscale into fp32",
          "task-5-the-amp-step-25-points", 300, GR_JUDGE),
     ITEM(test_amp_skip, "amp_skip", "an inf on one rank before the sync: every rank skips that step together", 10,
