@@ -175,66 +175,97 @@ static void spec_of(const dl_dataset *tr, model_spec *s)
     s->n_sizes = 5;
 }
 
+/* The judge's one-rank run of the whole batch: the data, the model at the
+ * global batch, the kit's sampler as each of P ranks draws from it, and the
+ * driver's learning-rate schedule. Shared by the fp32 and the fp16 references. */
+typedef struct ref_run {
+    dl_data data;
+    dl_mlp m; /* created for G rows, fp32 */
+    int P, epoch; /* epoch: the one idx[] holds, -1 before the first */
+    size_t rows, G, spe; /* rows per rank per step (B·accum), G = P·rows, steps per epoch */
+    dl_sampler smp[4];
+    size_t *idx[4]; /* each rank's order of the current epoch */
+    float *X; /* (G, d) the global batch: rank 0's rows, then rank 1's, ... */
+    int32_t *y; /* (G,) */
+    dl_lr_config lrc;
+} ref_run;
+
+static void ref_open(ref_run *r, int P, size_t rows)
+{
+    GR_OK(dl_data_load(DATA, &r->data));
+    const dl_dataset *tr = &r->data.train;
+    size_t n_train = tr->n - VAL_ROWS;
+    r->P = P, r->rows = rows, r->G = rows * (size_t)P, r->epoch = -1;
+    model_spec ms;
+    spec_of(tr, &ms);
+    GR_OK(dl_mlp_create(&r->m, dl_cpu(), ms.sizes, ms.n_sizes, r->G, SEED));
+    for (int k = 0; k < P; k++) {
+        r->smp[k] = (dl_sampler){.n = n_train, .rank = k, .world = P, .seed = SEED, .shuffle = 1};
+        r->idx[k] = malloc(dl_sampler_num_samples(&r->smp[k]) * sizeof *r->idx[k]);
+    }
+    r->spe = dl_sampler_num_samples(&r->smp[0]) / rows;
+    r->lrc = (dl_lr_config){.base_lr = LR,
+                            .base_batch = BASE,
+                            .global_batch = r->G,
+                            .warmup_steps = WARMUP,
+                            .total_steps = (long)r->spe * EPOCHS, // --max-steps stops; the schedule spans the epochs
+                            .cosine = 1};
+    r->X = malloc(r->G * tr->d * sizeof *r->X);
+    r->y = malloc(r->G * sizeof *r->y);
+}
+
+/* The global batch of step s into r->X, r->y: each rank's next rows of its
+ * epoch's order, as the driver's sampler deals them. */
+static void ref_batch(ref_run *r, long s)
+{
+    const dl_dataset *tr = &r->data.train;
+    int e = (int)(s / (long)r->spe);
+    size_t at = (size_t)(s % (long)r->spe) * r->rows, row = 0;
+    if (e != r->epoch) {
+        for (int k = 0; k < r->P; k++) {
+            dl_sampler_set_epoch(&r->smp[k], e);
+            GR_OK(dl_sampler_indices(&r->smp[k], r->idx[k]));
+        }
+        r->epoch = e;
+    }
+    for (int k = 0; k < r->P; k++)
+        for (size_t i = 0; i < r->rows; i++, row++) {
+            memcpy(r->X + row * tr->d, tr->X + r->idx[k][at + i] * tr->d, tr->d * sizeof *r->X);
+            r->y[row] = tr->y[r->idx[k][at + i]];
+        }
+}
+
+/* Frees the run; returns its parameters (malloc'ed, m.n_params floats). */
+static float *ref_close(ref_run *r)
+{
+    float *out = malloc(r->m.n_params * sizeof *out);
+    GR_OK(dl_mlp_get_params(&r->m, out));
+    for (int k = 0; k < r->P; k++)
+        free(r->idx[k]);
+    free(r->X), free(r->y);
+    dl_mlp_free(&r->m);
+    dl_data_free(&r->data);
+    return out;
+}
+
 /* The parameters after `steps` steps of P ranks x accum micro-batches of B
  * rows, computed as one rank at accum·P·B; init gets the starting point. */
 static float *reference(int P, size_t B, int accum, long steps, float **init, size_t *n_params)
 {
-    dl_data data;
-    GR_OK(dl_data_load(DATA, &data));
-    dl_dataset *tr = &data.train;
-    size_t n_train = tr->n - VAL_ROWS, G = B * (size_t)accum * (size_t)P;
-    model_spec ms;
-    spec_of(tr, &ms);
-    dl_mlp m;
-    GR_OK(dl_mlp_create(&m, dl_cpu(), ms.sizes, ms.n_sizes, G, SEED));
-    *n_params = m.n_params;
-    *init = malloc(m.n_params * sizeof **init);
-    float *X = malloc(G * tr->d * sizeof *X), *out = malloc(m.n_params * sizeof *out);
-    int32_t *y = malloc(G * sizeof *y);
-    size_t *idx[4];
-    dl_sampler smp[4];
-    for (int r = 0; r < P; r++) {
-        smp[r] = (dl_sampler){.n = n_train, .rank = r, .world = P, .seed = SEED, .shuffle = 1};
-        idx[r] = malloc(dl_sampler_num_samples(&smp[r]) * sizeof *idx[r]);
-    }
-    GR_OK(dl_mlp_get_params(&m, *init));
-    size_t per = dl_sampler_num_samples(&smp[0]), spe = per / (B * (size_t)accum);
-    dl_lr_config lrc = {.base_lr = LR,
-                        .base_batch = BASE,
-                        .global_batch = G,
-                        .warmup_steps = WARMUP,
-                        .total_steps = (long)spe * EPOCHS, // --max-steps stops; the schedule spans the epochs
-                        .cosine = 1};
-    int epoch = -1;
+    ref_run r;
+    ref_open(&r, P, B * (size_t)accum);
+    *n_params = r.m.n_params;
+    *init = malloc(r.m.n_params * sizeof **init);
+    GR_OK(dl_mlp_get_params(&r.m, *init));
     for (long s = 0; s < steps; s++) {
-        int e = (int)(s / (long)spe);
-        size_t at = (size_t)(s % (long)spe) * B * (size_t)accum;
-        if (e != epoch) {
-            for (int r = 0; r < P; r++) {
-                dl_sampler_set_epoch(&smp[r], e);
-                GR_OK(dl_sampler_indices(&smp[r], idx[r]));
-            }
-            epoch = e;
-        }
-        size_t row = 0;
-        for (int r = 0; r < P; r++)
-            for (size_t i = 0; i < B * (size_t)accum; i++, row++) {
-                memcpy(X + row * tr->d, tr->X + idx[r][at + i] * tr->d, tr->d * sizeof *X);
-                y[row] = tr->y[idx[r][at + i]];
-            }
         double loss;
-        GR_OK(dl_mlp_forward(&m, X, G));
-        GR_OK(dl_mlp_loss(&m, y, G, &loss));
-        GR_OK(dl_mlp_backward(&m, X, G, 0, NULL, NULL));
-        GR_OK(dl_mlp_sgd(&m, (float)dl_lr_at(&lrc, s), (float)MOMENTUM, (float)WD));
+        ref_batch(&r, s);
+        GR_OK(dl_mlp_forward(&r.m, r.X, r.G));
+        GR_OK(dl_mlp_loss(&r.m, r.y, r.G, &loss));
+        GR_OK(dl_mlp_backward(&r.m, r.X, r.G, 0, NULL, NULL));
+        GR_OK(dl_mlp_sgd(&r.m, (float)dl_lr_at(&r.lrc, s), (float)MOMENTUM, (float)WD));
     }
-    GR_OK(dl_mlp_get_params(&m, out));
-    for (int r = 0; r < P; r++)
-        free(idx[r]);
-    free(X), free(y);
-    dl_mlp_free(&m);
-    dl_data_free(&data);
-    return out;
+    return ref_close(&r);
 }
 
 /* Runs the driver on P ranks (once per grading run) with --dump. */
@@ -666,86 +697,50 @@ END_TEST
 #define AMP_RTOL 5e-2
 
 /* One rank at P·B in fp16 with fp32 master weights, scaled as GradScaler
- * would (the judge's own step; the kit's fp16 MLP). */
-static float *reference_amp(int P, size_t B, long steps, size_t *n_params)
+ * would (the judge's own step; the kit's fp16 MLP). At step poison (from 0;
+ * -1 for none) an inf goes where the driver's --poison-step puts it: the
+ * first input of the last rank's rows. */
+static float *reference_amp(int P, size_t B, long steps, long poison, size_t *n_params)
 {
-    dl_data data;
-    GR_OK(dl_data_load(DATA, &data));
-    dl_dataset *tr = &data.train;
-    size_t n_train = tr->n - VAL_ROWS, G = B * (size_t)P;
-    model_spec ms;
-    spec_of(tr, &ms);
-    dl_mlp m;
-    GR_OK(dl_mlp_create(&m, dl_cpu(), ms.sizes, ms.n_sizes, G, SEED));
-    GR_OK(dl_mlp_set_precision(&m, DL_F16));
-    *n_params = m.n_params;
-    float *X = malloc(G * tr->d * sizeof *X), *out = malloc(m.n_params * sizeof *out);
-    int32_t *y = malloc(G * sizeof *y);
-    size_t *idx[4];
-    dl_sampler smp[4];
-    for (int r = 0; r < P; r++) {
-        smp[r] = (dl_sampler){.n = n_train, .rank = r, .world = P, .seed = SEED, .shuffle = 1};
-        idx[r] = malloc(dl_sampler_num_samples(&smp[r]) * sizeof *idx[r]);
-    }
-    size_t per = dl_sampler_num_samples(&smp[0]), spe = per / B;
-    dl_lr_config lrc = {.base_lr = LR,
-                        .base_batch = BASE,
-                        .global_batch = G,
-                        .warmup_steps = WARMUP,
-                        .total_steps = (long)spe * EPOCHS, // --max-steps stops; the schedule spans the epochs
-                        .cosine = 1};
+    ref_run r;
+    ref_open(&r, P, B);
+    GR_OK(dl_mlp_set_precision(&r.m, DL_F16));
+    *n_params = r.m.n_params;
     amp_scaler sc = {(float)AMP_INIT, 0, 2.0f, 0.5f, AMP_GROWTH};
-    int epoch = -1;
     for (long s = 0; s < steps; s++) {
-        int e = (int)(s / (long)spe);
-        size_t at = (size_t)(s % (long)spe) * B;
-        if (e != epoch) {
-            for (int r = 0; r < P; r++) {
-                dl_sampler_set_epoch(&smp[r], e);
-                GR_OK(dl_sampler_indices(&smp[r], idx[r]));
-            }
-            epoch = e;
-        }
-        size_t row = 0;
-        for (int r = 0; r < P; r++)
-            for (size_t i = 0; i < B; i++, row++) {
-                memcpy(X + row * tr->d, tr->X + idx[r][at + i] * tr->d, tr->d * sizeof *X);
-                y[row] = tr->y[idx[r][at + i]];
-            }
         double loss;
         int found = 0;
-        GR_OK(dl_cast(m.dev, m.params16, DL_F16, m.params, DL_F32, m.n_params));
-        GR_OK(dl_mlp_set_loss_scale(&m, sc.scale));
-        GR_OK(dl_mlp_forward(&m, X, G));
-        GR_OK(dl_mlp_loss(&m, y, G, &loss));
-        GR_OK(dl_mlp_backward(&m, X, G, 0, NULL, NULL));
-        GR_OK(dl_unscale(m.dev, m.grads16, DL_F16, m.grads, m.n_params, 1.0f / sc.scale, &found));
+        ref_batch(&r, s);
+        if (s == poison)
+            r.X[(size_t)(P - 1) * B * r.data.train.d] = INFINITY;
+        GR_OK(dl_cast(r.m.dev, r.m.params16, DL_F16, r.m.params, DL_F32, r.m.n_params));
+        GR_OK(dl_mlp_set_loss_scale(&r.m, sc.scale));
+        GR_OK(dl_mlp_forward(&r.m, r.X, r.G));
+        GR_OK(dl_mlp_loss(&r.m, r.y, r.G, &loss));
+        GR_OK(dl_mlp_backward(&r.m, r.X, r.G, 0, NULL, NULL));
+        GR_OK(dl_unscale(r.m.dev, r.m.grads16, DL_F16, r.m.grads, r.m.n_params, 1.0f / sc.scale, &found));
         if (!ref_scaler(&sc, found))
-            GR_OK(dl_mlp_sgd(&m, (float)dl_lr_at(&lrc, s), (float)MOMENTUM, (float)WD));
+            GR_OK(dl_mlp_sgd(&r.m, (float)dl_lr_at(&r.lrc, s), (float)MOMENTUM, (float)WD));
     }
-    GR_OK(dl_mlp_get_params(&m, out));
-    for (int r = 0; r < P; r++)
-        free(idx[r]);
-    free(X), free(y);
-    dl_mlp_free(&m);
-    dl_data_free(&data);
-    return out;
+    return ref_close(&r);
 }
 
-/* The driver with --amp fp16 on P ranks, once per grading run. */
-static void run_amp(const char *name, int P, size_t B, long steps, long poison_step)
+/* The driver with --amp fp16 on P ranks, once per grading run; gpu: one
+ * process (P = 1) on the CUDA device instead. The inf of poison_step goes
+ * into the last rank's input. */
+static void run_amp(const char *name, int P, size_t B, long steps, long poison_step, int gpu)
 {
     char args[1200], summary[1300];
     snprintf(summary, sizeof summary, "%s/summary.json", gr_path(name));
     if (access(summary, R_OK) == 0)
         return;
     snprintf(args, sizeof args,
-             "--data %s --hidden %s --batch-size %zu --max-steps %ld --epochs 50 --lr %g --base-batch %d --warmup %d "
+             "%s--data %s --hidden %s --batch-size %zu --max-steps %ld --epochs 50 --lr %g --base-batch %d --warmup %d "
              "--momentum %g --weight-decay %g --seed %d --first-bucket-mb %.9f --bucket-mb %.9f --amp fp16 "
              "--init-scale %g --growth-interval %d --probe-every 0 --poison-step %ld --poison-rank %d --dump '%s/dump'",
-             DATA, HIDDEN, B, steps, LR, BASE, WARMUP, MOMENTUM, WD, SEED, FIRST_CAP / 1048576.0, CAP / 1048576.0,
-             AMP_INIT, AMP_GROWTH, poison_step, P - 1, gr_path(name));
-    int rc = gr_run_driver(P, name, args);
+             gpu ? "--device cuda " : "", DATA, HIDDEN, B, steps, LR, BASE, WARMUP, MOMENTUM, WD, SEED,
+             FIRST_CAP / 1048576.0, CAP / 1048576.0, AMP_INIT, AMP_GROWTH, poison_step, P - 1, gr_path(name));
+    int rc = gr_run_driver(gpu ? 0 : P, name, args);
     if (rc != 0)
         gr_fail_run(name, rc);
 }
@@ -809,7 +804,7 @@ static float *amp_same_params(const char *name, int P, size_t *n0)
 static void check_amp_run(const char *name, int P, size_t B)
 {
     const long steps = AMP_STEPS;
-    run_amp(name, P, B, steps, -1);
+    run_amp(name, P, B, steps, -1, 0);
     size_t n = 0, np = 0;
     float *p = amp_same_params(name, P, &n);
     // the scale the student's scaler kept, and the one the kit's backward used
@@ -837,7 +832,7 @@ static void check_amp_run(const char *name, int P, size_t B)
     size_t representable = 0;
     for (size_t k = 0; k < n; k++)
         representable += dl_h2f(dl_f2h(p[k])) == p[k];
-    float *ref = reference_amp(P, B, steps, &np);
+    float *ref = reference_amp(P, B, steps, -1, &np);
     if (np != n)
         GR_FAIL("the driver's model has %zu parameters, expected %zu", n, np);
     double *rd = malloc(np * sizeof *rd);
@@ -871,32 +866,110 @@ START_TEST(test_amp_training)
 }
 END_TEST
 
+/* The first step where rank r decided otherwise than the poisoned rank
+ * (the last), naming which way they parted; the rows are every rank's. */
+static void check_same_decisions(amp_row *const *a, int P, long steps, long poisoned)
+{
+    const amp_row *hit = a[P - 1]; // the rank whose input held the inf
+    for (long k = 0; k < steps; k++)
+        for (int r = 0; r + 1 < P; r++) {
+            double mine = a[r][k].skipped, theirs = hit[k].skipped;
+            if ((mine != 0) == (theirs != 0))
+                continue;
+            if (k == poisoned && theirs != 0)
+                GR_FAIL(GR_DIAG("inf-check-before-allreduce") "step %ld: rank %d, whose gradients held the inf, "
+                                                              "skipped; rank %d did not: the ranks took different "
+                                                              "skip decisions. Is the inf check or the unscale done "
+                                                              "before the allreduce, on each rank's own gradient? "
+                                                              "Unscale and check the summed buckets, where an inf "
+                                                              "on any rank is an inf on every rank",
+                        k + 1, P - 1, r);
+            GR_FAIL(GR_DIAG("ranks-diverge") "step %ld: rank %d skipped = %g, rank %d skipped = %g: the ranks took "
+                                             "different skip decisions; decide on a flag reduced over the ranks "
+                                             "(an inf anywhere skips the step everywhere)",
+                    k + 1, r, mine, P - 1, theirs);
+        }
+}
+
 START_TEST(test_amp_skip)
 {
-    const int P = 2;
+    enum { P = 2 };
     const long steps = AMP_STEPS, poisoned = 3;
-    run_amp("ampskip", P, 32, steps, poisoned);
+    run_amp("ampskip", P, 32, steps, poisoned, 0);
+    amp_row *a[P];
+    for (int r = 0; r < P; r++) {
+        long nr = 0;
+        a[r] = read_amp("ampskip", r, &nr);
+        if (nr != steps)
+            GR_FAIL("run 'ampskip' rank %d recorded %ld steps, expected %ld", r, nr, steps);
+    }
+    // the decisions first: where the ranks part, the parameters say only that they did
+    check_same_decisions(a, P, steps, poisoned);
+    // then the weights: a step taken on inf leaves NaN, and every later step skips
     size_t n = 0;
     float *p = amp_same_params("ampskip", P, &n);
     for (int r = 0; r < P; r++) {
-        long nr = 0;
-        amp_row *a = read_amp("ampskip", r, &nr);
-        if (nr != steps)
-            GR_FAIL("run 'ampskip' rank %d recorded %ld steps, expected %ld", r, nr, steps);
-        for (long k = 0; k < nr; k++) {
+        for (long k = 0; k < steps; k++) {
             int want = k == poisoned;
-            if ((a[k].skipped != 0) != want)
+            double got = a[r][k].skipped;
+            if ((got != 0) != want)
                 GR_FAIL(GR_DIAG("skip-not-together") "rank %d, step %ld: skipped = %g, expected %d: an inf reached "
                                                      "rank %d's gradients at step %ld; every rank must skip that "
                                                      "step, and only that one",
-                        r, k + 1, a[k].skipped, want, P - 1, poisoned + 1);
+                        r, k + 1, got, want, P - 1, poisoned + 1);
         }
-        if (a[poisoned + 1].scale != a[poisoned].scale * 0.5)
-            GR_FAIL("rank %d: the scale went from %g to %g after the overflow, expected it halved", r,
-                    a[poisoned].scale, a[poisoned + 1].scale);
-        free(a);
+        double before = a[r][poisoned].scale, after = a[r][poisoned + 1].scale;
+        if (after != before * 0.5)
+            GR_FAIL("rank %d: the scale went from %g to %g after the overflow, expected it halved", r, before, after);
     }
+    for (int r = 0; r < P; r++)
+        free(a[r]);
     free(p);
+}
+END_TEST
+
+// ---- part 2 on one GPU ----
+
+/* The AMP step on one GPU for 8 steps of 64 rows, an inf in the input of
+ * step 3, against the judge's fp16 step on the CPU. Both sides multiply
+ * fp16 values and sum the products in fp32, but cuBLAS sums in its own
+ * order, so an activation may round to the neighbouring fp16 value: the
+ * parameters get amp_training's tolerance, 5e-3 + 5e-2·|ref| (the same
+ * rounding argument; a wrong unscale or a step taken on inf is far
+ * outside it). The skip decisions and the scale are exact on any device. */
+START_TEST(test_amp_gpu)
+{
+    const long steps = AMP_STEPS, poisoned = 3;
+    const size_t B = 64;
+    run_amp("ampgpu", 1, B, steps, poisoned, 1);
+    long nr = 0;
+    amp_row *a = read_amp("ampgpu", 0, &nr);
+    if (nr != steps)
+        GR_FAIL("run 'ampgpu' recorded %ld steps, expected %ld", nr, steps);
+    amp_scaler sc = {(float)AMP_INIT, 0, 2.0f, 0.5f, AMP_GROWTH};
+    for (long k = 0; k < steps; k++) {
+        double want_scale = sc.scale, got_scale = a[k].scale, got_skip = a[k].skipped;
+        int want_skip = ref_scaler(&sc, k == poisoned);
+        if (k == poisoned && got_skip == 0)
+            GR_FAIL(GR_DIAG("step-not-skipped-on-inf") "on the GPU, step %ld: skipped = 0, but an inf was in its "
+                                                       "input: the device's gradients must be unscaled and checked "
+                                                       "on the device (dl_unscale on m->dev reads the flag back), as "
+                                                       "on the CPU",
+                    k + 1);
+        if ((got_skip != 0) != want_skip || got_scale != want_scale)
+            GR_FAIL("on the GPU, step %ld: scale %g, skipped = %g; on the CPU the same steps give scale %g, skipped = "
+                    "%d (init %g, doubled after every %d good steps, an inf at step %ld)",
+                    k + 1, got_scale, got_skip, want_scale, want_skip, AMP_INIT, AMP_GROWTH, poisoned + 1);
+    }
+    size_t n = 0, np = 0;
+    float *p = amp_same_params("ampgpu", 1, &n);
+    float *ref = reference_amp(1, B, steps, poisoned, &np);
+    double *rd = malloc(np * sizeof *rd);
+    for (size_t k = 0; k < np; k++)
+        rd[k] = ref[k];
+    GR_ALLCLOSE_F32("parameters after 8 fp16 steps (one skipped) on one GPU vs the CPU", p, rd, n < np ? n : np,
+                    AMP_ATOL, AMP_RTOL, "");
+    free(p), free(ref), free(rd), free(a);
 }
 END_TEST
 
@@ -1007,6 +1080,9 @@ static const gr_item items[] = {
     ITEM(test_amp_skip, "amp_skip", "an inf on one rank before the sync: every rank skips that step together", 10,
          GR_CPU, "amp_training", "check for inf/NaN after the buckets are summed, and decide on a reduced flag",
          "task-5-the-amp-step-25-points", 300, GR_JUDGE),
+    ITEM(test_amp_gpu, "amp_gpu", "one GPU: 8 fp16 steps equal the CPU's; the poisoned one skipped on the device", 5,
+         GR_GPU1, "amp_training", "the same step on device pointers: cast, unscale and check on m->dev",
+         "running-on-gpus", 300, GR_JUDGE),
     ITEM(test_ckpt_roundtrip, "ckpt_roundtrip",
          "checkpoint: saved and loaded back bitwise (weights, momentum, scaler, sampler, step, rng)", 10, GR_CPU, NULL,
          "every field of ckpt_state goes into the payload, and comes back bitwise", "task-6-checkpoints-35-points", 30,

@@ -373,18 +373,27 @@ static void ckt_check_state(const char *what, const ckpt_state *got, const ckpt_
 
 // ---- the items ----
 
+/* Empties dir, saves the crafted state (salt 0) to path in it and reads the
+ * file back: *f (malloc'ed, free it) of *len bytes, judged against ckpt.h.
+ * Returns where the parameters start in it. */
+static size_t ckt_save_read(const char *dir, const char *path, ckt_run *saved, unsigned char **f, size_t *len)
+{
+    GR_OK(fs_mkdir(dir));
+    ckt_identity(saved, ckt_sizes, CKT_NS, CKT_WORLD, CKT_SEED);
+    ckt_fill(saved, 0);
+    GR_OK(ckpt_save(path, &saved->s));
+    *f = NULL;
+    *len = 0;
+    GR_OK(fs_read(path, f, len));
+    return ckt_check_format(path, *f, *len, &saved->s);
+}
+
 START_TEST(test_ckpt_roundtrip)
 {
     static ckt_run saved, got;
     const char *a = "ckpt_roundtrip/a.ckpt", *b = "ckpt_roundtrip/b.ckpt";
-    GR_OK(fs_mkdir("ckpt_roundtrip"));
-    ckt_identity(&saved, ckt_sizes, CKT_NS, CKT_WORLD, CKT_SEED);
-    ckt_fill(&saved, 0);
-    GR_OK(ckpt_save(a, &saved.s));
     unsigned char *f = NULL;
-    size_t len = 0;
-    GR_OK(fs_read(a, &f, &len));
-    size_t at = ckt_check_format(a, f, len, &saved.s);
+    size_t len = 0, at = ckt_save_read("ckpt_roundtrip", a, &saved, &f, &len);
     // the bytes under another name, the first gone: only the file can carry the state
     GR_OK(fs_write(b, f, len));
     GR_OK(fs_remove(a));
@@ -449,14 +458,8 @@ START_TEST(test_ckpt_rejects)
 {
     static ckt_run saved, got;
     const char *good = "ckpt_rejects/good.ckpt", *bad = "ckpt_rejects/bad.ckpt";
-    GR_OK(fs_mkdir("ckpt_rejects"));
-    ckt_identity(&saved, ckt_sizes, CKT_NS, CKT_WORLD, CKT_SEED);
-    ckt_fill(&saved, 0);
-    GR_OK(ckpt_save(good, &saved.s));
     unsigned char *f = NULL;
-    size_t len = 0;
-    GR_OK(fs_read(good, &f, &len));
-    size_t at = ckt_check_format(good, f, len, &saved.s);
+    size_t len = 0, at = ckt_save_read("ckpt_rejects", good, &saved, &f, &len);
     unsigned char *e = malloc(len + 1);
     struct {
         const char *what, *diag;
@@ -515,13 +518,9 @@ START_TEST(test_ckpt_atomic)
 {
     static ckt_run old, fresh, got;
     const char *dir = "ckpt_atomic", *path = "ckpt_atomic/run.ckpt";
-    GR_OK(fs_mkdir(dir));
-    ckt_identity(&old, ckt_sizes, CKT_NS, CKT_WORLD, CKT_SEED);
-    ckt_fill(&old, 0);
-    GR_OK(ckpt_save(path, &old.s));
     unsigned char *f = NULL;
     size_t len = 0;
-    GR_OK(fs_read(path, &f, &len));
+    ckt_save_read(dir, path, &old, &f, &len);
     free(f);
     ckt_identity(&fresh, ckt_sizes, CKT_NS, CKT_WORLD, CKT_SEED);
     ckt_fill(&fresh, 1000);
