@@ -113,40 +113,36 @@ int kit_structural_buckets(const ddp_bucket *b, int nb, size_t elem_size, dl_sim
     return nb;
 }
 
+/* One forward, loss and backward of mb in precision t (fp16: from the
+ * master weights, the loss scaled by scale as the step will scale it); the
+ * gradient, n_params elements of t, copied to out. */
+static dl_status gradient_in(dl_mlp *m, const ddp_micro *mb, dl_dtype t, float scale, void *out)
+{
+    double loss = 0;
+    DL_TRY(dl_mlp_set_precision(m, t));
+    if (t == DL_F16) {
+        DL_TRY(dl_cast(m->dev, m->params16, DL_F16, m->params, DL_F32, m->n_params));
+        DL_TRY(dl_mlp_set_loss_scale(m, scale));
+    }
+    DL_TRY(dl_mlp_forward(m, mb->X, mb->n));
+    DL_TRY(dl_mlp_loss(m, mb->y, mb->n, &loss));
+    DL_TRY(dl_mlp_backward(m, mb->X, mb->n, 0, NULL, NULL));
+    const void *grads = t == DL_F16 ? (const void *)m->grads16 : (const void *)m->grads;
+    return dl_memcpy_d2h(m->dev, out, grads, m->n_params * dl_dtype_size(t));
+}
+
 dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *share, double *subnormal)
 {
     size_t n = m->n_params;
     float *g32 = malloc(n * sizeof *g32);
     dl_half *g16 = malloc(n * sizeof *g16);
-    double loss = 0;
     float was = m->loss_scale;
     dl_status st = g32 && g16 ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory for the underflow probe");
-    // the fp32 gradient of this micro-batch: the reference
-    if (st == DL_OK)
-        st = dl_mlp_set_precision(m, DL_F32);
-    if (st == DL_OK)
-        st = dl_mlp_forward(m, mb->X, mb->n);
-    if (st == DL_OK)
-        st = dl_mlp_loss(m, mb->y, mb->n, &loss);
-    if (st == DL_OK)
-        st = dl_mlp_backward(m, mb->X, mb->n, 0, NULL, NULL);
-    if (st == DL_OK)
-        st = dl_memcpy_d2h(m->dev, g32, m->grads, n * sizeof *g32);
-    // the same gradient in fp16, of the loss scaled as the step will scale it
-    if (st == DL_OK)
-        st = dl_mlp_set_precision(m, DL_F16);
-    if (st == DL_OK)
-        st = dl_cast(m->dev, m->params16, DL_F16, m->params, DL_F32, n);
-    if (st == DL_OK)
-        st = dl_mlp_set_loss_scale(m, scale);
-    if (st == DL_OK)
-        st = dl_mlp_forward(m, mb->X, mb->n);
-    if (st == DL_OK)
-        st = dl_mlp_loss(m, mb->y, mb->n, &loss);
-    if (st == DL_OK)
-        st = dl_mlp_backward(m, mb->X, mb->n, 0, NULL, NULL);
-    if (st == DL_OK)
-        st = dl_memcpy_d2h(m->dev, g16, m->grads16, n * sizeof *g16);
+    // the fp32 gradient of this micro-batch (the reference), then the same in fp16
+    const dl_dtype prec[2] = {DL_F32, DL_F16};
+    void *const out[2] = {g32, g16};
+    for (int p = 0; st == DL_OK && p < 2; p++)
+        st = gradient_in(m, mb, prec[p], scale, out[p]);
     // nothing of the probe may stand in for the step: the fp16 weights and the
     // fp32 gradients zeroed, the loss scale back to what it was
     if (st == DL_OK)

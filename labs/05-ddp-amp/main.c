@@ -10,9 +10,11 @@
  * Every rank holds the data and a copy of the model (same seed, so the same
  * start); the kit's sampler (dl/sampler.h) deals each epoch's rows to the
  * ranks; each optimizer step takes --accum micro-batches of --batch-size rows
- * per rank. The kit's trace (dl/trace.h) records every forward, each layer's
- * backward, each allreduce and the optimizer, in order: from it the driver
- * draws the per-rank timeline, writes trace.json (ui.perfetto.dev) and
+ * per rank, staged by dl/batch.h; dl/eval.h scores the validation and test
+ * sets, each rank predicting its share of the chunks. The kit's trace
+ * (dl/trace.h) records every forward, each layer's backward, each allreduce
+ * and the optimizer, in order (evaluation outside any step): from it the
+ * driver draws the per-rank timeline, writes trace.json (ui.perfetto.dev) and
  * projects one step onto the target profile (dl_project_step) for the three
  * modes. Outputs (rank 0) in --out: metrics.csv (per epoch), buckets.csv,
  * timeline.csv, sweep.csv (projected step time per bucket cap),
@@ -27,14 +29,16 @@
 
 #include "amp.h"
 #include "ckpt.h"
+#include "dl/batch.h" // dl_batch_gather
 #include "dl/cli.h" // dl_cli_parse
 #include "dl/data.h" // dl_data_load, dl_npy_write_f32
+#include "dl/eval.h" // dl_eval_accuracy
 #include "dl/fs.h" // dl_mkdir_p
 #include "dl/json.h" // summary.json
 #include "dl/lr.h" // dl_lr_at
 #include "dl/metrics.h" // dl_csv_write
 #include "dl/ops.h" // dl_cast
-#include "dl/plot.h" // dl_plot_listed
+#include "dl/plot.h" // dl_plots_draw
 #include "dl/progress.h" // dl_progress
 #include "dl/project.h" // dl_project_step
 #include "dl/rank.h" // dl_rank_device
@@ -68,25 +72,25 @@ static int fail(dl_comm *c, dl_status st)
     return dl_exit_code(st);
 }
 
-/* The batches' buffers (host staging, device copies, predictions) and
- * --amp's (a row of 8 values per step, the weights around a probed step). */
+/* The epoch's rows, the micro-batches staged (dl_batch; the first also
+ * stages the evaluation's chunks) and what the step reads of them, and
+ * --amp's buffers (a row of 8 values per step, the weights around a probed
+ * step). */
 typedef struct work {
-    size_t *idx;
-    float *hX, *dX;
-    int32_t *hy, *dy, *pred;
-    ddp_micro *mb;
+    size_t *idx; /* (per,) this rank's rows of the epoch */
+    size_t K; /* micro-batches per step */
+    dl_batch *bt; /* (K,) room for B rows each */
+    ddp_micro *mb; /* (K,) bt[k]'s X, y and n */
     double *arow;
     float *before, *after;
 } work;
 
-static void work_free(const dl_device *dev, work *w)
+static void work_free(work *w)
 {
-    free(w->idx), free(w->hX), free(w->hy), free(w->pred), free(w->mb);
+    for (size_t k = 0; w->bt != NULL && k < w->K; k++)
+        dl_batch_free(&w->bt[k]);
+    free(w->idx), free(w->bt), free(w->mb);
     free(w->arow), free(w->before), free(w->after);
-    if (w->dX != NULL)
-        dl_free(dev, w->dX);
-    if (w->dy != NULL)
-        dl_free(dev, w->dy);
     memset(w, 0, sizeof *w);
 }
 
@@ -96,27 +100,25 @@ static dl_status work_alloc(work *w, const dl_device *dev, size_t per, size_t K,
                             long steps, size_t n_params)
 {
     w->idx = malloc(per * sizeof *w->idx);
-    w->hX = malloc(K * B * d * sizeof *w->hX);
-    w->hy = malloc(K * B * sizeof *w->hy);
-    w->pred = malloc(B * sizeof *w->pred);
+    w->K = K;
+    w->bt = calloc(K, sizeof *w->bt); // zeroed: each may be freed before it was made
     w->mb = malloc(K * sizeof *w->mb);
     if (amp) {
         w->arow = malloc((size_t)(steps + 1) * 8 * sizeof *w->arow);
         w->before = malloc(n_params * sizeof *w->before);
         w->after = malloc(n_params * sizeof *w->after);
     }
-    if (w->idx == NULL || w->hX == NULL || w->hy == NULL || w->pred == NULL || w->mb == NULL ||
+    if (w->idx == NULL || w->bt == NULL || w->mb == NULL ||
         (amp && (w->arow == NULL || w->before == NULL || w->after == NULL)))
         return dl_error_set(DL_ERR_NOMEM, "out of memory for the batches");
-    if (dev->kind != DL_DEVICE_CUDA)
-        return DL_OK;
-    DL_TRY(dl_malloc(dev, (void **)&w->dX, K * B * d * sizeof *w->dX));
-    return dl_malloc(dev, (void **)&w->dy, K * B * sizeof *w->dy);
+    for (size_t k = 0; k < K; k++)
+        DL_TRY(dl_batch_create(&w->bt[k], dev, B, d));
+    return DL_OK;
 }
 
-static int die(dl_comm *c, const dl_device *dev, work *w, dl_status st)
+static int die(dl_comm *c, work *w, dl_status st)
 {
-    work_free(dev, w);
+    work_free(w);
     return fail(c, st);
 }
 
@@ -134,43 +136,14 @@ static int parse_hidden(const char *s, size_t *out, int max)
     return n;
 }
 
-/* Rows idx[0..n) of (X, y) into the staging buffers, then onto the device. */
-static dl_status stage(const dl_device *dev, const dl_dataset *ds, const size_t *idx, size_t n, float *hX, int32_t *hy,
-                       float *dX, int32_t *dy, ddp_micro *mb)
+/* m's accuracy on set, collective (dl_eval_accuracy), through b. In fp16
+ * predict reads the fp16 weights: cast from the current masters first, not
+ * the copy the last step started from. */
+static dl_status accuracy(dl_comm *c, dl_mlp *m, dl_batch *b, const dl_dataset *set, double *acc)
 {
-    for (size_t i = 0; i < n; i++) {
-        memcpy(hX + i * ds->d, ds->X + idx[i] * ds->d, ds->d * sizeof *hX);
-        hy[i] = ds->y[idx[i]];
-    }
-    *mb = (ddp_micro){hX, hy, n};
-    if (dev->kind != DL_DEVICE_CUDA)
-        return DL_OK;
-    DL_TRY(dl_memcpy_h2d(dev, dX, hX, n * ds->d * sizeof *hX));
-    DL_TRY(dl_memcpy_h2d(dev, dy, hy, n * sizeof *hy));
-    *mb = (ddp_micro){dX, dy, n};
-    return DL_OK;
-}
-
-/* Accuracy of m on rows [first, first + n) of ds, in chunks of cap rows. */
-static dl_status accuracy(const dl_device *dev, dl_mlp *m, const dl_dataset *ds, size_t first, size_t n, size_t cap,
-                          float *dX, int32_t *pred, double *acc)
-{
-    size_t right = 0;
-    if (m->compute == DL_F16) // predict from the current masters, not the copy the last step started from
-        DL_TRY(dl_cast(dev, m->params16, DL_F16, m->params, DL_F32, m->n_params));
-    for (size_t at = 0; at < n; at += cap) {
-        size_t k = n - at < cap ? n - at : cap;
-        const float *X = ds->X + (first + at) * ds->d;
-        if (dev->kind == DL_DEVICE_CUDA) {
-            DL_TRY(dl_memcpy_h2d(dev, dX, X, k * ds->d * sizeof *dX));
-            X = dX;
-        }
-        DL_TRY(dl_mlp_predict(m, X, k, pred));
-        for (size_t i = 0; i < k; i++)
-            right += pred[i] == ds->y[first + at + i];
-    }
-    *acc = n ? (double)right / (double)n : 0;
-    return DL_OK;
+    if (m->compute == DL_F16)
+        DL_TRY(dl_cast(m->dev, m->params16, DL_F16, m->params, DL_F32, m->n_params));
+    return dl_eval_accuracy(c, m, b, set, acc);
 }
 
 /* One step of each mode projected on P ranks; speedup against one GPU that
@@ -228,12 +201,14 @@ typedef struct trainer {
 static dl_status train_step(trainer *t, int e, size_t s, long step, double *loss, int *skipped)
 {
     const options *o = t->o;
-    size_t B = t->B, K = t->K, d = t->tr->d;
+    size_t B = t->B, K = t->K;
     work *w = t->w;
     dl_status st = DL_OK;
-    for (size_t k = 0; st == DL_OK && k < K; k++)
-        st = stage(t->dev, t->tr, w->idx + (s * K + k) * B, B, w->hX + k * B * d, w->hy + k * B,
-                   w->dX ? w->dX + k * B * d : NULL, w->dy ? w->dy + k * B : NULL, &w->mb[k]);
+    for (size_t k = 0; st == DL_OK && k < K; k++) {
+        dl_batch *b = &w->bt[k];
+        st = dl_batch_gather(b, t->tr, w->idx + (s * K + k) * B, B);
+        w->mb[k] = (ddp_micro){b->X, b->y, b->n};
+    }
     if (st == DL_OK && step == o->poison_step && t->rank == o->poison_rank)
         st = kit_poison(t->dev, &w->mb[0]);
     ddp_sgd opt = {(float)dl_lr_at(t->lrc, step), (float)o->momentum, (float)o->weight_decay};
@@ -281,11 +256,16 @@ static dl_status train_step(trainer *t, int e, size_t s, long step, double *loss
 static dl_status end_epoch(const trainer *t, int e, long first_step, long step, double t0, double mean_here, double *r)
 {
     const dl_dataset *tr = t->tr;
+    // the last VAL_ROWS rows of the training set, viewed in place
+    dl_dataset vs = *tr;
+    vs.n = VAL_ROWS;
+    vs.X = tr->X + (tr->n - VAL_ROWS) * tr->d;
+    vs.y = tr->y + (tr->n - VAL_ROWS);
     double mean = mean_here, val = 0;
     DL_TRY(dl_comm_barrier(t->comm));
     double dt = dl_now() - t0;
     DL_TRY(dl_comm_allreduce(t->comm, &mean, 1, DL_F64, DL_RED_AVG));
-    DL_TRY(accuracy(t->dev, t->m, tr, tr->n - VAL_ROWS, VAL_ROWS, t->B, t->w->dX, t->w->pred, &val));
+    DL_TRY(accuracy(t->comm, t->m, &t->w->bt[0], &vs, &val));
     if (!isfinite(mean) && t->o->dump == NULL)
         return dl_error_set(DL_ERR_NUMERIC,
                             "the loss is %g after epoch %d: the step diverged (gradients summed, not averaged? a "
@@ -377,26 +357,17 @@ static dl_status write_outputs(const outputs *x)
         st = dl_csv_write(o.a.out, "timeline.csv", tcols, 5, trow, nt);
     if (st == DL_OK && amp)
         st = dl_csv_write(o.a.out, "amp.csv", acols, 8, arow + 8 * resumed_at, (size_t)(step - resumed_at));
-    char plots[600] = "", vars[1500];
-    snprintf(vars, sizeof vars, "data='%s/metrics.csv'; mode='%s'; P=%d", o.a.out, mode_names[mode], P);
+    dl_plots p = {"labs/05-ddp-amp/plots", o.a.plot, o.a.out, "lab05", ""};
     if (st == DL_OK && done > 1)
-        dl_plot_listed("labs/05-ddp-amp/plots/training.gp", o.a.plot, o.a.out, "training", vars, "lab05", plots,
-                       sizeof plots);
-    snprintf(vars, sizeof vars, "data='%s/timeline.csv'; mode='%s'; P=%d", o.a.out, mode_names[mode], P);
+        dl_plots_draw(&p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", o.a.out, mode_names[mode], P);
     if (st == DL_OK && nt > 0)
-        dl_plot_listed("labs/05-ddp-amp/plots/timeline.gp", o.a.plot, o.a.out, "timeline", vars, "lab05", plots,
-                       sizeof plots);
-    snprintf(vars, sizeof vars, "data='%s/sweep.csv'; profile='%s'", o.a.out, prof.name);
+        dl_plots_draw(&p, "timeline", "data='%s/timeline.csv'; mode='%s'; P=%d", o.a.out, mode_names[mode], P);
     if (st == DL_OK && ns > 1)
-        dl_plot_listed("labs/05-ddp-amp/plots/sweep.gp", o.a.plot, o.a.out, "sweep", vars, "lab05", plots,
-                       sizeof plots);
-    snprintf(vars, sizeof vars, "data='%s/amp.csv'; amp='%s'; P=%d", o.a.out, o.amp, P);
+        dl_plots_draw(&p, "sweep", "data='%s/sweep.csv'; profile='%s'", o.a.out, prof.name);
     if (st == DL_OK && amp && step > 1)
-        dl_plot_listed("labs/05-ddp-amp/plots/amp.gp", o.a.plot, o.a.out, "amp", vars, "lab05", plots, sizeof plots);
-    snprintf(vars, sizeof vars, "data='%s/projection.csv'; profile='%s'", o.a.out, prof.name);
+        dl_plots_draw(&p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d", o.a.out, o.amp, P);
     if (st == DL_OK)
-        dl_plot_listed("labs/05-ddp-amp/plots/speedup.gp", o.a.plot, o.a.out, "speedup", vars, "lab05", plots,
-                       sizeof plots);
+        dl_plots_draw(&p, "speedup", "data='%s/projection.csv'; profile='%s'", o.a.out, prof.name);
     dl_json j;
     char summary[1100];
     snprintf(summary, sizeof summary, "%s/summary.json", o.a.out);
@@ -456,7 +427,7 @@ static dl_status write_outputs(const outputs *x)
             dl_json_end_object(&j);
         }
         dl_json_end_object(&j);
-        dl_json_str(&j, "plots", plots);
+        dl_json_str(&j, "plots", p.list);
         dl_json_end_object(&j);
         st = dl_json_close(&j);
     }
@@ -709,10 +680,8 @@ int main(int argc, char **argv)
     work w = {0};
     st = work_alloc(&w, &dev, per, K, B, tr->d, amp, last_step, m.n_params);
     if (st != DL_OK)
-        return die(comm, &dev, &w, st);
+        return die(comm, &w, st);
     size_t *idx = w.idx;
-    float *dX = w.dX;
-    int32_t *pred = w.pred;
     dl_lr_config lrc = {.base_lr = o.a.lr,
                         .base_batch = (size_t)o.base_batch,
                         .global_batch = B * K * (size_t)P,
@@ -733,13 +702,13 @@ int main(int argc, char **argv)
         first_epoch++, first_batch = 0;
     if (st != DL_OK) {
         kit_ckpt_end(&ck);
-        return die(comm, &dev, &w, st);
+        return die(comm, &w, st);
     }
     const long resumed_at = step; // --amp's rows cover the steps this run took
     if (rank == 0) {
         st = dl_mkdir_p(o.a.out);
         if (st != DL_OK)
-            return die(comm, &dev, &w, st);
+            return die(comm, &w, st);
     }
     // --amp: one row per step (rank 0's view), in w
     const double *arow = w.arow;
@@ -796,7 +765,7 @@ int main(int argc, char **argv)
         if (st == DL_OK)
             st = end_epoch(&ts, e, first_step, step, t0, counted ? sum / (double)counted : 0, rows + 7 * done);
         if (st != DL_OK)
-            return die(comm, &dev, &w, st);
+            return die(comm, &w, st);
         double dt = rows[7 * done + 4];
         epoch_times[done++] = dt;
         dl_progress_line(&pr, 0, "epoch %d: loss %.4f, validation accuracy %.4f, %.2f s", e + 1, rows[7 * done - 5],
@@ -805,14 +774,14 @@ int main(int argc, char **argv)
     dl_trace_stop();
     dl_progress_end(&pr);
     double test = 0;
-    st = accuracy(&dev, &m, &data.test, 0, data.test.n, B, dX, pred, &test);
+    st = accuracy(comm, &m, &w.bt[0], &data.test, &test);
     if (st != DL_OK)
-        return die(comm, &dev, &w, st);
+        return die(comm, &w, st);
 
     // ---- the grader's dump: every rank's parameters and trace ----
     st = o.dump != NULL ? write_dump(o.dump, rank, &m, amp ? arow + 8 * resumed_at : NULL, step - resumed_at) : DL_OK;
     if (st != DL_OK)
-        return die(comm, &dev, &w, st);
+        return die(comm, &w, st);
 
     // ---- projection: the three modes, from the recorded order of a steady step ----
     size_t nev;
@@ -846,7 +815,7 @@ int main(int argc, char **argv)
     snprintf(trace_path, sizeof trace_path, "%s/trace.json", o.a.out);
     st = dl_trace_write_chrome(comm, trace_path);
     if (st != DL_OK)
-        return die(comm, &dev, &w, st);
+        return die(comm, &w, st);
     double steady = 0, steady_compute = 0;
     for (int k = done > 1 ? 1 : 0; k < done; k++) {
         steady += epoch_times[k] / (done > 1 ? done - 1 : 1);
@@ -889,11 +858,11 @@ int main(int argc, char **argv)
                      .pr = &pr};
         st = write_outputs(&x);
         if (st != DL_OK)
-            return die(comm, &dev, &w, st);
+            return die(comm, &w, st);
     }
     kit_ckpt_end(&ck);
     dl_mlp_free(&m);
-    work_free(&dev, &w);
+    work_free(&w);
     dl_comm_finalize(comm);
     return 0;
 }
