@@ -1,0 +1,191 @@
+/* outputs.c — lab 01's driver plumbing: the split gathered into rows, and
+ * the files (see outputs.h). Not a student file. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h> // NAN
+#include <stdio.h> // snprintf
+#include <stdlib.h> // malloc, free
+#include <string.h> // memcpy, memset
+
+#include "dl/json.h" // summary.json
+#include "dl/metrics.h" // dl_csv_write
+#include "dl/plot.h" // dl_plots_draw
+#include "dl/split.h" // dl_split_stratified
+#include "dl/summary.h" // dl_summary_write
+#include "outputs.h"
+
+static const char *const part_names[3] = {"train", "val", "test"};
+
+// ---- the split ----
+
+dl_status lab01_split_make(const dl_dataset *ds, const lab01_options *o, lab01_split *sd)
+{
+    double fr[3] = {1.0 - o->val_frac - o->test_frac, o->val_frac, o->test_frac};
+    dl_split sp;
+    DL_TRY(dl_split_stratified(ds->y, ds->n, ds->n_classes, fr, 3, o->a.seed, &sp));
+    memset(sd, 0, sizeof *sd);
+    sd->d = ds->d;
+    for (int p = 0; p < 3; p++) {
+        size_t m = dl_split_size(&sp, p);
+        if (m == 0) {
+            dl_split_free(&sp);
+            return dl_error_set(DL_ERR_ARG,
+                                "the %s split is empty: %zu rows are too few for fractions "
+                                "%.2f/%.2f/%.2f",
+                                part_names[p], ds->n, fr[0], fr[1], fr[2]);
+        }
+        sd->n[p] = m;
+        sd->X[p] = malloc(m * ds->d * sizeof(float));
+        sd->y[p] = malloc(m * sizeof(float));
+        if (sd->X[p] == NULL || sd->y[p] == NULL) {
+            dl_split_free(&sp);
+            return dl_error_set(DL_ERR_NOMEM, "out of memory for the %s split", part_names[p]);
+        }
+        for (size_t i = 0; i < m; i++) {
+            size_t r = sp.idx[sp.offset[p] + i];
+            memcpy(sd->X[p] + i * ds->d, ds->X + r * ds->d, ds->d * sizeof(float));
+            sd->y[p][i] = (float)ds->y[r];
+        }
+    }
+    dl_split_free(&sp);
+    return DL_OK;
+}
+
+void lab01_split_free(lab01_split *sd)
+{
+    for (int p = 0; p < 3; p++) {
+        free(sd->X[p]);
+        free(sd->y[p]);
+    }
+}
+
+// ---- the CSVs ----
+
+/* metrics.csv: r's curve, one row per epoch. DL_ERR_NOMEM or dl_csv_write's failure. */
+static dl_status write_metrics(const char *out, const lab01_run *r)
+{
+    const char *cols[] = {"epoch", "train_loss", "val_loss", "val_acc", "grad_norm"};
+    double *rows = malloc((size_t)r->c.n * 5 * sizeof *rows);
+    if (rows == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < r->c.n; k++) {
+        double row[5] = {k, r->c.train_loss[k], r->c.val_loss[k], r->c.val_acc[k], r->c.grad_norm[k]};
+        memcpy(rows + (size_t)k * 5, row, sizeof row);
+    }
+    dl_status st = dl_csv_write(out, "metrics.csv", cols, 5, rows, r->c.n);
+    free(rows);
+    return st;
+}
+
+/* scaling.csv: the training loss per epoch on standardised and on raw
+ * features (NAN after a run stopped). DL_ERR_NOMEM or dl_csv_write's failure. */
+static dl_status write_scaling(const char *out, const lab01_run *scaled, const lab01_run *raw)
+{
+    const char *cols[] = {"epoch", "standardised", "raw_features"};
+    int n = scaled->c.n > raw->c.n ? scaled->c.n : raw->c.n;
+    double *rows = malloc((size_t)n * 3 * sizeof *rows);
+    if (rows == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n; k++) {
+        double row[3] = {k, k < scaled->c.n ? scaled->c.train_loss[k] : NAN, k < raw->c.n ? raw->c.train_loss[k] : NAN};
+        memcpy(rows + (size_t)k * 3, row, sizeof row);
+    }
+    dl_status st = dl_csv_write(out, "scaling.csv", cols, 3, rows, n);
+    free(rows);
+    return st;
+}
+
+// ---- the plots ----
+
+/* learning_curve and, with the comparison, scaling; the files drawn into list. Cannot fail. */
+static void draw(const lab01_options *o, int have_scaling, char *list, size_t len)
+{
+    const char *out = o->a.out;
+    dl_plots p = {"labs/01-logreg/plots", o->a.plot, out, "lab01", ""};
+    dl_plots_draw(&p, "learning_curve", "data='%s/metrics.csv'; subtitle='%s, lr %g, lambda %g'", out,
+                  o->no_scale ? "raw features" : "standardised", o->a.lr, o->lambda);
+    if (have_scaling)
+        dl_plots_draw(&p, "scaling", "data='%s/scaling.csv'; lr=%g", out, o->a.lr);
+    snprintf(list, len, "%s", p.list);
+}
+
+// ---- summary.json ----
+
+typedef struct summary_ctx {
+    const lab01_results *r;
+    const char *plots;
+} summary_ctx;
+
+/* The other run's end of training, as an object under key. */
+static void curve_summary(dl_json *j, const char *key, const lab01_run *r)
+{
+    int last = r->c.n - 1;
+    dl_json_object(j, key);
+    dl_json_int(j, "epochs_run", last);
+    dl_json_num(j, "final_train_loss", r->c.train_loss[last]);
+    dl_json_num(j, "final_val_loss", r->c.val_loss[last]);
+    dl_json_num(j, "final_val_acc", r->c.val_acc[last]);
+    dl_json_num(j, "final_grad_norm", r->c.grad_norm[last]);
+    dl_json_num(j, "seconds", r->seconds);
+    dl_json_end_object(j);
+}
+
+/* The body of summary.json (dl_summary_fn). */
+static void summary(dl_json *j, const void *ctx)
+{
+    const summary_ctx *sc = ctx;
+    const lab01_results *r = sc->r;
+    const lab01_options *o = r->o;
+    const lab01_run *mr = r->main_run;
+    size_t d = r->sd->d;
+    dl_json_str(j, "lab", "01-logreg");
+    dl_json_str(j, "dataset", r->data->name);
+    dl_json_str(j, "source", r->data->source);
+    dl_json_str(j, "device", dl_device_describe(r->dev));
+    dl_json_object(j, "rows");
+    for (int p = 0; p < 3; p++)
+        dl_json_int(j, part_names[p], (long long)r->sd->n[p]);
+    dl_json_end_object(j);
+    dl_json_int(j, "features", (long long)d);
+    dl_json_object(j, "config");
+    dl_json_num(j, "lr", o->a.lr);
+    dl_json_num(j, "lambda", o->lambda);
+    dl_json_int(j, "epochs", o->a.epochs);
+    dl_json_int(j, "batch_size", o->a.batch_size);
+    dl_json_num(j, "tol", o->tol);
+    dl_json_int(j, "seed", (long long)o->a.seed);
+    dl_json_bool(j, "scaled", !o->no_scale);
+    dl_json_end_object(j);
+    int last = mr->c.n - 1;
+    dl_json_int(j, "epochs_run", last);
+    dl_json_num(j, "train_loss", mr->c.train_loss[last]);
+    dl_json_num(j, "val_loss", mr->c.val_loss[last]);
+    dl_json_num(j, "val_acc", mr->c.val_acc[last]);
+    dl_json_num(j, "test_loss", r->test_loss);
+    dl_json_num(j, "test_accuracy", r->test_acc);
+    dl_json_num(j, "train_seconds", mr->seconds);
+    dl_json_f32s(j, "weights", mr->m.w, d);
+    dl_json_num(j, "bias", mr->m.b);
+    dl_json_object(j, "scaler");
+    dl_json_bool(j, "used", !o->no_scale);
+    dl_json_f32s(j, "mean", r->s->mean, d);
+    dl_json_f32s(j, "std", r->s->scale, d);
+    dl_json_end_object(j);
+    if (r->other != NULL)
+        curve_summary(j, o->no_scale ? "standardised_run" : "raw_features_run", r->other);
+    dl_json_str(j, "plots", sc->plots);
+}
+
+dl_status lab01_write_outputs(const lab01_results *r, char *plots, size_t len)
+{
+    const lab01_options *o = r->o;
+    plots[0] = '\0';
+    DL_TRY(write_metrics(o->a.out, r->main_run));
+    if (r->other != NULL) {
+        const lab01_run *scaled = o->no_scale ? r->other : r->main_run;
+        const lab01_run *raw = o->no_scale ? r->main_run : r->other;
+        DL_TRY(write_scaling(o->a.out, scaled, raw));
+    }
+    draw(o, r->other != NULL, plots, len);
+    summary_ctx sc = {r, plots};
+    return dl_summary_write(o->a.out, o->a.json, summary, &sc);
+}

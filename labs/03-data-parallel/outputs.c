@@ -1,0 +1,322 @@
+/* outputs.c — lab 03's driver plumbing: the flags, set-up and tear-down,
+ * what each epoch reports, and the files rank 0 writes (see outputs.h). Not
+ * a student file. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h> // NAN, isnan, fabs, fmax
+#include <stdio.h> // snprintf, fprintf
+#include <stdlib.h> // malloc, calloc, free
+#include <string.h> // memcmp, memcpy, memset, strcmp
+
+#include "dl/json.h" // summary.json
+#include "dl/plot.h" // dl_plots
+#include "dl/rank.h" // dl_rank_device
+#include "dl/split.h" // dl_split_hold_out
+#include "kit.h" // ddp_projection_sweep
+#include "outputs.h"
+
+// ---- setting up ----
+
+int lab03_parse(int argc, char **argv, lab03_options *o)
+{
+    memset(o, 0, sizeof *o);
+    dl_args_defaults(&o->a);
+    o->a.data = "fashion_mnist";
+    o->a.epochs = 25;
+    o->a.batch_size = 4096;
+    o->a.lr = 0.024;
+    o->a.out = "build/run/03-data-parallel";
+    dl_train_opts_defaults(&o->t);
+    o->mode = "ddp";
+    o->compare_steps = 20;
+    dl_opt opts[DL_TRAIN_OPTS + 4] = {
+        {"mode", DL_OPT_CHOICE, &o->mode, "MODE", "ddp, or naive: every rank trains alone on all the data", "ddp|naive",
+         1, 0},
+        {"no-scaler", DL_OPT_FLAG, &o->no_scaler, NULL, "train on the raw pixels (no distributed scaler)", NULL, 1, 0},
+        {"no-compare", DL_OPT_FLAG, &o->no_compare, NULL, "skip the naive epochs and the one-rank comparison", NULL, 1,
+         0},
+        {"compare-steps", DL_OPT_INT, &o->compare_steps, "N", "steps of the one-rank comparison", NULL, 1, 100000},
+    };
+    int n = 4 + dl_train_opts_table(&o->t, opts + 4);
+    return dl_cli_parse(argc, argv, "lab03",
+                        "Lab 03: data-parallel training of an MLP on Fashion-MNIST. Start it with "
+                        "common/bin/dlrun -n P; --mode naive runs the classic first attempt.",
+                        &o->a, opts, (size_t)n);
+}
+
+dl_status lab03_setup(lab03_run *R)
+{
+    const lab03_options *o = &R->o;
+    R->rank = dl_comm_rank(R->comm);
+    R->P = dl_comm_size(R->comm);
+    R->naive = strcmp(o->mode, "naive") == 0;
+    R->o.a.quiet |= R->rank != 0; // one voice
+    DL_TRY(dl_mlp_parse_hidden("--hidden", o->t.hidden, R->sizes, &R->n_sizes));
+    DL_TRY(dl_profile_load(o->t.profile != NULL ? o->t.profile : dl_profile_default(), &R->prof));
+    DL_TRY(dl_rank_device(R->comm, o->a.device, &R->dev));
+    DL_TRY(dl_data_load(o->a.data, &R->data));
+    if (!R->data.has_test)
+        return dl_error_set(DL_ERR_ARG, "--data %s has no test split; lab 03 needs one (fashion_mnist)", o->a.data);
+    if (o->a.batch_size == 0)
+        return dl_error_set(DL_ERR_ARG, "--batch-size 0: lab 03 needs a per-rank batch size");
+    // validation and test: two stratified halves of the official test split (dl/split.h)
+    DL_TRY(dl_split_hold_out(&R->data.test, 0.5, o->a.seed, &R->val, &R->test));
+    R->train = &R->data.train;
+    R->eval = &R->val;
+    R->sizes[0] = R->train->d;
+    R->sizes[R->n_sizes - 1] = (size_t)R->train->n_classes;
+    dl_epoch_ideal_workload(R->sizes, R->n_sizes, R->train->n, 1, (size_t)o->a.batch_size, &R->one);
+    R->per_rank = calloc((size_t)R->P, sizeof *R->per_rank);
+    if (R->per_rank == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory");
+    DL_TRY(dl_batch_create(&R->batch, &R->dev, (size_t)o->a.batch_size, R->train->d));
+    if (R->rank == 0)
+        DL_TRY(dl_summary_prepare(o->a.out));
+    dl_progress_begin(&R->pr, o->a.epochs, 1, o->a.quiet);
+    dl_progress_line(&R->pr, 0,
+                     "lab03: %s mode, %d rank(s) (%s), %s, %zu train / %zu val / %zu test rows, MLP %s -> %zu, batch "
+                     "%ld per rank, device %s",
+                     o->mode, R->P, dl_comm_backend(R->comm), R->data.name, R->train->n, R->val.n, R->test.n,
+                     o->t.hidden, R->sizes[R->n_sizes - 1], o->a.batch_size, dl_device_describe(&R->dev));
+    return DL_OK;
+}
+
+// ---- every epoch ----
+
+static const char *const mcols[] = {"epoch",      "loss",    "val_acc",   "rows_min",  "rows_max",
+                                    "param_diff", "epoch_s", "compute_s", "imbalance", "lr"};
+
+void lab03_results_init(lab03_results *S)
+{
+    memset(S, 0, sizeof *S);
+    S->best = NAN;
+    dl_table_init(&S->metrics, mcols, 10);
+}
+
+// what the grader would say, said while the run goes on (rank 0, once each)
+void lab03_warn_same_order(lab03_run *R, const size_t *idx, const size_t *prev, size_t per, int epoch)
+{
+    if (epoch == 0 || R->rank != 0 || R->warned_order || memcmp(idx, prev, per * sizeof *idx) != 0)
+        return;
+    R->warned_order = fprintf(stderr,
+                              "lab03: warning: epochs %d and %d give rank 0 the same rows in the same order: is the "
+                              "epoch passed to the sampler (ddp_sampler_set_epoch, task 1)?\n",
+                              epoch, epoch + 1);
+}
+
+/* Rank 0, once: the loss of epoch (0-based) blew up against best. */
+static void warn_exploding(lab03_run *R, int epoch, double loss, double best)
+{
+    if (R->rank != 0 || R->warned_loss || !dl_loss_exploded(loss, best, (int)R->sizes[R->n_sizes - 1]))
+        return;
+    R->warned_loss =
+        fprintf(stderr, "lab03: warning: the loss is %g in epoch %d (the best so far: %g): %s\n", loss, epoch + 1, best,
+                R->P > 1 && !R->naive ? "summed gradients instead of averaged (task 4)? Summed over P "
+                                        "ranks, every step is P times too long"
+                                      : "is the learning rate too large?");
+}
+
+dl_status lab03_record_epoch(lab03_run *R, lab03_results *S, int e, const lab03_epoch *eo)
+{
+    double row[10] = {e + 1,    eo->loss,       eo->acc,          eo->sums.rows_min, eo->sums.rows_max,
+                      eo->diff, eo->tm.epoch_s, eo->tm.compute_s, eo->tm.imbalance,  eo->lr};
+    DL_TRY(dl_table_add(&S->metrics, row));
+    dl_progress_line(&R->pr, 0,
+                     "epoch %2d/%d  loss %.4f  val_acc %.4f  rows/rank %.0f%s  |dparam| %.3g  epoch %.3f s  "
+                     "imbalance %.2f  lr %.4g",
+                     e + 1, R->o.a.epochs, eo->loss, eo->acc, eo->sums.rows_max,
+                     eo->sums.rows_min != eo->sums.rows_max ? " (uneven)" : "", eo->diff, eo->tm.epoch_s,
+                     eo->tm.imbalance, eo->lr);
+    warn_exploding(R, e, eo->loss, S->best);
+    S->best = isnan(S->best) || eo->loss < S->best ? eo->loss : S->best;
+    S->last = *eo;
+    S->full = eo->complete ? *eo : S->full;
+    S->r.epochs_run = e + 1;
+    return DL_OK;
+}
+
+void lab03_sum_up(const lab03_run *R, const dl_mlp *m, const ddp_lr_config *lr, lab03_results *S)
+{
+    dl_train_report *r = &S->r;
+    S->lr = *lr;
+    r->steps = m->steps;
+    r->n_params = m->n_params;
+    r->final_loss = S->last.loss;
+    r->val_accuracy = S->last.acc;
+    r->val_rows = R->val.n;
+    r->test_rows = R->test.n;
+    r->param_diff = S->last.diff;
+    r->ranks = R->P;
+    r->dataset_rows = R->train->n;
+    r->epoch_seconds = S->last.tm.epoch_s;
+    // the epochs after the first, which pays the warm-up: what the naive attempt is compared with
+    r->steady_epoch_seconds = dl_steady_seconds(dl_table_column(&S->metrics, "epoch_s"), S->metrics.n, 10);
+    r->imbalance = S->last.tm.imbalance;
+    r->d = R->train->d;
+    r->counters = S->last.sums.w;
+    r->prof = &R->prof;
+}
+
+// ---- the end of the run ----
+
+dl_status lab03_dump(const lab03_run *R, const dl_mlp *m, const char *path)
+{
+    return path != NULL && R->rank == 0 ? dl_mlp_write_params(m, path) : DL_OK;
+}
+
+// ---- outputs (rank 0) ----
+
+/* shards.csv: how many rows of each class every rank gets in epoch 1, random and stratified shards. */
+static dl_status write_shards(const lab03_run *R)
+{
+    int C = (int)R->sizes[R->n_sizes - 1], P = R->P;
+    double *rows = calloc((size_t)C * 2 * P, sizeof *rows);
+    char(*names)[32] = malloc((size_t)(C + 2 * P) * sizeof *names);
+    const char **labels = malloc((size_t)(C + 1 + 2 * P) * sizeof *labels), **cols = labels + C;
+    dl_status st = rows && names && labels ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    for (int k = 0; st == DL_OK && k < 2 * P; k++) { // ranks 0..P-1 random, then stratified
+        ddp_sampler s = {R->train->n, k % P, P, R->o.a.seed, 0, 1, 0, k < P ? NULL : R->train->y, C};
+        size_t per = ddp_sampler_num_samples(&s), *idx = malloc((per ? per : 1) * sizeof *idx);
+        st = idx ? ddp_sampler_indices(&s, idx) : DL_ERR_NOMEM;
+        for (size_t i = 0; st == DL_OK && i < per; i++)
+            rows[(size_t)R->train->y[idx[i]] * 2 * P + k] += 1;
+        free(idx);
+        snprintf(names[C + k], 32, "%s_rank%d", k < P ? "random" : "stratified", k % P);
+        cols[1 + k] = names[C + k];
+    }
+    for (int c = 0; st == DL_OK && c < C; c++) // "Pullover", or "class 2" for a set without names
+        labels[c] = dl_dataset_class_name(R->train, c, names[c], 32);
+    cols[0] = "class";
+    if (st == DL_OK)
+        st = dl_csv_write_named(R->o.a.out, "shards.csv", cols, 1 + 2 * P, labels, rows, C);
+    free(rows), free(names), free(labels);
+    return st;
+}
+
+/* metrics.csv, steps.csv, lr.csv, shards.csv (P <= 8), projection.csv and,
+ * after the comparison, epoch_time.csv; S->sweep gets projection.csv's rows. */
+static dl_status write_tables(const lab03_run *R, lab03_results *S)
+{
+    const char *out = R->o.a.out;
+    long total = S->lr.total_steps > 0 ? S->lr.total_steps : S->r.steps;
+    double *rows = calloc(3 * (size_t)(S->K > total ? S->K : total) + 4 * 9, sizeof *rows);
+    if (rows == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory");
+    dl_status st = dl_table_write(&S->metrics, out, "metrics.csv");
+    for (long k = 0; k < S->K; k++) {
+        rows[3 * k] = (double)k;
+        rows[3 * k + 1] = S->ddp_curve[k];
+        rows[3 * k + 2] = S->one_curve != NULL ? S->one_curve[k] : NAN;
+    }
+    if (st == DL_OK && S->K > 0)
+        st = dl_csv_write(out, "steps.csv", (const char *[]){"step", "ddp", "one_rank"}, 3, rows, (int)S->K);
+    for (long k = 0; k < total; k++) {
+        rows[3 * k] = (double)k;
+        rows[3 * k + 1] = ddp_lr_at(&S->lr, k);
+        rows[3 * k + 2] = R->o.a.lr;
+    }
+    if (st == DL_OK && total > 0)
+        st = dl_csv_write(out, "lr.csv", (const char *[]){"step", "lr", "unscaled"}, 3, rows, (int)total);
+    if (st == DL_OK && R->P <= 8)
+        st = write_shards(R);
+    int k = S->sweep = ddp_projection_sweep(R->sizes, R->n_sizes, R->train->n, &R->prof, (double(*)[4])rows, 9);
+    if (st == DL_OK)
+        st = k < 0 ? DL_ERR_ARG
+                   : dl_csv_write(out, "projection.csv",
+                                  (const char *[]){"batch_per_rank", "speedup", "compute_ms", "comm_ms"}, 4, rows, k);
+    const char *runs[2] = {"naive: every rank all rows, no sync", "DDP: sharded rows + gradient allreduce"};
+    if (st == DL_OK && !isnan(S->naive_s))
+        st = dl_csv_write_named(out, "epoch_time.csv", (const char *[]){"run", "epoch_s"}, 2, runs,
+                                (double[2]){S->naive_s, S->r.steady_epoch_seconds}, 2);
+    free(rows);
+    return st;
+}
+
+/* The plots of what write_tables wrote; S->plots gets the files drawn. Cannot fail. */
+static void draw(const lab03_run *R, lab03_results *S)
+{
+    const char *out = R->o.a.out;
+    size_t b = (size_t)R->o.a.batch_size;
+    dl_plots p = {"labs/03-data-parallel/plots", R->o.a.plot, out, "lab03", ""};
+    dl_plots_draw(&p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, R->o.mode, R->P);
+    if (R->P > 1 && R->P <= 8)
+        dl_plots_draw(&p, "shards", "data='%s/shards.csv'; P=%d", out, R->P);
+    if (S->K > 0 && S->one_curve != NULL)
+        dl_plots_draw(&p, "equivalence", "data='%s/steps.csv'; P=%d; B=%zu", out, R->P, b);
+    dl_plots_draw(&p, "lr", "data='%s/lr.csv'; P=%d", out, R->naive ? 1 : R->P);
+    if (S->sweep > 0)
+        dl_plots_draw(&p, "speedup_batch", "data='%s/projection.csv'; B=%zu; profile='%s'; gpus=%d", out, b,
+                      R->prof.name, R->prof.gpus);
+    if (!isnan(S->naive_s))
+        dl_plots_draw(&p, "epoch_time", "data='%s/epoch_time.csv'; pnaive=%g; pddp=%g; P=%d; profile='%s'", out,
+                      S->naive.speedup, S->r.why_not ? -1.0 : S->r.proj.speedup, R->P, R->prof.name);
+    memcpy(S->plots, p.list, sizeof S->plots);
+}
+
+typedef struct report {
+    const lab03_run *R;
+    const lab03_results *S;
+} report;
+
+/* The body of summary.json (dl_summary_fn). */
+static void summary(dl_json *j, const void *ctx)
+{
+    const report *rp = ctx;
+    const lab03_options *o = &rp->R->o;
+    const lab03_results *S = rp->S;
+    size_t b = (size_t)o->a.batch_size;
+    dl_summary_run(j, "03-data-parallel", o->mode, rp->R->comm, &rp->R->dev, rp->R->data.name);
+    dl_json_object(j, "config");
+    dl_json_str(j, "hidden", o->t.hidden);
+    dl_json_int(j, "batch_per_rank", (long long)b);
+    dl_json_int(j, "global_batch", (long long)(b * (size_t)(rp->R->naive ? 1 : rp->R->P)));
+    dl_json_num(j, "base_lr", o->a.lr);
+    dl_json_int(j, "base_batch", o->t.base_batch);
+    dl_json_num(j, "peak_lr", ddp_lr_at(&S->lr, o->t.warmup));
+    dl_json_int(j, "warmup", o->t.warmup);
+    dl_json_int(j, "epochs", o->a.epochs);
+    dl_json_bool(j, "stratified", o->t.stratified);
+    dl_json_bool(j, "scaler", !o->no_scaler);
+    dl_json_int(j, "seed", (long long)o->a.seed);
+    dl_json_end_object(j);
+    dl_summary_training(j, &S->r);
+    if (!isnan(S->naive_s)) {
+        dl_json_object(j, "naive");
+        dl_json_num(j, "epoch_seconds", S->naive_s);
+        dl_json_num(j, "projected_speedup", S->naive.speedup);
+        dl_json_end_object(j);
+        double worst = 0;
+        for (long q = 0; S->one_curve != NULL && q < S->K; q++)
+            worst = fmax(worst, fabs(S->one_curve[q] - S->ddp_curve[q]) / fmax(fabs(S->one_curve[q]), 1e-12));
+        dl_json_num(j, "one_rank_curve_max_rel_diff", worst);
+    }
+    dl_json_str(j, "plots", S->plots);
+}
+
+dl_status lab03_write_outputs(lab03_run *R, lab03_results *S)
+{
+    double *rows = calloc((size_t)R->P, sizeof *rows); // rows per rank, for the accounting
+    S->r.rows_per_rank = rows;
+    DL_TRY(rows ? dl_comm_allgather(R->comm, &S->last.sums.w.samples, rows, 1, DL_F64) : DL_ERR_NOMEM);
+    if (R->rank != 0)
+        return DL_OK;
+    DL_TRY(write_tables(R, S));
+    draw(R, S);
+    report rp = {R, S};
+    DL_TRY(dl_summary_write(R->o.a.out, R->o.a.json, summary, &rp));
+    dl_progress_line(&R->pr, 0, "lab03: wrote %s/{metrics,steps,lr,shards,projection%s}.csv, summary.json%s%s",
+                     R->o.a.out, isnan(S->naive_s) ? "" : ",epoch_time", S->plots[0] ? ", " : "", S->plots);
+    return DL_OK;
+}
+
+void lab03_teardown(lab03_run *R, lab03_results *S)
+{
+    dl_progress_end(&R->pr);
+    dl_table_free(&S->metrics);
+    free(S->one_curve), free((void *)S->r.rows_per_rank), free((void *)S->r.mean), free((void *)S->r.std);
+    free(R->per_rank);
+    dl_batch_free(&R->batch);
+    dl_dataset_free(&R->val), dl_dataset_free(&R->test);
+    dl_data_free(&R->data);
+    dl_device_close(&R->dev);
+    dl_comm_finalize(R->comm);
+}
