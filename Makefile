@@ -80,6 +80,22 @@ endif
 GNUPLOT := $(shell command -v gnuplot 2>/dev/null)
 LDLIBS := $(LDLIBS_BASE) $(MPI_LIBS) $(LDLIBS_CUDA) $(SANFLAGS)
 
+# ---- objects follow the flags ----
+# Every object depends on $(B)/.flags, which holds the compile flags of the
+# last build here and is rewritten only when they change: a new flag (-mf16c,
+# a CUDA toolkit or MPI appearing) rebuilds the objects instead of linking
+# ones built the old way (make alone compares only file times).
+FLAGS_STAMP := $(B)/.flags
+FLAGS_NOW := CC=$(CC) CFLAGS=$(CFLAGS_BASE) STUDENT=$(STUDENT_CFLAGS) NVCC=$(NVCC) $(NVCC_FLAGS) \
+             MPI=$(MPI_CFLAGS) CHECK=$(CHECK_CFLAGS)
+ifneq ($(FLAGS_NOW),$(file <$(FLAGS_STAMP)))
+$(shell mkdir -p $(B))
+$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+$(FLAGS_STAMP):
+	@mkdir -p $(@D)
+	@touch $@
+
 # ---- the library ----
 # LIB_PREBUILT=path links an already built library instead (the gradebook builds
 # each submission in a fresh tree against the instructor's library).
@@ -104,12 +120,12 @@ LIB_C += $(if $(MPICC),common/src/comm_mpi.c,common/src/mpi_stub.c)
 LIB_OBJ := $(patsubst common/src/%.c,$(B)/obj/common/%.o,$(LIB_C)) \
            $(patsubst common/src/cuda/%.cu,$(B)/obj/common/cuda/%.o,$(LIB_CU))
 
-$(B)/obj/common/%.o: common/src/%.c
+$(B)/obj/common/%.o: common/src/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(OBJ_CFLAGS) -Icommon/src -MMD -MP -c $< -o $@
 $(B)/obj/common/comm_mpi.o: OBJ_CFLAGS := $(MPI_CFLAGS)
 
-$(B)/obj/common/cuda/%.o: common/src/cuda/%.cu
+$(B)/obj/common/cuda/%.o: common/src/cuda/%.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCC_FLAGS) -Icommon/src -MMD -MP -c $< -o $@
 
@@ -154,7 +170,7 @@ GRADER_JUDGE_OBJ := $(B)/obj/grader/runner.o $(B)/obj/grader/items.o $(B)/obj/gr
 GRADER_WORKER_OBJ := $(B)/obj/grader/worker.o $(B)/obj/grader/items.o $(B)/obj/grader/replay.o \
                      $(B)/obj/grader/sandbox.o $(B)/obj/grader/drivers.o
 define LAB_COMMON
-$(B)/obj/kit/$(1)/%.o: labs/$(2)/%.c
+$(B)/obj/kit/$(1)/%.o: labs/$(2)/%.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(B)/obj/grader/lab$(1).o: grader/lab$(1).c
@@ -175,10 +191,10 @@ endef
 # $(call LAB_IMPL,lab-id,lab-dir,impl-name,impl-source-dir,obj-root): the driver
 # and the grader's worker, built from the student files found in impl-source-dir.
 define LAB_IMPL
-$(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H))
+$(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) $$(STUDENT_CFLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
-$(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H))
+$(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVCC_FLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
@@ -219,7 +235,7 @@ mutant-grader: $(MUT_B)/mutant/lab$(LAB)-worker $(MUT_B)/mutant/lab$(LAB) $(B)/g
 mutant-driver: $(MUT_B)/mutant/lab$(LAB)
 endif
 
-$(B)/obj/grader/%.o: grader/%.c
+$(B)/obj/grader/%.o: grader/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader -MMD -MP -c $< -o $@
 
@@ -231,7 +247,7 @@ GRADERS := $(foreach l,$(LABS),$(B)/grader/lab$(call lab_id,$(l)) $(B)/labs/lab$
 # ---- unit tests of common/ ----
 TEST_C := $(wildcard common/tests/*.c)
 TEST_OBJ := $(patsubst common/tests/%.c,$(B)/obj/tests/%.o,$(TEST_C))
-$(B)/obj/tests/%.o: common/tests/%.c
+$(B)/obj/tests/%.o: common/tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Icommon/src -MMD -MP -c $< -o $@
 $(B)/tests/unit: $(TEST_OBJ) $(LIB)
@@ -240,7 +256,7 @@ $(B)/tests/unit: $(TEST_OBJ) $(LIB)
 
 # GPU checks of common/ (CUDA vs CPU), run by `make test-gpu` where a GPU exists.
 GPU_TEST_C := $(wildcard common/tests_gpu/*.c)
-$(B)/obj/tests_gpu/%.o: common/tests_gpu/%.c
+$(B)/obj/tests_gpu/%.o: common/tests_gpu/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
 $(B)/tests/gpu: $(patsubst common/tests_gpu/%.c,$(B)/obj/tests_gpu/%.o,$(GPU_TEST_C)) $(LIB)
@@ -248,7 +264,7 @@ $(B)/tests/gpu: $(patsubst common/tests_gpu/%.c,$(B)/obj/tests_gpu/%.o,$(GPU_TES
 	$(CC) $(SANFLAGS) $^ $(LDLIBS) $(CHECK_LIBS) -o $@
 
 # dl_comm under mpirun (tools/test-comm.sh starts it with 1..4 ranks).
-$(B)/obj/tests_mpi/%.o: common/tests_mpi/%.c
+$(B)/obj/tests_mpi/%.o: common/tests_mpi/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -MMD -MP -c $< -o $@
 $(B)/tests/comm: $(B)/obj/tests_mpi/test_comm.o $(LIB)
