@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lab05.sh (bench) — strong scaling of the reference's bucketed DDP on this
-# machine: the same epochs on 1 and 2 ranks, ddp-flat on 2 ranks, and the
+# machine: the same epochs on 1, 2 and 4 ranks, ddp-flat on 2 ranks, and the
 # bucketed run in AMP (--amp fp16, and fp16 without the loss scale) on 2
 # ranks, one BLAS thread per rank, measured side by side in BENCH_ROUNDS
 # interleaved rounds (default 3: the fp16 runs are slow on the CPU), with
@@ -19,7 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 : "${BENCH_ROUNDS:=3}"
 . "$(dirname "$0")/lib.sh"
-runs=("1 bucketed off" "2 bucketed off" "2 ddp-flat off" "2 bucketed fp16" "2 bucketed fp16-noscale")
+runs=("1 bucketed off" "2 bucketed off" "4 bucketed off" "2 ddp-flat off" "2 bucketed fp16" "2 bucketed fp16-noscale")
 key_of() { # "n mode amp" -> the run's name
     local n mode amp
     read -r n mode amp <<<"$1"
@@ -98,6 +98,27 @@ printf '  --amp fp16 projected on %s GPUs of %s: bucketed %.2fx one fp16 GPU, %.
 printf '  projected on %s GPUs of %s: bucketed %.2fx, ddp-flat %.2fx, per-param %.2fx\n' "$($J "$P" projection.gpus)" \
     "$($J "$P" projection.profile)" "$($J "$P" projection.bucketed.speedup)" \
     "$($J "$P" projection.ddp-flat.speedup)" "$($J "$P" projection.per-param.speedup)"
+# speedup against ranks: measured here (1, 2 and 4 ranks; 4 share 2 cores when the machine has 2) and
+# projected (the 2-rank run's projection.csv), against ideal
+gnuplot -e "fmt='png'; out='$out/lab05_speedup.png'; measured='$out/lab05_scaling.csv'; \
+projected='$tmp/$last-2-bucketed/projection.csv'; profile='$($J "$P" projection.profile)'; cores=$(nproc)" \
+    common/plot/style.gp labs/05-ddp-amp/plots/bench_speedup.gp 2>/dev/null &&
+    echo "  speedup against ranks, measured here and projected: $out/lab05_speedup.png"
+# a run stopped after step K and resumed from its checkpoint, over the run that never stopped; the scale
+# doubles every 4 good steps, so a checkpoint that lost the scaler's state would show as a step in it
+K=5
+resume=(env OPENBLAS_NUM_THREADS=1 common/bin/dlrun -n 2 "$D" --amp fp16 --probe-every 0 --epochs 2 --bucket-mb 1
+    --init-scale 1024 --growth-interval 4 --plot none --quiet)
+"${resume[@]}" --out "$tmp/full" >"$tmp/full.log" 2>&1 &&
+    "${resume[@]}" --max-steps $K --checkpoint-dir "$tmp/ckpt" --out "$tmp/cut" >"$tmp/cut.log" 2>&1 &&
+    "${resume[@]}" --resume "$tmp/ckpt/latest" --out "$tmp/resumed" >"$tmp/resumed.log" 2>&1 ||
+    { echo "bench lab05: the resume runs failed" >&2; tail "$tmp"/{full,cut,resumed}.log >&2; exit 1; }
+same=no
+cmp -s <(tail -n +$((K + 2)) "$tmp/full/amp.csv") <(tail -n +2 "$tmp/resumed/amp.csv") && same=yes
+echo "  stopped after step $K and resumed (2 ranks, --amp fp16): every later step's loss and scale bitwise equal to the run that never stopped: $same"
+gnuplot -e "fmt='png'; out='$out/lab05_resume.png'; full='$tmp/full/amp.csv'; cut='$tmp/cut/amp.csv'; \
+resumed='$tmp/resumed/amp.csv'; k=$K" common/plot/style.gp labs/05-ddp-amp/plots/resume.gp 2>/dev/null &&
+    echo "  the resumed run over the uninterrupted one: $out/lab05_resume.png"
 cat >"$out/lab05.json.tmp" <<JSON
 {
   "bench": "lab05 strong scaling of the reference's bucketed DDP, 1 and 2 ranks, and ddp-flat on 2; one BLAS thread per rank; medians over quiet rounds",
@@ -110,12 +131,15 @@ cat >"$out/lab05.json.tmp" <<JSON
   "speedup_2_bucketed": $(speedups 2-bucketed | bench_median),
   "speedup_2_bucketed_min": $(speedups 2-bucketed | bench_min),
   "speedup_2_bucketed_max": $(speedups 2-bucketed | bench_max),
+  "epoch_seconds_4_bucketed": ${best[4-bucketed]},
+  "speedup_4_bucketed": $(speedups 4-bucketed | bench_median),
   "projected_speedup_bucketed": $($J "$P" projection.bucketed.speedup),
   "projected_speedup_flat": $($J "$P" projection.ddp-flat.speedup),
   "epoch_seconds_2_bucketed_amp": ${best[2-bucketed-fp16]},
   "projected_speedup_amp_vs_fp16_gpu": $($J "$A" projection.bucketed.speedup),
-  "projected_speedup_amp_vs_fp32_gpu": $($J "$A" projection.bucketed.speedup_vs_one_fp32_gpu)
+  "projected_speedup_amp_vs_fp32_gpu": $($J "$A" projection.bucketed.speedup_vs_one_fp32_gpu),
+  "resumed_bitwise_equal": $([ $same = yes ] && echo true || echo false)
 }
 JSON
 mv "$out/lab05.json.tmp" "$out/lab05.json"
-echo "  wrote $out/lab05.json, lab05_scaling.csv, lab05_rounds.csv"
+echo "  wrote $out/lab05.json, lab05_scaling.csv, lab05_rounds.csv, lab05_amp.png, lab05_speedup.png, lab05_resume.png"
