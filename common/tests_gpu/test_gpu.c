@@ -24,6 +24,8 @@
 #include "dl/mlp.h"
 #include "dl/ops.h"
 #include "dl/rng.h"
+#include "dl/timer.h" // dl_now
+#include "dl/trace.h" // dl_trace_use_device
 
 #define OPEN(dev)  \
     dl_device dev; \
@@ -551,6 +553,61 @@ START_TEST(test_isendrecv_self_on_device)
 }
 END_TEST
 
+/* The trace on the device: a forward and a blocking allreduce recorded with
+ * CUDA events, the allreduce first on the compute stream, then on a stream
+ * of its own (as NCCL's comm stream). Device times: ordered within a span,
+ * the allreduce after the forward it waits for (the GPU ran the forward
+ * after the host returned), never before the host issued the work, and
+ * inside the host's [start, read] window. */
+START_TEST(test_trace_device_times)
+{
+    OPEN(dev);
+    dl_comm *c = world_of_one();
+    ck_assert(dl_comm_use_device(c, &dev) == DL_OK);
+    const size_t sizes[] = {512, 1024, 1024, 10}, n = 4096;
+    dl_mlp m;
+    ck_assert(dl_mlp_create(&m, &dev, sizes, 4, n, 7) == DL_OK);
+    float *h = randf(n * sizes[0], 91), *X = to_dev(&dev, h, n * sizes[0]);
+    dl_stream side = NULL;
+    ck_assert(dl_stream_create(&dev, &side) == DL_OK);
+    for (int round = 0; round < 2; round++) {
+        dl_trace_use_device(&dev, round ? side : NULL);
+        dl_trace_clear();
+        double start = dl_now();
+        dl_trace_start(0);
+        ck_assert(dl_mlp_forward(&m, X, n) == DL_OK);
+        ck_assert(dl_comm_allreduce(c, m.grads, m.n_params, DL_F32, DL_RED_AVG) == DL_OK);
+        dl_trace_stop();
+        size_t ne = 0;
+        const dl_span *e = dl_trace_events(&ne);
+        double window = dl_now() - start; // the trace's origin is after start
+        ck_assert_uint_eq(ne, 2);
+        ck_assert(e[0].kind == DL_EV_FORWARD && e[1].kind == DL_EV_ALLREDUCE);
+        for (size_t k = 0; k < ne; k++) {
+            ck_assert_msg(e[k].device == 1, "round %d, span %zu kept host times", round, k);
+            ck_assert_msg(0 <= e[k].t0 && e[k].t0 <= e[k].t1 && e[k].t1 <= window,
+                          "round %d, span %zu: device %g..%g s outside [0, %g]", round, k, e[k].t0, e[k].t1, window);
+            ck_assert_msg(e[k].t0 >= e[k].host_t0 && e[k].host_t1 >= e[k].host_t0,
+                          "round %d, span %zu: device start %g before the host issued it at %g", round, k, e[k].t0,
+                          e[k].host_t0);
+        }
+        ck_assert_msg(e[1].t0 >= e[0].t1, "round %d: the allreduce began at %g, before the forward ended at %g", round,
+                      e[1].t0, e[0].t1);
+        printf("trace on %s, round %d: forward issued in %.1f us, ran %.1f us; allreduce at +%.1f us\n",
+               dl_device_describe(&dev), round, 1e6 * (e[0].host_t1 - e[0].host_t0), 1e6 * (e[0].t1 - e[0].t0),
+               1e6 * (e[1].t0 - e[0].t1));
+    }
+    dl_trace_use_device(NULL, NULL);
+    dl_trace_clear();
+    dl_stream_destroy(&dev, side);
+    dl_free(&dev, X);
+    free(h);
+    dl_mlp_free(&m);
+    dl_comm_finalize(c);
+    dl_device_close(&dev);
+}
+END_TEST
+
 /* dl_batch on CUDA: gathered rows and a range land on the device as the
  * CPU stages them (the CPU tier checks the CPU side itself). */
 START_TEST(test_batch_on_device)
@@ -632,6 +689,7 @@ int main(void)
     tcase_add_test(tc, test_mlp_f16_matches_cpu);
     tcase_add_test(tc, test_unscale_on_device);
     tcase_add_test(tc, test_isendrecv_self_on_device);
+    tcase_add_test(tc, test_trace_device_times);
     tcase_add_test(tc, test_add_matches_cpu_bitwise);
     tcase_add_test(tc, test_copy_on_device);
     tcase_add_test(tc, test_batch_on_device);

@@ -24,9 +24,31 @@
  *   after that layer's BACKWARD span and before the next layer's: the order
  *   is exact on every device.
  * - Times are seconds since dl_trace_start on this rank's clock (dl_now).
- *   On a CUDA device the kit's calls return before the GPU ran them: the
- *   times are then when the host issued the work (the order stays exact;
- *   durations are the host's view).
+ *   host_t0/host_t1 are when the host began and ended the call. On the CPU
+ *   (no device bound) t0/t1 are the same values, bit for bit.
+ * - On a CUDA device the kit's calls return before the GPU ran them, so once
+ *   dl_trace_use_device has bound the device, t0/t1 are when the GPU ran the
+ *   work (device = 1): each span records a CUDA event at its begin and at its
+ *   end on the stream its work runs on — the compute stream for step,
+ *   forward, backward and optimizer spans; for an allreduce, the comm stream,
+ *   made to wait for the compute stream at the call (as the transport does
+ *   next), its end recorded at the trace's next call, once the transport has
+ *   queued it: the span is when NCCL ran it, not until dl_comm_wait returned
+ *   (with no comm stream bound, an allreduce is measured on the compute
+ *   stream, from the call to the compute stream's passing its wait). Reading
+ *   the trace (dl_trace_events and the writers) and dl_trace_stop wait for
+ *   the ended spans' events and put them on the host clock through reference
+ *   events on the compute stream: the first recorded at dl_trace_start (or
+ *   at binding, while recording) on an idle stream at a known host time,
+ *   then one per second of host time, each timed from the one before
+ *   (cudaEventElapsedTime's float stays sub-microsecond over short
+ *   intervals). A device time is never before the host issued the work
+ *   (t0 >= host_t0) nor after the read that converted it. A span still open
+ *   at dl_trace_stop, or whose event CUDA refused, keeps its host times
+ *   (device = 0). The events come from a pool made at dl_trace_start and
+ *   grown on demand to 65536; when it is spent, the trace waits for the
+ *   ended spans to free theirs (a host wait inside the run, once per about
+ *   32768 spans not read). The order stays exact either way.
  * - At most `cap` events are kept (dl_trace_start's argument, 0 = 1 << 20);
  *   later ones are counted in dl_trace_dropped and not stored.
  * - dl_trace_write_chrome is collective (every rank calls it): rank 0
@@ -42,6 +64,7 @@
 #include <stddef.h> // size_t
 
 #include "dl/comm.h" // dl_comm
+#include "dl/device.h" // dl_device, dl_stream
 #include "dl/status.h" // dl_status
 
 #ifdef __cplusplus
@@ -64,10 +87,18 @@ typedef struct dl_span {
     double t0, t1; /* seconds since dl_trace_start; t1 < 0 while open */
     double bytes; /* ALLREDUCE: bytes this rank contributed */
     int async; /* ALLREDUCE: 1 when started by dl_comm_allreduce_async */
+    double host_t0, host_t1; /* when the host issued it; = t0, t1 unless device */
+    int device; /* 1 when t0, t1 come from the device's events */
 } dl_span;
 
 #define DL_TRACE_NONE ((size_t)-1)
 
+/* Binds the trace to dev's compute stream and to comm, the stream its
+ * allreduces run on (the communicator's; NULL when there is none apart). dev
+ * NULL or not a CUDA device: host times only (the default). Converts what
+ * was recorded under a previous binding first. dev must stay open while it
+ * is bound. Cannot fail: where CUDA refuses the events, host times. */
+void dl_trace_use_device(const dl_device *dev, dl_stream comm);
 void dl_trace_start(size_t cap);
 void dl_trace_stop(void);
 int dl_trace_on(void);
