@@ -1,13 +1,15 @@
 /* kit.c — lab 05's provided helpers; see kit.h. Not a student file. */
+#define _POSIX_C_SOURCE 200809L // fsync, fileno
 #include "kit.h"
 
 #include <string.h> // memset, memcmp
 
 #include <math.h> // INFINITY
 #include <stdio.h> // snprintf
-#include <stdlib.h> // malloc, free
+#include <stdlib.h> // malloc, free, strtod
+#include <unistd.h> // fsync
 
-#include "dl/fs.h" // dl_mkdir_p
+#include "dl/fs.h" // dl_mkdir_p, dl_tmp_create, dl_read_file
 #include "dl/ops.h" // dl_scale, dl_cast
 #include "dl/rng.h" // dl_rng_seed
 
@@ -248,4 +250,146 @@ void kit_ckpt_end(kit_ckpt *c)
     free(c->s.params);
     free(c->s.velocity);
     c->s.params = c->s.velocity = NULL;
+}
+
+// ---- the driver's bookkeeping beside a checkpoint (kit_tally) ----
+
+#define TALLY_MAGIC "lab05-metrics 1"
+
+static void put_tally(FILE *f, const kit_tally *t, long step, int epoch, long batch, int world, const double *sums,
+                      double elapsed_s, double compute_s)
+{
+    fprintf(f, "%s\ncheckpoint %ld %d %ld %d\nepochs %d\n", TALLY_MAGIC, step, epoch, batch, world, t->done);
+    for (int e = 0; e < t->done; e++) {
+        fputs("row", f);
+        for (int k = 0; k < KIT_METRIC_COLS; k++)
+            fprintf(f, " %.17g", t->rows[KIT_METRIC_COLS * e + k]);
+        fputc('\n', f);
+    }
+    fprintf(f, "current %ld %.17g %.17g\nsums", t->counted, elapsed_s, compute_s);
+    for (int r = 0; r < world; r++)
+        fprintf(f, " %.17g", sums[r]);
+    fprintf(f, "\namp %ld %ld %.17g %.17g %.17g\n", t->n_skipped, t->probed, t->underflow, t->unchanged, t->subnormal);
+}
+
+dl_status kit_tally_save(const kit_tally *t, const char *dir, long step, int epoch, long batch, int world,
+                         const double *sums, double elapsed_s, double compute_s)
+{
+    char path[1100], tmp[1200];
+    int n = snprintf(path, sizeof path, "%s/latest.metrics", dir);
+    if (n < 0 || (size_t)n >= sizeof path)
+        return dl_error_set(DL_ERR_ARG, "--checkpoint-dir '%s': the path is too long", dir);
+    FILE *f = dl_tmp_create(path, tmp, sizeof tmp, "w");
+    if (f == NULL)
+        return DL_ERR_IO;
+    put_tally(f, t, step, epoch, batch, world, sums, elapsed_s, compute_s);
+    // on the disk before the rename: a crash leaves the old file or the new one, whole
+    int bad = fflush(f) != 0 || ferror(f) != 0 || fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return dl_error_set(DL_ERR_IO, "%s: cannot write it (disk full?)", path);
+    }
+    return DL_OK;
+}
+
+/* The parser's cursor: each reader skips blanks, reads one item and
+ * returns 0, or -1 (and then every later one fails too). */
+typedef struct cursor {
+    const char *p;
+    int bad;
+} cursor;
+
+static int expect_word(cursor *c, const char *w)
+{
+    c->p += strspn(c->p, " \t\n");
+    size_t n = strlen(w);
+    if (c->bad || strncmp(c->p, w, n) != 0)
+        return c->bad = -1;
+    c->p += n;
+    return 0;
+}
+
+static double read_num(cursor *c)
+{
+    char *end;
+    double v = c->bad ? 0 : strtod(c->p, &end);
+    if (c->bad || end == c->p)
+        return c->bad = -1, 0;
+    c->p = end;
+    return v;
+}
+
+static long read_long(cursor *c)
+{
+    char *end;
+    long v = c->bad ? 0 : strtol(c->p, &end, 10);
+    if (c->bad || end == c->p)
+        return c->bad = -1, 0;
+    c->p = end;
+    return v;
+}
+
+/* Parses text into t (rank's loss sum); "" or what is wrong into why. */
+static void parse_tally(const char *text, kit_tally *t, long step, int epoch, long batch, int world, int rank,
+                        char *why, size_t len)
+{
+    cursor c = {text, 0};
+    why[0] = '\0';
+    expect_word(&c, TALLY_MAGIC);
+    expect_word(&c, "checkpoint");
+    long s = read_long(&c), e = read_long(&c), b = read_long(&c), w = read_long(&c);
+    expect_word(&c, "epochs");
+    long done = read_long(&c);
+    if (!c.bad && (s != step || e != epoch || b != batch || w != world)) {
+        snprintf(why, len,
+                 "it was written at step %ld (epoch %ld, batch %ld) by %ld rank(s); this run resumes at step %ld "
+                 "(epoch %d, batch %ld) on %d",
+                 s, e + 1, b, w, step, epoch + 1, batch, world);
+        return;
+    }
+    if (!c.bad && (done < 0 || done > KIT_MAX_EPOCHS || done != epoch))
+        c.bad = -1;
+    t->done = (int)done;
+    for (long k = 0; !c.bad && k < done; k++) {
+        expect_word(&c, "row");
+        for (int j = 0; j < KIT_METRIC_COLS; j++)
+            t->rows[KIT_METRIC_COLS * k + j] = read_num(&c);
+    }
+    expect_word(&c, "current");
+    t->counted = read_long(&c);
+    t->elapsed_s = read_num(&c), t->compute_s = read_num(&c);
+    expect_word(&c, "sums");
+    for (int r = 0; r < world; r++) {
+        double v = read_num(&c);
+        t->sum = r == rank ? v : t->sum;
+    }
+    expect_word(&c, "amp");
+    t->n_skipped = read_long(&c), t->probed = read_long(&c);
+    t->underflow = read_num(&c), t->unchanged = read_num(&c), t->subnormal = read_num(&c);
+    if (c.bad)
+        snprintf(why, len, "it is not what kit_tally_save writes (cut or edited?)");
+}
+
+dl_status kit_tally_load(kit_tally *t, const char *ckpt, long step, int epoch, long batch, int world, int rank)
+{
+    char path[1100], why[300];
+    int n = snprintf(path, sizeof path, "%s.metrics", ckpt);
+    if (n < 0 || (size_t)n >= sizeof path)
+        return dl_error_set(DL_ERR_ARG, "%s.metrics: the path is too long", ckpt);
+    char *text = NULL;
+    if (!dl_file_exists(path))
+        return dl_error_set(DL_ERR_IO, "%s is missing", path);
+    DL_TRY(dl_read_file(path, &text, NULL));
+    kit_tally *got = calloc(1, sizeof *got);
+    if (got == NULL) {
+        free(text);
+        return dl_error_set(DL_ERR_NOMEM, "out of memory for %s", path);
+    }
+    parse_tally(text, got, step, epoch, batch, world, rank, why, sizeof why);
+    free(text);
+    if (why[0] == '\0')
+        *t = *got;
+    free(got);
+    return why[0] ? dl_error_set(DL_ERR_ARG, "%s: %s", path, why) : DL_OK;
 }

@@ -67,4 +67,39 @@ dl_status kit_ckpt_resume(kit_ckpt *c, const char *path, int allow_reshard, dl_m
                           int *epoch, long *batch);
 void kit_ckpt_end(kit_ckpt *c);
 
+/* The driver's bookkeeping beside a checkpoint, so that a resumed run's
+ * metrics.csv and summary.json are the uninterrupted run's: the finished
+ * epochs' metrics rows and the running sums of the epoch under way. It is
+ * not in the checkpoint (ckpt.h is your format): rank 0 writes it to
+ * DIR/latest.metrics after each checkpoint (when the step ends an epoch,
+ * after that epoch's row), atomically (a temporary file beside it, fsync,
+ * rename). In memory each rank holds its own loss sum (the losses are each
+ * rank's own); the file holds every rank's. */
+#define KIT_MAX_EPOCHS 64
+#define KIT_METRIC_COLS 7 /* epoch, step, loss, val_accuracy, epoch_s, lr, compute_s */
+typedef struct kit_tally {
+    int done; /* finished epochs: rows in rows */
+    double rows[KIT_MAX_EPOCHS * KIT_METRIC_COLS];
+    /* the epoch under way */
+    double sum; /* this rank's sum of the losses of its counted (not skipped) steps */
+    long counted;
+    double elapsed_s, compute_s; /* its wall and compute seconds before this run took it over */
+    /* --amp, this rank's view: skipped steps, probed steps and the sums of their shares */
+    long n_skipped, probed;
+    double underflow, unchanged, subnormal;
+} kit_tally;
+/* Writes t to DIR/latest.metrics for the checkpoint of step `step`, epoch
+ * and batch, taken by `world` ranks whose loss sums are sums (world,); the
+ * epoch under way has run elapsed_s and compute_s (t's own are ignored).
+ * On error returns DL_ERR_IO (or DL_ERR_ARG for a path too long) and leaves
+ * no temporary file. */
+dl_status kit_tally_save(const kit_tally *t, const char *dir, long step, int epoch, long batch, int world,
+                         const double *sums, double elapsed_s, double compute_s);
+/* Reads CKPT.metrics, the file kit_tally_save wrote beside the checkpoint
+ * CKPT, into t with rank's own loss sum. It must belong to that checkpoint:
+ * the same step, epoch, batch and world size. On any failure (missing,
+ * unreadable, another checkpoint's) returns DL_ERR_IO or DL_ERR_ARG with
+ * dl_last_error() saying why, and leaves t untouched. */
+dl_status kit_tally_load(kit_tally *t, const char *ckpt, long step, int epoch, long batch, int world, int rank);
+
 #endif /* LAB05_KIT_H */

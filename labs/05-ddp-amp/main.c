@@ -83,6 +83,7 @@ typedef struct work {
     ddp_micro *mb; /* (K,) bt[k]'s X, y and n */
     double *arow;
     float *before, *after;
+    double *sums; /* (P,) every rank's loss sum, gathered for the bookkeeping beside a checkpoint */
 } work;
 
 static void work_free(work *w)
@@ -90,16 +91,18 @@ static void work_free(work *w)
     for (size_t k = 0; w->bt != NULL && k < w->K; k++)
         dl_batch_free(&w->bt[k]);
     free(w->idx), free(w->bt), free(w->mb);
-    free(w->arow), free(w->before), free(w->after);
+    free(w->arow), free(w->before), free(w->after), free(w->sums);
     memset(w, 0, sizeof *w);
 }
 
-/* per rows per rank, K micro-batches of B rows of d features; with amp,
- * steps rows of --amp's measurements over n_params weights. */
-static dl_status work_alloc(work *w, const dl_device *dev, size_t per, size_t K, size_t B, size_t d, int amp,
+/* per rows per rank, K micro-batches of B rows of d features, P ranks'
+ * loss sums; with amp, steps rows of --amp's measurements over n_params
+ * weights. */
+static dl_status work_alloc(work *w, const dl_device *dev, size_t per, size_t K, size_t B, size_t d, int P, int amp,
                             long steps, size_t n_params)
 {
     w->idx = malloc(per * sizeof *w->idx);
+    w->sums = malloc((size_t)P * sizeof *w->sums);
     w->K = K;
     w->bt = calloc(K, sizeof *w->bt); // zeroed: each may be freed before it was made
     w->mb = malloc(K * sizeof *w->mb);
@@ -108,7 +111,7 @@ static dl_status work_alloc(work *w, const dl_device *dev, size_t per, size_t K,
         w->before = malloc(n_params * sizeof *w->before);
         w->after = malloc(n_params * sizeof *w->after);
     }
-    if (w->idx == NULL || w->bt == NULL || w->mb == NULL ||
+    if (w->idx == NULL || w->bt == NULL || w->mb == NULL || w->sums == NULL ||
         (amp && (w->arow == NULL || w->before == NULL || w->after == NULL)))
         return dl_error_set(DL_ERR_NOMEM, "out of memory for the batches");
     for (size_t k = 0; k < K; k++)
@@ -179,7 +182,7 @@ static void project_modes(const dl_profile *prof, const dl_mlp *m, size_t B, int
 /* What one optimizer step needs, beyond its position (epoch, batch, step). */
 typedef struct trainer {
     const options *o;
-    int rank, mode, amp;
+    int rank, P, mode, amp;
     dl_comm *comm;
     const dl_device *dev;
     const dl_dataset *tr;
@@ -190,7 +193,8 @@ typedef struct trainer {
     work *w;
     const dl_lr_config *lrc;
     size_t B, K, steps_per_epoch;
-    long last_step, n_skipped;
+    long last_step;
+    kit_tally *tally; /* the finished epochs' rows, the epoch under way's sums */
     double *arow; /* --amp: 8 values per step */
     float *before, *after; /* --amp: the weights around a probed step */
 } trainer;
@@ -243,9 +247,26 @@ static dl_status train_step(trainer *t, int e, size_t s, long step, double *loss
         a[0] = (double)step + 1, a[1] = *loss, a[2] = scale, a[3] = *skipped, a[4] = underflow, a[5] = unchanged;
         a[6] = t->m->loss_scale; // what the kit's backward was told, as the kit saw it
         a[7] = subnormal;
-        t->n_skipped += *skipped;
+        kit_tally *ty = t->tally;
+        ty->n_skipped += *skipped;
+        if (underflow >= 0)
+            ty->underflow += underflow, ty->unchanged += unchanged, ty->subnormal += subnormal, ty->probed++;
     }
     return st;
+}
+
+/* This rank's compute in steps first .. last − 1: its forward, backward and
+ * optimizer spans in the trace. */
+static double compute_between(long first, long last)
+{
+    size_t ne;
+    const dl_span *sp = dl_trace_events(&ne);
+    double compute = 0;
+    for (size_t i = 0; i < ne; i++)
+        if (sp[i].step >= first && sp[i].step < last && sp[i].t1 >= sp[i].t0 &&
+            (sp[i].kind == DL_EV_FORWARD || sp[i].kind == DL_EV_BACKWARD || sp[i].kind == DL_EV_OPTIM))
+            compute += sp[i].t1 - sp[i].t0;
+    return compute;
 }
 
 /* The end of epoch e (steps first_step .. step − 1, begun at t0): the ranks'
@@ -271,17 +292,65 @@ static dl_status end_epoch(const trainer *t, int e, long first_step, long step, 
                             "the loss is %g after epoch %d: the step diverged (gradients summed, not averaged? a "
                             "learning rate too high for the global batch?)",
                             mean, e + 1);
-    // this rank's compute in the epoch: forward, backward and optimizer spans of its steps
-    size_t ne;
-    const dl_span *sp = dl_trace_events(&ne);
-    double compute = 0;
-    for (size_t i = 0; i < ne; i++)
-        if (sp[i].step >= first_step && sp[i].step < step && sp[i].t1 >= sp[i].t0 &&
-            (sp[i].kind == DL_EV_FORWARD || sp[i].kind == DL_EV_BACKWARD || sp[i].kind == DL_EV_OPTIM))
-            compute += sp[i].t1 - sp[i].t0;
     r[0] = e + 1, r[1] = (double)step, r[2] = mean, r[3] = val, r[4] = dt, r[5] = dl_lr_at(t->lrc, step - 1);
-    r[6] = compute;
+    r[6] = compute_between(first_step, step);
     return DL_OK;
+}
+
+/* Whether a checkpoint follows step `step` (every rank decides alike). */
+static int ckpt_due(const trainer *t, long step)
+{
+    const options *o = t->o;
+    return o->ckpt_dir != NULL && (step + 1 == t->last_step || (o->ckpt_every > 0 && (step + 1) % o->ckpt_every == 0));
+}
+
+/* The bookkeeping beside the checkpoint of step `step` (epoch, batch: the
+ * next step's), the epoch under way having run elapsed_s and compute_s:
+ * every rank's loss sum gathered, rank 0 writes. Collective. */
+static dl_status save_tally(const trainer *t, long step, int epoch, long batch, double elapsed_s, double compute_s)
+{
+    double *sums = t->w->sums;
+    DL_TRY(dl_comm_allgather(t->comm, &t->tally->sum, sums, 1, DL_F64));
+    if (t->rank != 0)
+        return DL_OK;
+    return kit_tally_save(t->tally, t->o->ckpt_dir, step, epoch, batch, t->P, sums, elapsed_s, compute_s);
+}
+
+/* Epoch e from batch s to its end or the run's last step: the steps, the
+ * epoch's metrics row (appended to the tally, with the part of the epoch
+ * before a resume) and after each checkpoint the bookkeeping beside it
+ * (after the epoch's last step, once its row is in). *step advances. */
+static dl_status run_epoch(trainer *t, dl_sampler *smp, dl_progress *pr, int e, size_t s, long *step)
+{
+    kit_tally *ty = t->tally;
+    dl_sampler_set_epoch(smp, e);
+    dl_status st = dl_sampler_indices(smp, t->w->idx);
+    if (st == DL_OK)
+        st = dl_comm_barrier(t->comm);
+    double t0 = dl_now(), loss = 0;
+    long first_step = *step;
+    int due = 0;
+    for (; st == DL_OK && s < t->steps_per_epoch && *step < t->last_step; s++, (*step)++) {
+        int skipped = 0;
+        st = train_step(t, e, s, *step, &loss, &skipped);
+        if (!skipped) // a skipped step's loss (inf/NaN) is not averaged in
+            ty->sum += loss, ty->counted++;
+        dl_progress_step(pr, e, s + 1, t->B * t->K * (size_t)t->P, loss);
+        due = ckpt_due(t, *step);
+        if (st == DL_OK && due && s + 1 < t->steps_per_epoch)
+            st = save_tally(t, *step + 1, e, (long)s + 1, ty->elapsed_s + dl_now() - t0,
+                            ty->compute_s + compute_between(first_step, *step + 1));
+    }
+    double *r = ty->rows + KIT_METRIC_COLS * ty->done;
+    if (st == DL_OK)
+        st = end_epoch(t, e, first_step, *step, t0, ty->counted ? ty->sum / (double)ty->counted : 0, r);
+    if (st != DL_OK)
+        return st;
+    r[4] += ty->elapsed_s, r[6] += ty->compute_s;
+    ty->done++;
+    ty->sum = 0, ty->counted = 0, ty->elapsed_s = ty->compute_s = 0;
+    dl_progress_line(pr, 0, "epoch %d: loss %.4f, validation accuracy %.4f, %.2f s", e + 1, r[2], r[3], r[4]);
+    return due && s == t->steps_per_epoch ? save_tally(t, *step, e + 1, 0, 0, 0) : DL_OK;
 }
 
 /* What rank 0 writes at the end: the CSVs, the plots, summary.json and the
@@ -294,7 +363,8 @@ typedef struct outputs {
     size_t n_params, esz, B, K, nev;
     const ddp_bucket *buckets;
     const dl_span *ev;
-    long probe, resumed_at, step, n_skipped;
+    long probe, resumed_at, step;
+    const kit_tally *tally; /* --amp's sums */
     const double *rows, *proj, *sweep, *arow, *step_s, *exposed, *speedup;
     double vs32, test, steady, steady_compute;
     const dl_profile *prof;
@@ -305,6 +375,21 @@ typedef struct outputs {
 static const char *const acols[] = {"step",      "loss",      "scale",       "skipped",
                                     "underflow", "unchanged", "model_scale", "subnormal"};
 
+/* summary.json's amp_stats: rank 0's sums over every step of the run (a
+ * resumed run's too, from the bookkeeping beside its checkpoint). */
+static void amp_stats(dl_json *j, const kit_tally *ty, float scale)
+{
+    long n = ty->probed;
+    dl_json_object(j, "amp_stats");
+    dl_json_num(j, "final_scale", scale);
+    dl_json_int(j, "skipped_steps", ty->n_skipped);
+    dl_json_int(j, "probed_steps", n);
+    dl_json_num(j, "mean_underflow_share", n ? ty->underflow / (double)n : 0);
+    dl_json_num(j, "mean_unchanged_share", n ? ty->unchanged / (double)n : 0);
+    dl_json_num(j, "mean_subnormal_share", n ? ty->subnormal / (double)n : 0);
+    dl_json_end_object(j);
+}
+
 static dl_status write_outputs(const outputs *x)
 {
     const options o = *x->o;
@@ -314,7 +399,7 @@ static dl_status write_outputs(const outputs *x)
     const size_t n_params = x->n_params, esz = x->esz, B = x->B, K = x->K, nev = x->nev;
     const ddp_bucket *buckets = x->buckets;
     const dl_span *ev = x->ev;
-    const long probe = x->probe, resumed_at = x->resumed_at, step = x->step, n_skipped = x->n_skipped;
+    const long probe = x->probe, resumed_at = x->resumed_at, step = x->step;
     const double *rows = x->rows, *proj = x->proj, *sweep = x->sweep, *arow = x->arow;
     const double *step_s = x->step_s, *exposed = x->exposed, *speedup = x->speedup;
     const double vs32 = x->vs32, test = x->test, steady = x->steady, steady_compute = x->steady_compute;
@@ -399,21 +484,8 @@ static dl_status write_outputs(const outputs *x)
         dl_json_num(&j, "test_accuracy", test);
         dl_json_num(&j, "steady_epoch_s", steady);
         dl_json_num(&j, "steady_compute_s", steady_compute);
-        if (amp) {
-            double uf = 0, un = 0, sn = 0;
-            long nuf = 0;
-            for (long k = resumed_at; k < step; k++)
-                if (arow[8 * k + 4] >= 0)
-                    uf += arow[8 * k + 4], un += arow[8 * k + 5], sn += arow[8 * k + 7], nuf++;
-            dl_json_object(&j, "amp_stats");
-            dl_json_num(&j, "final_scale", scaler.scale);
-            dl_json_int(&j, "skipped_steps", n_skipped);
-            dl_json_int(&j, "probed_steps", nuf);
-            dl_json_num(&j, "mean_underflow_share", nuf ? uf / (double)nuf : 0);
-            dl_json_num(&j, "mean_unchanged_share", nuf ? un / (double)nuf : 0);
-            dl_json_num(&j, "mean_subnormal_share", nuf ? sn / (double)nuf : 0);
-            dl_json_end_object(&j);
-        }
+        if (amp)
+            amp_stats(&j, x->tally, scaler.scale);
         dl_json_object(&j, "projection");
         dl_json_str(&j, "profile", prof.name);
         dl_json_int(&j, "gpus", prof.gpus);
@@ -435,8 +507,8 @@ static dl_status write_outputs(const outputs *x)
         return st;
     dl_progress_line(pr, 1, "test accuracy %.4f; steady epoch %.2f s here", test, steady);
     if (amp)
-        dl_progress_line(pr, 1, "--amp %s: %ld of %ld steps skipped (inf/NaN), final loss scale %g", o.amp, n_skipped,
-                         step, (double)scaler.scale);
+        dl_progress_line(pr, 1, "--amp %s: %ld of %ld steps skipped (inf/NaN), final loss scale %g", o.amp,
+                         x->tally->n_skipped, step, (double)scaler.scale);
     for (int k = 0; k < N_MODES; k++)
         if (step_s[k] > 0)
             dl_progress_line(pr, 1,
@@ -495,6 +567,19 @@ static int sweep_caps(const dl_profile *prof, const dl_mlp *m, const size_t *cou
         ns++;
     }
     return ns;
+}
+
+/* --resume FILE: the bookkeeping beside it (FILE.metrics), so that this
+ * run's metrics.csv and summary.json go on from the uninterrupted run's;
+ * without it (or another checkpoint's) they cover only this run's steps. */
+static void resume_tally(kit_tally *ty, const char *path, long step, int epoch, long batch, int P, int rank)
+{
+    if (kit_tally_load(ty, path, step, epoch, batch, P, rank) == DL_OK || rank != 0)
+        return;
+    fprintf(stderr,
+            "lab05: warning: %s; metrics.csv starts at epoch %d, whose row averages only the steps this run takes, "
+            "and summary.json's amp_stats cover only those steps\n",
+            dl_last_error(), epoch + 1);
 }
 
 int main(int argc, char **argv)
@@ -678,10 +763,9 @@ int main(int argc, char **argv)
     if (o.max_steps > 0 && o.max_steps < last_step)
         last_step = o.max_steps;
     work w = {0};
-    st = work_alloc(&w, &dev, per, K, B, tr->d, amp, last_step, m.n_params);
+    st = work_alloc(&w, &dev, per, K, B, tr->d, P, amp, last_step, m.n_params);
     if (st != DL_OK)
         return die(comm, &w, st);
-    size_t *idx = w.idx;
     dl_lr_config lrc = {.base_lr = o.a.lr,
                         .base_batch = (size_t)o.base_batch,
                         .global_batch = B * K * (size_t)P,
@@ -693,8 +777,12 @@ int main(int argc, char **argv)
     st = kit_ckpt_begin(&ck, &m, P, o.a.seed);
     long step = 0, first_batch = 0;
     int first_epoch = 0;
+    kit_tally tally;
+    memset(&tally, 0, sizeof tally);
     if (st == DL_OK && o.resume != NULL)
         st = kit_ckpt_resume(&ck, o.resume, o.allow_reshard, &m, &scaler, &step, &first_epoch, &first_batch);
+    if (st == DL_OK && o.resume != NULL)
+        resume_tally(&tally, o.resume, step, first_epoch, first_batch, P, rank);
     // after a reshard the saved batch counts another world's batches: this run
     // goes on from the same batch number in its own (the rows are not those the
     // old world would have taken next: only a resume on as many ranks is exact)
@@ -721,6 +809,7 @@ int main(int argc, char **argv)
     // ---- training ----
     trainer ts = {.o = &o,
                   .rank = rank,
+                  .P = P,
                   .mode = mode,
                   .amp = amp,
                   .comm = comm,
@@ -736,40 +825,18 @@ int main(int argc, char **argv)
                   .K = K,
                   .steps_per_epoch = steps_per_epoch,
                   .last_step = last_step,
+                  .tally = &tally,
                   .arow = w.arow,
                   .before = w.before,
                   .after = w.after};
-    double rows[64 * 7];
-    int done = 0;
-    double loss = 0, epoch_times[64];
     dl_trace_start(0);
     if (o.resume != NULL)
         dl_progress_line(&pr, 0, "resumed from %s: step %ld, epoch %d, batch %ld", o.resume, step, first_epoch + 1,
                          first_batch);
-    for (int e = first_epoch; e < o.a.epochs && e < 64 && step < last_step; e++) {
-        dl_sampler_set_epoch(&smp, e);
-        st = dl_sampler_indices(&smp, idx);
-        if (st == DL_OK)
-            st = dl_comm_barrier(comm);
-        double t0 = dl_now(), sum = 0;
-        long counted = 0; // a skipped step's loss (inf/NaN) is not averaged in
-        size_t s = e == first_epoch ? (size_t)first_batch : 0;
-        long first_step = step;
-        for (; st == DL_OK && s < steps_per_epoch && step < last_step; s++, step++) {
-            int skipped = 0;
-            st = train_step(&ts, e, s, step, &loss, &skipped);
-            if (!skipped)
-                sum += loss, counted++;
-            dl_progress_step(&pr, e, s + 1, B * K * (size_t)P, loss);
-        }
-        if (st == DL_OK)
-            st = end_epoch(&ts, e, first_step, step, t0, counted ? sum / (double)counted : 0, rows + 7 * done);
+    for (int e = first_epoch; e < o.a.epochs && e < KIT_MAX_EPOCHS && step < last_step; e++) {
+        st = run_epoch(&ts, &smp, &pr, e, e == first_epoch ? (size_t)first_batch : 0, &step);
         if (st != DL_OK)
             return die(comm, &w, st);
-        double dt = rows[7 * done + 4];
-        epoch_times[done++] = dt;
-        dl_progress_line(&pr, 0, "epoch %d: loss %.4f, validation accuracy %.4f, %.2f s", e + 1, rows[7 * done - 5],
-                         rows[7 * done - 4], dt);
     }
     dl_trace_stop();
     dl_progress_end(&pr);
@@ -786,7 +853,8 @@ int main(int argc, char **argv)
     // ---- projection: the three modes, from the recorded order of a steady step ----
     size_t nev;
     const dl_span *ev = dl_trace_events(&nev);
-    long probe = step > 1 ? 1 : 0;
+    // the second step this run took (a steady one), else its first
+    long probe = step > resumed_at + 1 ? resumed_at + 1 : resumed_at;
     dl_sim_bucket rec[DDP_MAX_BUCKETS], flat = {(double)(esz * m.n_params), -1}, pp[DDP_MAX_BUCKETS];
     ddp_bucket ppb[DDP_MAX_BUCKETS];
     // bucketed: the order this run recorded (or, in another mode, the earliest
@@ -817,8 +885,10 @@ int main(int argc, char **argv)
     if (st != DL_OK)
         return die(comm, &w, st);
     double steady = 0, steady_compute = 0;
+    const int done = tally.done;
+    const double *rows = tally.rows;
     for (int k = done > 1 ? 1 : 0; k < done; k++) {
-        steady += epoch_times[k] / (done > 1 ? done - 1 : 1);
+        steady += rows[7 * k + 4] / (done > 1 ? done - 1 : 1);
         steady_compute += rows[7 * k + 6] / (done > 1 ? done - 1 : 1);
     }
     if (rank == 0) {
@@ -841,7 +911,7 @@ int main(int argc, char **argv)
                      .probe = probe,
                      .resumed_at = resumed_at,
                      .step = step,
-                     .n_skipped = ts.n_skipped,
+                     .tally = &tally,
                      .rows = rows,
                      .proj = proj,
                      .sweep = sweep,
