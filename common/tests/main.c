@@ -11,6 +11,7 @@ int main(void)
     SRunner *sr = srunner_create(status_suite());
     srunner_add_suite(sr, rng_suite());
     srunner_add_suite(sr, half_suite());
+    srunner_add_suite(sr, bf16_suite());
     srunner_add_suite(sr, blas_suite());
     srunner_add_suite(sr, device_suite());
     srunner_add_suite(sr, csv_suite());

@@ -18,6 +18,7 @@
 Suite *status_suite(void);
 Suite *rng_suite(void);
 Suite *half_suite(void);
+Suite *bf16_suite(void);
 Suite *blas_suite(void);
 Suite *device_suite(void);
 Suite *csv_suite(void);

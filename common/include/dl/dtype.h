@@ -18,6 +18,7 @@ typedef enum dl_dtype {
     DL_F64 = 2, /* double */
     DL_I32 = 3, /* int32_t */
     DL_I64 = 4, /* int64_t */
+    DL_BF16 = 5, /* bfloat16, the top half of an fp32 (dl_bf16) */
     DL_DTYPE_COUNT
 } dl_dtype;
 
@@ -28,6 +29,7 @@ static inline size_t dl_dtype_size(dl_dtype t)
     case DL_I32:
         return 4;
     case DL_F16:
+    case DL_BF16:
         return 2;
     case DL_F64:
     case DL_I64:
@@ -39,7 +41,7 @@ static inline size_t dl_dtype_size(dl_dtype t)
 
 static inline const char *dl_dtype_name(dl_dtype t)
 {
-    static const char *const names[DL_DTYPE_COUNT] = {"f32", "f16", "f64", "i32", "i64"};
+    static const char *const names[DL_DTYPE_COUNT] = {"f32", "f16", "f64", "i32", "i64", "bf16"};
     return (unsigned)t < DL_DTYPE_COUNT ? names[t] : "?";
 }
 
