@@ -3,8 +3,9 @@
 # the reference's outputs and plots, the Chrome trace (one process per rank),
 # the three modes side by side, gradient accumulation, the grader's dump
 # mode, fp16 with and without the loss scaler (the measured underflow), an
-# inf on one rank, checkpoints resumed bit for bit and the files a resume
-# refuses, the skeleton, and bad input.
+# inf on one rank, checkpoints resumed bit for bit (parameters, losses,
+# metrics.csv and summary.json) and the files a resume refuses, the
+# skeleton, and bad input.
 set -u
 . tools/testlib.sh
 D=$B/solutions/lab05
@@ -99,7 +100,9 @@ expect_rc 0 "uninterrupted --amp fp16 run, 2 epochs of 7 steps" -- "$R" -n 2 "$D
 expect_rc 0 "the same run stopped at step 5 (mid-epoch), a checkpoint every 2 steps" -- "$R" -n 2 "$D" $ck $caps \
     --max-steps 5 --checkpoint-dir "$tmp/ck" --checkpoint-every 2 --out "$tmp/ca" --plot none
 expect_file "$tmp/ck/latest" "the newest checkpoint is DIR/latest"
-[ "$(ls "$tmp/ck")" = latest ] && ok "no temporary file is left beside it" || not_ok "the checkpoint dir holds: $(ls "$tmp/ck")"
+expect_file "$tmp/ck/latest.metrics" "the driver's bookkeeping is beside it (DIR/latest.metrics)"
+[ "$(ls "$tmp/ck" | tr '\n' ' ')" = "latest latest.metrics " ] && ok "no temporary file is left beside them" ||
+    not_ok "the checkpoint dir holds: $(ls "$tmp/ck")"
 # shellcheck disable=SC2086
 expect_rc 0 "resumed from it to the end" -- "$R" -n 2 "$D" $ck $caps --resume "$tmp/ck/latest" \
     --dump "$tmp/c1" --out "$tmp/cres" --plot none
@@ -111,10 +114,43 @@ done
 n=$(($(wc -l <"$tmp/c1/amp.0.csv") - 1))
 [ "$n" = 9 ] && [ "$(tail -n $n "$tmp/c0/amp.0.csv")" = "$(tail -n $n "$tmp/c1/amp.0.csv")" ] &&
     ok "steps 6-14: the same losses and loss scales" || not_ok "the resumed steps' losses or scales differ ($n rows)"
-[ "$(tail -n 1 "$tmp/cfull/metrics.csv" | cut -d, -f1-4)" = "$(tail -n 1 "$tmp/cres/metrics.csv" | cut -d, -f1-4)" ] &&
-    ok "the last epoch's metrics row is the same (loss, validation accuracy)" || not_ok "the last epoch's metrics differ"
-[ "$($J "$tmp/cfull/summary.json" test_accuracy)" = "$($J "$tmp/cres/summary.json" test_accuracy)" ] &&
-    ok "the same test accuracy" || not_ok "the test accuracy differs"
+# same_outputs A B WHAT: metrics.csv and summary.json byte for byte, but the
+# times (metrics.csv: epoch_s, compute_s; summary.json: steady_*_s)
+same_outputs() {
+    [ "$(head -n 1 "$1/metrics.csv")" = "epoch,step,loss,val_accuracy,epoch_s,lr,compute_s" ] ||
+        not_ok "metrics.csv's columns changed: update same_outputs in $0"
+    if cmp -s <(cut -d, -f1-4,6 "$1/metrics.csv") <(cut -d, -f1-4,6 "$2/metrics.csv"); then
+        ok "$3: metrics.csv is the uninterrupted run's (every epoch, times aside)"
+    else
+        not_ok "$3: metrics.csv differs from the uninterrupted run's (times aside):"
+        diff <(cut -d, -f1-4,6 "$1/metrics.csv") <(cut -d, -f1-4,6 "$2/metrics.csv") | head -n 6 | sed 's/^/    | /'
+    fi
+    if cmp -s <(grep -v '"steady_[a-z]*_s":' "$1/summary.json") <(grep -v '"steady_[a-z]*_s":' "$2/summary.json"); then
+        ok "$3: summary.json is the uninterrupted run's (amp_stats and projection included, times aside)"
+    else
+        not_ok "$3: summary.json differs from the uninterrupted run's (times aside):"
+        diff <(grep -v '"steady_[a-z]*_s":' "$1/summary.json") <(grep -v '"steady_[a-z]*_s":' "$2/summary.json") |
+            head -n 6 | sed 's/^/    | /'
+    fi
+}
+same_outputs "$tmp/cfull" "$tmp/cres" "stopped mid-epoch and resumed"
+# stopped after the first epoch's last step: the bookkeeping holds that epoch's row
+# shellcheck disable=SC2086
+expect_rc 0 "the same run stopped at step 7 (the end of epoch 1)" -- "$R" -n 2 "$D" $ck $caps --max-steps 7 \
+    --checkpoint-dir "$tmp/ck7" --out "$tmp/ca7" --plot none
+# shellcheck disable=SC2086
+expect_rc 0 "resumed from it to the end" -- "$R" -n 2 "$D" $ck $caps --resume "$tmp/ck7/latest" --out "$tmp/cres7" \
+    --plot none
+expect_out "resumed from $tmp/ck7/latest: step 7, epoch 2, batch 0" "it goes on from the second epoch"
+same_outputs "$tmp/cfull" "$tmp/cres7" "stopped at an epoch's end and resumed"
+# without the bookkeeping: a warning, and the resumed run's own steps only
+cp "$tmp/ck/latest" "$tmp/bare"
+# shellcheck disable=SC2086
+expect_rc 0 "a checkpoint without its .metrics beside it still resumes" -- "$R" -n 2 "$D" $ck $caps \
+    --resume "$tmp/bare" --dump "$tmp/c2" --out "$tmp/cbare" --plot none
+expect_out "warning: $tmp/bare.metrics is missing; metrics.csv starts at epoch 1" "... with a warning that says so"
+cmp -s "$tmp/c0/params.0.npy" "$tmp/c2/params.0.npy" && ok "... to the same parameters" ||
+    not_ok "without its .metrics the resumed run's parameters differ"
 # what a resume refuses: another world size, another model, a corrupt or cut file
 # shellcheck disable=SC2086
 expect_rc 2 "a 2-rank checkpoint on 1 rank" -- "$D" $ck $caps --resume "$tmp/ck/latest" --out "$tmp/cbad" --plot none
@@ -122,6 +158,8 @@ expect_out "written by 2 ranks, this run has 1" "the refusal names both world si
 # shellcheck disable=SC2086
 expect_rc 0 "... accepted with --allow-reshard" -- "$D" $ck $caps --resume "$tmp/ck/latest" --allow-reshard \
     --out "$tmp/cre" --plot none
+expect_out "latest.metrics: it was written at step 5 \(epoch 1, batch 5\) by 2 rank\(s\); this run resumes at step 5 \(epoch 1, batch 5\) on 1" \
+    "... its bookkeeping, another world's, is not used (a warning)"
 # shellcheck disable=SC2086
 expect_rc 2 "a checkpoint of another model" -- "$R" -n 2 "$D" $ck $caps --hidden 32,32 --resume "$tmp/ck/latest" \
     --out "$tmp/cbad" --plot none
