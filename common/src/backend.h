@@ -46,9 +46,10 @@ dl_status dl_cuda_gemm_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, i
                         const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
 dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float alpha, const float *A, int lda,
                         const float *x, float beta, float *y);
-dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
-                            const dl_half *A, int lda, const dl_half *B, int ldb, float beta, void *C, dl_dtype c_type,
-                            int ldc);
+/* dl_gemm_ex: A, B of ab_type (DL_F16 or DL_BF16), fp32 accumulate, C of c_type (DL_F32 or ab_type). */
+dl_status dl_cuda_gemm_ex_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
+                           const void *A, int lda, const void *B, int ldb, dl_dtype ab_type, float beta, void *C,
+                           dl_dtype c_type, int ldc);
 
 // ---- the MLP's element-wise kernels (src/cuda/mlp_cuda.cu) ----
 dl_status dl_cuda_fill_(const dl_device *dev, float *p, size_t count, float v);
@@ -60,23 +61,25 @@ dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t
                         double *loss);
 dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr, float mu,
                        float wd);
-/* The fp16 path's steps (dl/mlp.h's dl_mlp_*_f16_1): H = round16(Z + b), ReLU;
- * dY = round16(g · s); gb = round16(Σ_rows dY [+ gb]); d masked by A > 0. */
-dl_status dl_cuda_bias_act_f16_(const dl_device *dev, dl_half *H, const float *Z, const dl_half *b, size_t n,
-                                size_t out, int relu);
-dl_status dl_cuda_scale_grad_f16_(const dl_device *dev, dl_half *dY, const float *g, size_t count, float s);
-dl_status dl_cuda_bias_grad_f16_(const dl_device *dev, dl_half *gb, const dl_half *dY, size_t n, size_t out,
-                                 int accumulate);
-dl_status dl_cuda_relu_mask_f16_(const dl_device *dev, dl_half *delta, const dl_half *A, size_t count);
+/* The 16-bit path's steps (dl/mlp.h's dl_mlp_*16_1), t = DL_F16 or DL_BF16:
+ * H = round_t(Z + b), ReLU; dY = round_t(g · s); gb = round_t(Σ_rows dY [+ gb]);
+ * d masked by A > 0. H, b, dY, gb, delta, A are arrays of t. */
+dl_status dl_cuda_bias_act16_(const dl_device *dev, void *H, const float *Z, const void *b, dl_dtype t, size_t n,
+                              size_t out, int relu);
+dl_status dl_cuda_scale_grad16_(const dl_device *dev, void *dY, dl_dtype t, const float *g, size_t count, float s);
+dl_status dl_cuda_bias_grad16_(const dl_device *dev, void *gb, const void *dY, dl_dtype t, size_t n, size_t out,
+                               int accumulate);
+dl_status dl_cuda_relu_mask16_(const dl_device *dev, void *delta, const void *A, dl_dtype t, size_t count);
 
 // ---- dl/ops.h's kernels (src/cuda/ops_cuda.cu) ----
-/* dst += src for count elements of t (DL_F32 or DL_F16), queued on dev's stream. */
+/* dst += src for count elements of t (DL_F32, DL_F16 or DL_BF16), queued on dev's stream. */
 dl_status dl_cuda_add_(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t);
-/* acc (fp32) += src (DL_F32 or DL_F16); dst = src converted to dst_t (the other of f32/f16). */
+/* buf *= alpha; acc (fp32) += src (t); dst (dst_t) = src (src_t), two different
+ * types of f32/f16/bf16, rounded once. */
 dl_status dl_cuda_scale_(const dl_device *dev, void *buf, size_t count, dl_dtype t, float alpha);
 dl_status dl_cuda_accumulate_(const dl_device *dev, float *acc, const void *src, size_t count, dl_dtype t);
-dl_status dl_cuda_cast_(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, size_t count);
-/* dst = src (DL_F32 or DL_F16) · inv_scale; waits, then *found_inf (host). */
+dl_status dl_cuda_cast_(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, dl_dtype src_t, size_t count);
+/* dst = src (DL_F32, DL_F16 or DL_BF16) · inv_scale; waits, then *found_inf (host). */
 dl_status dl_cuda_unscale_(const dl_device *dev, const void *src, dl_dtype src_t, float *dst, size_t count,
                            float inv_scale, int *found_inf);
 

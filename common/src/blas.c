@@ -10,6 +10,7 @@
 #include <string.h> // strlen
 
 #include "backend.h" // dl_cuda_gemm_, ...
+#include "dl/lowp.h" // dl_lowp, dl_lowp_to_f32, dl_f32_to_lowp
 
 // ---- FLOP counter ----
 
@@ -122,46 +123,53 @@ dl_status dl_gemv(const dl_device *dev, dl_trans ta, size_t M, size_t N, float a
     return DL_OK;
 }
 
-// ---- fp16 in, fp32 accumulate ----
+// ---- fp16 or bf16 in, fp32 accumulate ----
 
-/* Copies a (rows, cols) half matrix with stride ld into a dense float one. */
-static float *widen(const dl_half *src, size_t rows, size_t cols, size_t ld)
+/* Copies a (rows, cols) matrix of t (DL_F16 or DL_BF16) with stride ld into a
+ * dense float one; NULL when out of memory. */
+static float *widen(const void *src, dl_dtype t, size_t rows, size_t cols, size_t ld)
 {
     float *dst = malloc(max1(rows * cols) * sizeof *dst);
     if (dst == NULL)
         return NULL;
     for (size_t i = 0; i < rows; i++)
-        dl_f16_to_f32(src + i * ld, dst + i * cols, cols);
+        dl_lowp_to_f32((const char *)src + i * ld * dl_dtype_size(t), t, dst + i * cols, cols);
     return dst;
 }
 
-dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
-                      const dl_half *A, size_t lda, const dl_half *B, size_t ldb, float beta, void *C, dl_dtype c_type,
-                      size_t ldc)
+dl_status dl_gemm_ex(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
+                     const void *A, size_t lda, const void *B, size_t ldb, dl_dtype ab_type, float beta, void *C,
+                     dl_dtype c_type, size_t ldc)
 {
-    DL_TRY(check_gemm("dl_gemm_f16", ta, tb, M, N, K, A, lda, B, ldb, C, ldc));
+    if (!dl_lowp(ab_type) || (c_type != DL_F32 && c_type != ab_type))
+        return dl_error_set(DL_ERR_ARG,
+                            "dl_gemm_ex: %s inputs and a %s result; expected f16 or bf16 inputs, and "
+                            "an f32 result or one of the inputs' type",
+                            dl_dtype_name(ab_type), dl_dtype_name(c_type));
+    DL_TRY(check_gemm("dl_gemm_ex", ta, tb, M, N, K, A, lda, B, ldb, C, ldc));
     if (M == 0 || N == 0)
         return DL_OK;
     dl_flops_add(2ull * M * N * K);
     if (dev->kind == DL_DEVICE_CUDA)
-        return dl_cuda_gemm_f16_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C, c_type,
-                                 (int)ldc);
+        return dl_cuda_gemm_ex_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, ab_type, beta, C,
+                                c_type, (int)ldc);
     size_t ar = ta == DL_TRANS ? K : M, ac = ta == DL_TRANS ? M : K;
     size_t br = tb == DL_TRANS ? N : K, bc = tb == DL_TRANS ? K : N;
-    float *a = widen(A, ar, ac, lda);
-    float *b = widen(B, br, bc, ldb);
-    float *c = c_type == DL_F16 ? widen((const dl_half *)C, M, N, ldc) : NULL;
-    if (a == NULL || b == NULL || (c_type == DL_F16 && c == NULL)) {
+    int c16 = c_type != DL_F32;
+    float *a = widen(A, ab_type, ar, ac, lda);
+    float *b = widen(B, ab_type, br, bc, ldb);
+    float *c = c16 ? widen(C, c_type, M, N, ldc) : NULL;
+    if (a == NULL || b == NULL || (c16 && c == NULL)) {
         free(a);
         free(b);
         free(c);
-        return dl_error_set(DL_ERR_NOMEM, "dl_gemm_f16: out of memory for the fp32 copies");
+        return dl_error_set(DL_ERR_NOMEM, "dl_gemm_ex: out of memory for the fp32 copies");
     }
-    if (c_type == DL_F16) {
+    if (c16) {
         cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, a, (int)ac, b, (int)bc, beta, c,
                     (int)N);
         for (size_t i = 0; i < M; i++)
-            dl_f32_to_f16(c + i * N, (dl_half *)C + i * ldc, N);
+            dl_f32_to_lowp(c + i * N, (char *)C + i * ldc * dl_dtype_size(c_type), c_type, N);
     } else {
         cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, a, (int)ac, b, (int)bc, beta,
                     (float *)C, (int)ldc);
@@ -170,4 +178,11 @@ dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, 
     free(b);
     free(c);
     return DL_OK;
+}
+
+dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
+                      const dl_half *A, size_t lda, const dl_half *B, size_t ldb, float beta, void *C, dl_dtype c_type,
+                      size_t ldc)
+{
+    return dl_gemm_ex(dev, ta, tb, M, N, K, alpha, A, lda, B, ldb, DL_F16, beta, C, c_type, ldc);
 }

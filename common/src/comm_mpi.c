@@ -9,6 +9,7 @@
 #include <stdlib.h> // calloc, free
 
 #include "comm_backend.h" // dl_comm_args, dl_mpi_*_, dl_comm_watch
+#include "dl/bf16.h" // dl_bf16, dl_bf16_add
 #include "dl/half.h" // dl_half, dl_half_add
 
 /* Every point-to-point message of dl_comm carries this tag: MPI matches
@@ -20,6 +21,7 @@ struct dl_mpi {
     int started; /* this process called MPI_Init */
     MPI_Comm local; /* the ranks on this machine */
     MPI_Op half_sum; /* f16 sum (dl_half_add) */
+    MPI_Op bf16_sum; /* bf16 sum (dl_bf16_add) */
 };
 
 typedef struct mpi_req {
@@ -60,7 +62,8 @@ static dl_status mpi_type(dl_dtype t, MPI_Datatype *out)
         *out = MPI_INT64_T;
         return DL_OK;
     case DL_F16:
-        *out = MPI_UINT16_T; // moved as bits; reduced by half_sum
+    case DL_BF16:
+        *out = MPI_UINT16_T; // moved as bits; reduced by half_sum / bf16_sum
         return DL_OK;
     default:
         return dl_error_set(DL_ERR_ARG, "comm: unknown dtype %d", (int)t);
@@ -76,12 +79,22 @@ static void half_sum_fn(void *in, void *inout, int *len, MPI_Datatype *type)
         b[i] = dl_half_add(a[i], b[i]);
 }
 
+/* Each addition in fp32, rounded once to bf16: the same bits as dl_add. */
+static void bf16_sum_fn(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const dl_bf16 *a = in;
+    dl_bf16 *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] = dl_bf16_add(a[i], b[i]);
+}
+
 static dl_status mpi_op(const dl_mpi *m, dl_red red, dl_dtype t, MPI_Op *out)
 {
-    if (t == DL_F16) {
+    if (t == DL_F16 || t == DL_BF16) {
         if (red != DL_RED_SUM && red != DL_RED_AVG)
-            return dl_error_set(DL_ERR_UNSUPPORTED, "comm: only sum/avg are supported for f16 on MPI");
-        *out = m->half_sum;
+            return dl_error_set(DL_ERR_UNSUPPORTED, "comm: only sum/avg are supported for %s on MPI", dl_dtype_name(t));
+        *out = t == DL_F16 ? m->half_sum : m->bf16_sum;
         return DL_OK;
     }
     switch (red) {
@@ -114,6 +127,10 @@ static void scale_avg(void *buf, size_t count, dl_dtype t, int size)
         dl_half *h = buf;
         for (size_t i = 0; i < count; i++)
             h[i] = dl_f2h(dl_h2f(h[i]) / (float)size);
+    } else if (t == DL_BF16) {
+        dl_bf16 *h = buf;
+        for (size_t i = 0; i < count; i++)
+            h[i] = dl_f2bf(dl_bf2f(h[i]) / (float)size);
     }
 }
 
@@ -142,6 +159,7 @@ dl_status dl_mpi_open_(int *argc, char ***argv, dl_mpi **out, int *rank, int *si
     MPI_Comm_rank(m->local, local_rank);
     MPI_Comm_size(m->local, local_size);
     MPI_Op_create(half_sum_fn, 1, &m->half_sum);
+    MPI_Op_create(bf16_sum_fn, 1, &m->bf16_sum);
     *rank = m->rank;
     *size = m->size;
     *out = m;
@@ -153,6 +171,7 @@ void dl_mpi_close_(dl_mpi *m)
     if (m == NULL)
         return;
     MPI_Op_free(&m->half_sum);
+    MPI_Op_free(&m->bf16_sum);
     MPI_Comm_free(&m->local);
     if (m->started)
         MPI_Finalize();

@@ -164,12 +164,12 @@ dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int N, float a
     return no_cuda();
 }
 
-dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
-                            const dl_half *A, int lda, const dl_half *B, int ldb, float beta, void *C, dl_dtype c_type,
-                            int ldc)
+dl_status dl_cuda_gemm_ex_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
+                           const void *A, int lda, const void *B, int ldb, dl_dtype ab_type, float beta, void *C,
+                           dl_dtype c_type, int ldc)
 {
     (void)dev, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda;
-    (void)B, (void)ldb, (void)beta, (void)C, (void)c_type, (void)ldc;
+    (void)B, (void)ldb, (void)ab_type, (void)beta, (void)C, (void)c_type, (void)ldc;
     return no_cuda();
 }
 
@@ -205,29 +205,29 @@ dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v,
     return no_cuda();
 }
 
-dl_status dl_cuda_bias_act_f16_(const dl_device *dev, dl_half *H, const float *Z, const dl_half *b, size_t n,
-                                size_t out, int relu)
+dl_status dl_cuda_bias_act16_(const dl_device *dev, void *H, const float *Z, const void *b, dl_dtype t, size_t n,
+                              size_t out, int relu)
 {
-    (void)dev, (void)H, (void)Z, (void)b, (void)n, (void)out, (void)relu;
+    (void)dev, (void)H, (void)Z, (void)b, (void)t, (void)n, (void)out, (void)relu;
     return no_cuda();
 }
 
-dl_status dl_cuda_scale_grad_f16_(const dl_device *dev, dl_half *dY, const float *g, size_t count, float s)
+dl_status dl_cuda_scale_grad16_(const dl_device *dev, void *dY, dl_dtype t, const float *g, size_t count, float s)
 {
-    (void)dev, (void)dY, (void)g, (void)count, (void)s;
+    (void)dev, (void)dY, (void)t, (void)g, (void)count, (void)s;
     return no_cuda();
 }
 
-dl_status dl_cuda_bias_grad_f16_(const dl_device *dev, dl_half *gb, const dl_half *dY, size_t n, size_t out,
-                                 int accumulate)
+dl_status dl_cuda_bias_grad16_(const dl_device *dev, void *gb, const void *dY, dl_dtype t, size_t n, size_t out,
+                               int accumulate)
 {
-    (void)dev, (void)gb, (void)dY, (void)n, (void)out, (void)accumulate;
+    (void)dev, (void)gb, (void)dY, (void)t, (void)n, (void)out, (void)accumulate;
     return no_cuda();
 }
 
-dl_status dl_cuda_relu_mask_f16_(const dl_device *dev, dl_half *delta, const dl_half *A, size_t count)
+dl_status dl_cuda_relu_mask16_(const dl_device *dev, void *delta, const void *A, dl_dtype t, size_t count)
 {
-    (void)dev, (void)delta, (void)A, (void)count;
+    (void)dev, (void)delta, (void)A, (void)t, (void)count;
     return no_cuda();
 }
 
@@ -249,9 +249,9 @@ dl_status dl_cuda_accumulate_(const dl_device *dev, float *acc, const void *src,
     return no_cuda();
 }
 
-dl_status dl_cuda_cast_(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, size_t count)
+dl_status dl_cuda_cast_(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, dl_dtype src_t, size_t count)
 {
-    (void)dev, (void)dst, (void)dst_t, (void)src, (void)count;
+    (void)dev, (void)dst, (void)dst_t, (void)src, (void)src_t, (void)count;
     return no_cuda();
 }
 

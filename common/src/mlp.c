@@ -1,7 +1,7 @@
-/* mlp.c — the kit's MLP: GEMMs through dl_gemm (fp32) or dl_gemm_f16 (the
- * fp16 path) on either device, the element-wise parts as CPU loops here or
- * CUDA kernels (mlp_cuda.cu) that call the same DL_HD functions
- * (dl/nn_math.h; the fp16 path's in dl/mlp.h). */
+/* mlp.c — the kit's MLP: GEMMs through dl_gemm (fp32) or dl_gemm_ex (the
+ * 16-bit path: fp16 or bf16) on either device, the element-wise parts as CPU
+ * loops here or CUDA kernels (mlp_cuda.cu) that call the same DL_HD functions
+ * (dl/nn_math.h; the 16-bit path's in dl/mlp.h). */
 #include "dl/mlp.h"
 
 #include <math.h> // sqrt, isfinite
@@ -9,7 +9,7 @@
 #include <string.h> // memset, memcpy
 
 #include "backend.h" // dl_cuda_*_ kernels
-#include "dl/blas.h" // dl_gemm, dl_gemv
+#include "dl/blas.h" // dl_gemm, dl_gemv, dl_gemm_ex
 #include "dl/data.h" // dl_npy_write_f32
 #include "dl/nn_math.h" // dl_softmax_xent_row, dl_sgd_update
 #include "dl/ops.h" // dl_cast
@@ -21,7 +21,13 @@ static int on_gpu(const dl_mlp *m)
     return m->dev->kind == DL_DEVICE_CUDA;
 }
 
-static void free_f16(dl_mlp *m)
+/* Element k of a device array of 16-bit floats. */
+static void *at16(void *base, size_t k)
+{
+    return (uint16_t *)base + k;
+}
+
+static void free16(dl_mlp *m)
 {
     dl_free(m->dev, m->params16);
     dl_free(m->dev, m->grads16);
@@ -49,7 +55,7 @@ void dl_mlp_free(dl_mlp *m)
         dl_free(m->dev, m->delta[1]);
         dl_free(m->dev, m->ones);
         dl_free(m->dev, m->loss_part);
-        free_f16(m);
+        free16(m);
     }
     memset(m, 0, sizeof *m);
 }
@@ -154,44 +160,50 @@ static size_t widest(const dl_mlp *m)
     return w;
 }
 
-/* The fp16 buffers, zeroed, and the layers' views into them. */
-static dl_status alloc_f16(dl_mlp *m)
+/* The 16-bit buffers (2 bytes an element, fp16 or bf16), zeroed, and the
+ * layers' views into them. */
+static dl_status alloc16(dl_mlp *m)
 {
     const dl_device *dev = m->dev;
-    size_t np = m->n_params, nb = m->max_batch, w = widest(m);
-    dl_status st = dl_malloc(dev, (void **)&m->params16, np * sizeof(dl_half));
+    size_t np = m->n_params, nb = m->max_batch, w = widest(m), e = sizeof(uint16_t);
+    dl_status st = dl_malloc(dev, &m->params16, np * e);
     if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&m->grads16, np * sizeof(dl_half));
+        st = dl_malloc(dev, &m->grads16, np * e);
     for (int l = 0; l < m->n_layers && st == DL_OK; l++)
-        st = dl_malloc(dev, (void **)&m->act16[l], nb * m->layer[l].out * sizeof(dl_half));
+        st = dl_malloc(dev, &m->act16[l], nb * m->layer[l].out * e);
     if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&m->x16, nb * m->layer[0].in * sizeof(dl_half));
+        st = dl_malloc(dev, &m->x16, nb * m->layer[0].in * e);
     for (int k = 0; k < 2 && st == DL_OK; k++)
-        st = dl_malloc(dev, (void **)&m->delta16[k], nb * w * sizeof(dl_half));
+        st = dl_malloc(dev, &m->delta16[k], nb * w * e);
     if (st == DL_OK)
-        st = dl_memset0(dev, m->params16, np * sizeof(dl_half));
+        st = dl_memset0(dev, m->params16, np * e);
     if (st == DL_OK)
-        st = dl_memset0(dev, m->grads16, np * sizeof(dl_half));
+        st = dl_memset0(dev, m->grads16, np * e);
     if (st != DL_OK) {
-        free_f16(m);
+        free16(m);
         return st;
     }
     for (int l = 0; l < m->n_layers; l++) {
         dl_mlp_layer *L = &m->layer[l];
-        L->W16 = m->params16 + L->offset;
-        L->b16 = L->W16 + L->out * L->in;
-        L->gW16 = m->grads16 + L->offset;
-        L->gb16 = L->gW16 + L->out * L->in;
+        L->W16 = at16(m->params16, L->offset);
+        L->b16 = at16(L->W16, L->out * L->in);
+        L->gW16 = at16(m->grads16, L->offset);
+        L->gb16 = at16(L->gW16, L->out * L->in);
     }
     return DL_OK;
 }
 
 dl_status dl_mlp_set_precision(dl_mlp *m, dl_dtype compute)
 {
-    if (compute != DL_F32 && compute != DL_F16)
-        return dl_error_set(DL_ERR_ARG, "mlp: compute precision %s; expected f32 or f16", dl_dtype_name(compute));
-    if (compute == DL_F16 && m->params16 == NULL)
-        DL_TRY(alloc_f16(m));
+    if (compute != DL_F32 && !dl_lowp(compute))
+        return dl_error_set(DL_ERR_ARG, "mlp: compute precision %s; expected f32, f16 or bf16", dl_dtype_name(compute));
+    if (dl_lowp(compute) && m->params16 == NULL) {
+        DL_TRY(alloc16(m));
+    } else if (dl_lowp(compute) && dl_lowp(m->compute) && compute != m->compute) {
+        // the other 16-bit format: the old bits would be misread
+        DL_TRY(dl_memset0(m->dev, m->params16, m->n_params * sizeof(uint16_t)));
+        DL_TRY(dl_memset0(m->dev, m->grads16, m->n_params * sizeof(uint16_t)));
+    }
     m->compute = compute;
     return DL_OK;
 }
@@ -211,25 +223,27 @@ static dl_status check_batch(const dl_mlp *m, size_t n)
     return DL_OK;
 }
 
-/* The fp16 forward: X rounded to fp16, then per layer the fp32 GEMM sum (in
- * delta[0], free in forward) + bias, ReLU, rounded once into act16[l]. */
-static dl_status forward_f16(dl_mlp *m, const float *X, size_t n)
+/* The 16-bit forward (t = m->compute): X rounded to t, then per layer the
+ * fp32 GEMM sum (in delta[0], free in forward) + bias, ReLU, rounded once
+ * into act16[l]. */
+static dl_status forward16(dl_mlp *m, const float *X, size_t n)
 {
-    DL_TRY(dl_cast(m->dev, m->x16, DL_F16, X, DL_F32, n * m->layer[0].in));
-    const dl_half *A = m->x16;
+    dl_dtype t = m->compute;
+    DL_TRY(dl_cast(m->dev, m->x16, t, X, DL_F32, n * m->layer[0].in));
+    const void *A = m->x16;
     float *Z = m->delta[0];
     for (int l = 0; l < m->n_layers; l++) {
         const dl_mlp_layer *L = &m->layer[l];
-        dl_half *H = m->act16[l];
+        void *H = m->act16[l];
         int relu = l + 1 < m->n_layers;
         // Z (n, out) = A16 (n, in) · W16ᵀ in fp32, then H = round16(Z + b16), ReLU
-        DL_TRY(dl_gemm_f16(m->dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, A, L->in, L->W16, L->in, 0.0f, Z,
-                           DL_F32, L->out));
+        DL_TRY(dl_gemm_ex(m->dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, A, L->in, L->W16, L->in, t, 0.0f, Z,
+                          DL_F32, L->out));
         if (on_gpu(m)) {
-            DL_TRY(dl_cuda_bias_act_f16_(m->dev, H, Z, L->b16, n, L->out, relu));
+            DL_TRY(dl_cuda_bias_act16_(m->dev, H, Z, L->b16, t, n, L->out, relu));
         } else {
             for (size_t k = 0; k < n * L->out; k++)
-                H[k] = dl_mlp_bias_act_f16_1(Z[k], L->b16[k % L->out], relu);
+                dl_mlp_bias_act16_1(H, Z, L->b16, t, k, L->out, relu);
         }
         A = H;
     }
@@ -240,8 +254,8 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
 {
     DL_TRY(check_batch(m, n));
     size_t span = dl_trace_begin(DL_EV_FORWARD, 0, 0, 0);
-    if (m->compute == DL_F16) {
-        dl_status st = forward_f16(m, X, n);
+    if (dl_lowp(m->compute)) {
+        dl_status st = forward16(m, X, n);
         if (st == DL_OK)
             m->batch = n;
         dl_trace_end(span);
@@ -281,8 +295,8 @@ dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss)
     float *Z = m->act[m->n_layers - 1];
     int C = (int)L->out;
     float scale = 1.0f / (float)n; // the gradient of the *mean* loss
-    if (m->compute == DL_F16) // the fp16 logits, exactly, into the fp32 path's buffer
-        DL_TRY(dl_cast(m->dev, Z, DL_F32, m->act16[m->n_layers - 1], DL_F16, n * L->out));
+    if (dl_lowp(m->compute)) // the 16-bit logits, exactly, into the fp32 path's buffer
+        DL_TRY(dl_cast(m->dev, Z, DL_F32, m->act16[m->n_layers - 1], m->compute, n * L->out));
     if (on_gpu(m))
         return dl_cuda_xent_(m->dev, Z, y, n, C, scale, m->loss_part, loss);
     double s = 0.0;
@@ -295,52 +309,54 @@ dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss)
     return DL_OK;
 }
 
-/* The fp16 backward (see the contract): dY = round16(g · loss_scale) into
- * act16[L−1] (the logits are spent), then per layer gW16, gb16 and dX16. */
-static dl_status backward_f16(dl_mlp *m, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx)
+/* The 16-bit backward (see the contract; t = m->compute): dY = round16(g ·
+ * loss_scale) into act16[L−1] (the logits are spent), then per layer gW16,
+ * gb16 and dX16. */
+static dl_status backward16(dl_mlp *m, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx)
 {
+    dl_dtype t = m->compute;
     float beta = accumulate ? 1.0f : 0.0f;
     const dl_mlp_layer *last = &m->layer[m->n_layers - 1];
-    dl_half *dY = m->act16[m->n_layers - 1];
+    void *dY = m->act16[m->n_layers - 1];
     const float *g = m->act[m->n_layers - 1]; // dLoss/dlogits in fp32, left by dl_mlp_loss
     if (on_gpu(m)) {
-        DL_TRY(dl_cuda_scale_grad_f16_(m->dev, dY, g, n * last->out, m->loss_scale));
+        DL_TRY(dl_cuda_scale_grad16_(m->dev, dY, t, g, n * last->out, m->loss_scale));
     } else {
         for (size_t k = 0; k < n * last->out; k++)
-            dY[k] = dl_mlp_scale_grad_f16_1(g[k], m->loss_scale);
+            dl_mlp_scale_grad16_1(dY, g, t, k, m->loss_scale);
     }
     int which = 0;
     for (int l = m->n_layers - 1; l >= 0; l--) {
         const dl_mlp_layer *L = &m->layer[l];
-        const dl_half *A = l > 0 ? m->act16[l - 1] : m->x16; // this layer's input
+        const void *A = l > 0 ? m->act16[l - 1] : m->x16; // this layer's input
         size_t span = dl_trace_begin(DL_EV_BACKWARD, l, 0, 0);
         // gW16 (out, in) = round16(dYᵀ (out, n) · A16 (n, in) [+ gW16]);  gb16 = round16(Σ_rows dY [+ gb16])
-        DL_TRY(dl_gemm_f16(m->dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, dY, L->out, A, L->in, beta, L->gW16,
-                           DL_F16, L->in));
+        DL_TRY(dl_gemm_ex(m->dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, dY, L->out, A, L->in, t, beta, L->gW16,
+                          t, L->in));
         dl_flops_add(2ull * n * L->out); // the bias sums, counted as fp32's GEMV counts them
         if (on_gpu(m)) {
-            DL_TRY(dl_cuda_bias_grad_f16_(m->dev, L->gb16, dY, n, L->out, accumulate));
+            DL_TRY(dl_cuda_bias_grad16_(m->dev, L->gb16, dY, t, n, L->out, accumulate));
         } else {
             for (size_t j = 0; j < L->out; j++)
-                L->gb16[j] = dl_mlp_bias_grad_f16_1(dY, n, L->out, j, L->gb16[j], accumulate);
+                dl_mlp_bias_grad16_1(L->gb16, dY, t, n, L->out, j, accumulate);
         }
         if (l > 0) {
-            // dX16 (n, in) = round16(dY (n, out) · W16 (out, in)), masked by the fp16 activation
-            dl_half *prev = m->delta16[which];
+            // dX16 (n, in) = round16(dY (n, out) · W16 (out, in)), masked by the 16-bit activation
+            void *prev = m->delta16[which];
             which ^= 1;
-            DL_TRY(dl_gemm_f16(m->dev, DL_NO_TRANS, DL_NO_TRANS, n, L->in, L->out, 1.0f, dY, L->out, L->W16, L->in,
-                               0.0f, prev, DL_F16, L->in));
+            DL_TRY(dl_gemm_ex(m->dev, DL_NO_TRANS, DL_NO_TRANS, n, L->in, L->out, 1.0f, dY, L->out, L->W16, L->in, t,
+                              0.0f, prev, t, L->in));
             if (on_gpu(m)) {
-                DL_TRY(dl_cuda_relu_mask_f16_(m->dev, prev, A, n * L->in));
+                DL_TRY(dl_cuda_relu_mask16_(m->dev, prev, A, t, n * L->in));
             } else {
                 for (size_t k = 0; k < n * L->in; k++)
-                    prev[k] = dl_mlp_relu_mask_f16_1(prev[k], A[k]);
+                    dl_mlp_relu_mask16_1(prev, A, t, k);
             }
             dY = prev;
         }
         dl_trace_end(span); // layer l's gradient is final
         if (ready != NULL)
-            ready(ctx, l, m->grads16 + L->offset, L->count);
+            ready(ctx, l, at16(m->grads16, L->offset), L->count);
     }
     return DL_OK;
 }
@@ -350,8 +366,8 @@ dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, d
     DL_TRY(check_batch(m, n));
     if (n != m->batch)
         return dl_error_set(DL_ERR_ARG, "mlp: backward over %zu rows after a forward of %zu", n, m->batch);
-    if (m->compute == DL_F16)
-        return backward_f16(m, n, accumulate, ready, ctx);
+    if (dl_lowp(m->compute))
+        return backward16(m, n, accumulate, ready, ctx);
     float beta = accumulate ? 1.0f : 0.0f;
     const float *delta = m->act[m->n_layers - 1]; // dLoss/dlogits, left by dl_mlp_loss
     int which = 0;
@@ -417,8 +433,8 @@ dl_status dl_mlp_predict(dl_mlp *m, const float *X, size_t n, int32_t *pred)
     for (size_t start = 0; start < n && st == DL_OK; start += m->max_batch) {
         size_t nb = n - start < m->max_batch ? n - start : m->max_batch;
         st = dl_mlp_forward(m, X + start * in, nb);
-        if (st == DL_OK && m->compute == DL_F16) // the fp16 logits, exactly: the same argmax
-            st = dl_cast(m->dev, m->act[m->n_layers - 1], DL_F32, m->act16[m->n_layers - 1], DL_F16, nb * C);
+        if (st == DL_OK && dl_lowp(m->compute)) // the 16-bit logits, exactly: the same argmax
+            st = dl_cast(m->dev, m->act[m->n_layers - 1], DL_F32, m->act16[m->n_layers - 1], m->compute, nb * C);
         if (st == DL_OK)
             st = dl_memcpy_d2h(m->dev, logits, m->act[m->n_layers - 1], nb * C * sizeof *logits);
         for (size_t i = 0; st == DL_OK && i < nb; i++) {

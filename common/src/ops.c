@@ -8,6 +8,13 @@
 #include <string.h> // memmove
 
 #include "backend.h" // dl_cuda_add_, dl_cuda_unscale_, dl_cuda_is_device_ptr_
+#include "dl/lowp.h" // dl_lowp_get, dl_lowp_put, dl_f32_to_lowp, dl_lowp_to_f32
+
+/* 1 for the float types the operations take: DL_F32, DL_F16, DL_BF16. */
+static int is_float(dl_dtype t)
+{
+    return t == DL_F32 || t == DL_F16 || t == DL_BF16;
+}
 
 /* 1 when [a, a + bytes) and [b, b + bytes) share a byte. */
 static int overlap(const void *a, const void *b, size_t bytes)
@@ -48,8 +55,8 @@ static dl_status check(const char *what, const dl_device *dev, const void *dst, 
 dl_status dl_add(const dl_device *dev, void *dst, const void *src, size_t count, dl_dtype t)
 {
     size_t bytes = 0;
-    if (t != DL_F32 && t != DL_F16)
-        return dl_error_set(DL_ERR_ARG, "dl_add: %s is not supported (f32 or f16)", dl_dtype_name(t));
+    if (!is_float(t))
+        return dl_error_set(DL_ERR_ARG, "dl_add: %s is not supported (f32, f16 or bf16)", dl_dtype_name(t));
     DL_TRY(check("dl_add", dev, dst, src, count, t, &bytes));
     if (count == 0)
         return DL_OK;
@@ -62,11 +69,16 @@ dl_status dl_add(const dl_device *dev, void *dst, const void *src, size_t count,
         const float *s = src;
         for (size_t i = 0; i < count; i++)
             d[i] = dl_add_f32_1(d[i], s[i]);
-    } else {
+    } else if (t == DL_F16) {
         dl_half *d = dst;
         const dl_half *s = src;
         for (size_t i = 0; i < count; i++)
             d[i] = dl_add_f16_1(d[i], s[i]);
+    } else {
+        dl_bf16 *d = dst;
+        const dl_bf16 *s = src;
+        for (size_t i = 0; i < count; i++)
+            d[i] = dl_add_bf16_1(d[i], s[i]);
     }
     return DL_OK;
 }
@@ -89,8 +101,8 @@ dl_status dl_copy(const dl_device *dev, void *dst, const void *src, size_t count
 dl_status dl_scale(const dl_device *dev, void *buf, size_t count, dl_dtype t, float alpha)
 {
     size_t bytes = 0;
-    if (t != DL_F32 && t != DL_F16)
-        return dl_error_set(DL_ERR_ARG, "dl_scale: %s is not supported (f32 or f16)", dl_dtype_name(t));
+    if (!is_float(t))
+        return dl_error_set(DL_ERR_ARG, "dl_scale: %s is not supported (f32, f16 or bf16)", dl_dtype_name(t));
     if (!isfinite(alpha))
         return dl_error_set(DL_ERR_ARG, "dl_scale: alpha is %g, expected a finite number", (double)alpha);
     DL_TRY(check("dl_scale", dev, buf, buf, count, t, &bytes));
@@ -102,10 +114,14 @@ dl_status dl_scale(const dl_device *dev, void *buf, size_t count, dl_dtype t, fl
         float *d = buf;
         for (size_t i = 0; i < count; i++)
             d[i] = dl_scale_f32_1(d[i], alpha);
-    } else {
+    } else if (t == DL_F16) {
         dl_half *d = buf;
         for (size_t i = 0; i < count; i++)
             d[i] = dl_scale_f16_1(d[i], alpha);
+    } else {
+        dl_bf16 *d = buf;
+        for (size_t i = 0; i < count; i++)
+            d[i] = dl_scale_bf16_1(d[i], alpha);
     }
     return DL_OK;
 }
@@ -113,8 +129,8 @@ dl_status dl_scale(const dl_device *dev, void *buf, size_t count, dl_dtype t, fl
 dl_status dl_accumulate(const dl_device *dev, float *acc, const void *src, size_t count, dl_dtype t)
 {
     size_t bytes = 0;
-    if (t != DL_F32 && t != DL_F16)
-        return dl_error_set(DL_ERR_ARG, "dl_accumulate: %s is not supported (f32 or f16)", dl_dtype_name(t));
+    if (!is_float(t))
+        return dl_error_set(DL_ERR_ARG, "dl_accumulate: %s is not supported (f32, f16 or bf16)", dl_dtype_name(t));
     DL_TRY(check("dl_accumulate", dev, acc, src, count, t, &bytes));
     if (count == 0)
         return DL_OK;
@@ -126,10 +142,14 @@ dl_status dl_accumulate(const dl_device *dev, float *acc, const void *src, size_
         const float *s = src;
         for (size_t i = 0; i < count; i++)
             acc[i] = dl_add_f32_1(acc[i], s[i]);
-    } else {
+    } else if (t == DL_F16) {
         const dl_half *s = src;
         for (size_t i = 0; i < count; i++)
             acc[i] = dl_accumulate_f16_1(acc[i], s[i]);
+    } else {
+        const dl_bf16 *s = src;
+        for (size_t i = 0; i < count; i++)
+            acc[i] = dl_accumulate_bf16_1(acc[i], s[i]);
     }
     return DL_OK;
 }
@@ -137,8 +157,8 @@ dl_status dl_accumulate(const dl_device *dev, float *acc, const void *src, size_
 dl_status dl_cast(const dl_device *dev, void *dst, dl_dtype dst_t, const void *src, dl_dtype src_t, size_t count)
 {
     size_t bytes = 0;
-    if ((dst_t != DL_F32 && dst_t != DL_F16) || (src_t != DL_F32 && src_t != DL_F16))
-        return dl_error_set(DL_ERR_ARG, "dl_cast: %s to %s is not supported (f32 and f16)", dl_dtype_name(src_t),
+    if (!is_float(dst_t) || !is_float(src_t))
+        return dl_error_set(DL_ERR_ARG, "dl_cast: %s to %s is not supported (f32, f16 and bf16)", dl_dtype_name(src_t),
                             dl_dtype_name(dst_t));
     if (dst_t == src_t)
         return dl_copy(dev, dst, src, count, dst_t);
@@ -148,11 +168,15 @@ dl_status dl_cast(const dl_device *dev, void *dst, dl_dtype dst_t, const void *s
     if (overlap2(dst, count * dl_dtype_size(dst_t), src, count * dl_dtype_size(src_t)))
         return dl_error_set(DL_ERR_ARG, "dl_cast: dst and src overlap");
     if (dev->kind == DL_DEVICE_CUDA)
-        return dl_cuda_cast_(dev, dst, dst_t, src, count);
-    if (dst_t == DL_F16)
-        dl_f32_to_f16(src, dst, count);
-    else
-        dl_f16_to_f32(src, dst, count);
+        return dl_cuda_cast_(dev, dst, dst_t, src, src_t, count);
+    if (src_t == DL_F32) {
+        dl_f32_to_lowp(src, dst, dst_t, count);
+    } else if (dst_t == DL_F32) {
+        dl_lowp_to_f32(src, src_t, dst, count);
+    } else { // fp16 <-> bf16: exactly to fp32, rounded once
+        for (size_t i = 0; i < count; i++)
+            dl_lowp_put(dst, i, dst_t, dl_lowp_get(src, i, src_t));
+    }
     return DL_OK;
 }
 
@@ -160,8 +184,8 @@ dl_status dl_unscale(const dl_device *dev, const void *src, dl_dtype src_type, f
                      float inv_scale, int *found_inf)
 {
     size_t bytes = 0;
-    if (src_type != DL_F32 && src_type != DL_F16)
-        return dl_error_set(DL_ERR_ARG, "dl_unscale: %s is not supported (f32 or f16)", dl_dtype_name(src_type));
+    if (!is_float(src_type))
+        return dl_error_set(DL_ERR_ARG, "dl_unscale: %s is not supported (f32, f16 or bf16)", dl_dtype_name(src_type));
     if (!isfinite(inv_scale))
         return dl_error_set(DL_ERR_ARG, "dl_unscale: inv_scale is %g, expected a finite number", (double)inv_scale);
     if (found_inf == NULL)
@@ -181,10 +205,14 @@ dl_status dl_unscale(const dl_device *dev, const void *src, dl_dtype src_type, f
         const float *s = src;
         for (size_t i = 0; i < count; i++)
             dst[i] = dl_unscale_1(s[i], inv_scale, &bad);
-    } else {
+    } else if (src_type == DL_F16) {
         const dl_half *s = src;
         for (size_t i = 0; i < count; i++)
             dst[i] = dl_unscale_1(dl_h2f(s[i]), inv_scale, &bad);
+    } else {
+        const dl_bf16 *s = src;
+        for (size_t i = 0; i < count; i++)
+            dst[i] = dl_unscale_1(dl_bf2f(s[i]), inv_scale, &bad);
     }
     *found_inf = bad;
     return DL_OK;

@@ -5,7 +5,8 @@
 #include <math.h> // fabs
 #include <stdlib.h> // malloc, free
 
-#include "dl/blas.h" // dl_gemm, dl_gemv, dl_gemm_f16, dl_flops
+#include "dl/bf16.h" // dl_bf16, dl_f2bf, dl_bf2f
+#include "dl/blas.h" // dl_gemm, dl_gemv, dl_gemm_f16, dl_gemm_ex, dl_flops
 #include "dl/rng.h" // dl_rng (test matrices)
 
 #define PAD_VALUE 12345.0f
@@ -259,6 +260,111 @@ START_TEST(gemm_f16_rounds_to_half)
 }
 END_TEST
 
+// ---- bf16 in, fp32 accumulate (dl_gemm_ex) ----
+
+static dl_bf16 *rand_bf16(dl_rng *r, size_t rows, size_t cols, size_t ld)
+{
+    dl_bf16 *m = malloc((rows * ld + 1) * sizeof *m);
+    for (size_t i = 0; i < rows * ld + 1; i++)
+        m[i] = dl_f2bf(PAD_VALUE);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++)
+            m[i * ld + j] = dl_f2bf((float)(4.0 * dl_rng_uniform(r) - 2.0));
+    return m;
+}
+
+static double bat(const dl_bf16 *X, size_t ld, dl_trans t, size_t i, size_t k)
+{
+    return dl_bf2f(t == DL_TRANS ? X[k * ld + i] : X[i * ld + k]);
+}
+
+/* Against a double reference: the products of bf16 values are exact in
+ * double, the fp32 sum is within 1e-5 relative; a bf16 C is that rounded
+ * once, so within one bf16 ulp (2^-7 relative) of the rounded reference. */
+static void check_gemm_bf16(dl_trans ta, dl_trans tb, int c16, size_t M, size_t N, size_t K, float alpha, float beta)
+{
+    dl_rng r;
+    dl_rng_seed(&r, 900 + 4 * c16 + 2 * ta + tb, K);
+    size_t ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+    size_t lda = ac + 2, ldb = bc + 1, ldc = N + 3;
+    dl_bf16 *A = rand_bf16(&r, ar, ac, lda), *B = rand_bf16(&r, br, bc, ldb);
+    dl_bf16 *Cb = c16 ? rand_bf16(&r, M, N, ldc) : NULL;
+    float *Cf = c16 ? NULL : rand_mat(&r, M, N, ldc);
+    double *c0 = malloc(M * N * sizeof *c0);
+    for (size_t i = 0; i < M * N; i++)
+        c0[i] = c16 ? dl_bf2f(Cb[i / N * ldc + i % N]) : Cf[i / N * ldc + i % N];
+    ck_assert_st(dl_gemm_ex(dl_cpu(), ta, tb, M, N, K, alpha, A, lda, B, ldb, DL_BF16, beta,
+                            c16 ? (void *)Cb : (void *)Cf, c16 ? DL_BF16 : DL_F32, ldc),
+                 DL_OK);
+    for (size_t i = 0; i < M; i++) {
+        for (size_t j = 0; j < N; j++) {
+            double s = 0;
+            for (size_t k = 0; k < K; k++)
+                s += bat(A, lda, ta, i, k) * bat(B, ldb, tb, k, j);
+            double want = alpha * s + beta * c0[i * N + j];
+            double got = c16 ? dl_bf2f(Cb[i * ldc + j]) : Cf[i * ldc + j];
+            if (c16)
+                ck_assert_msg(close_enough(got, dl_bf2f(dl_f2bf((float)want)), 1e-4, 0x1p-7),
+                              "bf16 ta=%d tb=%d C[%zu][%zu] = %.6g, want %.6g", ta, tb, i, j, got, want);
+            else
+                ck_assert_msg(close_enough(got, want, 1e-5 * K, 1e-5), "f32 ta=%d tb=%d C[%zu][%zu] = %.9g, want %.9g",
+                              ta, tb, i, j, got, want);
+        }
+        for (size_t j = N; j < ldc; j++) {
+            float pad = c16 ? dl_bf2f(Cb[i * ldc + j]) : Cf[i * ldc + j];
+            ck_assert_msg(pad == PAD_VALUE || pad == dl_bf2f(dl_f2bf(PAD_VALUE)), "padding of C row %zu written", i);
+        }
+    }
+    free(A), free(B), free(Cf), free(Cb), free(c0);
+}
+
+START_TEST(gemm_bf16_on_cpu)
+{
+    for (int c16 = 0; c16 < 2; c16++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                check_gemm_bf16((dl_trans)ta, (dl_trans)tb, c16, 6, 9, 13, 1.0f, 0.0f);
+                check_gemm_bf16((dl_trans)ta, (dl_trans)tb, c16, 5, 3, 21, 0.75f, 0.5f);
+            }
+}
+END_TEST
+
+START_TEST(gemm_bf16_rounds_and_refuses)
+{
+    // 1 + 2^-8 is not a bf16: the bf16 output rounds it (ties to even: 1)
+    dl_bf16 A[2] = {dl_f2bf(1.0f), dl_f2bf(0x1p-8f)}, B[2] = {dl_f2bf(1.0f), dl_f2bf(1.0f)};
+    dl_bf16 Cb[1] = {dl_f2bf(0.0f)};
+    float Cf[1] = {0.0f};
+    ck_assert_st(dl_gemm_ex(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, A, 2, B, 1, DL_BF16, 0, Cf, DL_F32, 1),
+                 DL_OK);
+    ck_assert_float_eq(Cf[0], 1.0f + 0x1p-8f);
+    ck_assert_st(dl_gemm_ex(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, A, 2, B, 1, DL_BF16, 0, Cb, DL_BF16, 1),
+                 DL_OK);
+    ck_assert_uint_eq(dl_bf16_bits(Cb[0]), 0x3f80);
+    // beta reads the bf16 C; overflow of the fp32 sum is inf
+    ck_assert_st(dl_gemm_ex(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 2, A, 2, B, 1, DL_BF16, 1, Cb, DL_BF16, 1),
+                 DL_OK);
+    ck_assert_uint_eq(dl_bf16_bits(Cb[0]), 0x4040); // 1 + 2·(1 + 2^-8) = 3 + 2^-7: a tie, to even (3)
+    dl_bf16 big[2] = {dl_f2bf(3e38f), dl_f2bf(3e38f)};
+    ck_assert_st(dl_gemm_ex(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, big, 2, B, 1, DL_BF16, 0, Cb, DL_BF16, 1),
+                 DL_OK);
+    ck_assert_uint_eq(dl_bf16_bits(Cb[0]), 0x7f80);
+    // dl_gemm_f16 is dl_gemm_ex of DL_F16; refusals leave C alone
+    dl_half Ah[2] = {dl_f2h(1.0f), dl_f2h(2.0f)}, Bh[2] = {dl_f2h(3.0f), dl_f2h(4.0f)};
+    ck_assert_st(dl_gemm_ex(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, Ah, 2, Bh, 1, DL_F16, 0, Cf, DL_F32, 1),
+                 DL_OK);
+    ck_assert_float_eq(Cf[0], 11.0f);
+    ck_assert_st(dl_gemm_ex(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, A, 2, B, 1, DL_F32, 0, Cf, DL_F32, 1),
+                 DL_ERR_ARG);
+    ck_assert_st(dl_gemm_ex(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, A, 2, B, 1, DL_BF16, 0, Cf, DL_F16, 1),
+                 DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "bf16");
+    ck_assert_st(dl_gemm_ex(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 2, 1, A, 2, B, 1, DL_BF16, 0, Cf, DL_F64, 1),
+                 DL_ERR_ARG);
+    ck_assert_float_eq(Cf[0], 11.0f);
+}
+END_TEST
+
 START_TEST(flops_are_counted_exactly)
 {
     float A[64] = {0}, B[64] = {0}, C[64] = {0};
@@ -300,6 +406,8 @@ Suite *blas_suite(void)
     tcase_add_test(tc, gemv_both_ways);
     tcase_add_test(tc, gemm_f16_on_cpu);
     tcase_add_test(tc, gemm_f16_rounds_to_half);
+    tcase_add_test(tc, gemm_bf16_on_cpu);
+    tcase_add_test(tc, gemm_bf16_rounds_and_refuses);
     tcase_add_test(tc, flops_are_counted_exactly);
     tcase_add_test(tc, blas_name);
     suite_add_tcase(s, tc);

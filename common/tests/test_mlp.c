@@ -1,8 +1,9 @@
 /* test_mlp.c — the kit's MLP: shapes, determinism, the gradient against
  * finite differences of the loss (in double), the ready-callback order,
- * accumulation, SGD with momentum, and error cases; the fp16 path against a
- * reference in double that rounds each stored value to binary16, loss-scale
- * underflow, and its arguments. (CUDA against CPU is in the GPU tier,
+ * accumulation, SGD with momentum, and error cases; the 16-bit paths (fp16
+ * and bf16, each test run for both) against a reference in double that rounds
+ * each stored value to the 16-bit type, loss-scale underflow in fp16 and its
+ * absence in bf16, and the arguments. (CUDA against CPU is in the GPU tier,
  * common/tests_gpu.) */
 #include "tests.h"
 
@@ -11,7 +12,9 @@
 
 #include "dl/blas.h" // dl_flops
 #include "dl/data.h" // dl_npy_read
-#include "dl/half.h" // dl_f2h, dl_h2f, dl_half_bits
+#include "dl/bf16.h" // dl_f2bf, dl_bf2f
+#include "dl/half.h" // dl_f2h, dl_h2f
+#include "dl/lowp.h" // dl_lowp_get, dl_lowp_put
 #include "dl/mlp.h"
 #include "dl/ops.h" // dl_cast, dl_unscale
 #include "dl/rng.h"
@@ -271,19 +274,34 @@ START_TEST(test_write_params)
 }
 END_TEST
 
-// ---- the fp16 path ----
+// ---- the 16-bit paths (the loop tests run _i = 0: fp16, 1: bf16) ----
 
-/* x stored as binary16, as a double: the reference's one rounding per stored
- * value. The sums reach it as floats, as the model's fp32 accumulators do. */
-static double h16(double x)
+static const dl_dtype lowp_types[2] = {DL_F16, DL_BF16};
+
+/* x stored as t, as a double: the reference's one rounding per stored value.
+ * The sums reach it as floats, as the model's fp32 accumulators do. */
+static double r16(dl_dtype t, double x)
 {
-    return (double)dl_h2f(dl_f2h((float)x));
+    uint16_t v;
+    dl_lowp_put(&v, 0, t, (float)x);
+    return (double)dl_lowp_get(&v, 0, t);
 }
 
-/* Distance in binary16 ulps (adjacent values are 1 apart; ±0 are equal). */
-static int ulps16(dl_half a, double ref)
+/* The bits of element k of an array of a 16-bit type. */
+static uint16_t bits16(const void *p, size_t k)
 {
-    uint16_t u = dl_half_bits(a), v = dl_half_bits(dl_f2h((float)ref));
+    uint16_t u;
+    memcpy(&u, (const char *)p + 2 * k, sizeof u);
+    return u;
+}
+
+/* Distance in ulps of t between element k of p and ref rounded to t
+ * (adjacent values are 1 apart; ±0 are equal). Both formats order their
+ * bits as sign-magnitude integers. */
+static int ulps16(dl_dtype t, const void *p, size_t k, double ref)
+{
+    uint16_t u = bits16(p, k), v;
+    dl_lowp_put(&v, 0, t, (float)ref);
     int x = u & 0x8000 ? -(int)(u & 0x7fff) : (int)u;
     int y = v & 0x8000 ? -(int)(v & 0x7fff) : (int)v;
     return abs(x - y);
@@ -292,11 +310,12 @@ static int ulps16(dl_half a, double ref)
 #define RMAX 8 /* the reference's widths and rows */
 
 /* The reference of a {5, 4, 3} net on n <= RMAX rows, all in double; every
- * stored value (X16, weights, activations, dY, gradients) rounded by h16. */
+ * stored value (X16, weights, activations, dY, gradients) rounded by r16. */
 typedef struct ref_net {
+    dl_dtype t;
     int L;
     size_t in[2], out[2];
-    double W[2][RMAX][RMAX], b[2][RMAX]; /* the fp16 weights */
+    double W[2][RMAX][RMAX], b[2][RMAX]; /* the 16-bit weights */
     double A[3][RMAX][RMAX]; /* A[0] = X16, A[l + 1] = layer l's output */
     int sure[3][RMAX][RMAX]; /* 1: any fp32 summation order rounds to A */
     double gW[2][RMAX][RMAX], gb[2][RMAX];
@@ -305,19 +324,20 @@ typedef struct ref_net {
 
 static void ref_forward(ref_net *r, const dl_mlp *m, const float *X, size_t n)
 {
+    dl_dtype t = r->t = m->compute;
     r->L = m->n_layers;
     for (int l = 0; l < r->L; l++) {
         const dl_mlp_layer *L = &m->layer[l];
         r->in[l] = L->in, r->out[l] = L->out;
         for (size_t j = 0; j < L->out; j++) {
             for (size_t k = 0; k < L->in; k++)
-                r->W[l][j][k] = h16(L->W[j * L->in + k]);
-            r->b[l][j] = h16(L->b[j]);
+                r->W[l][j][k] = r16(t, L->W[j * L->in + k]);
+            r->b[l][j] = r16(t, L->b[j]);
         }
     }
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < r->in[0]; k++)
-            r->A[0][i][k] = h16(X[i * r->in[0] + k]);
+            r->A[0][i][k] = r16(t, X[i * r->in[0] + k]);
     for (int l = 0; l < r->L; l++)
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < r->out[l]; j++) {
@@ -328,10 +348,10 @@ static void ref_forward(ref_net *r, const dl_mlp *m, const float *X, size_t n)
                 }
                 z = (double)(float)z + r->b[l][j];
                 int relu = l + 1 < r->L;
-                r->A[l + 1][i][j] = h16(relu && z < 0 ? 0.0 : z);
+                r->A[l + 1][i][j] = r16(t, relu && z < 0 ? 0.0 : z);
                 // fp32 sums are within 2^-18·Σ|terms| of z: far enough from a midpoint, the rounding is certain
                 double lo = z - ldexp(za, -18), hi = z + ldexp(za, -18);
-                r->sure[l + 1][i][j] = h16(relu && lo < 0 ? 0.0 : lo) == h16(relu && hi < 0 ? 0.0 : hi);
+                r->sure[l + 1][i][j] = r16(t, relu && lo < 0 ? 0.0 : lo) == r16(t, relu && hi < 0 ? 0.0 : hi);
             }
 }
 
@@ -339,6 +359,7 @@ static void ref_forward(ref_net *r, const dl_mlp *m, const float *X, size_t n)
 static void ref_backward(ref_net *r, const int32_t *y, size_t n, double S, int acc)
 {
     int L = r->L;
+    dl_dtype t = r->t;
     size_t C = r->out[L - 1];
     double dY[RMAX][RMAX], dX[RMAX][RMAX];
     r->loss = 0;
@@ -353,19 +374,19 @@ static void ref_backward(ref_net *r, const int32_t *y, size_t n, double S, int a
         double lse = mx + log(s);
         r->loss += (lse - z[y[i]]) / (double)n;
         for (size_t c = 0; c < C; c++)
-            dY[i][c] = h16((exp(z[c] - lse) - (c == (size_t)y[i])) / (double)n * S);
+            dY[i][c] = r16(t, (exp(z[c] - lse) - (c == (size_t)y[i])) / (double)n * S);
     }
     for (int l = L - 1; l >= 0; l--) {
         for (size_t j = 0; j < r->out[l]; j++) {
             double sb = 0;
             for (size_t i = 0; i < n; i++)
                 sb += dY[i][j];
-            r->gb[l][j] = h16((acc ? r->gb[l][j] : 0) + sb);
+            r->gb[l][j] = r16(t, (acc ? r->gb[l][j] : 0) + sb);
             for (size_t k = 0; k < r->in[l]; k++) {
                 double sw = 0;
                 for (size_t i = 0; i < n; i++)
                     sw += dY[i][j] * r->A[l][i][k];
-                r->gW[l][j][k] = h16((acc ? r->gW[l][j][k] : 0) + sw);
+                r->gW[l][j][k] = r16(t, (acc ? r->gW[l][j][k] : 0) + sw);
             }
         }
         if (l == 0)
@@ -375,7 +396,7 @@ static void ref_backward(ref_net *r, const int32_t *y, size_t n, double S, int a
                 double s = 0;
                 for (size_t j = 0; j < r->out[l]; j++)
                     s += dY[i][j] * r->W[l][j][k];
-                dX[i][k] = r->A[l][i][k] > 0 ? h16(s) : 0.0;
+                dX[i][k] = r->A[l][i][k] > 0 ? r16(t, s) : 0.0;
             }
         for (size_t i = 0; i < n; i++)
             for (size_t k = 0; k < r->in[l]; k++)
@@ -392,7 +413,7 @@ static int worst_grad_ulps(const dl_mlp *m, const ref_net *r, size_t *where)
         for (size_t k = 0; k < L->count; k++) {
             size_t j = k / L->in, c = k % L->in;
             double ref = k < L->out * L->in ? r->gW[l][j][c] : r->gb[l][k - L->out * L->in];
-            int u = ulps16(L->gW16[k], ref);
+            int u = ulps16(m->compute, L->gW16, k, ref);
             if (u > worst)
                 worst = u, *where = L->offset + k;
         }
@@ -400,29 +421,30 @@ static int worst_grad_ulps(const dl_mlp *m, const ref_net *r, size_t *where)
     return worst;
 }
 
-static void f16_model(dl_mlp *m, const size_t *sizes, int n_sizes)
+static void f16_model(dl_mlp *m, const size_t *sizes, int n_sizes, dl_dtype t)
 {
     ck_assert_st(dl_mlp_create(m, dl_cpu(), sizes, n_sizes, RMAX, 7), DL_OK);
     for (size_t k = 0; k < m->n_params; k++) // nonzero biases too
         m->params[k] += 0.05f * (float)((int)(k % 7) - 3);
-    ck_assert_st(dl_mlp_set_precision(m, DL_F16), DL_OK);
-    ck_assert_st(dl_cast(dl_cpu(), m->params16, DL_F16, m->params, DL_F32, m->n_params), DL_OK);
+    ck_assert_st(dl_mlp_set_precision(m, t), DL_OK);
+    ck_assert_st(dl_cast(dl_cpu(), m->params16, t, m->params, DL_F32, m->n_params), DL_OK);
 }
 
-/* fp16 forward against the reference: bit for bit wherever the reference
- * is sure (the sum is farther than 2^-18·Σ|terms| from a binary16 midpoint,
- * more than any fp32 summation order errs by), else within one ulp: there
- * the model's fp32 sum and the double may round to neighbours. */
-START_TEST(test_f16_forward_matches_reference)
+/* 16-bit forward against the reference: bit for bit wherever the reference
+ * is sure (the sum is farther than 2^-18·Σ|terms| from a midpoint of the
+ * 16-bit type, more than any fp32 summation order errs by), else within one
+ * ulp: there the model's fp32 sum and the double may round to neighbours. */
+START_TEST(test_lowp_forward_matches_reference)
 {
+    dl_dtype t = lowp_types[_i];
     size_t n = 3;
     float *X;
     int32_t *y;
     data(n, 5, 3, &X, &y);
     const size_t sizes[] = {5, 4, 3};
     dl_mlp m;
-    f16_model(&m, sizes, 3);
-    ck_assert_int_eq(m.compute, DL_F16);
+    f16_model(&m, sizes, 3, t);
+    ck_assert_int_eq(m.compute, t);
     ck_assert(m.loss_scale == 1.0f);
     ref_net r;
     ref_forward(&r, &m, X, n);
@@ -431,21 +453,21 @@ START_TEST(test_f16_forward_matches_reference)
     for (int l = 0; l < 2; l++)
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < sizes[l + 1]; j++) {
-                dl_half got = m.act16[l][i * sizes[l + 1] + j];
-                int u = ulps16(got, r.A[l + 1][i][j]);
-                ck_assert_msg(u <= !r.sure[l + 1][i][j], "layer %d row %zu out %zu: %.9g, reference %.9g (%d ulps)", l,
-                              i, j, (double)dl_h2f(got), r.A[l + 1][i][j], u);
+                size_t k = i * sizes[l + 1] + j;
+                int u = ulps16(t, m.act16[l], k, r.A[l + 1][i][j]);
+                ck_assert_msg(u <= !r.sure[l + 1][i][j], "%s layer %d row %zu out %zu: %.9g, reference %.9g (%d ulps)",
+                              dl_dtype_name(t), l, i, j, (double)dl_lowp_get(m.act16[l], k, t), r.A[l + 1][i][j], u);
                 sure += r.sure[l + 1][i][j], total++;
             }
     ck_assert_msg(sure >= total - 2, "only %d of %d outputs decided: a weak test", sure, total);
-    // the loss: the fp32 definition on the fp16 logits
+    // the loss: the fp32 definition on the 16-bit logits
     double loss = 0;
     ck_assert_st(dl_mlp_loss(&m, y, n, &loss), DL_OK);
     ref_backward(&r, y, n, 1.0, 0);
     ck_assert_msg(fabs(loss - r.loss) <= 1e-6 * fabs(r.loss), "loss %.9g, reference %.9g", loss, r.loss);
-    // predict takes the fp16 path: zero fp16 weights give class 0 everywhere
+    // predict takes the 16-bit path: zero 16-bit weights give class 0 everywhere
     int32_t pred[3];
-    memset(m.params16, 0, m.n_params * sizeof(dl_half));
+    memset(m.params16, 0, m.n_params * sizeof(uint16_t));
     ck_assert_st(dl_mlp_predict(&m, X, n, pred), DL_OK);
     ck_assert(pred[0] == 0 && pred[1] == 0 && pred[2] == 0);
     ck_assert_st(dl_mlp_set_precision(&m, DL_F32), DL_OK); // fp32 weights: not all class 0 on this data
@@ -460,55 +482,57 @@ static int order16[DL_MLP_MAX_LAYERS], n_ready16;
 static void ready16(void *ctx, int layer, void *grad, size_t count)
 {
     dl_mlp *m = ctx;
-    ck_assert(grad == (void *)(m->grads16 + m->layer[layer].offset) && count == m->layer[layer].count);
+    ck_assert(grad == (void *)((uint16_t *)m->grads16 + m->layer[layer].offset) && count == m->layer[layer].count);
     order16[n_ready16++] = layer;
 }
 
-/* fp16 backward against the reference at loss scales 1 and 1024: within one
- * ulp (see the forward test; dY is the one rounding of the fp32 softmax
+/* 16-bit backward against the reference at loss scales 1 and 1024: within
+ * one ulp (see the forward test; dY is the one rounding of the fp32 softmax
  * gradient times the scale, and each gradient one rounding of an fp32 sum). */
-START_TEST(test_f16_backward_matches_reference)
+START_TEST(test_lowp_backward_matches_reference)
 {
+    dl_dtype t = lowp_types[_i];
     size_t n = 3;
     float *X;
     int32_t *y;
     data(n, 5, 3, &X, &y);
     const size_t sizes[] = {5, 4, 3};
     const float scales[] = {1.0f, 1024.0f};
-    for (int t = 0; t < 2; t++) {
+    for (int s = 0; s < 2; s++) {
         dl_mlp m;
-        f16_model(&m, sizes, 3);
-        ck_assert_st(dl_mlp_set_loss_scale(&m, scales[t]), DL_OK);
+        f16_model(&m, sizes, 3, t);
+        ck_assert_st(dl_mlp_set_loss_scale(&m, scales[s]), DL_OK);
         for (size_t k = 0; k < m.n_params; k++)
             m.grads[k] = 7.0f;
         ref_net r;
         ref_forward(&r, &m, X, n);
-        ref_backward(&r, y, n, scales[t], 0);
+        ref_backward(&r, y, n, scales[s], 0);
         double loss;
         dl_flops_reset();
         ck_assert_st(dl_mlp_forward(&m, X, n), DL_OK);
         ck_assert_st(dl_mlp_loss(&m, y, n, &loss), DL_OK);
         n_ready16 = 0;
         ck_assert_st(dl_mlp_backward(&m, X, n, 0, ready16, &m), DL_OK);
-        ck_assert_msg((double)dl_flops() == dl_mlp_step_flops(&m, n), "fp16 step counted %llu flops, expected %g",
+        ck_assert_msg((double)dl_flops() == dl_mlp_step_flops(&m, n), "16-bit step counted %llu flops, expected %g",
                       (unsigned long long)dl_flops(), dl_mlp_step_flops(&m, n));
-        ck_assert_msg(n_ready16 == 2 && order16[0] == 1 && order16[1] == 0, "fp16 ready order wrong (%d calls)",
+        ck_assert_msg(n_ready16 == 2 && order16[0] == 1 && order16[1] == 0, "16-bit ready order wrong (%d calls)",
                       n_ready16);
         size_t where = 0;
         int u = worst_grad_ulps(&m, &r, &where);
-        ck_assert_msg(u <= 1, "scale %g: grads16[%zu] = %g is %d ulps from the reference", (double)scales[t], where,
-                      (double)dl_h2f(m.grads16[where]), u);
+        ck_assert_msg(u <= 1, "%s scale %g: grads16[%zu] = %g is %d ulps from the reference", dl_dtype_name(t),
+                      (double)scales[s], where, (double)dl_lowp_get(m.grads16, where, t), u);
         for (size_t k = 0; k < m.n_params; k++)
-            ck_assert_msg(m.grads[k] == 7.0f, "fp16 backward wrote grads[%zu]", k);
+            ck_assert_msg(m.grads[k] == 7.0f, "16-bit backward wrote grads[%zu]", k);
         // accumulate = 1: round16(g + g) is exactly 2g here (the fp32 sum is within half an ulp of 2g)
-        dl_half *g = malloc(m.n_params * sizeof *g);
+        uint16_t *g = malloc(m.n_params * sizeof *g);
         memcpy(g, m.grads16, m.n_params * sizeof *g);
         ck_assert_st(dl_mlp_backward(&m, X, n, 1, NULL, NULL), DL_OK);
-        ref_backward(&r, y, n, scales[t], 1);
+        ref_backward(&r, y, n, scales[s], 1);
         ck_assert_int_le(worst_grad_ulps(&m, &r, &where), 1);
         for (size_t k = 0; k < m.n_params; k++)
-            ck_assert_msg(dl_h2f(m.grads16[k]) == 2.0f * dl_h2f(g[k]), "accumulated grads16[%zu]: %g, expected 2 x %g",
-                          k, (double)dl_h2f(m.grads16[k]), (double)dl_h2f(g[k]));
+            ck_assert_msg(dl_lowp_get(m.grads16, k, t) == 2.0f * dl_lowp_get(g, k, t),
+                          "accumulated grads16[%zu]: %g, expected 2 x %g", k, (double)dl_lowp_get(m.grads16, k, t),
+                          (double)dl_lowp_get(g, k, t));
         free(g);
         dl_mlp_free(&m);
     }
@@ -516,70 +540,134 @@ START_TEST(test_f16_backward_matches_reference)
 }
 END_TEST
 
-/* Without a scale the logits' gradient of the unlikely classes (e^-18 / 3,
- * about 5e-9, under half of binary16's smallest subnormal 2^-24) rounds to 0
- * in fp16, and so does the last layer's gradient of those classes, which
- * fp32 keeps (1e-8 to 1e-7); at 65536 it is normal in fp16 and, unscaled,
- * within 2^-9 relative of the fp32 gradient: three roundings (the hidden
- * activation, dY, the sum) of at most 2^-11 each. X and the weights are
- * binary16 values, so both models start from the same numbers. */
-START_TEST(test_f16_underflow_without_loss_scale)
+/* v rounded to bf16, then to fp16: a value of both formats (for |v| above
+ * fp16's normals, where every bf16 is an fp16). */
+static float both16(float v)
+{
+    return dl_h2f(dl_f2h(dl_bf2f(dl_f2bf(v))));
+}
+
+/* The model of the underflow tests: {5, 4, 3}, X and the weights values of
+ * both fp16 and bf16 (so the fp32, fp16 and bf16 models start from the same
+ * numbers; checked), positive hidden units, logits
+ * equal to the biases (9, -9, -9) and every label 0. *g32 gets the fp32
+ * model's gradient, idx the 10 gradients of the unlikely classes (rows 1 and
+ * 2 of layer 1: gW and gb); the model is left in fp32. */
+static void underflow_model(dl_mlp *m, float **X, int32_t **y, float **g32, size_t idx[10])
 {
     size_t n = 3;
-    float *X;
-    int32_t *y;
-    data(n, 5, 3, &X, &y);
+    data(n, 5, 3, X, y);
     for (size_t k = 0; k < n * 5; k++)
-        X[k] = dl_h2f(dl_f2h(X[k]));
+        (*X)[k] = both16((*X)[k]);
     const size_t sizes[] = {5, 4, 3};
-    dl_mlp m;
-    ck_assert_st(dl_mlp_create(&m, dl_cpu(), sizes, 3, RMAX, 7), DL_OK);
-    dl_mlp_layer *L0 = &m.layer[0], *L1 = &m.layer[1];
+    ck_assert_st(dl_mlp_create(m, dl_cpu(), sizes, 3, RMAX, 7), DL_OK);
+    dl_mlp_layer *L0 = &m->layer[0], *L1 = &m->layer[1];
     for (size_t k = 0; k < 20; k++)
-        L0->W[k] = dl_h2f(dl_f2h(0.25f * L0->W[k]));
+        L0->W[k] = both16(0.25f * L0->W[k]);
+    for (size_t k = 0; k < 20; k++)
+        ck_assert(both16(L0->W[k]) == L0->W[k] && dl_bf2f(dl_f2bf(L0->W[k])) == L0->W[k]);
+    for (size_t k = 0; k < n * 5; k++)
+        ck_assert(dl_bf2f(dl_f2bf((*X)[k])) == (*X)[k]);
     for (size_t j = 0; j < 4; j++)
         L0->b[j] = 2.0f; // positive hidden units
     for (size_t k = 0; k < 12; k++)
-        L1->W[k] = 0.0f; // the logits are the biases, exact in both precisions
+        L1->W[k] = 0.0f; // the logits are the biases, exact in every precision
     L1->b[0] = 9.0f, L1->b[1] = -9.0f, L1->b[2] = -9.0f;
     for (size_t i = 0; i < n; i++)
-        y[i] = 0;
+        (*y)[i] = 0;
     double loss;
-    // the fp32 model's gradient
-    ck_assert_st(dl_mlp_forward(&m, X, n), DL_OK);
-    ck_assert_st(dl_mlp_loss(&m, y, n, &loss), DL_OK);
-    ck_assert_st(dl_mlp_backward(&m, X, n, 0, NULL, NULL), DL_OK);
-    float *g32 = malloc(m.n_params * sizeof *g32), *g = malloc(m.n_params * sizeof *g);
-    memcpy(g32, m.grads, m.n_params * sizeof *g32);
-    // rows 1 and 2 of layer 1: gW (4 each) and gb
-    size_t idx[10], ni = 0;
+    ck_assert_st(dl_mlp_forward(m, *X, n), DL_OK);
+    ck_assert_st(dl_mlp_loss(m, *y, n, &loss), DL_OK);
+    ck_assert_st(dl_mlp_backward(m, *X, n, 0, NULL, NULL), DL_OK);
+    *g32 = malloc(m->n_params * sizeof **g32);
+    memcpy(*g32, m->grads, m->n_params * sizeof **g32);
+    size_t ni = 0;
     for (size_t c = 1; c < 3; c++) {
         for (size_t k = 0; k < 4; k++)
             idx[ni++] = L1->offset + c * 4 + k;
         idx[ni++] = L1->offset + 12 + c;
     }
     for (size_t q = 0; q < ni; q++)
-        ck_assert_msg(g32[idx[q]] > 0.0f, "fp32 grad[%zu] = %g, expected > 0", idx[q], (double)g32[idx[q]]);
-    ck_assert_st(dl_mlp_set_precision(&m, DL_F16), DL_OK);
-    ck_assert_st(dl_cast(dl_cpu(), m.params16, DL_F16, m.params, DL_F32, m.n_params), DL_OK);
+        ck_assert_msg((*g32)[idx[q]] > 0.0f, "fp32 grad[%zu] = %g, expected > 0", idx[q], (double)(*g32)[idx[q]]);
+}
+
+/* One 16-bit step (forward, loss, backward) in precision t at the current
+ * loss scale, from params16 cast afresh from params. */
+static void step16(dl_mlp *m, dl_dtype t, const float *X, const int32_t *y)
+{
+    double loss;
+    ck_assert_st(dl_mlp_set_precision(m, t), DL_OK);
+    ck_assert_st(dl_cast(dl_cpu(), m->params16, t, m->params, DL_F32, m->n_params), DL_OK);
+    ck_assert_st(dl_mlp_forward(m, X, 3), DL_OK);
+    ck_assert_st(dl_mlp_loss(m, y, 3, &loss), DL_OK);
+    ck_assert_st(dl_mlp_backward(m, X, 3, 0, NULL, NULL), DL_OK);
+}
+
+/* Without a scale the logits' gradient of the unlikely classes (e^-18 / 3,
+ * about 5e-9, under half of binary16's smallest subnormal 2^-24) rounds to 0
+ * in fp16, and so does the last layer's gradient of those classes, which
+ * fp32 keeps (1e-8 to 1e-7); at 65536 it is normal in fp16 and, unscaled,
+ * within 2^-9 relative of the fp32 gradient: three roundings (the hidden
+ * activation, dY, the sum) of at most 2^-11 each. */
+START_TEST(test_f16_underflow_without_loss_scale)
+{
+    dl_mlp m;
+    float *X, *g32;
+    int32_t *y;
+    size_t idx[10], ni = 10;
+    underflow_model(&m, &X, &y, &g32, idx);
+    float *g = malloc(m.n_params * sizeof *g);
     // scale 1: underflow to exactly zero
-    ck_assert_st(dl_mlp_forward(&m, X, n), DL_OK);
-    ck_assert_st(dl_mlp_loss(&m, y, n, &loss), DL_OK);
-    ck_assert_st(dl_mlp_backward(&m, X, n, 0, NULL, NULL), DL_OK);
+    step16(&m, DL_F16, X, y);
     for (size_t q = 0; q < ni; q++)
-        ck_assert_msg(dl_half_bits(m.grads16[idx[q]]) == 0, "scale 1: grads16[%zu] = %g, expected +0", idx[q],
-                      (double)dl_h2f(m.grads16[idx[q]]));
+        ck_assert_msg(bits16(m.grads16, idx[q]) == 0, "scale 1: grads16[%zu] = %g, expected +0", idx[q],
+                      (double)dl_lowp_get(m.grads16, idx[q], DL_F16));
     // scale 65536, then unscaled
     ck_assert_st(dl_mlp_set_loss_scale(&m, 65536.0f), DL_OK);
-    ck_assert_st(dl_mlp_backward(&m, X, n, 0, NULL, NULL), DL_OK);
+    ck_assert_st(dl_mlp_backward(&m, X, 3, 0, NULL, NULL), DL_OK);
     int inf = -1;
     ck_assert_st(dl_unscale(dl_cpu(), m.grads16, DL_F16, g, m.n_params, 1.0f / 65536.0f, &inf), DL_OK);
     ck_assert_int_eq(inf, 0);
     for (size_t q = 0; q < ni; q++) {
         size_t k = idx[q];
-        ck_assert_msg(fabs(dl_h2f(m.grads16[k])) >= DL_HALF_MIN_NORMAL, "scaled grads16[%zu] = %g is not normal", k,
-                      (double)dl_h2f(m.grads16[k]));
+        double v = dl_lowp_get(m.grads16, k, DL_F16);
+        ck_assert_msg(fabs(v) >= DL_HALF_MIN_NORMAL, "scaled grads16[%zu] = %g is not normal", k, v);
         ck_assert_msg(fabs((double)g[k] - g32[k]) <= ldexp(fabs(g32[k]), -9), "unscaled grad[%zu] %.9g, fp32 %.9g", k,
+                      (double)g[k], (double)g32[k]);
+    }
+    free(g32), free(g), free(X), free(y);
+    dl_mlp_free(&m);
+}
+END_TEST
+
+/* The same model in bf16 at scale 1: the gradients that are +0 in fp16 are
+ * normal bf16 numbers (fp32's exponent range), within 2^-6 relative of the
+ * fp32 gradient (three roundings of at most 2^-8 each: the hidden activation,
+ * dY, the sum), and unscaling them at 1 raises no flag. Switching the model
+ * from fp16 to bf16 zeroes params16 and grads16 first. */
+START_TEST(test_bf16_does_not_underflow)
+{
+    dl_mlp m;
+    float *X, *g32;
+    int32_t *y;
+    size_t idx[10], ni = 10;
+    underflow_model(&m, &X, &y, &g32, idx);
+    step16(&m, DL_F16, X, y);
+    for (size_t q = 0; q < ni; q++)
+        ck_assert_msg(bits16(m.grads16, idx[q]) == 0, "fp16: grads16[%zu] is not +0", idx[q]);
+    ck_assert_st(dl_mlp_set_precision(&m, DL_BF16), DL_OK);
+    for (size_t k = 0; k < m.n_params; k++)
+        ck_assert_msg(bits16(m.params16, k) == 0 && bits16(m.grads16, k) == 0, "fp16 bits left at %zu", k);
+    step16(&m, DL_BF16, X, y);
+    ck_assert(m.loss_scale == 1.0f);
+    float *g = malloc(m.n_params * sizeof *g);
+    int inf = -1;
+    ck_assert_st(dl_unscale(dl_cpu(), m.grads16, DL_BF16, g, m.n_params, 1.0f, &inf), DL_OK);
+    ck_assert_int_eq(inf, 0);
+    for (size_t q = 0; q < ni; q++) {
+        size_t k = idx[q];
+        ck_assert_msg(g[k] >= DL_BF16_MIN_NORMAL, "bf16 grads16[%zu] = %g: underflowed", k, (double)g[k]);
+        ck_assert_msg(fabs((double)g[k] - g32[k]) <= ldexp(fabs(g32[k]), -6), "bf16 grad[%zu] %.9g, fp32 %.9g", k,
                       (double)g[k], (double)g32[k]);
     }
     free(g32), free(g), free(X), free(y);
@@ -597,21 +685,31 @@ START_TEST(test_f16_arguments)
     ck_assert_st(dl_mlp_set_precision(&m, (dl_dtype)99), DL_ERR_ARG);
     ck_assert(m.compute == DL_F32 && m.params16 == NULL);
     ck_assert_st(dl_mlp_set_precision(&m, DL_F16), DL_OK);
-    dl_half *p16 = m.params16, *g16 = m.grads16;
-    ck_assert(p16 != NULL && g16 != NULL && m.layer[1].W16 == p16 + m.layer[1].offset);
-    ck_assert(m.layer[1].gb16 == g16 + m.layer[1].offset + 12);
+    uint16_t *p16 = m.params16, *g16 = m.grads16;
+    ck_assert(p16 != NULL && g16 != NULL && (uint16_t *)m.layer[1].W16 == p16 + m.layer[1].offset);
+    ck_assert((uint16_t *)m.layer[1].gb16 == g16 + m.layer[1].offset + 12);
     for (size_t k = 0; k < m.n_params; k++)
-        ck_assert(dl_half_bits(p16[k]) == 0 && dl_half_bits(g16[k]) == 0);
+        ck_assert(p16[k] == 0 && g16[k] == 0);
     ck_assert_st(dl_mlp_set_precision(&m, DL_F32), DL_OK);
     ck_assert_st(dl_mlp_set_precision(&m, DL_F16), DL_OK);
     ck_assert(m.params16 == p16 && m.grads16 == g16); // allocated once
+    // bf16 reuses them; a change of 16-bit format zeroes them, a return to f32 does not
+    p16[3] = 0x3c00, g16[4] = 0x3c00;
+    ck_assert_st(dl_mlp_set_precision(&m, DL_BF16), DL_OK);
+    ck_assert(m.compute == DL_BF16 && m.params16 == p16 && m.grads16 == g16 && p16[3] == 0 && g16[4] == 0);
+    p16[3] = 0x3f80;
+    ck_assert_st(dl_mlp_set_precision(&m, DL_F32), DL_OK);
+    ck_assert_st(dl_mlp_set_precision(&m, DL_BF16), DL_OK);
+    ck_assert(p16[3] == 0x3f80);
+    ck_assert_st(dl_mlp_set_precision(&m, DL_F16), DL_OK);
+    ck_assert(p16[3] == 0);
     const float bad[] = {0.0f, -1.0f, -0.0f, INFINITY, NAN};
     for (size_t k = 0; k < 5; k++)
         ck_assert_st(dl_mlp_set_loss_scale(&m, bad[k]), DL_ERR_ARG);
     ck_assert(m.loss_scale == 1.0f);
     ck_assert_st(dl_mlp_set_loss_scale(&m, 0.5f), DL_OK);
     ck_assert(m.loss_scale == 0.5f);
-    // back in fp32, the fp32 path is that of a model that never saw fp16
+    // back in fp32, the fp32 path is that of a model that never saw fp16 or bf16
     ck_assert_st(dl_mlp_set_precision(&m, DL_F32), DL_OK);
     ck_assert_st(dl_mlp_create(&fresh, dl_cpu(), sizes, 3, 4, 7), DL_OK);
     float X[10] = {0.5f, -1, 2, 0.25f, 1, -0.5f, 1, 3, -2, 0.125f};
@@ -632,9 +730,10 @@ Suite *mlp_suite(void)
     tcase_add_test(tc, test_checkpoint_state_round_trip);
     tcase_add_test(tc, test_step_cost_and_hidden);
     tcase_add_test(tc, test_write_params);
-    tcase_add_test(tc, test_f16_forward_matches_reference);
-    tcase_add_test(tc, test_f16_backward_matches_reference);
+    tcase_add_loop_test(tc, test_lowp_forward_matches_reference, 0, 2); // fp16, bf16
+    tcase_add_loop_test(tc, test_lowp_backward_matches_reference, 0, 2);
     tcase_add_test(tc, test_f16_underflow_without_loss_scale);
+    tcase_add_test(tc, test_bf16_does_not_underflow);
     tcase_add_test(tc, test_f16_arguments);
     suite_add_tcase(s, tc);
     return s;

@@ -1,5 +1,5 @@
 /* test_ops.c — dl_add and dl_copy on the CPU against references computed in
- * double precision: fp32 and fp16 sums bit for bit, the rounding cases that
+ * double precision: fp32, fp16 and bf16 sums bit for bit, the rounding cases that
  * tell one rounding per addition from the alternatives, and the refusals;
  * casts, scaling, and dl_unscale's values and inf/NaN flag.
  * The CUDA kernels are compared with these CPU results in the GPU tier. */
@@ -10,6 +10,7 @@
 #include <stdio.h> // snprintf
 #include <stdlib.h> // malloc
 
+#include "dl/bf16.h" // dl_bf16, dl_f2bf, dl_bf2f, dl_bf16_bits
 #include "dl/half.h" // dl_half, dl_f2h, dl_h2f, dl_half_bits
 #include "dl/ops.h" // dl_add, dl_copy
 #include "dl/rng.h" // dl_rng
@@ -28,6 +29,26 @@ static double ref_round_half(double x)
     frexp(fabs(x), &e); // |x| in [2^(e-1), 2^e): 11 significant bits give ulp 2^(e-11)
     int q = e - 11 < -24 ? -24 : e - 11;
     return ldexp(nearbyint(ldexp(x, -q)), q);
+}
+
+/* x rounded once to bfloat16 in double arithmetic, as ref_round_half: 8
+ * significant bits, spacing 2^-133 below 2^-126, ±inf from the midpoint
+ * (2 - 2^-8)·2^127 between the largest bf16 and 2^128. */
+static double ref_round_bf16(double x)
+{
+    if (isnan(x) || x == 0.0)
+        return x;
+    if (fabs(x) >= ldexp(2.0 - ldexp(1.0, -8), 127))
+        return copysign(INFINITY, x);
+    int e;
+    frexp(fabs(x), &e);
+    int q = e - 8 < -133 ? -133 : e - 8;
+    return ldexp(nearbyint(ldexp(x, -q)), q);
+}
+
+static double b2d(dl_bf16 b)
+{
+    return (double)dl_bf2f(b);
 }
 
 static double h2d(dl_half h)
@@ -224,6 +245,125 @@ START_TEST(test_add_refuses)
 }
 END_TEST
 
+// ---- bf16 ----
+
+START_TEST(test_add_bf16_against_double)
+{
+    // every bf16 value as dst, against sources spread over all exponents and
+    // mantissas (every 127th pattern, and both zeros)
+    size_t n = 65536;
+    dl_bf16 *d = malloc(n * sizeof *d), *s = malloc(n * sizeof *s);
+    size_t bad = 0;
+    char first[200] = "";
+    for (uint32_t sb = 0; sb < 65536; sb += 127) {
+        for (int z = 0; z < (sb == 0 ? 2 : 1); z++) {
+            uint16_t src_bits = z ? 0x8000 : (uint16_t)sb;
+            for (size_t i = 0; i < n; i++) {
+                d[i] = dl_bf16_from_bits((uint16_t)i);
+                s[i] = dl_bf16_from_bits(src_bits);
+            }
+            ck_assert_st(dl_add(dl_cpu(), d, s, n, DL_BF16), DL_OK);
+            for (size_t i = 0; i < n; i++) {
+                double x = b2d(dl_bf16_from_bits((uint16_t)i)), y = b2d(dl_bf16_from_bits(src_bits));
+                double want = ref_round_bf16(x + y); // double's signed zeros are IEEE's
+                if (!same(b2d(d[i]), want) && bad++ == 0)
+                    snprintf(first, sizeof first, "0x%04x + 0x%04x = 0x%04x (%g), expected %g", (unsigned)i,
+                             (unsigned)src_bits, (unsigned)dl_bf16_bits(d[i]), b2d(d[i]), want);
+            }
+        }
+    }
+    ck_assert_msg(bad == 0, "%zu bf16 sums differ from the double reference; first: %s", bad, first);
+    free(d), free(s);
+}
+END_TEST
+
+/* Casts between the three float types, scaling and accumulating in bf16:
+ * each rounds once to nearest even. */
+START_TEST(test_bf16_cast_scale_accumulate)
+{
+    float f[6] = {1.0f + 0x1p-8f, 1.0f + 0x3p-8f, 0.1f, 1e-30f, 3.4e38f, -7.0f};
+    dl_bf16 b[6];
+    float back[6];
+    ck_assert_st(dl_cast(dl_cpu(), b, DL_BF16, f, DL_F32, 6), DL_OK);
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(same(b2d(b[i]), ref_round_bf16(f[i])), "cast %a: got %a", (double)f[i], b2d(b[i]));
+    ck_assert(isinf(b2d(b[4]))); // above the largest bf16 plus half an ulp
+    ck_assert_st(dl_cast(dl_cpu(), back, DL_F32, b, DL_BF16, 6), DL_OK);
+    for (int i = 0; i < 6; i++)
+        ck_assert(same(back[i], b2d(b[i])));
+    // fp16 <-> bf16: exact to fp32, rounded once; 1 + 2^-10 is fp16 but not bf16,
+    // 1e-30 is bf16 but underflows in fp16
+    dl_half h[2] = {dl_f2h(1.0f + 0x1p-10f), dl_f2h(-3.0f)}, h2[2];
+    dl_bf16 hb[2];
+    ck_assert_st(dl_cast(dl_cpu(), hb, DL_BF16, h, DL_F16, 2), DL_OK);
+    ck_assert(b2d(hb[0]) == 1.0 && b2d(hb[1]) == -3.0);
+    dl_bf16 tiny[2] = {dl_f2bf(1e-30f), dl_f2bf(0.5f)};
+    ck_assert_st(dl_cast(dl_cpu(), h2, DL_F16, tiny, DL_BF16, 2), DL_OK);
+    ck_assert(h2d(h2[0]) == 0.0 && h2d(h2[1]) == 0.5);
+    // scale: the product in fp32, rounded once
+    dl_bf16 sc[3] = {dl_f2bf(3.0f), dl_f2bf(1.0f + 0x1p-7f), dl_f2bf(0x1p-133f)};
+    ck_assert_st(dl_scale(dl_cpu(), sc, 3, DL_BF16, 0.5f), DL_OK);
+    ck_assert(b2d(sc[0]) == 1.5 && b2d(sc[1]) == 0.5 + 0x1p-8 && b2d(sc[2]) == 0.0);
+    // accumulate: 256 + 1 + 1 + 1 in bf16 additions stays 256 (each 257 ties to
+    // even), in fp32 it is 259, rounded once to bf16: 260
+    dl_bf16 x[1] = {dl_f2bf(256.0f)}, one[1] = {dl_f2bf(1.0f)}, out[1];
+    float acc[1] = {256.0f};
+    for (int k = 0; k < 3; k++) {
+        ck_assert_st(dl_accumulate(dl_cpu(), acc, one, 1, DL_BF16), DL_OK);
+        ck_assert_st(dl_add(dl_cpu(), x, one, 1, DL_BF16), DL_OK);
+    }
+    ck_assert(acc[0] == 259.0f && b2d(x[0]) == 256.0);
+    ck_assert_st(dl_cast(dl_cpu(), out, DL_BF16, acc, DL_F32, 1), DL_OK);
+    ck_assert(b2d(out[0]) == 260.0);
+    // refusals
+    double d[2] = {1, 2};
+    ck_assert_st(dl_cast(dl_cpu(), b, DL_BF16, d, DL_F64, 2), DL_ERR_ARG);
+    ck_assert_st(dl_cast(dl_cpu(), b, DL_BF16, b + 1, DL_F16, 2), DL_ERR_ARG); // overlap
+}
+END_TEST
+
+/* dl_unscale from bf16: the values bit for bit (one fp32 multiply of an exact
+ * widening) and the flag for inf and NaN anywhere. */
+START_TEST(test_unscale_bf16)
+{
+    enum { N = 1000 };
+    dl_rng r;
+    dl_rng_seed(&r, 12, 5);
+    dl_bf16 *b = malloc(N * sizeof *b);
+    float *dst = malloc(N * sizeof *dst);
+    for (size_t i = 0; i < N; i++)
+        b[i] = dl_f2bf((float)ldexp(2.0 * dl_rng_uniform(&r) - 1.0, (int)dl_rng_below(&r, 200) - 130));
+    const float inv[] = {1.0f / 65536.0f, 0.3f, 1.0f};
+    for (int t = 0; t < 3; t++) {
+        int inf = -1;
+        ck_assert_st(dl_unscale(dl_cpu(), b, DL_BF16, dst, N, inv[t], &inf), DL_OK);
+        ck_assert_int_eq(inf, 0);
+        for (size_t i = 0; i < N; i++)
+            ck_assert_msg(dst[i] == (float)(b2d(b[i]) * inv[t]), "bf16 [%zu]: %g x %g = %.9g", i, b2d(b[i]),
+                          (double)inv[t], (double)dst[i]);
+    }
+    const float bad[] = {INFINITY, -INFINITY, NAN};
+    const size_t at[] = {0, 517, N - 1};
+    for (int k = 0; k < 3; k++) {
+        dl_bf16 keep = b[at[k]];
+        b[at[k]] = dl_f2bf(bad[k]);
+        int inf = 0;
+        ck_assert_st(dl_unscale(dl_cpu(), b, DL_BF16, dst, N, 0.5f, &inf), DL_OK);
+        ck_assert_msg(inf == 1, "bf16 %g at %zu: found_inf %d", (double)bad[k], at[k], inf);
+        ck_assert(same(dst[at[k]], (double)bad[k] * 0.5));
+        b[at[k]] = keep;
+    }
+    // 3e38 fits bf16 but doubling overflows fp32: flagged
+    dl_bf16 big = dl_f2bf(3e38f);
+    float out = 0;
+    int inf = 0;
+    ck_assert_st(dl_unscale(dl_cpu(), &big, DL_BF16, &out, 1, 2.0f, &inf), DL_OK);
+    ck_assert(inf == 1 && isinf(out));
+    ck_assert_st(dl_unscale(dl_cpu(), dst, DL_BF16, dst, 2, 1.0f, &inf), DL_ERR_ARG); // bf16 in place
+    free(b), free(dst);
+}
+END_TEST
+
 // ---- copy ----
 
 START_TEST(test_copy)
@@ -407,6 +547,9 @@ Suite *ops_suite(void)
     tcase_add_test(tc, test_add_f16_rounding_cases);
     tcase_add_test(tc, test_add_f16_rounds_each_addition);
     tcase_add_test(tc, test_add_refuses);
+    tcase_add_test(tc, test_add_bf16_against_double);
+    tcase_add_test(tc, test_bf16_cast_scale_accumulate);
+    tcase_add_test(tc, test_unscale_bf16);
     tcase_add_test(tc, test_copy);
     tcase_add_test(tc, test_accumulate_and_cast);
     tcase_add_test(tc, test_scale);

@@ -20,7 +20,9 @@
 #include "dl/comm.h"
 #include "dl/epoch.h" // dl_epoch, dl_epoch_clock_*
 #include "dl/eval.h" // dl_eval_accuracy
+#include "dl/bf16.h" // dl_bf16, dl_f2bf, dl_bf2f
 #include "dl/half.h"
+#include "dl/ops.h" // dl_cast
 #include "dl/replica.h" // dl_replica_diff
 
 static int failures;
@@ -51,18 +53,25 @@ static void test_allreduce(dl_comm *c)
         int64_t *l = malloc((n + 1) * sizeof *l);
         int32_t *i = malloc((n + 1) * sizeof *i);
         dl_half *h = malloc((n + 1) * sizeof *h);
+        dl_bf16 *b = malloc((n + 1) * sizeof *b), *big = malloc((n + 1) * sizeof *big);
         for (size_t j = 0; j < n; j++) {
             f[j] = (float)(rank + 1 + (int)(j % 5));
             d[j] = (double)(rank + 1) * 1e9 + (double)j; // exact in double, not in float
             l[j] = ((int64_t)1 << 40) * rank + (int64_t)j;
             i[j] = rank - 2;
             h[j] = dl_f2h((float)(rank + (int)(j % 3)));
+            b[j] = dl_f2bf((float)(rank + (int)(j % 3)));
+            big[j] = dl_f2bf(ldexpf((float)(rank + 1), 100)); // far beyond fp16; every partial sum exact
         }
         OK(dl_comm_allreduce(c, f, n, DL_F32, DL_RED_SUM));
         OK(dl_comm_allreduce(c, d, n, DL_F64, DL_RED_SUM));
         OK(dl_comm_allreduce(c, l, n, DL_I64, DL_RED_SUM));
         OK(dl_comm_allreduce(c, i, n, DL_I32, DL_RED_MAX));
         OK(dl_comm_allreduce(c, h, n, DL_F16, DL_RED_SUM));
+        OK(dl_comm_allreduce(c, b, n, DL_BF16, DL_RED_SUM));
+        dl_comm_req *breq = NULL;
+        OK(dl_comm_allreduce_async(c, big, n, DL_BF16, DL_RED_SUM, &breq));
+        OK(dl_comm_wait(c, breq));
         double ranks = (double)size * (size + 1) / 2; // sum of rank + 1
         for (size_t j = 0; j < n; j++) {
             CHECK(f[j] == (float)(ranks + (double)size * (j % 5)), "f32 sum [%zu] = %g", j, (double)f[j]);
@@ -72,18 +81,25 @@ static void test_allreduce(dl_comm *c)
             CHECK(i[j] == size - 3, "i32 max [%zu] = %d", j, i[j]);
             CHECK(dl_h2f(h[j]) == (float)(size * (size - 1) / 2 + size * (int)(j % 3)), "f16 sum [%zu] = %g", j,
                   (double)dl_h2f(h[j]));
+            CHECK(dl_bf2f(b[j]) == (float)(size * (size - 1) / 2 + size * (int)(j % 3)), "bf16 sum [%zu] = %g", j,
+                  (double)dl_bf2f(b[j]));
+            CHECK(dl_bf2f(big[j]) == ldexpf((float)ranks, 100), "bf16 async sum [%zu] = %g", j,
+                  (double)dl_bf2f(big[j]));
         }
         for (size_t j = 0; j < n; j++) {
             f[j] = (float)(size * (rank + 1)); // average = size * (size + 1) / 2
+            b[j] = dl_f2bf(f[j]);
             i[j] = rank;
         }
         OK(dl_comm_allreduce(c, f, n, DL_F32, DL_RED_AVG));
+        OK(dl_comm_allreduce(c, b, n, DL_BF16, DL_RED_AVG));
         OK(dl_comm_allreduce(c, i, n, DL_I32, DL_RED_MIN));
         for (size_t j = 0; j < n; j++) {
             CHECK(f[j] == (float)(size * (size + 1) / 2.0), "f32 avg [%zu] = %g", j, (double)f[j]);
+            CHECK(dl_bf2f(b[j]) == (float)(size * (size + 1) / 2.0), "bf16 avg [%zu] = %g", j, (double)dl_bf2f(b[j]));
             CHECK(i[j] == 0, "i32 min [%zu] = %d", j, i[j]);
         }
-        free(f), free(d), free(l), free(i), free(h);
+        free(f), free(d), free(l), free(i), free(h), free(b), free(big);
     }
     // several in flight at once, waited in reverse order
     enum { K = 4 };
@@ -337,6 +353,17 @@ static int test_cuda(dl_comm *c)
     for (size_t j = 0; j < n; j++)
         CHECK(h[j] == (float)(size * (size + 1) / 2 + size * (int)(j % 7)), "cuda allreduce [%zu] = %g", j,
               (double)h[j]);
+    // bf16 on NCCL (ncclBfloat16): the sum again, small integers exact in bf16
+    void *b = NULL;
+    OK(dl_malloc(&dev, &b, n * sizeof(dl_bf16)));
+    OK(dl_cast(&dev, b, DL_BF16, d, DL_F32, n));
+    OK(dl_comm_allreduce(c, b, n, DL_BF16, DL_RED_SUM));
+    OK(dl_cast(&dev, g, DL_F32, b, DL_BF16, n));
+    OK(dl_memcpy_d2h(&dev, h, g, n * sizeof *h));
+    for (size_t j = 0; j < n; j++)
+        CHECK(h[j] == (float)size * (float)(size * (size + 1) / 2 + size * (int)(j % 7)),
+              "cuda bf16 allreduce [%zu] = %g", j, (double)h[j]);
+    dl_free(&dev, b);
     OK(dl_comm_allreduce(c, d, n, DL_F32, DL_RED_AVG));
     OK(dl_comm_broadcast(c, d, n, DL_F32, size - 1));
     OK(dl_comm_allgather(c, d, g, n, DL_F32));

@@ -9,10 +9,13 @@
  *   y of length M; DL_TRANS gives y of length N.
  * - Pointers are device pointers of dev (host pointers on the CPU). Calls on
  *   CUDA are queued on the device's compute stream.
- * - dl_gemm_f16: A and B are binary16, the products are accumulated in fp32
- *   (tensor cores: fp16 in, fp32 accumulate), C is fp16 or fp32 (c_type). The
- *   CPU emulates this: it converts A and B exactly to fp32, multiplies with
- *   sgemm, and rounds the result to binary16 when C is fp16.
+ * - dl_gemm_ex: A and B are 16-bit floats of ab_type (DL_F16: binary16, or
+ *   DL_BF16: bfloat16), the products are accumulated in fp32 (tensor cores:
+ *   16-bit in, fp32 accumulate), C is fp32 or ab_type (c_type); beta·C reads
+ *   C in c_type. The CPU emulates this: it converts A and B (and a 16-bit C)
+ *   exactly to fp32, multiplies with sgemm, and rounds the result once to
+ *   c_type when C is 16-bit. Any other ab_type or c_type is DL_ERR_ARG.
+ *   dl_gemm_f16 is dl_gemm_ex with ab_type = DL_F16.
  * - Each call adds its FLOPs (2·M·N·K, 2·M·N for gemv) to a per-process
  *   counter read by dl_flops(); the data-parallel labs project speedups from it.
  * - Bad shapes (a stride too small, a size over INT_MAX) give DL_ERR_ARG and
@@ -40,11 +43,16 @@ dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size
 dl_status dl_gemv(const dl_device *dev, dl_trans ta, size_t M, size_t N, float alpha, const float *A, size_t lda,
                   const float *x, float beta, float *y);
 
+dl_status dl_gemm_ex(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
+                     const void *A, size_t lda, const void *B, size_t ldb, dl_dtype ab_type, float beta, void *C,
+                     dl_dtype c_type, size_t ldc);
+
+/* dl_gemm_ex(..., A, lda, B, ldb, DL_F16, beta, C, c_type, ldc). */
 dl_status dl_gemm_f16(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
                       const dl_half *A, size_t lda, const dl_half *B, size_t ldb, float beta, void *C, dl_dtype c_type,
                       size_t ldc);
 
-/* FLOPs counted by dl_gemm/dl_gemv/dl_gemm_f16 in this process. */
+/* FLOPs counted by dl_gemm/dl_gemv/dl_gemm_ex in this process. */
 uint64_t dl_flops(void);
 void dl_flops_reset(void);
 void dl_flops_add(uint64_t flops);

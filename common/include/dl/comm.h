@@ -19,7 +19,9 @@
  *   the same count and dtype. Results are identical on every rank (ranks
  *   reduce in the same order).
  * - Counts are elements of dtype, not bytes. DL_RED_AVG is the sum divided by
- *   P (floating types only).
+ *   P (floating types only). DL_F16 and DL_BF16 reduce by sum or avg only on
+ *   MPI, each addition done in fp32 and rounded once (dl_half_add,
+ *   dl_bf16_add: the bits of dl_add); NCCL reduces them natively.
  * - Faults: no call waits forever. If the others do not answer within
  *   DL_COMM_TIMEOUT seconds (default 300) the rank prints which call timed out
  *   and aborts the whole job (MPI_Abort / ncclCommAbort); a rank that exits or

@@ -9,42 +9,53 @@
  *   model (or a bucket of consecutive layers) is one broadcast or one
  *   allreduce. layer[l].offset / .count give each layer's slice.
  * - Buffers (X, y, params, grads) are device pointers of dev (host pointers
- *   on the CPU). GEMMs go through dl_gemm (dl_gemm_f16 in fp16 mode), so
+ *   on the CPU). GEMMs go through dl_gemm (dl_gemm_ex in fp16/bf16 mode), so
  *   dl_flops counts them.
  * - dl_mlp_loss takes the mean over the n rows of the batch; dl_mlp_backward
- *   therefore leaves the gradient of that mean in grads (in fp16 mode: times
- *   loss_scale, in grads16; overwritten, not accumulated, unless
+ *   therefore leaves the gradient of that mean in grads (in fp16/bf16 mode:
+ *   times loss_scale, in grads16; overwritten, not accumulated, unless
  *   accumulate = 1), and calls ready(ctx, l, slice, count)
  *   as soon as layer l's slice is final — last layer first — so an allreduce
  *   can start while the earlier layers are still being computed. The slice
- *   is in the gradient's dtype: fp32 (grads) or, in fp16 mode, grads16.
+ *   is in the gradient's dtype: fp32 (grads) or, in fp16/bf16 mode, grads16
+ *   in m->compute.
  * - dl_mlp_create initialises deterministically from the seed (Kaiming-uniform
  *   weights, zero biases): the same seed gives the same model on any device.
  * - Precision (dl_mlp_set_precision): DL_F32 (after create) computes in fp32
  *   throughout. DL_F16 is the "fp16 model, fp32 master weights" scheme of
- *   mixed-precision training (Micikevicius et al. 2018; apex O2): it
- *   allocates, once (zeros; freed by dl_mlp_free), params16/grads16 (the
- *   layout of params) and fp16 activations, input copy and scratch, and then
- *   - forward rounds X to fp16 and computes every layer from params16 — which
- *     the caller fills (dl_cast from params); forward never does — as
- *     Z = round16(A·W16ᵀ + b16) (dl_gemm_f16: fp16 in, fp32 accumulate; the
- *     bias added in fp32; one rounding) then ReLU; the logits are fp16;
- *   - dl_mlp_loss converts the fp16 logits exactly to fp32 and is then the
+ *   mixed-precision training (Micikevicius et al. 2018; apex O2); DL_BF16 is
+ *   the same scheme with bfloat16 (dl/bf16.h) in place of fp16 everywhere
+ *   below — fp32's range at 8 bits of precision, so gradients do not
+ *   underflow and the loss scale can stay 1 (it still applies). The
+ *   "16-bit" buffers below hold elements of m->compute: dl_half in DL_F16
+ *   mode, dl_bf16 in DL_BF16 mode (hence void *; read them with
+ *   dl_lowp_get or dl_cast with m->compute). Either mode allocates, once
+ *   (zeros; freed by dl_mlp_free), params16/grads16 (the layout of params)
+ *   and 16-bit activations, input copy and scratch, which the other 16-bit
+ *   mode reuses (a change between DL_F16 and DL_BF16 zeroes params16 and
+ *   grads16: their bits would mean another format). Then, with round16 the
+ *   rounding to m->compute (nearest even, once):
+ *   - forward rounds X to 16 bits and computes every layer from params16 —
+ *     which the caller fills (dl_cast from params); forward never does — as
+ *     Z = round16(A·W16ᵀ + b16) (dl_gemm_ex: 16-bit in, fp32 accumulate; the
+ *     bias added in fp32; one rounding) then ReLU; the logits are 16-bit;
+ *   - dl_mlp_loss converts the 16-bit logits exactly to fp32 and is then the
  *     fp32 loss (same definition, same gradient kept for backward);
  *   - backward rounds that gradient once, dY = round16(((softmax − onehot)/n)
  *     · loss_scale) — where small gradients underflow to 0 unless the scale
  *     lifts them — and writes grads16 only: gW16 = round16(dYᵀ·A16 [+ gW16])
- *     with A16 the layer's fp16 input (x16 or act16[l−1]), gb16 =
+ *     with A16 the layer's 16-bit input (x16 or act16[l−1]), gb16 =
  *     round16(fp32 column sums of dY, in row order [+ gb16]), and the next
  *     dY = round16(dY·W16), zeroed where A16 is not > 0.
  *     `grads` is not written: the caller's AMP step fills it (dl_unscale)
  *     before dl_mlp_sgd, which stays fp32 on params, grads and velocity;
- *   - ready gets grads16's slice (grad points to fp16 elements); order and
- *     trace spans are those of fp32; dl_mlp_predict uses the fp16 logits.
+ *   - ready gets grads16's slice (grad points to elements of m->compute);
+ *     order and trace spans are those of fp32; dl_mlp_predict uses the
+ *     16-bit logits.
  *   The element-wise steps are the DL_HD functions below, shared by the CPU
- *   loops and the CUDA kernels; dl_flops counts the fp16 GEMMs and the bias
+ *   loops and the CUDA kernels; dl_flops counts the 16-bit GEMMs and the bias
  *   column sums as fp32 counts GEMMs and GEMVs, so dl_mlp_step_flops holds
- *   for both precisions.
+ *   for every precision.
  * - What a checkpoint needs besides the parameters: the momentum buffers
  *   (`velocity`, the layout of params) and the optimizer step count `steps`,
  *   which dl_mlp_sgd advances by one each time it succeeds (0 after create).
@@ -52,7 +63,7 @@
  *   makes its next steps exactly those the saved model would have taken.
  * - Every call returns DL_OK or a failure status (DL_ERR_ARG for a batch over
  *   max_batch, a bad layer size or a label out of range; for a precision
- *   other than DL_F32/DL_F16 or a loss scale that is not finite and > 0,
+ *   other than DL_F32/DL_F16/DL_BF16 or a loss scale that is not finite and > 0,
  *   leaving the model unchanged).
  */
 #ifndef DL_MLP_H
@@ -63,8 +74,8 @@
 
 #include "dl/device.h" // dl_device
 #include "dl/dtype.h" // dl_dtype
-#include "dl/half.h" // dl_half, dl_f2h, dl_h2f
 #include "dl/hd.h" // DL_HD
+#include "dl/lowp.h" // dl_lowp_get, dl_lowp_put (dl_half, dl_bf16)
 #include "dl/status.h" // dl_status
 
 #ifdef __cplusplus
@@ -78,10 +89,11 @@ typedef struct dl_mlp_layer {
     size_t offset, count; /* slice of params / grads: W then b */
     float *W, *b; /* views into params */
     float *gW, *gb; /* views into grads */
-    dl_half *W16, *b16, *gW16, *gb16; /* views into params16 / grads16 (NULL before fp16) */
+    void *W16, *b16, *gW16, *gb16; /* views into params16 / grads16 (NULL before fp16/bf16) */
 } dl_mlp_layer;
 
-/* grad: layer's slice of grads (float) or, in fp16 mode, of grads16 (dl_half). */
+/* grad: layer's slice of grads (float) or, in fp16/bf16 mode, of grads16
+ * (dl_half or dl_bf16, as m->compute). */
 typedef void (*dl_mlp_ready_fn)(void *ctx, int layer, void *grad, size_t count);
 
 typedef struct dl_mlp {
@@ -97,44 +109,51 @@ typedef struct dl_mlp {
     float *loss_part; /* device scratch for the loss */
     size_t batch; /* rows of the last forward */
     long steps; /* optimizer steps taken (dl_mlp_sgd calls that succeeded) */
-    dl_dtype compute; /* DL_F32 or DL_F16: the forward/backward precision */
-    float loss_scale; /* fp16 backward multiplies the logits' gradient by it (1 after create) */
-    dl_half *params16, *grads16; /* (n_params,) each, device; NULL until DL_F16 */
-    dl_half *act16[DL_MLP_MAX_LAYERS]; /* act16[l]: (max_batch, out_l); the last also holds dY */
-    dl_half *x16; /* (max_batch, in_0): X rounded to fp16 */
-    dl_half *delta16[2]; /* fp16 backward scratch, (max_batch, widest) each */
+    dl_dtype compute; /* DL_F32, DL_F16 or DL_BF16: the forward/backward precision */
+    float loss_scale; /* the 16-bit backward multiplies the logits' gradient by it (1 after create) */
+    /* The 16-bit buffers: elements of m->compute (dl_half or dl_bf16), device;
+     * NULL until the first DL_F16 or DL_BF16. */
+    void *params16, *grads16; /* (n_params,) each */
+    void *act16[DL_MLP_MAX_LAYERS]; /* act16[l]: (max_batch, out_l); the last also holds dY */
+    void *x16; /* (max_batch, in_0): X rounded to 16 bits */
+    void *delta16[2]; /* 16-bit backward scratch, (max_batch, widest) each */
 } dl_mlp;
 
-// ---- the fp16 path's element-wise steps (DL_HD: CPU loops and CUDA kernels) ----
+// ---- the 16-bit path's element-wise steps (DL_HD: CPU loops and CUDA kernels) ----
+// t is m->compute, DL_F16 or DL_BF16; each step reads and writes element k
+// (or column j) of arrays of t with dl_lowp_get / dl_lowp_put, so every value
+// stored is rounded once, the same on both sides.
 
-/* One output of a layer: z (the fp32 GEMM sum) + b in fp32, ReLU when relu,
- * rounded once to fp16. */
-DL_HD dl_half dl_mlp_bias_act_f16_1(float z, dl_half b, int relu)
+/* H[k] = round16(Z[k] + b[k % out]) with the sum in fp32 and ReLU when relu:
+ * output k of a layer of out outputs, Z the fp32 GEMM sum. */
+DL_HD void dl_mlp_bias_act16_1(void *H, const float *Z, const void *b, dl_dtype t, size_t k, size_t out, int relu)
 {
-    float v = z + dl_h2f(b);
-    return dl_f2h(relu && v < 0.0f ? 0.0f : v);
+    float v = Z[k] + dl_lowp_get(b, k % out, t);
+    dl_lowp_put(H, k, t, relu && v < 0.0f ? 0.0f : v);
 }
 
-/* The logits' gradient g (fp32) times the loss scale, rounded once. */
-DL_HD dl_half dl_mlp_scale_grad_f16_1(float g, float loss_scale)
+/* dY[k] = round16(g[k] · loss_scale): the logits' gradient g (fp32), scaled. */
+DL_HD void dl_mlp_scale_grad16_1(void *dY, const float *g, dl_dtype t, size_t k, float loss_scale)
 {
-    return dl_f2h(g * loss_scale);
+    dl_lowp_put(dY, k, t, g[k] * loss_scale);
 }
 
-/* Column j of dY (n, out): the sum of its n values in fp32, in row order,
- * plus prev when accumulate, rounded once. */
-DL_HD dl_half dl_mlp_bias_grad_f16_1(const dl_half *dY, size_t n, size_t out, size_t j, dl_half prev, int accumulate)
+/* gb[j] = round16(Σ_i dY[i, j] [+ gb[j]]): column j of dY (n, out) summed in
+ * fp32 in row order, plus the old gb[j] when accumulate, rounded once. */
+DL_HD void dl_mlp_bias_grad16_1(void *gb, const void *dY, dl_dtype t, size_t n, size_t out, size_t j, int accumulate)
 {
     float s = 0.0f;
     for (size_t i = 0; i < n; i++)
-        s += dl_h2f(dY[i * out + j]);
-    return dl_f2h(accumulate ? dl_h2f(prev) + s : s);
+        s += dl_lowp_get(dY, i * out + j, t);
+    dl_lowp_put(gb, j, t, accumulate ? dl_lowp_get(gb, j, t) + s : s);
 }
 
-/* ReLU's mask on the input gradient d, from the layer's fp16 activation a. */
-DL_HD dl_half dl_mlp_relu_mask_f16_1(dl_half d, dl_half a)
+/* ReLU's mask: delta[k] becomes 0 unless the layer's activation A[k] > 0
+ * (else it is left as it is). */
+DL_HD void dl_mlp_relu_mask16_1(void *delta, const void *A, dl_dtype t, size_t k)
 {
-    return dl_h2f(a) > 0.0f ? d : dl_f2h(0.0f);
+    if (!(dl_lowp_get(A, k, t) > 0.0f))
+        dl_lowp_put(delta, k, t, 0.0f);
 }
 
 /* sizes = {in, hidden..., classes}: n_sizes - 1 layers (1..DL_MLP_MAX_LAYERS). */
@@ -148,13 +167,13 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n);
  * into *loss (host); turns the logits into the loss's gradient. */
 dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss);
 /* Backward pass for the last forward/loss; see the contract for `ready`.
- * In fp16 mode X is not read: the forward's fp16 copy of it is. */
+ * In fp16/bf16 mode X is not read: the forward's 16-bit copy of it is. */
 dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx);
-/* The forward/backward precision: DL_F32 or DL_F16 (see the contract);
- * DL_ERR_ARG otherwise, DL_ERR_NOMEM (or the device's status) when the fp16
- * buffers cannot be allocated; the model is then unchanged. */
+/* The forward/backward precision: DL_F32, DL_F16 or DL_BF16 (see the
+ * contract); DL_ERR_ARG otherwise, DL_ERR_NOMEM (or the device's status) when
+ * the 16-bit buffers cannot be allocated; the model is then unchanged. */
 dl_status dl_mlp_set_precision(dl_mlp *m, dl_dtype compute);
-/* The fp16 backward's loss scale: finite and > 0, else DL_ERR_ARG. */
+/* The 16-bit backward's loss scale: finite and > 0, else DL_ERR_ARG. */
 dl_status dl_mlp_set_loss_scale(dl_mlp *m, float s);
 /* p −= lr·v with v = μ·v + grad + wd·p (wd on weights only, not biases);
  * then steps += 1. */

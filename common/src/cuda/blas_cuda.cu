@@ -14,7 +14,7 @@
 #include <cublas_v2.h> // cublasSgemm, cublasSgemv, cublasGemmEx
 #include <cuda_runtime.h> // cudaStream_t
 
-#include "../backend.h" // dl_cuda_gemm_, dl_cuda_gemv_, dl_cuda_gemm_f16_
+#include "../backend.h" // dl_cuda_gemm_, dl_cuda_gemv_, dl_cuda_gemm_ex_
 #include "dl/cuda_check.h" // DL_CUBLAS_CHECK
 
 static cublasOperation_t op(dl_trans t)
@@ -39,13 +39,19 @@ extern "C" dl_status dl_cuda_gemv_(const dl_device *dev, dl_trans ta, int M, int
     return DL_OK;
 }
 
-extern "C" dl_status dl_cuda_gemm_f16_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
-                                       const dl_half *A, int lda, const dl_half *B, int ldb, float beta, void *C,
-                                       dl_dtype c_type, int ldc)
+/* DL_F16 -> CUDA_R_16F, DL_BF16 -> CUDA_R_16BF, else CUDA_R_32F */
+static cudaDataType_t cuda_type(dl_dtype t)
+{
+    return t == DL_F16 ? CUDA_R_16F : t == DL_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+}
+
+extern "C" dl_status dl_cuda_gemm_ex_(const dl_device *dev, dl_trans ta, dl_trans tb, int M, int N, int K, float alpha,
+                                      const void *A, int lda, const void *B, int ldb, dl_dtype ab_type, float beta,
+                                      void *C, dl_dtype c_type, int ldc)
 {
     cublasHandle_t h = (cublasHandle_t)dev->blas;
-    cudaDataType_t ct = c_type == DL_F16 ? CUDA_R_16F : CUDA_R_32F;
-    DL_CUBLAS_CHECK(cublasGemmEx(h, op(tb), op(ta), N, M, K, &alpha, B, CUDA_R_16F, ldb, A, CUDA_R_16F, lda, &beta, C,
-                                 ct, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    cudaDataType_t abt = cuda_type(ab_type), ct = cuda_type(c_type);
+    DL_CUBLAS_CHECK(cublasGemmEx(h, op(tb), op(ta), N, M, K, &alpha, B, abt, ldb, A, abt, lda, &beta, C, ct, ldc,
+                                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     return DL_OK;
 }

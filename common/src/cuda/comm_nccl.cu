@@ -33,6 +33,9 @@ static dl_status nccl_type(dl_dtype t, ncclDataType_t *out)
     case DL_F16:
         *out = ncclFloat16;
         return DL_OK;
+    case DL_BF16: // NCCL >= 2.10 (cuda_bf16.h); NCCL sums in the element type
+        *out = ncclBfloat16;
+        return DL_OK;
     case DL_F64:
         *out = ncclFloat64;
         return DL_OK;

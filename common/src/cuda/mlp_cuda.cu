@@ -1,13 +1,13 @@
 /* mlp_cuda.cu — the MLP's element-wise kernels; each thread calls the same
- * DL_HD function as the CPU loop in mlp.c (dl/nn_math.h; the fp16 path's in
- * dl/mlp.h). GEMMs are not here: mlp.c sends them through dl_gemm and
- * dl_gemm_f16 (cuBLAS). */
+ * DL_HD function as the CPU loop in mlp.c (dl/nn_math.h; the 16-bit path's
+ * in dl/mlp.h). GEMMs are not here: mlp.c sends them through dl_gemm and
+ * dl_gemm_ex (cuBLAS). */
 #include <cuda_runtime.h> // cudaStream_t
 #include <stdlib.h> // malloc
 
 #include "../backend.h" // dl_cuda_*_
 #include "dl/cuda_check.h" // DL_LAUNCH_CHECK
-#include "dl/mlp.h" // dl_mlp_bias_act_f16_1, dl_mlp_scale_grad_f16_1, ...
+#include "dl/mlp.h" // dl_mlp_bias_act16_1, dl_mlp_scale_grad16_1, ...
 #include "dl/nn_math.h" // dl_softmax_xent_row, dl_sgd_update
 
 #define BLOCK 256
@@ -86,37 +86,37 @@ __global__ void sgd_kernel(float *p, const float *g, float *v, size_t n, float l
         dl_sgd_update(&p[k], &v[k], g[k], lr, mu, wd);
 }
 
-// ---- kernels of the fp16 path ----
+// ---- kernels of the 16-bit path (t: DL_F16 or DL_BF16, the same in every thread) ----
 
 /* H (n, out) = round16(Z + b per row), ReLU when relu; Z is the fp32 GEMM sum. */
-__global__ void bias_act_f16_kernel(dl_half *H, const float *Z, const dl_half *b, size_t n, size_t out, int relu)
+__global__ void bias_act16_kernel(void *H, const float *Z, const void *b, dl_dtype t, size_t n, size_t out, int relu)
 {
     size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k < n * out)
-        H[k] = dl_mlp_bias_act_f16_1(Z[k], b[k % out], relu);
+        dl_mlp_bias_act16_1(H, Z, b, t, k, out, relu);
 }
 
 /* dY (n,) = round16(g · s) */
-__global__ void scale_grad_f16_kernel(dl_half *dY, const float *g, size_t n, float s)
+__global__ void scale_grad16_kernel(void *dY, dl_dtype t, const float *g, size_t n, float s)
 {
     size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k < n)
-        dY[k] = dl_mlp_scale_grad_f16_1(g[k], s);
+        dl_mlp_scale_grad16_1(dY, g, t, k, s);
 }
 
 /* One thread per column j of dY (n, out): the CPU's row order, the CPU's bits. */
-__global__ void bias_grad_f16_kernel(dl_half *gb, const dl_half *dY, size_t n, size_t out, int accumulate)
+__global__ void bias_grad16_kernel(void *gb, const void *dY, dl_dtype t, size_t n, size_t out, int accumulate)
 {
     size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j < out)
-        gb[j] = dl_mlp_bias_grad_f16_1(dY, n, out, j, gb[j], accumulate);
+        dl_mlp_bias_grad16_1(gb, dY, t, n, out, j, accumulate);
 }
 
-__global__ void relu_mask_f16_kernel(dl_half *delta, const dl_half *A, size_t n)
+__global__ void relu_mask16_kernel(void *delta, const void *A, dl_dtype t, size_t n)
 {
     size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k < n)
-        delta[k] = dl_mlp_relu_mask_f16_1(delta[k], A[k]);
+        dl_mlp_relu_mask16_1(delta, A, t, k);
 }
 
 // ---- launchers ----
@@ -177,40 +177,41 @@ extern "C" dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g
     return DL_OK;
 }
 
-extern "C" dl_status dl_cuda_bias_act_f16_(const dl_device *dev, dl_half *H, const float *Z, const dl_half *b, size_t n,
-                                           size_t out, int relu)
+extern "C" dl_status dl_cuda_bias_act16_(const dl_device *dev, void *H, const float *Z, const void *b, dl_dtype t,
+                                         size_t n, size_t out, int relu)
 {
     if (n * out == 0)
         return DL_OK;
-    bias_act_f16_kernel<<<blocks_for(n * out), BLOCK, 0, stream_of(dev)>>>(H, Z, b, n, out, relu);
+    bias_act16_kernel<<<blocks_for(n * out), BLOCK, 0, stream_of(dev)>>>(H, Z, b, t, n, out, relu);
     DL_LAUNCH_CHECK();
     return DL_OK;
 }
 
-extern "C" dl_status dl_cuda_scale_grad_f16_(const dl_device *dev, dl_half *dY, const float *g, size_t count, float s)
+extern "C" dl_status dl_cuda_scale_grad16_(const dl_device *dev, void *dY, dl_dtype t, const float *g, size_t count,
+                                           float s)
 {
     if (count == 0)
         return DL_OK;
-    scale_grad_f16_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(dY, g, count, s);
+    scale_grad16_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(dY, t, g, count, s);
     DL_LAUNCH_CHECK();
     return DL_OK;
 }
 
-extern "C" dl_status dl_cuda_bias_grad_f16_(const dl_device *dev, dl_half *gb, const dl_half *dY, size_t n, size_t out,
-                                            int accumulate)
+extern "C" dl_status dl_cuda_bias_grad16_(const dl_device *dev, void *gb, const void *dY, dl_dtype t, size_t n,
+                                          size_t out, int accumulate)
 {
     if (out == 0)
         return DL_OK;
-    bias_grad_f16_kernel<<<blocks_for(out), BLOCK, 0, stream_of(dev)>>>(gb, dY, n, out, accumulate);
+    bias_grad16_kernel<<<blocks_for(out), BLOCK, 0, stream_of(dev)>>>(gb, dY, t, n, out, accumulate);
     DL_LAUNCH_CHECK();
     return DL_OK;
 }
 
-extern "C" dl_status dl_cuda_relu_mask_f16_(const dl_device *dev, dl_half *delta, const dl_half *A, size_t count)
+extern "C" dl_status dl_cuda_relu_mask16_(const dl_device *dev, void *delta, const void *A, dl_dtype t, size_t count)
 {
     if (count == 0)
         return DL_OK;
-    relu_mask_f16_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(delta, A, count);
+    relu_mask16_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(delta, A, t, count);
     DL_LAUNCH_CHECK();
     return DL_OK;
 }
