@@ -21,12 +21,6 @@ static int on_gpu(const dl_mlp *m)
     return m->dev->kind == DL_DEVICE_CUDA;
 }
 
-/* Element k of a device array of 16-bit floats. */
-static void *at16(void *base, size_t k)
-{
-    return (uint16_t *)base + k;
-}
-
 static void free16(dl_mlp *m)
 {
     dl_free(m->dev, m->params16);
@@ -166,15 +160,15 @@ static dl_status alloc16(dl_mlp *m)
 {
     const dl_device *dev = m->dev;
     size_t np = m->n_params, nb = m->max_batch, w = widest(m), e = sizeof(uint16_t);
-    dl_status st = dl_malloc(dev, &m->params16, np * e);
+    dl_status st = dl_malloc(dev, (void **)&m->params16, np * e);
     if (st == DL_OK)
-        st = dl_malloc(dev, &m->grads16, np * e);
+        st = dl_malloc(dev, (void **)&m->grads16, np * e);
     for (int l = 0; l < m->n_layers && st == DL_OK; l++)
-        st = dl_malloc(dev, &m->act16[l], nb * m->layer[l].out * e);
+        st = dl_malloc(dev, (void **)&m->act16[l], nb * m->layer[l].out * e);
     if (st == DL_OK)
-        st = dl_malloc(dev, &m->x16, nb * m->layer[0].in * e);
+        st = dl_malloc(dev, (void **)&m->x16, nb * m->layer[0].in * e);
     for (int k = 0; k < 2 && st == DL_OK; k++)
-        st = dl_malloc(dev, &m->delta16[k], nb * w * e);
+        st = dl_malloc(dev, (void **)&m->delta16[k], nb * w * e);
     if (st == DL_OK)
         st = dl_memset0(dev, m->params16, np * e);
     if (st == DL_OK)
@@ -185,10 +179,10 @@ static dl_status alloc16(dl_mlp *m)
     }
     for (int l = 0; l < m->n_layers; l++) {
         dl_mlp_layer *L = &m->layer[l];
-        L->W16 = at16(m->params16, L->offset);
-        L->b16 = at16(L->W16, L->out * L->in);
-        L->gW16 = at16(m->grads16, L->offset);
-        L->gb16 = at16(L->gW16, L->out * L->in);
+        L->W16 = m->params16 + L->offset;
+        L->b16 = L->W16 + L->out * L->in;
+        L->gW16 = m->grads16 + L->offset;
+        L->gb16 = L->gW16 + L->out * L->in;
     }
     return DL_OK;
 }
@@ -230,11 +224,11 @@ static dl_status forward16(dl_mlp *m, const float *X, size_t n)
 {
     dl_dtype t = m->compute;
     DL_TRY(dl_cast(m->dev, m->x16, t, X, DL_F32, n * m->layer[0].in));
-    const void *A = m->x16;
+    const uint16_t *A = m->x16;
     float *Z = m->delta[0];
     for (int l = 0; l < m->n_layers; l++) {
         const dl_mlp_layer *L = &m->layer[l];
-        void *H = m->act16[l];
+        uint16_t *H = m->act16[l];
         int relu = l + 1 < m->n_layers;
         // Z (n, out) = A16 (n, in) · W16ᵀ in fp32, then H = round16(Z + b16), ReLU
         DL_TRY(dl_gemm_ex(m->dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, A, L->in, L->W16, L->in, t, 0.0f, Z,
@@ -317,7 +311,7 @@ static dl_status backward16(dl_mlp *m, size_t n, int accumulate, dl_mlp_ready_fn
     dl_dtype t = m->compute;
     float beta = accumulate ? 1.0f : 0.0f;
     const dl_mlp_layer *last = &m->layer[m->n_layers - 1];
-    void *dY = m->act16[m->n_layers - 1];
+    uint16_t *dY = m->act16[m->n_layers - 1];
     const float *g = m->act[m->n_layers - 1]; // dLoss/dlogits in fp32, left by dl_mlp_loss
     if (on_gpu(m)) {
         DL_TRY(dl_cuda_scale_grad16_(m->dev, dY, t, g, n * last->out, m->loss_scale));
@@ -328,7 +322,7 @@ static dl_status backward16(dl_mlp *m, size_t n, int accumulate, dl_mlp_ready_fn
     int which = 0;
     for (int l = m->n_layers - 1; l >= 0; l--) {
         const dl_mlp_layer *L = &m->layer[l];
-        const void *A = l > 0 ? m->act16[l - 1] : m->x16; // this layer's input
+        const uint16_t *A = l > 0 ? m->act16[l - 1] : m->x16; // this layer's input
         size_t span = dl_trace_begin(DL_EV_BACKWARD, l, 0, 0);
         // gW16 (out, in) = round16(dYᵀ (out, n) · A16 (n, in) [+ gW16]);  gb16 = round16(Σ_rows dY [+ gb16])
         DL_TRY(dl_gemm_ex(m->dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, dY, L->out, A, L->in, t, beta, L->gW16,
@@ -342,7 +336,7 @@ static dl_status backward16(dl_mlp *m, size_t n, int accumulate, dl_mlp_ready_fn
         }
         if (l > 0) {
             // dX16 (n, in) = round16(dY (n, out) · W16 (out, in)), masked by the 16-bit activation
-            void *prev = m->delta16[which];
+            uint16_t *prev = m->delta16[which];
             which ^= 1;
             DL_TRY(dl_gemm_ex(m->dev, DL_NO_TRANS, DL_NO_TRANS, n, L->in, L->out, 1.0f, dY, L->out, L->W16, L->in, t,
                               0.0f, prev, t, L->in));
@@ -356,7 +350,7 @@ static dl_status backward16(dl_mlp *m, size_t n, int accumulate, dl_mlp_ready_fn
         }
         dl_trace_end(span); // layer l's gradient is final
         if (ready != NULL)
-            ready(ctx, l, at16(m->grads16, L->offset), L->count);
+            ready(ctx, l, m->grads16 + L->offset, L->count);
     }
     return DL_OK;
 }

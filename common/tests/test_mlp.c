@@ -482,7 +482,7 @@ static int order16[DL_MLP_MAX_LAYERS], n_ready16;
 static void ready16(void *ctx, int layer, void *grad, size_t count)
 {
     dl_mlp *m = ctx;
-    ck_assert(grad == (void *)((uint16_t *)m->grads16 + m->layer[layer].offset) && count == m->layer[layer].count);
+    ck_assert(grad == (void *)(m->grads16 + m->layer[layer].offset) && count == m->layer[layer].count);
     order16[n_ready16++] = layer;
 }
 
@@ -686,8 +686,8 @@ START_TEST(test_f16_arguments)
     ck_assert(m.compute == DL_F32 && m.params16 == NULL);
     ck_assert_st(dl_mlp_set_precision(&m, DL_F16), DL_OK);
     uint16_t *p16 = m.params16, *g16 = m.grads16;
-    ck_assert(p16 != NULL && g16 != NULL && (uint16_t *)m.layer[1].W16 == p16 + m.layer[1].offset);
-    ck_assert((uint16_t *)m.layer[1].gb16 == g16 + m.layer[1].offset + 12);
+    ck_assert(p16 != NULL && g16 != NULL && m.layer[1].W16 == p16 + m.layer[1].offset);
+    ck_assert(m.layer[1].gb16 == g16 + m.layer[1].offset + 12);
     for (size_t k = 0; k < m.n_params; k++)
         ck_assert(p16[k] == 0 && g16[k] == 0);
     ck_assert_st(dl_mlp_set_precision(&m, DL_F32), DL_OK);

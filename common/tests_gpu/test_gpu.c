@@ -4,10 +4,11 @@
  * device itself (a CUDA context does not survive Check's fork). Tolerances:
  * fp32 GEMM/GEMV 1e-5 absolute + 1e-4 relative (different summation order;
  * cuBLAS's default math mode is full fp32, no TF32); fp16 GEMM outputs within
- * one binary16 ulp of the CPU emulation plus accumulation-order slack; the
- * MLP's fp16 path within 2^-7 relative + 2^-7 of the largest value (stored
- * fp16 values one ulp apart, carried through the layers); dl_add and
- * dl_unscale bit for bit. */
+ * one binary16 ulp of the CPU emulation plus accumulation-order slack (bf16:
+ * 2^-6 relative, two of its ulps); the MLP's fp16 path within 2^-7 relative +
+ * 2^-7 of the largest value (stored fp16 values one ulp apart, carried
+ * through the layers; bf16: 2^-4, its ulps being 8 times coarser); dl_add,
+ * dl_cast and dl_unscale bit for bit (NaN: any NaN). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h> // fabsf, ldexp, isnan
@@ -16,11 +17,13 @@
 #include <string.h> // memcmp
 
 #include "dl/batch.h"
+#include "dl/bf16.h" // dl_bf16, dl_f2bf, dl_bf2f
 #include "dl/blas.h"
 #include "dl/comm.h"
 #include "dl/compare.h"
 #include "dl/device.h"
 #include "dl/eval.h"
+#include "dl/lowp.h" // dl_lowp_get
 #include "dl/mlp.h"
 #include "dl/ops.h"
 #include "dl/rng.h"
@@ -148,41 +151,54 @@ START_TEST(test_gemv_matches_cpu)
 }
 END_TEST
 
+/* dl_gemm_ex on cuBLAS against the CPU emulation; _i = 0: fp16 inputs
+ * (through dl_gemm_f16), 1: bf16 inputs. */
 START_TEST(test_gemm_f16_matches_cpu)
 {
     OPEN(dev);
+    dl_dtype ab = _i ? DL_BF16 : DL_F16;
     size_t M = 96, N = 80, K = 200;
     float *a = randf(M * K, 70), *b = randf(K * N, 71);
-    dl_half *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
-    dl_f32_to_f16(a, A, M * K);
-    dl_f32_to_f16(b, B, K * N);
+    uint16_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
+    ck_assert(dl_cast(dl_cpu(), A, ab, a, DL_F32, M * K) == DL_OK);
+    ck_assert(dl_cast(dl_cpu(), B, ab, b, DL_F32, K * N) == DL_OK);
     for (int ct = 0; ct < 2; ct++) {
-        dl_dtype c_type = ct ? DL_F16 : DL_F32;
-        size_t esz = ct ? sizeof(dl_half) : sizeof(float);
+        dl_dtype c_type = ct ? ab : DL_F32;
+        size_t esz = ct ? sizeof(uint16_t) : sizeof(float);
         void *C = calloc(M * N, esz), *Cg = calloc(M * N, esz), *dC = NULL;
-        dl_half *dA = NULL, *dB = NULL;
+        uint16_t *dA = NULL, *dB = NULL;
         ck_assert(dl_malloc(&dev, (void **)&dA, M * K * sizeof *dA) == DL_OK);
         ck_assert(dl_malloc(&dev, (void **)&dB, K * N * sizeof *dB) == DL_OK);
         ck_assert(dl_malloc(&dev, &dC, M * N * esz) == DL_OK);
         ck_assert(dl_memcpy_h2d(&dev, dA, A, M * K * sizeof *dA) == DL_OK);
         ck_assert(dl_memcpy_h2d(&dev, dB, B, K * N * sizeof *dB) == DL_OK);
         ck_assert(dl_memset0(&dev, dC, M * N * esz) == DL_OK);
-        ck_assert(dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, A, K, B, N, 0.0f, C, c_type, N) ==
-                  DL_OK);
-        ck_assert(dl_gemm_f16(&dev, DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, dA, K, dB, N, 0.0f, dC, c_type, N) ==
-                  DL_OK);
+        if (ab == DL_F16) {
+            ck_assert(dl_gemm_f16(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, (const dl_half *)A, K,
+                                  (const dl_half *)B, N, 0.0f, C, c_type, N) == DL_OK);
+            ck_assert(dl_gemm_f16(&dev, DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, (const dl_half *)dA, K,
+                                  (const dl_half *)dB, N, 0.0f, dC, c_type, N) == DL_OK);
+        } else {
+            ck_assert(dl_gemm_ex(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, A, K, B, N, ab, 0.0f, C, c_type,
+                                 N) == DL_OK);
+            ck_assert_msg(dl_gemm_ex(&dev, DL_NO_TRANS, DL_NO_TRANS, M, N, K, 1.0f, dA, K, dB, N, ab, 0.0f, dC, c_type,
+                                     N) == DL_OK,
+                          "%s", dl_last_error());
+        }
         ck_assert(dl_memcpy_d2h(&dev, Cg, dC, M * N * esz) == DL_OK);
         float *g = malloc(M * N * sizeof *g);
         double *ref = malloc(M * N * sizeof *ref);
         for (size_t i = 0; i < M * N; i++) {
-            g[i] = ct ? dl_h2f(((dl_half *)Cg)[i]) : ((float *)Cg)[i];
-            ref[i] = ct ? dl_h2f(((dl_half *)C)[i]) : ((float *)C)[i];
+            g[i] = ct ? dl_lowp_get(Cg, i, ab) : ((float *)Cg)[i];
+            ref[i] = ct ? dl_lowp_get(C, i, ab) : ((float *)C)[i];
         }
         dl_cmp c;
-        // |C| ~ 10 here: one fp16 ulp is 2^-7 ~ 0.008 relative at most 1e-3 of 10
-        if (!dl_allclose_f32(g, ref, M * N, ct ? 2e-2 : 1e-4, ct ? 2e-3 : 1e-4, &c)) {
-            char buf[1024];
-            dl_cmp_format(&c, ct ? "gemm_f16 (fp16 out)" : "gemm_f16 (fp32 out)", buf, sizeof buf);
+        // |C| ~ 10 here: one fp16 ulp is 2^-7 ~ 0.008 relative at most 1e-3 of 10; bf16's is 2^-7 relative
+        double atol = ct ? 2e-2 : 1e-4, rtol = ct ? (ab == DL_BF16 ? 0x1p-6 : 2e-3) : 1e-4;
+        if (!dl_allclose_f32(g, ref, M * N, atol, rtol, &c)) {
+            char buf[1024], what[64];
+            snprintf(what, sizeof what, "gemm_ex (%s in, %s out)", dl_dtype_name(ab), dl_dtype_name(c_type));
+            dl_cmp_format(&c, what, buf, sizeof buf);
             ck_abort_msg("%s", buf);
         }
         dl_free(&dev, dA), dl_free(&dev, dB), dl_free(&dev, dC);
@@ -265,28 +281,30 @@ START_TEST(test_mlp_matches_cpu)
 }
 END_TEST
 
-/* fp16 values of a host array of halves as doubles, and the worst |x| of them. */
-static double *halves(const dl_half *h, size_t n, double *maxabs)
+/* Values of a host array of t (DL_F16 or DL_BF16) as doubles, and the worst
+ * |x| of them. */
+static double *halves(const uint16_t *h, size_t n, dl_dtype t, double *maxabs)
 {
     double *d = malloc((n ? n : 1) * sizeof *d);
     *maxabs = 0;
     for (size_t i = 0; i < n; i++) {
-        d[i] = dl_h2f(h[i]);
+        d[i] = dl_lowp_get(h, i, t);
         *maxabs = fabs(d[i]) > *maxabs ? fabs(d[i]) : *maxabs;
     }
     return d;
 }
 
-/* got (fp16, host) against ref (fp16, host) as floats, within the fp16 path's
- * tolerance (see test_mlp_f16_matches_cpu). */
-static void check_f16_close(const dl_half *got, const dl_half *ref, size_t n, const char *what)
+/* got against ref (host arrays of t) as floats, within the 16-bit path's
+ * tolerance (see test_mlp_f16_matches_cpu): 2^-7 for fp16, 2^-4 for bf16. */
+static void check_f16_close(const uint16_t *got, const uint16_t *ref, size_t n, dl_dtype t, const char *what)
 {
-    double mx, *r = halves(ref, n, &mx);
+    double mx, *r = halves(ref, n, t, &mx);
     float *g = malloc((n ? n : 1) * sizeof *g);
     for (size_t i = 0; i < n; i++)
-        g[i] = dl_h2f(got[i]);
+        g[i] = dl_lowp_get(got, i, t);
+    int e = t == DL_BF16 ? -4 : -7;
     dl_cmp c;
-    if (!dl_allclose_f32(g, r, n, ldexp(mx, -7), ldexp(1.0, -7), &c)) {
+    if (!dl_allclose_f32(g, r, n, ldexp(mx, e), ldexp(1.0, e), &c)) {
         char buf[1024];
         dl_cmp_format(&c, what, buf, sizeof buf);
         ck_abort_msg("%s", buf);
@@ -302,15 +320,18 @@ static void f16_ready(void *ctx, int layer, void *grad, size_t count)
     f16_ready_order[f16_n_ready++] = layer;
 }
 
-/* The fp16 path on CUDA against the CPU: same model, params16 cast on each
- * device, loss scale 1024. The element-wise steps are the same DL_HD code, but
- * cuBLAS sums in another order than the CPU's sgemm, so a stored fp16 value
- * may land one ulp apart and carry through the layers: fp16 logits and
- * grads16 within 2^-7 relative + 2^-7·max|ref| (a few ulps of 2^-10 after
- * three layers), the loss within 1e-3 relative. */
+/* The 16-bit path on CUDA against the CPU (_i = 0: fp16, 1: bf16): same
+ * model, params16 cast on each device, loss scale 1024. The element-wise
+ * steps are the same DL_HD code, but cuBLAS sums in another order than the
+ * CPU's sgemm, so a stored 16-bit value may land one ulp apart and carry
+ * through the layers: logits and grads16 within 2^-7 relative +
+ * 2^-7·max|ref| in fp16 (a few ulps of 2^-10 after three layers), 2^-4 in
+ * bf16 (a few of its ulps of 2^-7), the loss within 1e-3 relative (1e-2). */
 START_TEST(test_mlp_f16_matches_cpu)
 {
     OPEN(dev);
+    dl_dtype t = _i ? DL_BF16 : DL_F16;
+    const char *tn = dl_dtype_name(t);
     size_t n = 300, sizes[] = {40, 64, 33, 10};
     float *X = randf(n * 40, 81);
     int32_t *y = malloc(n * sizeof *y);
@@ -319,28 +340,29 @@ START_TEST(test_mlp_f16_matches_cpu)
     dl_mlp mc, mg;
     ck_assert(dl_mlp_create(&mc, dl_cpu(), sizes, 4, 512, 5) == DL_OK);
     ck_assert(dl_mlp_create(&mg, &dev, sizes, 4, 512, 5) == DL_OK);
-    ck_assert(dl_mlp_set_precision(&mc, DL_F16) == DL_OK && dl_mlp_set_precision(&mg, DL_F16) == DL_OK);
+    ck_assert(dl_mlp_set_precision(&mc, t) == DL_OK && dl_mlp_set_precision(&mg, t) == DL_OK);
     ck_assert(dl_mlp_set_loss_scale(&mc, 1024.0f) == DL_OK && dl_mlp_set_loss_scale(&mg, 1024.0f) == DL_OK);
-    ck_assert(dl_cast(dl_cpu(), mc.params16, DL_F16, mc.params, DL_F32, mc.n_params) == DL_OK);
-    ck_assert_msg(dl_cast(&dev, mg.params16, DL_F16, mg.params, DL_F32, mg.n_params) == DL_OK, "%s", dl_last_error());
+    ck_assert(dl_cast(dl_cpu(), mc.params16, t, mc.params, DL_F32, mc.n_params) == DL_OK);
+    ck_assert_msg(dl_cast(&dev, mg.params16, t, mg.params, DL_F32, mg.n_params) == DL_OK, "%s", dl_last_error());
     float *dX = to_dev(&dev, X, n * 40);
     int32_t *dy = NULL;
     ck_assert(dl_malloc(&dev, (void **)&dy, n * sizeof *dy) == DL_OK);
     ck_assert(dl_memcpy_h2d(&dev, dy, y, n * sizeof *dy) == DL_OK);
     size_t C = 10;
-    dl_half *h = malloc(mc.n_params * sizeof *h);
+    uint16_t *h = malloc(mc.n_params * sizeof *h);
     ck_assert(dl_memcpy_d2h(&dev, h, mg.params16, mc.n_params * sizeof *h) == DL_OK);
-    ck_assert_msg(memcmp(h, mc.params16, mc.n_params * sizeof *h) == 0, "params16 cast differs on the GPU");
-    // forward: the fp16 logits
+    ck_assert_msg(memcmp(h, mc.params16, mc.n_params * sizeof *h) == 0, "%s params16 cast differs on the GPU", tn);
+    // forward: the 16-bit logits
     ck_assert(dl_mlp_forward(&mc, X, n) == DL_OK);
     ck_assert_msg(dl_mlp_forward(&mg, dX, n) == DL_OK, "%s", dl_last_error());
-    dl_half *lg = malloc(n * C * sizeof *lg);
+    uint16_t *lg = malloc(n * C * sizeof *lg);
     ck_assert(dl_memcpy_d2h(&dev, lg, mg.act16[3 - 1], n * C * sizeof *lg) == DL_OK);
-    check_f16_close(lg, mc.act16[3 - 1], n * C, "fp16 logits, GPU vs CPU");
+    check_f16_close(lg, mc.act16[3 - 1], n * C, t,
+                    t == DL_BF16 ? "bf16 logits, GPU vs CPU" : "fp16 logits, GPU vs CPU");
     // loss and backward
     double lc = 0, lgs = 0;
     ck_assert(dl_mlp_loss(&mc, y, n, &lc) == DL_OK && dl_mlp_loss(&mg, dy, n, &lgs) == DL_OK);
-    ck_assert_msg(fabs(lc - lgs) <= 1e-3 * fabs(lc), "fp16 loss CPU %.9g, GPU %.9g", lc, lgs);
+    ck_assert_msg(fabs(lc - lgs) <= (t == DL_BF16 ? 1e-2 : 1e-3) * fabs(lc), "%s loss CPU %.9g, GPU %.9g", tn, lc, lgs);
     ck_assert(dl_mlp_backward(&mc, X, n, 0, NULL, NULL) == DL_OK);
     f16_n_ready = 0;
     ck_assert_msg(dl_mlp_backward(&mg, dX, n, 0, f16_ready, &mg) == DL_OK, "%s", dl_last_error());
@@ -348,15 +370,15 @@ START_TEST(test_mlp_f16_matches_cpu)
     ck_assert(dl_memcpy_d2h(&dev, h, mg.grads16, mc.n_params * sizeof *h) == DL_OK);
     for (int l = 0; l < 3; l++) {
         char what[64];
-        snprintf(what, sizeof what, "fp16 grads16 of layer %d (scale 1024), GPU vs CPU", l);
+        snprintf(what, sizeof what, "%s grads16 of layer %d (scale 1024), GPU vs CPU", tn, l);
         const dl_mlp_layer *L = &mc.layer[l];
-        check_f16_close(h + L->offset, mc.grads16 + L->offset, L->count, what);
+        check_f16_close(h + L->offset, mc.grads16 + L->offset, L->count, t, what);
     }
     // unscaled on each device into grads: the CPU's bits from the GPU's halves
     int fc = -1, fg = -1;
     float *g32 = malloc(mc.n_params * sizeof *g32), *c32 = malloc(mc.n_params * sizeof *c32);
-    ck_assert(dl_unscale(&dev, mg.grads16, DL_F16, mg.grads, mg.n_params, 1.0f / 1024.0f, &fg) == DL_OK);
-    ck_assert(dl_unscale(dl_cpu(), h, DL_F16, c32, mc.n_params, 1.0f / 1024.0f, &fc) == DL_OK);
+    ck_assert(dl_unscale(&dev, mg.grads16, t, mg.grads, mg.n_params, 1.0f / 1024.0f, &fg) == DL_OK);
+    ck_assert(dl_unscale(dl_cpu(), h, t, c32, mc.n_params, 1.0f / 1024.0f, &fc) == DL_OK);
     ck_assert(fc == 0 && fg == 0);
     ck_assert(dl_memcpy_d2h(&dev, g32, mg.grads, mc.n_params * sizeof *g32) == DL_OK);
     ck_assert_msg(memcmp(g32, c32, mc.n_params * sizeof *g32) == 0, "dl_unscale on the GPU differs from the CPU");
@@ -367,61 +389,68 @@ START_TEST(test_mlp_f16_matches_cpu)
 }
 END_TEST
 
-/* dl_unscale on CUDA: the CPU's bits (one fp32 multiply) from fp32 and fp16
- * sources past the grid's stride, the flag for inf and NaN anywhere, count 0. */
+/* dl_unscale on CUDA: the CPU's bits (one fp32 multiply) from fp32, fp16 and
+ * bf16 sources past the grid's stride, the flag for inf and NaN anywhere,
+ * count 0. */
 START_TEST(test_unscale_on_device)
 {
     OPEN(dev);
     size_t n = ((size_t)1 << 24) + 1000; // more than one grid covers: the stride loop runs
     float *f = randf(n, 12), *c = malloc(n * sizeof *c), *g = malloc(n * sizeof *g);
     dl_half *h = malloc(n * sizeof *h);
-    for (size_t i = 0; i < n; i++)
+    dl_bf16 *bh = malloc(n * sizeof *bh);
+    for (size_t i = 0; i < n; i++) {
         h[i] = dl_f2h(f[i] * 1000.0f);
+        bh[i] = dl_f2bf(f[i] * 1e30f);
+    }
     float *df = to_dev(&dev, f, n), *dd = NULL;
     dl_half *dh = NULL;
+    dl_bf16 *db = NULL;
     ck_assert(dl_malloc(&dev, (void **)&dh, n * sizeof *dh) == DL_OK && dl_malloc(&dev, (void **)&dd, n * 4) == DL_OK);
+    ck_assert(dl_malloc(&dev, (void **)&db, n * sizeof *db) == DL_OK);
     ck_assert(dl_memcpy_h2d(&dev, dh, h, n * sizeof *dh) == DL_OK);
+    ck_assert(dl_memcpy_h2d(&dev, db, bh, n * sizeof *db) == DL_OK);
     const float bad[] = {0.0f, INFINITY, NAN}; // 0: nothing bad
     for (int b = 0; b < 3; b++) {
         size_t at = b == 1 ? n - 1 : n / 3;
         if (b > 0) {
-            f[at] = bad[b], h[at] = dl_f2h(bad[b]);
+            f[at] = bad[b], h[at] = dl_f2h(bad[b]), bh[at] = dl_f2bf(bad[b]);
             ck_assert(dl_memcpy_h2d(&dev, df + at, f + at, sizeof *f) == DL_OK);
             ck_assert(dl_memcpy_h2d(&dev, dh + at, h + at, sizeof *h) == DL_OK);
+            ck_assert(dl_memcpy_h2d(&dev, db + at, bh + at, sizeof *bh) == DL_OK);
         }
-        for (int t = 0; t < 2; t++) {
-            dl_dtype ty = t ? DL_F16 : DL_F32;
+        for (int t = 0; t < 3; t++) {
+            dl_dtype ty = t == 2 ? DL_BF16 : t ? DL_F16 : DL_F32;
+            const void *src = t == 2 ? (const void *)bh : t ? (const void *)h : f;
+            const void *dsrc = t == 2 ? (const void *)db : t ? (const void *)dh : df;
             int fc = -1, fg = -1;
-            ck_assert(dl_unscale(dl_cpu(), t ? (const void *)h : f, ty, c, n, 1.0f / 3.0f, &fc) == DL_OK);
-            ck_assert_msg(dl_unscale(&dev, t ? (const void *)dh : df, ty, dd, n, 1.0f / 3.0f, &fg) == DL_OK, "%s",
-                          dl_last_error());
-            ck_assert_msg(fc == (b > 0) && fg == fc, "case %d %s: found_inf CPU %d, GPU %d", b, t ? "f16" : "f32", fc,
+            ck_assert(dl_unscale(dl_cpu(), src, ty, c, n, 1.0f / 3.0f, &fc) == DL_OK);
+            ck_assert_msg(dl_unscale(&dev, dsrc, ty, dd, n, 1.0f / 3.0f, &fg) == DL_OK, "%s", dl_last_error());
+            ck_assert_msg(fc == (b > 0) && fg == fc, "case %d %s: found_inf CPU %d, GPU %d", b, dl_dtype_name(ty), fc,
                           fg);
             ck_assert(dl_memcpy_d2h(&dev, g, dd, n * sizeof *g) == DL_OK);
             size_t i = 0;
             while (i < n && (memcmp(&c[i], &g[i], sizeof *c) == 0 || (isnan(c[i]) && isnan(g[i]))))
                 i++;
-            ck_assert_msg(i == n, "case %d %s [%zu]: CPU %.9g, GPU %.9g", b, t ? "f16" : "f32", i,
+            ck_assert_msg(i == n, "case %d %s [%zu]: CPU %.9g, GPU %.9g", b, dl_dtype_name(ty), i,
                           (double)c[i < n ? i : 0], (double)g[i < n ? i : 0]);
         }
     }
     int fg = 1;
     ck_assert(dl_unscale(&dev, NULL, DL_F16, NULL, 0, 1.0f, &fg) == DL_OK && fg == 0);
     ck_assert(dl_unscale(&dev, f, DL_F32, dd, 4, 1.0f, &fg) == DL_ERR_ARG); // a host source
-    dl_free(&dev, df), dl_free(&dev, dh), dl_free(&dev, dd);
-    free(f), free(c), free(g), free(h);
+    ck_assert(dl_unscale(&dev, NULL, DL_BF16, NULL, 0, 1.0f, &fg) == DL_OK && fg == 0);
+    dl_free(&dev, df), dl_free(&dev, dh), dl_free(&dev, dd), dl_free(&dev, db);
+    free(f), free(c), free(g), free(h), free(bh);
     dl_device_close(&dev);
 }
 END_TEST
 
-/* Element i of a host array of t (DL_F32 or DL_F16) as a double. */
+/* Element i of a host array of t (DL_F32, DL_F16 or DL_BF16) as a double. */
 static double elem(const void *p, size_t i, dl_dtype t)
 {
-    if (t == DL_F16) {
-        dl_half h;
-        memcpy(&h, (const char *)p + i * sizeof h, sizeof h);
-        return dl_h2f(h);
-    }
+    if (dl_lowp(t))
+        return dl_lowp_get(p, i, t);
     float f;
     memcpy(&f, (const char *)p + i * sizeof f, sizeof f);
     return f;
@@ -455,8 +484,9 @@ static size_t add_cpu_vs_gpu(const dl_device *dev, const void *dst, const void *
 }
 
 /* dl_add on CUDA gives the CPU's bits: fp32 over random values of many
- * binades, fp16 over every binary16 value against spread sources (ties,
- * subnormals, overflow included), in place too, and past the grid's stride. */
+ * binades, fp16 and bf16 over every 16-bit value against spread sources
+ * (ties, subnormals, overflow included), in place too, and past the grid's
+ * stride. */
 START_TEST(test_add_matches_cpu_bitwise)
 {
     OPEN(dev);
@@ -484,9 +514,62 @@ START_TEST(test_add_matches_cpu_bitwise)
                   k < m ? dl_half_bits(g[k]) : 0);
     k = add_cpu_vs_gpu(&dev, h, g, m, DL_F16, 1);
     ck_assert_msg(k == m, "f16 in place: CPU and GPU differ at [%zu]", k);
+    // bf16: the same patterns read as bf16 (every value, ties, subnormals, overflow)
+    k = add_cpu_vs_gpu(&dev, h, g, m, DL_BF16, 0);
+    ck_assert_msg(k == m, "bf16: CPU and GPU differ at [%zu]: 0x%04x + 0x%04x", k, k < m ? dl_half_bits(h[k]) : 0,
+                  k < m ? dl_half_bits(g[k]) : 0);
+    k = add_cpu_vs_gpu(&dev, h, g, m, DL_BF16, 1);
+    ck_assert_msg(k == m, "bf16 in place: CPU and GPU differ at [%zu]", k);
     // a host pointer on the GPU is refused before any kernel runs
     ck_assert(dl_add(&dev, a, b, 4, DL_F32) == DL_ERR_ARG);
     free(a), free(b), free(h), free(g);
+    dl_device_close(&dev);
+}
+END_TEST
+
+/* dl_cast on CUDA gives the CPU's bits (a NaN: any NaN) for every pair of
+ * f32, f16 and bf16: fp32 bit patterns over the whole range (subnormals,
+ * ties, overflow, NaN) and every 16-bit pattern. */
+START_TEST(test_cast_matches_cpu_bitwise)
+{
+    OPEN(dev);
+    size_t n = (size_t)1 << 22;
+    uint32_t *f = malloc(n * sizeof *f);
+    for (size_t i = 0; i < n; i++)
+        f[i] = (uint32_t)(i * 2654435761u) ^ (uint32_t)(i & 0xffff); // low bits near ties too
+    uint16_t *h = malloc(65536 * sizeof *h);
+    for (size_t i = 0; i < 65536; i++)
+        h[i] = (uint16_t)i;
+    const dl_dtype types[3] = {DL_F32, DL_F16, DL_BF16};
+    for (int s = 0; s < 3; s++) {
+        const void *src = s == 0 ? (const void *)f : (const void *)h;
+        size_t count = s == 0 ? n : 65536, ssz = dl_dtype_size(types[s]);
+        void *ds = NULL;
+        ck_assert(dl_malloc(&dev, &ds, count * ssz) == DL_OK);
+        ck_assert(dl_memcpy_h2d(&dev, ds, src, count * ssz) == DL_OK);
+        for (int d = 0; d < 3; d++) {
+            if (d == s)
+                continue;
+            size_t dsz = dl_dtype_size(types[d]);
+            unsigned char *c = malloc(count * dsz), *g = malloc(count * dsz);
+            void *dd = NULL;
+            ck_assert(dl_malloc(&dev, &dd, count * dsz) == DL_OK);
+            ck_assert(dl_cast(dl_cpu(), c, types[d], src, types[s], count) == DL_OK);
+            ck_assert_msg(dl_cast(&dev, dd, types[d], ds, types[s], count) == DL_OK, "%s", dl_last_error());
+            ck_assert(dl_memcpy_d2h(&dev, g, dd, count * dsz) == DL_OK);
+            size_t i = 0;
+            while (i < count && (memcmp(c + i * dsz, g + i * dsz, dsz) == 0 ||
+                                 (isnan(elem(c, i, types[d])) && isnan(elem(g, i, types[d])))))
+                i++;
+            ck_assert_msg(i == count, "%s -> %s [%zu]: CPU %.9g, GPU %.9g", dl_dtype_name(types[s]),
+                          dl_dtype_name(types[d]), i, elem(c, i < count ? i : 0, types[d]),
+                          elem(g, i < count ? i : 0, types[d]));
+            dl_free(&dev, dd);
+            free(c), free(g);
+        }
+        dl_free(&dev, ds);
+    }
+    free(f), free(h);
     dl_device_close(&dev);
 }
 END_TEST
@@ -683,14 +766,15 @@ int main(void)
     tcase_add_test(tc, test_device_memory_events);
     tcase_add_test(tc, test_gemm_matches_cpu);
     tcase_add_test(tc, test_gemv_matches_cpu);
-    tcase_add_test(tc, test_gemm_f16_matches_cpu);
+    tcase_add_loop_test(tc, test_gemm_f16_matches_cpu, 0, 2); // fp16, bf16
     tcase_add_test(tc, test_bad_calls_are_errors);
     tcase_add_test(tc, test_mlp_matches_cpu);
-    tcase_add_test(tc, test_mlp_f16_matches_cpu);
+    tcase_add_loop_test(tc, test_mlp_f16_matches_cpu, 0, 2); // fp16, bf16
     tcase_add_test(tc, test_unscale_on_device);
     tcase_add_test(tc, test_isendrecv_self_on_device);
     tcase_add_test(tc, test_trace_device_times);
     tcase_add_test(tc, test_add_matches_cpu_bitwise);
+    tcase_add_test(tc, test_cast_matches_cpu_bitwise);
     tcase_add_test(tc, test_copy_on_device);
     tcase_add_test(tc, test_batch_on_device);
     tcase_add_test(tc, test_eval_matches_cpu);

@@ -28,8 +28,9 @@
  *   below — fp32's range at 8 bits of precision, so gradients do not
  *   underflow and the loss scale can stay 1 (it still applies). The
  *   "16-bit" buffers below hold elements of m->compute: dl_half in DL_F16
- *   mode, dl_bf16 in DL_BF16 mode (hence void *; read them with
- *   dl_lowp_get or dl_cast with m->compute). Either mode allocates, once
+ *   mode, dl_bf16 in DL_BF16 mode (hence uint16_t *, the bits: pointer
+ *   arithmetic counts elements of either; read them with dl_lowp_get or
+ *   dl_cast with m->compute). Either mode allocates, once
  *   (zeros; freed by dl_mlp_free), params16/grads16 (the layout of params)
  *   and 16-bit activations, input copy and scratch, which the other 16-bit
  *   mode reuses (a change between DL_F16 and DL_BF16 zeroes params16 and
@@ -70,7 +71,7 @@
 #define DL_MLP_H
 
 #include <stddef.h> // size_t
-#include <stdint.h> // int32_t, uint64_t
+#include <stdint.h> // int32_t, uint64_t, uint16_t
 
 #include "dl/device.h" // dl_device
 #include "dl/dtype.h" // dl_dtype
@@ -89,7 +90,7 @@ typedef struct dl_mlp_layer {
     size_t offset, count; /* slice of params / grads: W then b */
     float *W, *b; /* views into params */
     float *gW, *gb; /* views into grads */
-    void *W16, *b16, *gW16, *gb16; /* views into params16 / grads16 (NULL before fp16/bf16) */
+    uint16_t *W16, *b16, *gW16, *gb16; /* views into params16 / grads16 (NULL before fp16/bf16) */
 } dl_mlp_layer;
 
 /* grad: layer's slice of grads (float) or, in fp16/bf16 mode, of grads16
@@ -111,12 +112,12 @@ typedef struct dl_mlp {
     long steps; /* optimizer steps taken (dl_mlp_sgd calls that succeeded) */
     dl_dtype compute; /* DL_F32, DL_F16 or DL_BF16: the forward/backward precision */
     float loss_scale; /* the 16-bit backward multiplies the logits' gradient by it (1 after create) */
-    /* The 16-bit buffers: elements of m->compute (dl_half or dl_bf16), device;
-     * NULL until the first DL_F16 or DL_BF16. */
-    void *params16, *grads16; /* (n_params,) each */
-    void *act16[DL_MLP_MAX_LAYERS]; /* act16[l]: (max_batch, out_l); the last also holds dY */
-    void *x16; /* (max_batch, in_0): X rounded to 16 bits */
-    void *delta16[2]; /* 16-bit backward scratch, (max_batch, widest) each */
+    /* The 16-bit buffers: the bits of elements of m->compute (dl_half or
+     * dl_bf16), device; NULL until the first DL_F16 or DL_BF16. */
+    uint16_t *params16, *grads16; /* (n_params,) each */
+    uint16_t *act16[DL_MLP_MAX_LAYERS]; /* act16[l]: (max_batch, out_l); the last also holds dY */
+    uint16_t *x16; /* (max_batch, in_0): X rounded to 16 bits */
+    uint16_t *delta16[2]; /* 16-bit backward scratch, (max_batch, widest) each */
 } dl_mlp;
 
 // ---- the 16-bit path's element-wise steps (DL_HD: CPU loops and CUDA kernels) ----
