@@ -17,6 +17,7 @@
 
 #include "backend.h" // dl_cuda_is_device_ptr_
 #include "comm_backend.h" // dl_comm_args, dl_mpi_*_, dl_nccl_*_, dl_comm_watch
+#include "dl/trace.h" // dl_trace_use_device
 #include "dl/timer.h" // dl_now
 #include "dl/trace.h" // dl_trace_begin
 
@@ -158,6 +159,7 @@ dl_status dl_comm_use_device(dl_comm *c, const dl_device *dev)
     if (dev->kind != DL_DEVICE_CUDA || c->backend == BACKEND_SELF) {
         // the CPU keeps MPI; one rank on a GPU needs no NCCL (its collectives are copies)
         c->dev = dev;
+        dl_trace_use_device(dev, NULL); // on a GPU, the trace times the compute stream
         return DL_OK;
     }
     if (c->nccl != NULL)
@@ -179,6 +181,7 @@ dl_status dl_comm_use_device(dl_comm *c, const dl_device *dev)
     DL_TRY(dl_nccl_open_(&c->nccl, dev, c->size, c->rank, (const unsigned char *)idw));
     c->dev = dev;
     c->backend = BACKEND_NCCL;
+    dl_trace_use_device(dev, dl_nccl_stream_(c->nccl)); // allreduces timed on the comm stream
     return DL_OK;
 }
 
@@ -186,6 +189,8 @@ void dl_comm_finalize(dl_comm *c)
 {
     if (c == NULL)
         return;
+    if (c->dev != NULL && c->dev->kind == DL_DEVICE_CUDA)
+        dl_trace_use_device(NULL, NULL); // before the streams it times go
     dl_nccl_close_(c->nccl, 0);
     dl_mpi_close_(c->mpi);
     free(c);

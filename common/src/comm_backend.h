@@ -114,6 +114,8 @@ dl_status dl_nccl_start_(dl_nccl *s, const dl_comm_args *a, void **req);
  * error (a failure aborts the communicator and exits 125), then orders the
  * compute stream after it and frees the request. */
 dl_status dl_nccl_wait_(dl_nccl *s, void *req, const char *what);
+/* s's comm stream (for the trace's device times); NULL for NULL or without NCCL. */
+dl_stream dl_nccl_stream_(const dl_nccl *s);
 
 #ifdef __cplusplus
 }

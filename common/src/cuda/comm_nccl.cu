@@ -217,3 +217,8 @@ extern "C" dl_status dl_nccl_wait_(dl_nccl *s, void *req, const char *what)
     free(r);
     return st;
 }
+
+extern "C" dl_stream dl_nccl_stream_(const dl_nccl *s)
+{
+    return s != NULL ? (dl_stream)s->stream : NULL;
+}
