@@ -9,7 +9,10 @@
 #include <stdlib.h> // malloc, free, strtod
 #include <unistd.h> // fsync
 
+#include "dl/bf16.h" // DL_BF16_MIN_NORMAL
 #include "dl/fs.h" // dl_mkdir_p, dl_tmp_create, dl_read_file
+#include "dl/half.h" // DL_HALF_MIN_NORMAL
+#include "dl/lowp.h" // dl_lowp_get
 #include "dl/ops.h" // dl_scale, dl_cast
 #include "dl/rng.h" // dl_rng_seed
 
@@ -115,53 +118,56 @@ int kit_structural_buckets(const ddp_bucket *b, int nb, size_t elem_size, dl_sim
     return nb;
 }
 
-/* One forward, loss and backward of mb in precision t (fp16: from the
+/* One forward, loss and backward of mb in precision t (16-bit: from the
  * master weights, the loss scaled by scale as the step will scale it); the
  * gradient, n_params elements of t, copied to out. */
 static dl_status gradient_in(dl_mlp *m, const ddp_micro *mb, dl_dtype t, float scale, void *out)
 {
     double loss = 0;
     DL_TRY(dl_mlp_set_precision(m, t));
-    if (t == DL_F16) {
-        DL_TRY(dl_cast(m->dev, m->params16, DL_F16, m->params, DL_F32, m->n_params));
+    if (t != DL_F32) {
+        DL_TRY(dl_cast(m->dev, m->params16, t, m->params, DL_F32, m->n_params));
         DL_TRY(dl_mlp_set_loss_scale(m, scale));
     }
     DL_TRY(dl_mlp_forward(m, mb->X, mb->n));
     DL_TRY(dl_mlp_loss(m, mb->y, mb->n, &loss));
     DL_TRY(dl_mlp_backward(m, mb->X, mb->n, 0, NULL, NULL));
-    const void *grads = t == DL_F16 ? (const void *)m->grads16 : (const void *)m->grads;
+    const void *grads = t != DL_F32 ? (const void *)m->grads16 : (const void *)m->grads;
     return dl_memcpy_d2h(m->dev, out, grads, m->n_params * dl_dtype_size(t));
 }
 
 dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *share, double *subnormal)
 {
     size_t n = m->n_params;
+    const dl_dtype lo = m->compute; // the run's 16-bit type: fp16 or bf16
     float *g32 = malloc(n * sizeof *g32);
-    dl_half *g16 = malloc(n * sizeof *g16);
+    uint16_t *g16 = malloc(n * sizeof *g16);
     float was = m->loss_scale;
     dl_status st = g32 && g16 ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory for the underflow probe");
-    // the fp32 gradient of this micro-batch (the reference), then the same in fp16
-    const dl_dtype prec[2] = {DL_F32, DL_F16};
+    // the fp32 gradient of this micro-batch (the reference), then the same in 16 bits
+    const dl_dtype prec[2] = {DL_F32, lo};
     void *const out[2] = {g32, g16};
     for (int p = 0; st == DL_OK && p < 2; p++)
         st = gradient_in(m, mb, prec[p], scale, out[p]);
-    // nothing of the probe may stand in for the step: the fp16 weights and the
+    // nothing of the probe may stand in for the step: the 16-bit weights and the
     // fp32 gradients zeroed, the loss scale back to what it was
     if (st == DL_OK)
-        st = dl_scale(m->dev, m->params16, n, DL_F16, 0.0f);
+        st = dl_scale(m->dev, m->params16, n, lo, 0.0f);
     if (st == DL_OK)
         st = dl_scale(m->dev, m->grads, n, DL_F32, 0.0f);
     if (st == DL_OK)
         st = dl_mlp_set_loss_scale(m, was);
     if (st == DL_OK) {
         size_t nonzero = 0, lost = 0, coarse = 0;
+        // below the smallest normal (fp16 2^-14, bf16 2^-126) a value keeps fewer significant bits
+        const float normal = lo == DL_BF16 ? DL_BF16_MIN_NORMAL : DL_HALF_MIN_NORMAL;
         for (size_t i = 0; i < n; i++) {
             if (g32[i] == 0.0f)
                 continue;
             nonzero++;
-            float h = fabsf(dl_h2f(g16[i]));
+            float h = fabsf(dl_lowp_get(g16, i, lo));
             lost += h == 0.0f;
-            coarse += h > 0.0f && h < 6.103515625e-05f; // below 2^-14: subnormal, fewer than 11 significant bits
+            coarse += h > 0.0f && h < normal;
         }
         *share = nonzero ? (double)lost / (double)nonzero : 0;
         *subnormal = nonzero ? (double)coarse / (double)nonzero : 0;

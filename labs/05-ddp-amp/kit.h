@@ -36,12 +36,14 @@ int kit_structural_buckets(const ddp_bucket *b, int nb, size_t elem_size, dl_sim
 
 /* --amp's measurements. kit_underflow: on micro-batch mb of this rank, the
  * share of the gradient's elements that are nonzero in fp32 but flush to
- * zero in fp16 when the loss is scaled by `scale` (the fp16 gradient before
- * any division by the ranks), over the nonzero ones. It runs the micro-batch
- * twice (fp32, then fp16 from the master weights) and leaves the model in
- * fp16 with its loss scale as it was, the fp16 weights and the fp32
- * gradients zeroed (nothing of it can stand in for the step), the fp16
- * gradients overwritten. kit_unchanged: the share of n weights bitwise equal before and
+ * zero in the model's 16-bit type m->compute (fp16 or bf16) when the loss is
+ * scaled by `scale` (the 16-bit gradient before any division by the ranks),
+ * over the nonzero ones, and (subnormal) the share below that type's
+ * smallest normal. It runs the micro-batch twice (fp32, then 16-bit from
+ * the master weights) and leaves the model in its 16-bit type with its loss
+ * scale as it was, the 16-bit weights and the fp32 gradients zeroed
+ * (nothing of it can stand in for the step), the 16-bit gradients
+ * overwritten. kit_unchanged: the share of n weights bitwise equal before and
  * after a step. */
 dl_status kit_underflow(dl_mlp *m, const ddp_micro *mb, float scale, double *share, double *subnormal);
 double kit_unchanged(const float *before, const float *after, size_t n);

@@ -139,13 +139,13 @@ static int parse_hidden(const char *s, size_t *out, int max)
     return n;
 }
 
-/* m's accuracy on set, collective (dl_eval_accuracy), through b. In fp16
- * predict reads the fp16 weights: cast from the current masters first, not
+/* m's accuracy on set, collective (dl_eval_accuracy), through b. In 16 bits
+ * predict reads the 16-bit weights: cast from the current masters first, not
  * the copy the last step started from. */
 static dl_status accuracy(dl_comm *c, dl_mlp *m, dl_batch *b, const dl_dataset *set, double *acc)
 {
-    if (m->compute == DL_F16)
-        DL_TRY(dl_cast(m->dev, m->params16, DL_F16, m->params, DL_F32, m->n_params));
+    if (m->compute != DL_F32)
+        DL_TRY(dl_cast(m->dev, m->params16, m->compute, m->params, DL_F32, m->n_params));
     return dl_eval_accuracy(c, m, b, set, acc);
 }
 
@@ -157,7 +157,7 @@ static void project_modes(const dl_profile *prof, const dl_mlp *m, size_t B, int
                           double *speedup, double *vs32)
 {
     dl_sim_layer layers[DL_MLP_MAX_LAYERS], layers32[DL_MLP_MAX_LAYERS];
-    int fp16 = m->compute == DL_F16;
+    int fp16 = m->compute != DL_F32; // fp16 or bf16: the same tensor-core peak and 2 bytes
     double ob, ol, ob32, ol32;
     kit_sim_layers(m, B, fp16, layers);
     kit_sim_optim(m, fp16, &ob, &ol);
@@ -216,7 +216,7 @@ static dl_status train_step(trainer *t, int e, size_t s, long step, double *loss
     if (st == DL_OK && step == o->poison_step && t->rank == o->poison_rank)
         st = kit_poison(t->dev, &w->mb[0]);
     ddp_sgd opt = {(float)dl_lr_at(t->lrc, step), (float)o->momentum, (float)o->weight_decay};
-    // --amp: what fp16 loses of this step's gradient, measured before the step (outside its span)
+    // --amp: what 16 bits lose of this step's gradient, measured before the step (outside its span)
     int probe = t->amp && o->probe_every > 0 && step % o->probe_every == 0;
     double underflow = -1, subnormal = -1, unchanged = -1, scale = t->scaler->scale;
     if (st == DL_OK && probe)
@@ -517,9 +517,9 @@ static dl_status write_outputs(const outputs *x)
                              prof.gpus, prof.name, mode_names[k], step_s[k] * 1e3, speedup[k], 100 * exposed[k]);
     if (amp && step_s[0] > 0)
         dl_progress_line(pr, 1,
-                         "--amp %s: speedups are against one GPU in fp16; against one GPU in fp32 the bucketed "
+                         "--amp %s: speedups are against one GPU in %s; against one GPU in fp32 the bucketed "
                          "step runs %.2fx as fast",
-                         o.amp, vs32);
+                         o.amp, amp == 3 ? "bf16" : "fp16", vs32);
     return DL_OK;
 }
 
@@ -646,14 +646,15 @@ int main(int argc, char **argv)
         {"dump", DL_OPT_STRING, &o.dump, "DIR", "write each rank's parameters and trace (for the grader)", NULL, 1, 0,
          0},
         {"amp", DL_OPT_CHOICE, &o.amp, "MODE",
-         "off (fp32), fp16 (fp16 compute, fp32 master weights, your loss scaler), fp16-noscale (the same, scale 1)",
-         "off|fp16|fp16-noscale", 1, 0, 0},
+         "off (fp32), fp16 (fp16 compute, fp32 master weights, your loss scaler), fp16-noscale (the same, scale 1), "
+         "bf16 (bfloat16 compute, fp32 master weights, scale 1)",
+         "off|fp16|fp16-noscale|bf16", 1, 0, 0},
         {"init-scale", DL_OPT_DOUBLE, &o.init_scale, "X", "the loss scaler's first scale (GradScaler: 65536)", NULL, 1,
          1e30, 0},
         {"growth-interval", DL_OPT_LONG, &o.growth_interval, "N",
          "steps without inf/NaN before the scale doubles (GradScaler: 2000)", NULL, 1, 1e12, 0},
         {"probe-every", DL_OPT_LONG, &o.probe_every, "N",
-         "--amp: measure the gradients' fp16 underflow every N steps (0 = never; it costs two passes)", NULL, 0, 1e12,
+         "--amp: measure the gradients' 16-bit underflow every N steps (0 = never; it costs two passes)", NULL, 0, 1e12,
          0},
         {"poison-step", DL_OPT_LONG, &o.poison_step, "S",
          "put an inf into one input of --poison-rank's batch at step S (an overflow on one rank; -1 = never)", NULL, -1,
@@ -675,7 +676,12 @@ int main(int argc, char **argv)
     }
     o.a.quiet |= rank != 0;
     int mode = strcmp(o.mode, "ddp-flat") == 0 ? 1 : strcmp(o.mode, "per-param") == 0 ? 2 : 0;
-    int amp = strcmp(o.amp, "fp16") == 0 ? 1 : strcmp(o.amp, "fp16-noscale") == 0 ? 2 : 0;
+    // amp: 0 off, 1 fp16 with the scaler, 2 fp16 at scale 1, 3 bf16 (fp32's range: scale 1, as autocast does)
+    int amp = strcmp(o.amp, "fp16") == 0           ? 1
+              : strcmp(o.amp, "fp16-noscale") == 0 ? 2
+              : strcmp(o.amp, "bf16") == 0         ? 3
+                                                   : 0;
+    const dl_dtype lowp = amp == 3 ? DL_BF16 : DL_F16;
     if (amp && mode != 0) {
         dl_error_set(DL_ERR_ARG, "--amp %s runs with --mode bucketed (your reducer), not --mode %s", o.amp, o.mode);
         return fail(comm, DL_ERR_ARG);
@@ -719,10 +725,10 @@ int main(int argc, char **argv)
     dl_mlp m;
     st = dl_mlp_create(&m, &dev, sizes, n_sizes, B, o.a.seed);
     if (st == DL_OK && amp)
-        st = dl_mlp_set_precision(&m, DL_F16); // fp16 forward and backward; the masters stay fp32
+        st = dl_mlp_set_precision(&m, lowp); // 16-bit forward and backward; the masters stay fp32
     if (st != DL_OK)
         return fail(comm, st);
-    size_t esz = amp ? sizeof(dl_half) : sizeof(float); // bytes per gradient element
+    size_t esz = amp ? dl_dtype_size(lowp) : sizeof(float); // bytes per gradient element
     size_t counts[DDP_MAX_PARAMS];
     int n_params = kit_param_counts(&m, counts);
     ddp_bucket assigned[DDP_MAX_BUCKETS], buckets[DDP_MAX_BUCKETS];
@@ -740,13 +746,14 @@ int main(int argc, char **argv)
     red.comm = comm;
     red.model = &m;
     red.grads = amp ? (void *)m.grads16 : (void *)m.grads;
-    red.grad_type = amp ? DL_F16 : DL_F32;
+    red.grad_type = amp ? lowp : DL_F32;
     red.bucket = buckets;
-    // the loss scaler: GradScaler's defaults; fp16-noscale keeps the scale at 1
-    amp_scaler scaler = {.scale = amp == 2 ? 1.0f : (float)o.init_scale,
+    // the loss scaler: GradScaler's defaults; fp16-noscale and bf16 keep the scale at 1
+    const int fixed = amp == 2 || amp == 3;
+    amp_scaler scaler = {.scale = fixed ? 1.0f : (float)o.init_scale,
                          .growth_tracker = 0,
-                         .growth_factor = amp == 2 ? 1.0f : 2.0f,
-                         .backoff_factor = amp == 2 ? 1.0f : 0.5f,
+                         .growth_factor = fixed ? 1.0f : 2.0f,
+                         .backoff_factor = fixed ? 1.0f : 0.5f,
                          .growth_interval = o.growth_interval};
     red.n_buckets = nb;
     red.accum = o.accum;

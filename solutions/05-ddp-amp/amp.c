@@ -12,8 +12,8 @@ dl_status amp_step(ddp_reducer *r, amp_scaler *s, const ddp_micro *mb, const ddp
         return dl_error_set(DL_ERR_ARG, "amp_step: NULL argument or accum < 1");
     /* BEGIN SOLUTION */
     dl_mlp *m = r->model;
-    // the weights the forward sees: the fp32 masters rounded to fp16, afresh each step
-    DL_TRY(dl_cast(m->dev, m->params16, DL_F16, m->params, DL_F32, m->n_params));
+    // the weights the forward sees: the fp32 masters rounded to the model's 16-bit type, afresh each step
+    DL_TRY(dl_cast(m->dev, m->params16, m->compute, m->params, DL_F32, m->n_params));
     DL_TRY(dl_mlp_set_loss_scale(m, s->scale));
     double sum = 0;
     r->next = 0;
@@ -27,7 +27,7 @@ dl_status amp_step(ddp_reducer *r, amp_scaler *s, const ddp_micro *mb, const ddp
         DL_TRY(dl_mlp_backward(m, mb[k].X, mb[k].n, k > 0, ddp_grad_ready, r));
         sum += l;
     }
-    DL_TRY(ddp_finish(r)); // the fp16 buckets, summed over the ranks
+    DL_TRY(ddp_finish(r)); // the 16-bit buckets, summed over the ranks
     *loss = sum / r->accum;
     // unscale into the fp32 gradients the optimizer reads, and look for inf/NaN
     int found = 0;
