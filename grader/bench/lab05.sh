@@ -19,7 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 : "${BENCH_ROUNDS:=3}"
 . "$(dirname "$0")/lib.sh"
-runs=("1 bucketed off" "2 bucketed off" "4 bucketed off" "2 ddp-flat off" "2 bucketed fp16" "2 bucketed fp16-noscale")
+runs=("1 bucketed off" "2 bucketed off" "4 bucketed off" "2 ddp-flat off" "2 bucketed fp16" "2 bucketed fp16-noscale" "2 bucketed bf16")
 key_of() { # "n mode amp" -> the run's name
     local n mode amp
     read -r n mode amp <<<"$1"
@@ -89,9 +89,10 @@ printf '  --amp fp16 here (fp16 emulated on the CPU: rounding at every step, no 
     "${best[2-bucketed-fp16]}" "$(awk -v a="${best[2-bucketed-fp16]}" -v b="${best[2-bucketed]}" 'BEGIN { printf "%.3f", a / b }')"
 # the three learning curves side by side (fp32, AMP, fp16 without the scale)
 gnuplot -e "fmt='png'; out='$out/lab05_amp.png'; fp32='$tmp/$last-2-bucketed/metrics.csv'; \
-amp='$tmp/$last-2-bucketed-fp16/metrics.csv'; noscale='$tmp/$last-2-bucketed-fp16-noscale/metrics.csv'" \
+amp='$tmp/$last-2-bucketed-fp16/metrics.csv'; noscale='$tmp/$last-2-bucketed-fp16-noscale/metrics.csv'; \
+bf16='$tmp/$last-2-bucketed-bf16/metrics.csv'" \
     common/plot/style.gp labs/05-ddp-amp/plots/amp_compare.gp 2>/dev/null &&
-    echo "  learning curves fp32 / AMP / fp16-noscale: $out/lab05_amp.png"
+    echo "  learning curves fp32 / AMP / fp16-noscale / bf16: $out/lab05_amp.png"
 printf '  --amp fp16 projected on %s GPUs of %s: bucketed %.2fx one fp16 GPU, %.2fx one fp32 GPU\n' \
     "$($J "$A" projection.gpus)" "$($J "$A" projection.profile)" "$($J "$A" projection.bucketed.speedup)" \
     "$($J "$A" projection.bucketed.speedup_vs_one_fp32_gpu)"
