@@ -8,11 +8,14 @@
 # per lab, no grading); that is what `make test` does. With REPORT (say
 # build/report/index.html after `make run`) it checks that page.
 #   1 the page: one section per lab in labs/, each opening with its filled
-#     headline (or a "not run: why" line, for a page given as REPORT); every
-#     <img src> is a file beside it; the elements it opens are closed
+#     headline (or a "not run: why" line, for a page given as REPORT) and
+#     key plot, and a second headline and key plot (from its subfolder) for
+#     a lab with a second run (LAB_NN_RUN2 in its lab.mk); every <img src>
+#     is a file beside it; the elements it opens are closed
 #   2 made-up run folders: a lab that never ran, an interrupted one, a failed
 #     driver, no summary.json, a summary without a headline key, a lab with
-#     no line in views[], hostile strings and plot names: each says why in
+#     no line in views[], a second run that failed, hostile strings and
+#     plot names: each says why in
 #     its own line, everything is escaped, nothing unsafe is linked
 #   3 in chromium: a screenshot of the window's size that is not blank, and
 #     the DOM after rendering holds every headline and no image that failed
@@ -81,29 +84,43 @@ balanced() {
 }
 
 # ---- 1 the page ----
-headlines=()
+headlines=() # the labs whose every headline is on the page
+n_headlines=0
 for dir in "${labs[@]}"; do
     s=$(section "$dir")
     if [ -z "$s" ]; then
         not_ok "lab $dir has no section on the page"
         continue
     fi
+    id=${dir%%-*}
+    run2=$(sed -n "s/^LAB_${id}_RUN2 *:= *//p" "labs/$dir/lab.mk")
+    want=1
+    [ -n "$run2" ] && want=2
     h=$(printf '%s\n' "$s" | grep -c 'class="headline"')
     r=$(printf '%s\n' "$s" | grep 'class="notrun"' | text)
     u=$(printf '%s\n' "$s" | grep 'class="unavailable">headline unavailable' | text)
-    if [ "$h" = 1 ]; then
-        ok "lab $dir opens with its headline: $(printf '%s\n' "$s" | grep 'class="headline"' | text)"
+    if [ "$h" = "$want" ]; then
+        ok "lab $dir opens with its headline: $(printf '%s\n' "$s" | grep 'class="headline"' | text | head -n 1)"
+        [ -n "$run2" ] &&
+            ok "lab $dir's second run ($run2) has its headline: $(printf '%s\n' "$s" | grep 'class="headline"' | text | sed -n 2p)"
+        n_headlines=$((n_headlines + want))
         headlines+=("$dir")
     elif [ -n "$u" ]; then
         not_ok "lab $dir: $u"
     elif [ -n "$r" ] && [ $strict = 0 ]; then
-        ok "lab $dir did not run and says why: $r"
+        ok "lab $dir (or its second run) did not run and says why: $r"
     else
-        not_ok "lab $dir has neither a headline nor a 'not run' line${r:+ ($r)}"
+        not_ok "lab $dir has $h of its $want headlines and no 'not run' line${r:+ ($r)}"
     fi
-    if [ "$h" = 1 ]; then
-        printf '%s\n' "$s" | grep -q '<figure class="key"><img src=' && ok "lab $dir shows its key plot" \
-            || not_ok "lab $dir: no key plot: $(printf '%s\n' "$s" | grep 'class="unavailable"' | text | head -n 1)"
+    if [ "$h" = "$want" ]; then
+        k=$(printf '%s\n' "$s" | grep -c '<figure class="key"><img src=')
+        [ "$k" = "$want" ] && ok "lab $dir shows its key plot$([ "$want" = 2 ] && echo "s (both runs)")" \
+            || not_ok "lab $dir: $k of $want key plots: $(printf '%s\n' "$s" | grep 'class="unavailable"' | text | head -n 1)"
+    fi
+    if [ "$h" = 2 ] && [ -n "$run2" ]; then
+        printf '%s\n' "$s" | grep '<figure class="key"><img src=' | sed -n 2p | grep -q "<img src=\"[^\"]*/$run2/" \
+            && ok "lab $dir: the second key plot is the $run2 run's" \
+            || not_ok "lab $dir: the second key plot is not from the $run2 folder"
     fi
 done
 # the headline's numbers are summary.json's: lab 01's test accuracy, as a percentage
@@ -114,13 +131,22 @@ if [ -f "$s01" ] && [ -n "$(section 01-logreg)" ]; then
         && ok "lab 01's headline carries summary.json's test accuracy ($acc)" \
         || not_ok "lab 01's headline lacks 'test accuracy $acc' from $s01"
 fi
+# lab 05's second headline (part 2, AMP) carries its own test accuracy beside the fp32 run's
+s05=$(dirname "$page")/../run/05-ddp-amp
+if [ -f "$s05/amp/summary.json" ] && [ -f "$s05/summary.json" ] && [ -n "$(section 05-ddp-amp)" ]; then
+    a=$(awk -v a="$($J "$s05/amp/summary.json" test_accuracy)" 'BEGIN { printf "%.1f%%", 100 * a }')
+    b=$(awk -v a="$($J "$s05/summary.json" test_accuracy)" 'BEGIN { printf "%.1f%%", 100 * a }')
+    section 05-ddp-amp | grep 'class="headline"' | grep -F "Test accuracy $a after" | grep -qF "(the fp32 run above: $b" \
+        && ok "lab 05's AMP headline carries the AMP run's test accuracy ($a) beside the fp32 run's ($b)" \
+        || not_ok "lab 05's AMP headline lacks 'Test accuracy $a after' and '(the fp32 run above: $b'"
+fi
 if the_imgs "$page"; then ok "all $IMGS <img src> of the page are files beside it"; else not_ok "broken <img src> on the page"; fi
 if balanced "$page"; then ok "every element the page opens is closed"; else not_ok "the page's elements do not balance"; fi
 
 # ---- 2 made-up run folders ----
 F=$W/fixture
 mkdir -p "$F/report" "$F/run/02-evaluation" "$F/run/02-nokey" "$F/run/05-failed" "$F/run/05-nosummary" \
-    "$F/run/06-interrupted" "$F/run/09-noview"
+    "$F/run/06-interrupted" "$F/run/09-noview" "$F/run/05-second/amp"
 svg='<svg xmlns="http://www.w3.org/2000/svg" width="400" height="200"><rect width="400" height="200" fill="#2a6fb0"/></svg>'
 echo "$svg" >"$F/run/02-evaluation/confusion.svg"
 echo "$svg" >"$F/run/02-evaluation/lost.svg"
@@ -136,10 +162,14 @@ echo '{"dataset": "d", "test_accuracy": 0.5, "rows": {"test": 7}, "chosen_lambda
 echo 3 >"$F/run/05-failed/run.rc"
 printf 'loading\nerror: <b>boom</b> & more\n' >"$F/run/05-failed/run.log"
 echo '{"plots": "a.svg"}' >"$F/run/09-noview/summary.json"
+echo 0 >"$F/run/05-second/run.rc"
+echo '{"buckets": 2}' >"$F/run/05-second/summary.json"
+echo 4 >"$F/run/05-second/amp/run.rc"
+printf 'error: fp16 <i>boom</i>\n' >"$F/run/05-second/amp/run.log"
 expect_rc 0 "the report builds from broken run folders" -- "$B/tools/report" "$F/report/index.html" \
     "$F/run/02-evaluation" "Lab <i>02</i>" "$F/run/02-nokey" "no key" "$F/run/05-failed" "failed" \
     "$F/run/05-nosummary" "no summary" "$F/run/06-interrupted" "interrupted" "$F/run/07-never" "never" \
-    "$F/run/09-noview" "no view"
+    "$F/run/09-noview" "no view" "$F/run/05-second" "second run failed"
 FP=$F/report/index.html
 # expect_in ID PATTERN WHAT: a section's text matches a fixed string
 expect_in() {
@@ -156,11 +186,14 @@ expect_in 05-nosummary "summary.json is missing or unreadable" "no summary.json:
 expect_in 02-nokey "headline unavailable: summary.json has no value 'test_macro_f1'" "a missing headline key is named"
 expect_in 09-noview "no headline declared for this lab" "a lab with no line in views[] is told to add one"
 expect_in 09-noview "a.svg" "… and still shows its plot"
+expect_in 05-second "the amp run: not run: the driver exited with status 4: error: fp16 <i>boom</i>" \
+    "a second run that failed: its own 'not run' line, status and last line"
+expect_in 05-second "the amp run: driver output" "… and its output, folded"
 expect_in 02-evaluation "Softmax regression on <script>alert(1)</script> & \"q\": test accuracy 50.0%" \
     "the headline is filled, strings as text"
 expect_in 02-evaluation "gone.svg is missing from the run folder" "a listed plot that is not there is named"
 expect_in 02-evaluation "not a plain .svg/.png file name" "a plot name that is a path or markup is not linked"
-grep -q '<script>\|<b>boom\|<i>02' "$FP" && not_ok "a string from a file reached the page unescaped" \
+grep -q '<script>\|<b>boom\|<i>02\|<i>boom' "$FP" && not_ok "a string from a file reached the page unescaped" \
     || ok "strings from files and titles are escaped"
 grep '<img' "$FP" | grep -q 'etc/passwd\|onload=' && not_ok "an unsafe plot name was linked" \
     || ok "no unsafe plot name is linked"
@@ -206,13 +239,14 @@ else
     if [ -s "$W/dom.html" ]; then
         missing=0
         for dir in "${headlines[@]}"; do
-            want=$(section "$dir" | grep 'class="headline"' | text)
-            section "$dir" "$W/dom.html" | grep 'class="headline"' | text | grep -qxF -- "$want" || {
-                echo "    | lab $dir's headline is not in the rendered DOM"
-                missing=1
-            }
+            while IFS= read -r want; do
+                section "$dir" "$W/dom.html" | grep 'class="headline"' | text | grep -qxF -- "$want" || {
+                    echo "    | a headline of lab $dir is not in the rendered DOM: $want"
+                    missing=1
+                }
+            done < <(section "$dir" | grep 'class="headline"' | text)
         done
-        [ $missing = 0 ] && ok "the rendered DOM holds all ${#headlines[@]} headlines" \
+        [ $missing = 0 ] && ok "the rendered DOM holds all $n_headlines headlines" \
             || not_ok "headlines missing from the rendered DOM"
         n=$(grep -o '<img [^>]*class="broken"' "$W/dom.html" | wc -l)
         expect_cmp "$n" == 0 "no image failed to load in the browser"

@@ -12,6 +12,11 @@
  *   numbers come from its summary.json through the lab's line in views[]
  *   below, and its key plot. The summary table, the other plots, the grade
  *   items and the driver's output fold away in <details>.
+ * - A lab may have a second run (tools/run.sh: LAB_NN_RUN2 in its lab.mk,
+ *   its outputs in the subfolder DIR/NAME): a views[] line with that sub
+ *   NAME gives it a second headline and key plot under the first, and its
+ *   plots, summary and output fold away beside the first run's. A second
+ *   run that did not run to the end gets its own "not run" line.
  * - A lab that did not run to the end (no folder, no run.rc, a non-zero exit,
  *   no summary.json) gets one "not run: <why>" line (class "notrun") instead.
  *   A headline that cannot be filled (a key summary.json lacks, no line in
@@ -47,39 +52,50 @@
  *   {path:fmt}   fmt: pct (x100, one decimal, "%"), x (two decimals, "×"),
  *                f1 f2 f3 (fixed decimals), g (3 significant digits, integers
  *                in full; the default for numbers)
+ *                pctg (x100, 3 significant digits, "%": small shares)
+ * In a second run's headline {^path} reads the lab's first run's summary.json.
  * Strings are written as they are (escaped). A placeholder summary.json
  * cannot fill turns the whole headline into a line that names it. */
 typedef struct lab_view {
     const char *id; // "01": matches the run folder "01-logreg"
+    const char *sub; // NULL: the lab's run; else its second run, in the subfolder of that name
     const char *key_plot; // the plot's name without extension (.svg, else .png)
     const char *headline;
 } lab_view;
 
 static const lab_view views[] = {
-    {"01", "scaling",
+    {"01", NULL, "scaling",
      "Standardised features: test accuracy {test_accuracy:pct} and validation accuracy {val_acc:pct} "
      "after epoch {epochs_run}. Raw features at the same learning rate (lr = {config.lr}): validation accuracy "
      "{raw_features_run.final_val_acc:pct}, validation loss {raw_features_run.final_val_loss:g} after epoch "
      "{raw_features_run.epochs_run}."},
-    {"02", "confusion",
+    {"02", NULL, "confusion",
      "Softmax regression on {dataset}: test accuracy {test_accuracy:pct}, macro-F1 {test_macro_f1:f3} "
      "on {rows.test} test rows. L2 strength chosen on the validation split: λ = {chosen_lambda}."},
-    {"03", "epoch_time",
+    {"03", NULL, "epoch_time",
      "Projected on {projection.profile}: data parallel runs at {projection.speedup:x} the speed of one GPU, "
      "against {naive.projected_speedup:x} for {ranks} serial copies (naive); measured here, an epoch takes "
      "{epoch_seconds:f2} s instead of {naive.epoch_seconds:f2} s. Final test accuracy {test_accuracy:pct}; "
      "largest parameter difference across the {ranks} ranks: {param_diff_across_ranks:g}."},
-    {"04", "busbw",
+    {"04", NULL, "busbw",
      "Ring allreduce on {ranks} ranks ({backend}, {device}): bus bandwidth {algos.ring.busbw_largest_gbs:f2} GB/s "
      "at the largest size, {algos.ring.busbw_largest_gbs/algos.library.busbw_largest_gbs:pct} of the library's "
      "{algos.library.busbw_largest_gbs:f2} GB/s (naive: {algos.naive.busbw_largest_gbs:f2} GB/s). "
      "Correctness pass: {result}, {wrong} wrong."},
-    {"05", "timeline",
+    {"05", NULL, "timeline",
      "{buckets} gradient buckets allreduced while backward runs ({mode}, {ranks} ranks): projected on "
      "{projection.gpus} GPUs of {projection.profile} a step runs at {projection.bucketed.speedup:x} the speed of "
      "one GPU with {projection.bucketed.exposed_share:pct} of it waiting for communication, against "
      "{projection.ddp-flat.speedup:x} for one allreduce after backward and {projection.per-param.speedup:x} for one "
      "per parameter. Test accuracy {test_accuracy:pct}."},
+    {"05", "amp", "amp",
+     "Part 2, mixed precision (--amp {amp}, {ranks} ranks, {steps} steps): the loss scale ended at "
+     "{amp_stats.final_scale}, steps skipped (inf/NaN): {amp_stats.skipped_steps}; "
+     "{amp_stats.mean_underflow_share:pctg} of the gradient's nonzero elements flushed to zero in fp16 (the mean "
+     "over the steps probed: {amp_stats.probed_steps}). Projected on {projection.gpus} GPUs of {projection.profile}, "
+     "the bucketed step runs at {projection.bucketed.speedup:x} the speed of one fp16 GPU and "
+     "{projection.bucketed.speedup_vs_one_fp32_gpu:x} that of one fp32 GPU. Test accuracy {test_accuracy:pct} after "
+     "epochs: {config.epochs} (the fp32 run above: {^test_accuracy:pct} after {^config.epochs})."},
 };
 
 // ---- HTML helpers ----
@@ -197,6 +213,8 @@ static int put_formatted(FILE *f, double v, const char *fmt)
 {
     if (strcmp(fmt, "pct") == 0)
         fprintf(f, "%.1f%%", 100 * v);
+    else if (strcmp(fmt, "pctg") == 0)
+        fprintf(f, "%.3g%%", 100 * v);
     else if (strcmp(fmt, "x") == 0)
         fprintf(f, "%.2f×", v);
     else if (strcmp(fmt, "f1") == 0 || strcmp(fmt, "f2") == 0 || strcmp(fmt, "f3") == 0)
@@ -210,11 +228,17 @@ static int put_formatted(FILE *f, double v, const char *fmt)
     return 0;
 }
 
-/* Fills one placeholder ("path", "a/b", "path:fmt") from summary into f.
- * Returns 0, or -1 with the reason in why (len bytes). */
-static int fill_one(FILE *f, const char *ph, const dl_jv *summary, char *why, size_t len)
+/* Fills one placeholder ("path", "a/b", "path:fmt"; "^..." from first) from
+ * summary into f. Returns 0, or -1 with the reason in why (len bytes). */
+static int fill_one(FILE *f, const char *ph, const dl_jv *summary, const dl_jv *first, char *why, size_t len)
 {
     char path[200];
+    if (ph[0] == '^' && first == NULL) {
+        snprintf(why, len, "'{%s}' reads the first run's summary.json, which is not there", ph);
+        return -1;
+    }
+    if (ph[0] == '^')
+        summary = first, ph++;
     snprintf(path, sizeof path, "%s", ph);
     char *colon = strchr(path, ':');
     const char *fmt = "";
@@ -250,8 +274,9 @@ static int fill_one(FILE *f, const char *ph, const dl_jv *summary, char *why, si
     return 0;
 }
 
-/* The filled headline (malloc'ed, escaped HTML), or NULL with the reason in why. */
-static char *fill_headline(const char *tpl, const dl_jv *summary, char *why, size_t len)
+/* The filled headline (malloc'ed, escaped HTML), or NULL with the reason in
+ * why; first: the lab's first run's summary, for a second run's "{^path}". */
+static char *fill_headline(const char *tpl, const dl_jv *summary, const dl_jv *first, char *why, size_t len)
 {
     char *html = NULL;
     size_t size = 0;
@@ -272,7 +297,7 @@ static char *fill_headline(const char *tpl, const dl_jv *summary, char *why, siz
         esc_n(f, p, (size_t)(open - p));
         char ph[200];
         snprintf(ph, sizeof ph, "%.*s", (int)(close - open - 1), open + 1);
-        bad = fill_one(f, ph, summary, why, len) != 0;
+        bad = fill_one(f, ph, summary, first, why, len) != 0;
         p = close + 1;
     }
     fclose(f);
@@ -293,6 +318,8 @@ typedef struct lab_page {
     int run_rc, grade_rc; // -1 when the file is missing
     char why[600]; // why the lab did not run to the end; "" when it did
     char *rel; // the folder relative to the page's folder, NULL when it does not exist
+    char *own_dir; // a second run's folder, malloc'ed (dir points to it)
+    struct lab_page *second; // the lab's second run, when views[] declares one; NULL when not
 } lab_page;
 
 static int read_rc(const char *dir, const char *name)
@@ -357,16 +384,26 @@ static char *rel_path(const char *from_dir, const char *target)
     return out;
 }
 
-static void lab_load(lab_page *p, const char *page_dir)
+/* The line of views[] for the run folder name: the lab's run (second 0) or
+ * its second run (1); NULL when there is none. */
+static const lab_view *find_view(const char *name, int second)
+{
+    const lab_view *found = NULL;
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+        size_t len = strlen(views[v].id);
+        if (strncmp(name, views[v].id, len) == 0 && (name[len] == '-' || name[len] == '\0') &&
+            (views[v].sub != NULL) == second)
+            found = &views[v];
+    }
+    return found;
+}
+
+/* A run folder's files, its path from the page and, when it did not run to
+ * the end, why. */
+static void run_load(lab_page *p, const char *page_dir)
 {
     char path[1200];
     struct stat st;
-    p->name = base_name(p->dir);
-    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
-        size_t len = strlen(views[v].id);
-        if (strncmp(p->name, views[v].id, len) == 0 && (p->name[len] == '-' || p->name[len] == '\0'))
-            p->view = &views[v];
-    }
     snprintf(path, sizeof path, "%s/summary.json", p->dir);
     if (dl_json_parse_file(path, &p->summary) != DL_OK)
         p->summary = NULL;
@@ -392,11 +429,34 @@ static void lab_load(lab_page *p, const char *page_dir)
     }
 }
 
+static void lab_load(lab_page *p, const char *page_dir)
+{
+    p->name = base_name(p->dir);
+    p->view = find_view(p->name, 0);
+    run_load(p, page_dir);
+    const lab_view *v2 = find_view(p->name, 1);
+    lab_page *q = v2 != NULL ? calloc(1, sizeof *q) : NULL;
+    size_t len = strlen(p->dir) + strlen(v2 != NULL ? v2->sub : "") + 2;
+    char *dir = q != NULL ? malloc(len) : NULL;
+    if (dir == NULL) {
+        free(q);
+        return;
+    }
+    snprintf(dir, len, "%s/%s", p->dir, v2->sub);
+    *q = (lab_page){.dir = dir, .title = p->title, .name = v2->sub, .view = v2, .own_dir = dir};
+    run_load(q, page_dir);
+    p->second = q;
+}
+
 static void lab_free(lab_page *p)
 {
     dl_jv_free(p->summary);
     dl_jv_free(p->grade);
     free(p->rel);
+    if (p->second != NULL)
+        lab_free(p->second);
+    free(p->second);
+    free(p->own_dir);
 }
 
 // ---- plots ----
@@ -581,6 +641,66 @@ static void grade_part(FILE *f, const lab_page *p)
     free(table);
 }
 
+/* p's headline (first: the lab's first run's summary, for a second run's
+ * "{^path}"), or the line that says why it cannot be filled. */
+static void headline(FILE *f, const lab_page *p, const dl_jv *first)
+{
+    char why[300];
+    char *html = p->view != NULL ? fill_headline(p->view->headline, p->summary, first, why, sizeof why) : NULL;
+    if (p->view == NULL)
+        snprintf(why, sizeof why, "no headline declared for this lab: add a line for it to views[] in tools/report.c");
+    if (html != NULL) {
+        fprintf(f, "<p class=\"headline\">%s</p>\n", html);
+    } else {
+        fputs("<p class=\"unavailable\">headline unavailable: ", f);
+        esc(f, why);
+        fputs("</p>\n", f);
+    }
+    free(html);
+}
+
+/* p's plots (names, malloc'ed; returns how many) and its key plot, shown;
+ * its name goes to key (len bytes). */
+static int key_figure(FILE *f, const lab_page *p, char **names, char *key, size_t len)
+{
+    int n = list_plots(p, names);
+    key_plot(p, names, n, key, len);
+    if (key[0])
+        figure(f, p, key, "key");
+    else
+        fputs("<p class=\"unavailable\">No plots in this run: is gnuplot installed? (`make deps`)</p>\n", f);
+    return n;
+}
+
+/* Folded: p's plots but its key plot (then freed), its summary and its
+ * output; what is a prefix for their titles ("" for the lab's run). */
+static void run_details(FILE *f, const lab_page *p, char **names, int n, const char *key, const char *what)
+{
+    int others = 0;
+    for (int i = 0; i < n; i++)
+        others += strcmp(names[i], key) != 0;
+    if (others > 0) {
+        fprintf(f, "<details><summary>%sthe other plots (%d)</summary><div class=plots>\n", what, others);
+        for (int i = 0; i < n; i++) {
+            if (strcmp(names[i], key) != 0)
+                figure(f, p, names[i], "other");
+        }
+        fputs("</div></details>\n", f);
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    if (p->summary != NULL) {
+        fprintf(f, "<details><summary>%ssummary.json, every value</summary>\n<table class=kv>\n", what);
+        summary_rows(f, p->summary, "");
+        fputs("</table></details>\n", f);
+    }
+    if (p->run_rc >= 0) {
+        fprintf(f, "<details><summary>%sdriver output</summary>\n", what);
+        log_tail(f, p->dir, "run.log", 60);
+        fputs("</details>\n", f);
+    }
+}
+
 static void lab_section(FILE *f, const lab_page *p)
 {
     fputs("<section id=\"", f);
@@ -601,47 +721,29 @@ static void lab_section(FILE *f, const lab_page *p)
         fputs("</section>\n", f);
         return;
     }
-    char why[300];
-    char *headline = p->view != NULL ? fill_headline(p->view->headline, p->summary, why, sizeof why) : NULL;
-    if (p->view == NULL)
-        snprintf(why, sizeof why, "no headline declared for this lab: add a line for it to views[] in tools/report.c");
-    if (headline != NULL) {
-        fprintf(f, "<p class=\"headline\">%s</p>\n", headline);
-    } else {
-        fputs("<p class=\"unavailable\">headline unavailable: ", f);
-        esc(f, why);
-        fputs("</p>\n", f);
-    }
-    free(headline);
-
+    headline(f, p, NULL);
     char *names[MAX_PLOTS] = {NULL}, key[256];
-    int n = list_plots(p, names);
-    key_plot(p, names, n, key, sizeof key);
-    if (key[0])
-        figure(f, p, key, "key");
-    else
-        fputs("<p class=\"unavailable\">No plots in this run: is gnuplot installed? (`make deps`)</p>\n", f);
-    grade_part(f, p);
-
-    int others = 0;
-    for (int i = 0; i < n; i++)
-        others += strcmp(names[i], key) != 0;
-    if (others > 0) {
-        fprintf(f, "<details><summary>the other plots (%d)</summary><div class=plots>\n", others);
-        for (int i = 0; i < n; i++) {
-            if (strcmp(names[i], key) != 0)
-                figure(f, p, names[i], "other");
-        }
-        fputs("</div></details>\n", f);
+    int n = key_figure(f, p, names, key, sizeof key);
+    // the second run: its headline and key plot under the first's
+    const lab_page *q = p->second;
+    char *names2[MAX_PLOTS] = {NULL}, key2[256] = "", what[300] = "";
+    int n2 = 0;
+    if (q != NULL)
+        snprintf(what, sizeof what, "the %s run: ", q->name);
+    if (q != NULL && q->why[0]) {
+        fputs("<p class=\"notrun\">", f);
+        esc(f, what);
+        esc(f, q->why);
+        fputs("</p>\n", f);
+    } else if (q != NULL) {
+        headline(f, q, p->summary);
+        n2 = key_figure(f, q, names2, key2, sizeof key2);
     }
-    for (int i = 0; i < n; i++)
-        free(names[i]);
-
-    fputs("<details><summary>summary.json, every value</summary>\n<table class=kv>\n", f);
-    summary_rows(f, p->summary, "");
-    fputs("</table></details>\n<details><summary>driver output</summary>\n", f);
-    log_tail(f, p->dir, "run.log", 60);
-    fputs("</details>\n</section>\n", f);
+    grade_part(f, p);
+    run_details(f, p, names, n, key, "");
+    if (q != NULL)
+        run_details(f, q, names2, n2, key2, what);
+    fputs("</section>\n", f);
 }
 
 // ---- the page ----

@@ -7,11 +7,15 @@
 #   DIR/run/NN-name/        the driver's outputs (metrics, summary.json, plots),
 #                           run.log, run.rc, grade.json (Gradescope format),
 #                           grade.log, grade.rc
+#   DIR/run/NN-name/SUB/    a lab's second run, when its lab.mk names one
+#                           (LAB_NN_RUN2 := SUB, LAB_NN_RUN2_ARGS := flags):
+#                           the same driver with those flags (not the first
+#                           run's); the outputs, run.log and run.rc
 #   DIR/report/index.html   the page: each lab's headline and key plot, then its
 #                           grade, other plots, summary and log (tools/report.c)
 #
 #   --into DIR  write there instead of $B (build/)
-#   --quick     one epoch per lab and no grading: a smoke run whose page
+#   --quick     one epoch per run and no grading: a smoke run whose page
 #               tools/check-report.sh checks in `make test`
 set -uo pipefail
 B=${B:-build}
@@ -30,23 +34,51 @@ while [ $# -gt 0 ]; do
     shift
 done
 mkdir -p "$into/report"
+# drive OUT ARGS...: the lab's reference with the flags, outputs into OUT;
+# leaves run.log and run.rc there and returns the status
+drive() {
+    local out=$1 rc
+    shift
+    mkdir -p "$out"
+    # shellcheck disable=SC2086 # launcher and args are word lists by design
+    $launcher "$B/solutions/lab$id" --out "$out" --plot svg --quiet "$@" >"$out/run.log" 2>&1
+    rc=$?
+    echo $rc >"$out/run.rc"
+    return $rc
+}
 args=()
 fail=0
-printf '%-28s %-10s %s\n' "lab" "run" "grade (reference)"
+printf '%-28s %-14s %s\n' "lab" "run(s)" "grade (reference)"
 for mk in labs/*/lab.mk; do
     dir=$(basename "$(dirname "$mk")")
     id=${dir%%-*}
     title=$(sed -n 's/^# lab [0-9]* — //p' "$mk" | head -n 1)
     run_args=$(sed -n "s/^LAB_${id}_RUN_ARGS *:= *//p" "$mk")
     launcher=$(sed -n "s/^LAB_${id}_LAUNCH *:= *//p" "$mk")
-    [ $quick -eq 1 ] && run_args="$run_args --epochs 1"
+    run2=$(sed -n "s/^LAB_${id}_RUN2 *:= *//p" "$mk")
+    run2_args=$(sed -n "s/^LAB_${id}_RUN2_ARGS *:= *//p" "$mk")
+    if [ $quick -eq 1 ]; then
+        run_args="$run_args --epochs 1"
+        run2_args="$run2_args --epochs 1"
+    fi
     out=$into/run/$dir
     rm -rf "$out"
-    mkdir -p "$out"
-    # shellcheck disable=SC2086 # launcher and args are word lists by design
-    $launcher "$B/solutions/lab$id" --out "$out" --plot svg --quiet $run_args >"$out/run.log" 2>&1
+    # shellcheck disable=SC2086 # the args are word lists by design
+    drive "$out" $run_args
     rc=$?
-    echo $rc >"$out/run.rc"
+    status=$([ $rc -eq 0 ] && echo ok || echo "FAILED($rc)")
+    if [ -n "$run2" ]; then
+        if ! [[ $run2 =~ ^[A-Za-z0-9_-]+$ ]]; then
+            echo "run: $mk: LAB_${id}_RUN2 '$run2' is not a plain folder name" >&2
+            rc2=2
+        else
+            # shellcheck disable=SC2086
+            drive "$out/$run2" $run2_args
+            rc2=$?
+        fi
+        status="$status, $run2 $([ $rc2 -eq 0 ] && echo ok || echo "FAILED($rc2)")"
+        [ $rc2 -eq 0 ] || fail=1
+    fi
     if [ $quick -eq 1 ]; then
         score="not graded (--quick)"
         grc=0
@@ -56,7 +88,7 @@ for mk in labs/*/lab.mk; do
         echo $grc >"$out/grade.rc"
         score=$(grep '^Score:' "$out/grade.log" | tail -n 1)
     fi
-    printf '%-28s %-10s %s\n' "$dir" "$([ $rc -eq 0 ] && echo ok || echo "FAILED($rc)")" "${score:-grader did not finish}"
+    printf '%-28s %-14s %s\n' "$dir" "$status" "${score:-grader did not finish}"
     [ $rc -eq 0 ] && [ $grc -eq 0 ] || fail=1
     args+=("$out" "Lab $id — $title")
 done
