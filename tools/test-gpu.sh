@@ -59,6 +59,16 @@ for mk in labs/*/lab.mk; do
     else
         failed+=("lab $id driver on cuda")
     fi
+    # a lab's second run (make run's LAB_NN_RUN2, e.g. lab 05's --amp fp16), on the GPU too
+    sub=$(sed -n "s/^LAB_${id}_RUN2 *:= *//p" "$mk")
+    [ -n "$sub" ] || continue
+    run2_args=$(sed -n "s/^LAB_${id}_RUN2_ARGS *:= *//p" "$mk")
+    # shellcheck disable=SC2086
+    if $launcher "$B/solutions/lab$id" --device cuda --out "$out/$dir/$sub" --plot png --quiet $run2_args; then
+        echo "lab $id ($sub) on $($J "$out/$dir/$sub/summary.json" device): test accuracy $($J "$out/$dir/$sub/summary.json" test_accuracy)"
+    else
+        failed+=("lab $id $sub driver on cuda")
+    fi
 done
 if [ ${#failed[@]} -eq 0 ]; then
     echo "make test-gpu: all passed"
