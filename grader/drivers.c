@@ -204,3 +204,49 @@ size_t gr_csv_column(const char *path, const char *column, double *out, size_t m
     free(text);
     return n;
 }
+
+/* Steady epoch time of `driver` on P ranks with flags: the median of
+ * metrics.csv's epoch_s after the first (warm-up) epoch. */
+static double steady_epoch(const char *driver, int P, const char *name, const char *flags)
+{
+    char args[1600];
+    snprintf(args, sizeof args, "%s --out '%s'", flags, gr_path(name));
+    int rc = gr_run_program(driver, P, name, args);
+    if (rc != 0)
+        gr_fail_run(name, rc);
+    char path[1300];
+    snprintf(path, sizeof path, "%s/metrics.csv", gr_path(name));
+    double t[16];
+    int k = (int)gr_csv_column(path, "epoch_s", t, 16);
+    if (k < 2)
+        GR_FAIL("%s: metrics.csv has %d epochs", name, k);
+    for (int i = 1; i < k; i++) // sort the epochs after the first
+        for (int j = i + 1; j < k; j++)
+            if (t[j] < t[i]) {
+                double x = t[i];
+                t[i] = t[j];
+                t[j] = x;
+            }
+    return t[1 + (k - 1) / 2];
+}
+
+double gr_gpu4_speedup(const char *flags, const char *projection_key, double *want)
+{
+    char mine[1200], ref[1200];
+    snprintf(mine, sizeof mine, "%s/lab%s", gr_code_dir, gr_the_lab->id);
+    double yours = steady_epoch(mine, 1, "m1", flags) / steady_epoch(mine, 4, "m4", flags);
+    // the reference, measured in the same grading run when it is there (not in a student release)
+    snprintf(ref, sizeof ref, "%s/build/solutions/lab%s", dl_home(), gr_the_lab->id);
+    if (access(ref, X_OK) == 0) {
+        double theirs = steady_epoch(ref, 1, "r1", flags) / steady_epoch(ref, 4, "r4", flags);
+        *want = 0.8 * theirs;
+        gr_note("measured on 4 GPUs: yours %.2fx, the reference %.2fx (needs >= %.2fx)\n", yours, theirs, *want);
+    } else {
+        dl_jv *b = gr_summary("m4");
+        *want = 0.8 * dl_jv_num(dl_jv_get(b, projection_key), 0);
+        dl_jv_free(b);
+        gr_note("measured on 4 GPUs: %.2fx; no reference build here, so against 0.8 x the projection: %.2fx\n", yours,
+                *want);
+    }
+    return yours;
+}

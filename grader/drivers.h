@@ -21,6 +21,14 @@
  * - gr_csv_column(path, column, out, max) reads the column named `column` of a
  *   CSV file with a header row into out (at most max values) and returns how
  *   many; the test fails when the file or the column is missing.
+ * - gr_gpu4_speedup(flags, key, &want) (a gpu4 item's measurement): the
+ *   driver under test on 1 GPU and on 4 with flags (--out is added), its
+ *   speedup = the steady epoch on 1 over the one on 4 (each the median of
+ *   metrics.csv's epoch_s after the first, warm-up, epoch), returned; *want
+ *   = 0.8 x the reference build's (build/solutions/labNN) speedup measured
+ *   the same way in this run, or, where none is built (a student release),
+ *   0.8 x the number at `key` in the 4-GPU run's summary.json (the
+ *   projection). Notes both figures; fails the test on a run that fails.
  */
 #ifndef GRADER_DRIVERS_H
 #define GRADER_DRIVERS_H
@@ -36,6 +44,7 @@ const char *gr_path(const char *name);
 dl_jv *gr_summary(const char *name);
 float *gr_load_npy(const char *file, size_t *n);
 size_t gr_csv_column(const char *path, const char *column, double *out, size_t max);
+double gr_gpu4_speedup(const char *flags, const char *key, double *want);
 /* The driver under test (a path the sandbox can run). */
 const char *gr_driver(void);
 

@@ -620,34 +620,6 @@ END_TEST
 
 // ---- four GPUs ----
 
-/* Steady epoch time (seconds) of `driver` (the bucketed mode) on P GPUs: the
- * median of the epochs after the first (the warm-up: NCCL's first calls,
- * cuBLAS's first GEMMs). 512 rows per rank: 105 steps per epoch on one GPU,
- * 26 on four. */
-static double gpu_epoch(const char *driver, int P, const char *name)
-{
-    char args[1400];
-    snprintf(args, sizeof args, "--device cuda --batch-size 512 --epochs 6 --plot none --quiet --out '%s'",
-             gr_path(name));
-    int rc = gr_run_program(driver, P, name, args);
-    if (rc != 0)
-        gr_fail_run(name, rc);
-    char path[1300];
-    snprintf(path, sizeof path, "%s/metrics.csv", gr_path(name));
-    double t[8];
-    int k = (int)gr_csv_column(path, "epoch_s", t, 8);
-    if (k < 2)
-        GR_FAIL("%s: metrics.csv has %d epochs", name, k);
-    for (int i = 1; i < k; i++) // sort the epochs after the first
-        for (int j = i + 1; j < k; j++)
-            if (t[j] < t[i]) {
-                double x = t[i];
-                t[i] = t[j];
-                t[j] = x;
-            }
-    return t[1 + (k - 1) / 2];
-}
-
 /* On four GPUs: the recorded order of a bucketed run is judged as the overlap
  * item judges it on the CPU (NCCL's asynchronous allreduces, started from the
  * ready callbacks), then the measured speedup, 1 GPU vs 4, of your driver and
@@ -657,23 +629,9 @@ START_TEST(test_gpu4_measured)
     run_dumped_on("--device cuda ", "gpu4order", 4, 16, 1, 20);
     for (int r = 0; r < 4; r++)
         check_order("gpu4order", r, 1);
-    char mine[1200], ref[1200];
-    snprintf(mine, sizeof mine, "%s/lab05", gr_code_dir);
-    double yours = gpu_epoch(mine, 1, "m1") / gpu_epoch(mine, 4, "m4");
-    // the reference, measured in the same grading run when it is there (not in a student release)
-    snprintf(ref, sizeof ref, "%s/build/solutions/lab05", dl_home());
-    double want;
-    if (access(ref, X_OK) == 0) {
-        double theirs = gpu_epoch(ref, 1, "r1") / gpu_epoch(ref, 4, "r4");
-        want = 0.8 * theirs;
-        gr_note("measured on 4 GPUs: yours %.2fx, the reference %.2fx (needs >= %.2fx)\n", yours, theirs, want);
-    } else {
-        dl_jv *b = gr_summary("m4");
-        want = 0.8 * dl_jv_num(dl_jv_get(b, "projection.bucketed.speedup"), 0);
-        dl_jv_free(b);
-        gr_note("measured on 4 GPUs: %.2fx; no reference build here, so against 0.8 x the projection: %.2fx\n", yours,
-                want);
-    }
+    // 512 rows per rank: 105 steps per epoch on one GPU, 26 on four
+    double want, yours = gr_gpu4_speedup("--device cuda --batch-size 512 --epochs 6 --plot none --quiet",
+                                         "projection.bucketed.speedup", &want);
     if (!(yours >= want))
         GR_FAIL("measured 4-GPU speedup %.2fx (steady epoch time on 1 GPU / on 4), below %.2fx: look at what the "
                 "timeline (trace.json of run m4) shows between backward and the step",
