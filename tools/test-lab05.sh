@@ -151,7 +151,9 @@ expect_rc 0 "a checkpoint without its .metrics beside it still resumes" -- "$R" 
 expect_out "warning: $tmp/bare.metrics is missing; metrics.csv starts at epoch 1" "... with a warning that says so"
 cmp -s "$tmp/c0/params.0.npy" "$tmp/c2/params.0.npy" && ok "... to the same parameters" ||
     not_ok "without its .metrics the resumed run's parameters differ"
-# what a resume refuses: another world size, another model, a corrupt or cut file
+# what a resume refuses: another world size, another model, a corrupt or cut file; an earlier
+# run's summary.json in --out must not survive a refused run (it would look like this run's)
+mkdir -p "$tmp/cbad" && cp "$tmp/one/summary.json" "$tmp/cbad/summary.json"
 # shellcheck disable=SC2086
 expect_rc 2 "a 2-rank checkpoint on 1 rank" -- "$D" $ck $caps --resume "$tmp/ck/latest" --out "$tmp/cbad" --plot none
 expect_out "written by 2 ranks, this run has 1" "the refusal names both world sizes"

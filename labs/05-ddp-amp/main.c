@@ -43,6 +43,7 @@
 #include "dl/project.h" // dl_project_step
 #include "dl/rank.h" // dl_rank_device
 #include "dl/sampler.h" // dl_sampler
+#include "dl/summary.h" // dl_summary_prepare
 #include "dl/timer.h" // dl_now
 #include "dl/trace.h" // dl_trace_start
 #include "kit.h"
@@ -675,6 +676,9 @@ int main(int argc, char **argv)
         return rc == DL_CLI_HELP ? 0 : 2;
     }
     o.a.quiet |= rank != 0;
+    // rank 0 writes the outputs; from here on, a run that fails leaves no summary.json that looks like its own
+    if (rank == 0 && (st = dl_summary_prepare(o.a.out)) != DL_OK)
+        return fail(comm, st);
     int mode = strcmp(o.mode, "ddp-flat") == 0 ? 1 : strcmp(o.mode, "per-param") == 0 ? 2 : 0;
     // amp: 0 off, 1 fp16 with the scaler, 2 fp16 at scale 1, 3 bf16 (fp32's range: scale 1, as autocast does)
     int amp = strcmp(o.amp, "fp16") == 0           ? 1
@@ -800,11 +804,6 @@ int main(int argc, char **argv)
         return die(comm, &w, st);
     }
     const long resumed_at = step; // --amp's rows cover the steps this run took
-    if (rank == 0) {
-        st = dl_mkdir_p(o.a.out);
-        if (st != DL_OK)
-            return die(comm, &w, st);
-    }
     // --amp: one row per step (rank 0's view), in w
     const double *arow = w.arow;
     dl_progress pr;
