@@ -66,7 +66,7 @@ typedef struct ddp_reducer {
     dl_comm *comm;
     dl_mlp *model;
     void *grads; /* the flat gradient buffer the buckets are views of: model->grads */
-    dl_dtype grad_type; /* DL_F32, or model->grads16 in DL_F16 under --amp (part 2) */
+    dl_dtype grad_type; /* DL_F32, or model->grads16 in model->compute (DL_F16 or DL_BF16) under --amp (part 2) */
     const ddp_bucket *bucket; /* from ddp_assign_buckets, in launch order */
     int n_buckets;
     int accum; /* K: micro-batches per optimizer step (>= 1) */
