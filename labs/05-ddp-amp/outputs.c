@@ -1,0 +1,432 @@
+/* outputs.c — lab 05's driver plumbing: the flags, the grader's dump, the
+ * projection of the three modes and the files rank 0 writes (see
+ * outputs.h). Not a student file. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h> // snprintf
+#include <stdlib.h> // malloc, free
+#include <string.h> // strcmp
+
+#include "dl/fs.h" // dl_mkdir_p
+#include "dl/json.h" // dl_json
+#include "dl/metrics.h" // dl_csv_write
+#include "dl/plot.h" // dl_plots_draw
+#include "dl/rank.h" // dl_rank_device
+#include "dl/summary.h" // dl_summary_write, dl_summary_run
+#include "dl/trace.h" // dl_trace_events, dl_trace_write_chrome
+#include "outputs.h"
+
+const char *const lab05_mode_names[LAB05_MODES] = {"bucketed", "ddp-flat", "per-param"};
+
+// ---- the flags ----
+
+int lab05_parse(int argc, char **argv, lab05_options *o)
+{
+    dl_args_defaults(&o->a);
+    o->a.data = "fashion_mnist";
+    o->a.epochs = 30;
+    o->a.batch_size = 4096;
+    o->a.lr = 0.02;
+    o->a.out = "build/run/05-ddp-amp";
+    o->mode = "bucketed";
+    o->hidden = "512,512,512,512";
+    o->profile = NULL;
+    o->dump = NULL;
+    o->bucket_mb = 25;
+    o->first_bucket_mb = 1;
+    o->momentum = 0.9;
+    o->weight_decay = 5e-4;
+    o->base_batch = 4096;
+    o->warmup = 10;
+    o->max_steps = 0;
+    o->train_rows = 0;
+    o->accum = 1;
+    o->amp = "off";
+    o->init_scale = 65536;
+    o->growth_interval = 2000;
+    o->probe_every = 1;
+    o->poison_step = -1;
+    o->poison_rank = 0;
+    o->ckpt_dir = NULL;
+    o->resume = NULL;
+    o->ckpt_every = 0;
+    o->allow_reshard = 0;
+    const dl_opt extra[] = {
+        {"mode", DL_OPT_CHOICE, &o->mode, "MODE",
+         "bucketed (yours), ddp-flat (one allreduce after backward), per-param (one per parameter)",
+         "bucketed|ddp-flat|per-param", 1, 0, 'm'},
+        {"bucket-mb", DL_OPT_DOUBLE, &o->bucket_mb, "X", "bucket cap in MiB (PyTorch: 25)", NULL, 1e-6, 1e6, 0},
+        {"first-bucket-mb", DL_OPT_DOUBLE, &o->first_bucket_mb, "X", "the first bucket's cap in MiB (PyTorch: 1)", NULL,
+         1e-6, 1e6, 0},
+        {"accum", DL_OPT_INT, &o->accum, "K", "micro-batches per optimizer step (gradient accumulation)", NULL, 1, 1024,
+         0},
+        {"hidden", DL_OPT_STRING, &o->hidden, "LIST", "hidden layer widths, comma-separated", NULL, 1, 0, 0},
+        {"base-batch", DL_OPT_LONG, &o->base_batch, "N", "the batch --lr was tuned for (LR scales by global/base)",
+         NULL, 1, 1e9, 0},
+        {"warmup", DL_OPT_LONG, &o->warmup, "N", "linear warmup steps", NULL, 0, 1e9, 0},
+        {"momentum", DL_OPT_DOUBLE, &o->momentum, "X", "SGD momentum", NULL, 0, 0.9999, 0},
+        {"weight-decay", DL_OPT_DOUBLE, &o->weight_decay, "X", "L2 weight decay (weights only)", NULL, 0, 1, 0},
+        {"max-steps", DL_OPT_LONG, &o->max_steps, "N",
+         "stop after N optimizer steps in all, as an interruption would (the schedule still spans every epoch; 0 = "
+         "all epochs)",
+         NULL, 0, 1e12, 0},
+        {"checkpoint-dir", DL_OPT_STRING, &o->ckpt_dir, "DIR",
+         "rank 0 saves DIR/latest (your ckpt_save) every --checkpoint-every steps and at the end", NULL, 1, 0, 0},
+        {"checkpoint-every", DL_OPT_LONG, &o->ckpt_every, "N", "steps between checkpoints (0 = only at the end)", NULL,
+         0, 1e12, 0},
+        {"resume", DL_OPT_STRING, &o->resume, "FILE", "every rank loads FILE (your ckpt_load) and goes on from there",
+         NULL, 1, 0, 0},
+        {"allow-reshard", DL_OPT_FLAG, &o->allow_reshard, NULL,
+         "--resume a checkpoint written by another number of ranks (with a warning)", NULL, 0, 0, 0},
+        {"train-rows", DL_OPT_LONG, &o->train_rows, "N", "train on the first N rows only (0 = all)", NULL, 0, 1e9, 0},
+        {"profile", DL_OPT_STRING, &o->profile, "FILE", "target machine of the projection", NULL, 1, 0, 0},
+        {"dump", DL_OPT_STRING, &o->dump, "DIR", "write each rank's parameters and trace (for the grader)", NULL, 1, 0,
+         0},
+        {"amp", DL_OPT_CHOICE, &o->amp, "MODE",
+         "off (fp32), fp16 (fp16 compute, fp32 master weights, your loss scaler), fp16-noscale (the same, scale 1), "
+         "bf16 (bfloat16 compute, fp32 master weights, scale 1)",
+         "off|fp16|fp16-noscale|bf16", 1, 0, 0},
+        {"init-scale", DL_OPT_DOUBLE, &o->init_scale, "X", "the loss scaler's first scale (GradScaler: 65536)", NULL, 1,
+         1e30, 0},
+        {"growth-interval", DL_OPT_LONG, &o->growth_interval, "N",
+         "steps without inf/NaN before the scale doubles (GradScaler: 2000)", NULL, 1, 1e12, 0},
+        {"probe-every", DL_OPT_LONG, &o->probe_every, "N",
+         "--amp: measure the gradients' 16-bit underflow every N steps (0 = never; it costs two passes)", NULL, 0, 1e12,
+         0},
+        {"poison-step", DL_OPT_LONG, &o->poison_step, "S",
+         "put an inf into one input of --poison-rank's batch at step S (an overflow on one rank; -1 = never)", NULL, -1,
+         1e12, 0},
+        {"poison-rank", DL_OPT_LONG, &o->poison_rank, "R", "the rank --poison-step poisons", NULL, 0, 1e6, 0},
+    };
+    return dl_cli_parse(argc, argv, "lab05",
+                        "Lab 05: DistributedDataParallel as PyTorch builds it: gradient buckets allreduced while "
+                        "backward runs. Start it with common/bin/dlrun -n P.",
+                        &o->a, extra, sizeof extra / sizeof extra[0]);
+}
+
+dl_status lab05_setup(lab05_run *R)
+{
+    const lab05_options *o = &R->o;
+    R->rank = dl_comm_rank(R->comm);
+    R->P = dl_comm_size(R->comm);
+    R->o.a.quiet |= R->rank != 0; // one voice
+    R->mode = strcmp(o->mode, "ddp-flat") == 0 ? 1 : strcmp(o->mode, "per-param") == 0 ? 2 : 0;
+    R->amp = strcmp(o->amp, "fp16") == 0           ? 1
+             : strcmp(o->amp, "fp16-noscale") == 0 ? 2
+             : strcmp(o->amp, "bf16") == 0         ? 3
+                                                   : 0;
+    R->lowp = R->amp == 3 ? DL_BF16 : DL_F16;
+    if (R->amp && R->mode != 0)
+        return dl_error_set(DL_ERR_ARG, "--amp %s runs with --mode bucketed (your reducer), not --mode %s", o->amp,
+                            o->mode);
+    DL_TRY(dl_mlp_parse_hidden("--hidden", o->hidden, R->sizes, &R->n_sizes));
+    if (o->a.batch_size < 1)
+        return dl_error_set(DL_ERR_ARG, "--batch-size %ld: lab 05 needs a per-rank batch of at least 1 row",
+                            o->a.batch_size);
+    if (R->rank == 0) // a run that fails leaves no summary.json that looks like its own
+        DL_TRY(dl_summary_prepare(o->a.out));
+    DL_TRY(dl_profile_load(o->profile != NULL ? o->profile : dl_profile_default(), &R->prof));
+    DL_TRY(dl_rank_device(R->comm, o->a.device, &R->dev));
+    DL_TRY(dl_data_load(o->a.data, &R->data));
+    R->train = &R->data.train;
+    R->sizes[0] = R->train->d;
+    R->sizes[R->n_sizes - 1] = (size_t)R->train->n_classes;
+    return DL_OK;
+}
+
+// ---- the grader's dump ----
+
+static const char *const acols[] = {"step",      "loss",      "scale",       "skipped",
+                                    "underflow", "unchanged", "model_scale", "subnormal"};
+
+dl_status lab05_dump(const char *dir, int rank, const dl_mlp *m, const double *arow, long rows)
+{
+    char path[1100];
+    float *p = malloc(m->n_params * sizeof *p);
+    dl_status st = p ? dl_mkdir_p(dir) : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    if (st == DL_OK)
+        st = dl_mlp_get_params(m, p);
+    snprintf(path, sizeof path, "%s/params.%d.npy", dir, rank);
+    if (st == DL_OK)
+        st = dl_npy_write_f32(path, p, m->n_params, 0);
+    snprintf(path, sizeof path, "%s/trace.%d.csv", dir, rank);
+    if (st == DL_OK)
+        st = dl_trace_write_csv(path);
+    snprintf(path, sizeof path, "amp.%d.csv", rank);
+    if (st == DL_OK && arow != NULL)
+        st = dl_csv_write(dir, path, acols, 8, arow, (size_t)rows);
+    free(p);
+    return st;
+}
+
+// ---- the projection ----
+
+/* One step of each mode projected on P ranks; speedup against one GPU that
+ * trains the same rows (P·accum micro-batches per global step) in the same
+ * precision, and (vs32) the bucketed mode's against one fp32 GPU. */
+static void project_modes(const dl_profile *prof, const dl_mlp *m, size_t B, int accum, int P,
+                          const dl_sim_bucket *const *bk, const int *nb, double *step_s, double *exposed,
+                          double *speedup, double *vs32)
+{
+    dl_sim_layer layers[DL_MLP_MAX_LAYERS], layers32[DL_MLP_MAX_LAYERS];
+    int fp16 = m->compute != DL_F32; // fp16 or bf16: the same tensor-core peak and 2 bytes
+    double ob, ol, ob32, ol32;
+    kit_sim_layers(m, B, fp16, layers);
+    kit_sim_optim(m, fp16, &ob, &ol);
+    kit_sim_layers(m, B, 0, layers32);
+    kit_sim_optim(m, 0, &ob32, &ol32);
+    dl_sim_step one, one32, s;
+    dl_project_step(prof, 1, accum, layers, m->n_layers, NULL, 0, ob, ol, &one);
+    dl_project_step(prof, 1, accum, layers32, m->n_layers, NULL, 0, ob32, ol32, &one32);
+    *vs32 = 0;
+    for (int k = 0; k < LAB05_MODES; k++) {
+        step_s[k] = exposed[k] = speedup[k] = 0;
+        if (nb[k] < 0 || dl_project_step(prof, P, accum, layers, m->n_layers, bk[k], nb[k], ob, ol, &s) != DL_OK)
+            continue;
+        step_s[k] = s.step_s;
+        exposed[k] = s.step_s > 0 ? s.exposed_s / s.step_s : 0;
+        speedup[k] = s.step_s > 0 ? P * one.step_s / s.step_s : 0;
+        if (k == 0)
+            *vs32 = s.step_s > 0 ? P * one32.step_s / s.step_s : 0;
+    }
+}
+
+/* The projected step time of the bucketed mode for caps of 1 KiB to 64 MiB
+ * (your assignment, each bucket launched as early as it can go): rows of
+ * cap_kib, step_ms, buckets into sweep (32 × 3); returns how many. */
+static int sweep_caps(const dl_profile *prof, const dl_mlp *m, const size_t *counts, int n_params, size_t esz,
+                      size_t first_cap, size_t B, int accum, const dl_sim_bucket *flat, const dl_sim_bucket *pp,
+                      double *sweep)
+{
+    int ns = 0;
+    for (double kib = 1; kib <= 65536 && ns < 32; kib *= 2) {
+        ddp_bucket sb[DDP_MAX_BUCKETS];
+        dl_sim_bucket sim[DDP_MAX_BUCKETS];
+        int n = 0;
+        size_t c = (size_t)(kib * 1024);
+        if (ddp_assign_buckets(counts, n_params, esz, c < first_cap ? c : first_cap, c, sb, &n) != DL_OK)
+            break;
+        double st3[LAB05_MODES], ex3[LAB05_MODES], sp3[LAB05_MODES], v3 = 0;
+        const dl_sim_bucket *one[LAB05_MODES] = {sim, flat, pp};
+        int n3[LAB05_MODES] = {kit_structural_buckets(sb, n, esz, sim), -1, -1};
+        project_modes(prof, m, B, accum, prof->gpus, one, n3, st3, ex3, sp3, &v3);
+        sweep[3 * ns] = kib, sweep[3 * ns + 1] = st3[0] * 1e3, sweep[3 * ns + 2] = n;
+        ns++;
+    }
+    return ns;
+}
+
+/* What the projection gives: projection.csv's rows (1, 2 and 4 ranks), each
+ * mode on the profile's GPUs, and sweep.csv's rows. */
+typedef struct projected {
+    double rows[3 * 7];
+    double step_s[LAB05_MODES], exposed[LAB05_MODES], speedup[LAB05_MODES], vs32;
+    double sweep[32 * 3];
+    int ns;
+} projected;
+
+/* The three modes, from the order recorded for step `probe` (a steady one), into p. */
+static void project(const lab05_run *R, const dl_span *ev, size_t nev, long probe, projected *p)
+{
+    const dl_mlp *m = &R->m;
+    size_t B = (size_t)R->o.a.batch_size, esz = R->esz;
+    int accum = R->o.accum;
+    dl_sim_bucket rec[DDP_MAX_BUCKETS], flat = {(double)(esz * m->n_params), -1}, pp[DDP_MAX_BUCKETS];
+    ddp_bucket ppb[DDP_MAX_BUCKETS];
+    // bucketed: the order this run recorded (or, in another mode, the earliest
+    // each of your buckets could go); per-param: one bucket per parameter
+    int nrec = R->mode == 0 ? kit_recorded_buckets(ev, nev, probe, rec, DDP_MAX_BUCKETS)
+                            : kit_structural_buckets(R->assigned, R->na, esz, rec);
+    int npp = kit_structural_buckets(ppb, kit_per_param_buckets(m, ppb), esz, pp);
+    const dl_sim_bucket *bk[LAB05_MODES] = {rec, &flat, pp};
+    int nbk[LAB05_MODES] = {nrec, 1, npp};
+    const int ranks[3] = {1, 2, 4};
+    for (int k = 0; k < 3; k++) {
+        project_modes(&R->prof, m, B, accum, ranks[k], bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32);
+        double *r = p->rows + 7 * k;
+        r[0] = ranks[k], r[1] = p->speedup[0], r[2] = p->speedup[1], r[3] = p->speedup[2], r[4] = p->exposed[0],
+        r[5] = p->exposed[1], r[6] = p->exposed[2];
+    }
+    project_modes(&R->prof, m, B, accum, R->prof.gpus, bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32);
+    // the bucket-cap sweep (projected; the caps of your assignment)
+    p->ns = sweep_caps(&R->prof, m, R->counts, R->n_tensors, esz, R->first_cap, B, accum, &flat, pp, p->sweep);
+}
+
+// ---- the files (rank 0) ----
+
+/* metrics.csv, buckets.csv, projection.csv, sweep.csv, timeline.csv (step
+ * `probe` on rank 0, from the step's start; *nt gets its rows) and amp.csv. */
+static dl_status write_tables(const lab05_run *R, const projected *p, const dl_span *ev, size_t nev, long probe,
+                              int *nt)
+{
+    static const char *const mcols[] = {"epoch", "step", "loss", "val_accuracy", "epoch_s", "lr", "compute_s"};
+    static const char *const bcols[] = {"bucket", "first_param", "last_param", "offset", "count", "bytes"};
+    static const char *const pcols[] = {"ranks",        "bucketed",         "ddp_flat", "per_param", "bucketed_exposed",
+                                        "flat_exposed", "per_param_exposed"};
+    static const char *const scols[] = {"cap_kib", "step_ms", "buckets"};
+    static const char *const tcols[] = {"rank0_kind", "id", "t0_ms", "t1_ms", "lane"};
+    const char *out = R->o.a.out;
+    double brow[DDP_MAX_BUCKETS * 6];
+    for (int k = 0; k < R->nb; k++) {
+        const ddp_bucket *b = &R->buckets[k];
+        double *r = brow + 6 * k;
+        r[0] = k, r[1] = b->first, r[2] = b->last, r[3] = (double)b->offset;
+        r[4] = (double)b->count, r[5] = (double)(R->esz * b->count);
+    }
+    double trow[512 * 5];
+    double origin = -1;
+    *nt = 0;
+    for (size_t i = 0; i < nev && *nt < 512; i++) {
+        if (ev[i].step != probe)
+            continue;
+        origin = origin < 0 ? ev[i].t0 : origin;
+        double *r = trow + 5 * (*nt)++;
+        r[0] = ev[i].kind, r[1] = ev[i].id, r[2] = (ev[i].t0 - origin) * 1e3, r[3] = (ev[i].t1 - origin) * 1e3;
+        r[4] = ev[i].kind == DL_EV_ALLREDUCE ? 1 : ev[i].kind == DL_EV_STEP ? 2 : 0;
+    }
+    DL_TRY(dl_csv_write(out, "metrics.csv", mcols, KIT_METRIC_COLS, R->tally.rows, R->tally.done));
+    DL_TRY(dl_csv_write(out, "buckets.csv", bcols, 6, brow, R->nb));
+    DL_TRY(dl_csv_write(out, "projection.csv", pcols, 7, p->rows, 3));
+    DL_TRY(dl_csv_write(out, "sweep.csv", scols, 3, p->sweep, p->ns));
+    DL_TRY(dl_csv_write(out, "timeline.csv", tcols, 5, trow, *nt));
+    if (R->amp)
+        DL_TRY(dl_csv_write(out, "amp.csv", acols, 8, R->arow + 8 * R->resumed_at, (size_t)(R->step - R->resumed_at)));
+    return DL_OK;
+}
+
+/* The plots of what write_tables wrote (nt, ns: timeline.csv's and
+ * sweep.csv's rows) into p. Cannot fail. */
+static void draw(const lab05_run *R, int nt, int ns, dl_plots *p)
+{
+    const char *out = R->o.a.out, *mode = lab05_mode_names[R->mode];
+    if (R->tally.done > 1)
+        dl_plots_draw(p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, mode, R->P);
+    if (nt > 0)
+        dl_plots_draw(p, "timeline", "data='%s/timeline.csv'; mode='%s'; P=%d", out, mode, R->P);
+    if (ns > 1)
+        dl_plots_draw(p, "sweep", "data='%s/sweep.csv'; profile='%s'", out, R->prof.name);
+    if (R->amp && R->step > 1)
+        dl_plots_draw(p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d", out, R->o.amp, R->P);
+    dl_plots_draw(p, "speedup", "data='%s/projection.csv'; profile='%s'", out, R->prof.name);
+}
+
+/* summary.json's amp_stats: rank 0's sums over every step of the run (a
+ * resumed run's too, from the bookkeeping beside its checkpoint). */
+static void amp_stats(dl_json *j, const kit_tally *ty, float scale)
+{
+    long n = ty->probed;
+    dl_json_object(j, "amp_stats");
+    dl_json_num(j, "final_scale", scale);
+    dl_json_int(j, "skipped_steps", ty->n_skipped);
+    dl_json_int(j, "probed_steps", n);
+    dl_json_num(j, "mean_underflow_share", n ? ty->underflow / (double)n : 0);
+    dl_json_num(j, "mean_unchanged_share", n ? ty->unchanged / (double)n : 0);
+    dl_json_num(j, "mean_subnormal_share", n ? ty->subnormal / (double)n : 0);
+    dl_json_end_object(j);
+}
+
+typedef struct report {
+    const lab05_run *R;
+    const projected *p;
+    double steady, steady_compute; /* the epochs after the first: their mean (or the only one) */
+    const char *plots;
+} report;
+
+/* The body of summary.json (dl_summary_fn). */
+static void summary(dl_json *j, const void *ctx)
+{
+    const report *rp = ctx;
+    const lab05_run *R = rp->R;
+    const lab05_options *o = &R->o;
+    const projected *p = rp->p;
+    const double *last = R->tally.done ? R->tally.rows + KIT_METRIC_COLS * (R->tally.done - 1) : NULL;
+    size_t B = (size_t)o->a.batch_size;
+    dl_summary_run(j, "05-ddp-amp", lab05_mode_names[R->mode], R->comm, &R->dev, R->data.name);
+    dl_json_str(j, "amp", o->amp);
+    dl_json_object(j, "config");
+    dl_json_str(j, "hidden", o->hidden);
+    dl_json_int(j, "batch_per_rank", (long long)B);
+    dl_json_int(j, "accum", o->accum);
+    dl_json_int(j, "global_batch", (long long)(B * (size_t)o->accum * (size_t)R->P));
+    dl_json_num(j, "bucket_mb", o->bucket_mb);
+    dl_json_num(j, "first_bucket_mb", o->first_bucket_mb);
+    dl_json_int(j, "epochs", o->a.epochs);
+    dl_json_int(j, "seed", (long long)o->a.seed);
+    dl_json_end_object(j);
+    dl_json_int(j, "parameters", (long long)R->m.n_params);
+    dl_json_int(j, "buckets", R->nb);
+    dl_json_int(j, "steps", R->step);
+    dl_json_num(j, "final_loss", last ? last[2] : 0);
+    dl_json_num(j, "val_accuracy", last ? last[3] : 0);
+    dl_json_num(j, "test_accuracy", R->test);
+    dl_json_num(j, "steady_epoch_s", rp->steady);
+    dl_json_num(j, "steady_compute_s", rp->steady_compute);
+    if (R->amp)
+        amp_stats(j, &R->tally, R->scaler.scale);
+    dl_json_object(j, "projection");
+    dl_json_str(j, "profile", R->prof.name);
+    dl_json_int(j, "gpus", R->prof.gpus);
+    for (int k = 0; k < LAB05_MODES; k++) {
+        dl_json_object(j, lab05_mode_names[k]);
+        dl_json_num(j, "step_ms", p->step_s[k] * 1e3);
+        dl_json_num(j, "speedup", p->speedup[k]);
+        dl_json_num(j, "exposed_share", p->exposed[k]);
+        if (k == 0 && R->amp) // the story's comparison: 4 GPUs in AMP against one GPU in fp32
+            dl_json_num(j, "speedup_vs_one_fp32_gpu", p->vs32);
+        dl_json_end_object(j);
+    }
+    dl_json_end_object(j);
+    dl_json_str(j, "plots", rp->plots);
+}
+
+/* The closing lines: test accuracy, --amp's skipped steps, each mode's projection. */
+static void closing_lines(lab05_run *R, const projected *p, double steady)
+{
+    dl_progress *pr = &R->pr;
+    const dl_profile *prof = &R->prof;
+    dl_progress_line(pr, 1, "test accuracy %.4f; steady epoch %.2f s here", R->test, steady);
+    if (R->amp)
+        dl_progress_line(pr, 1, "--amp %s: %ld of %ld steps skipped (inf/NaN), final loss scale %g", R->o.amp,
+                         R->tally.n_skipped, R->step, (double)R->scaler.scale);
+    for (int k = 0; k < LAB05_MODES; k++)
+        if (p->step_s[k] > 0)
+            dl_progress_line(pr, 1,
+                             "projected on %d GPUs of %s, %-9s: step %.3f ms, speedup %.2fx, communication "
+                             "exposed %.1f%% of the step",
+                             prof->gpus, prof->name, lab05_mode_names[k], p->step_s[k] * 1e3, p->speedup[k],
+                             100 * p->exposed[k]);
+    if (R->amp && p->step_s[0] > 0)
+        dl_progress_line(pr, 1,
+                         "--amp %s: speedups are against one GPU in %s; against one GPU in fp32 the bucketed "
+                         "step runs %.2fx as fast",
+                         R->o.amp, R->amp == 3 ? "bf16" : "fp16", p->vs32);
+}
+
+dl_status lab05_write_outputs(lab05_run *R)
+{
+    const char *out = R->o.a.out;
+    char trace_path[1100];
+    snprintf(trace_path, sizeof trace_path, "%s/trace.json", out);
+    DL_TRY(dl_trace_write_chrome(R->comm, trace_path)); // every rank takes part
+    if (R->rank != 0)
+        return DL_OK;
+    size_t nev;
+    const dl_span *ev = dl_trace_events(&nev);
+    // the second step this run took (a steady one), else its first
+    long probe = R->step > R->resumed_at + 1 ? R->resumed_at + 1 : R->resumed_at;
+    projected p;
+    project(R, ev, nev, probe, &p);
+    report rp = {R, &p, 0, 0, NULL};
+    const int done = R->tally.done;
+    for (int k = done > 1 ? 1 : 0; k < done; k++) {
+        rp.steady += R->tally.rows[KIT_METRIC_COLS * k + 4] / (done > 1 ? done - 1 : 1);
+        rp.steady_compute += R->tally.rows[KIT_METRIC_COLS * k + 6] / (done > 1 ? done - 1 : 1);
+    }
+    int nt = 0;
+    DL_TRY(write_tables(R, &p, ev, nev, probe, &nt));
+    dl_plots plots = {"labs/05-ddp-amp/plots", R->o.a.plot, out, "lab05", ""};
+    draw(R, nt, p.ns, &plots);
+    rp.plots = plots.list;
+    DL_TRY(dl_summary_write(out, R->o.a.json, summary, &rp));
+    closing_lines(R, &p, rp.steady);
+    return DL_OK;
+}
