@@ -11,12 +11,13 @@
  * start); the kit's sampler (dl/sampler.h) deals each epoch's rows to the
  * ranks; each optimizer step takes --accum micro-batches of --batch-size rows
  * per rank, staged by dl/batch.h; dl/eval.h scores the validation and test
- * sets, each rank predicting its share of the chunks. The kit's trace
- * (dl/trace.h) records every forward, each layer's backward, each allreduce
- * and the optimizer, in order (evaluation outside any step): from it
- * outputs.c draws the per-rank timeline, writes trace.json (ui.perfetto.dev)
- * and projects one step onto the target profile (dl_project_step) for the
- * three modes. Outputs (rank 0) in --out:
+ * sets, each rank predicting its share of the chunks. At the end the ranks
+ * compare their parameters (dl/replica.h: 0 when they hold one model). The
+ * kit's trace (dl/trace.h) records every forward, each layer's backward,
+ * each allreduce and the optimizer, in order (evaluation outside any step):
+ * from it outputs.c draws the per-rank timeline, writes trace.json
+ * (ui.perfetto.dev) and projects one step onto the target profile
+ * (dl_project_step) for the three modes. Outputs (rank 0) in --out:
  * metrics.csv (per epoch), buckets.csv, timeline.csv, sweep.csv (projected
  * step time per bucket cap), projection.csv (projected speedup per rank
  * count and mode), amp.csv (--amp), trace.json, summary.json and the plots.
@@ -35,6 +36,7 @@
 #include "dl/lr.h" // dl_lr_at
 #include "dl/ops.h" // dl_cast
 #include "dl/rank.h" // dl_rank_exit
+#include "dl/replica.h" // dl_replica_mlp_diff
 #include "dl/sampler.h" // dl_sampler
 #include "dl/timer.h" // dl_now
 #include "dl/trace.h" // dl_trace_start
@@ -389,7 +391,7 @@ static dl_status run_epoch(trainer *t, int e, size_t s, long *step)
 }
 
 /* Every rank: set up, build the model and its buckets, resume if asked,
- * train, score test once, and write. */
+ * train, score test once, check the ranks hold one model, and write. */
 int main(int argc, char **argv)
 {
     trainer T;
@@ -438,8 +440,16 @@ int main(int argc, char **argv)
     dl_progress_end(&R->pr);
     R->step = step;
 
-    // ---- the end: test once, the grader's dump, the files ----
+    // ---- the end: test once, one model on every rank, the grader's dump, the files ----
     st = accuracy(R->comm, &R->m, &T.w.bt[0], &R->data.test, &R->test);
+    if (st == DL_OK)
+        st = dl_replica_mlp_diff(R->comm, &R->m, &R->param_diff);
+    if (st == DL_OK && R->param_diff != 0 && R->rank == 0)
+        fprintf(stderr,
+                "lab05: warning: at the end the ranks' parameters differ by up to %g: they did not all apply the "
+                "same update (a bucket allreduced before its gradients were final or never waited for, a step "
+                "skipped on some ranks only?)\n",
+                R->param_diff);
     if (st == DL_OK && o->dump != NULL)
         st = lab05_dump(o->dump, R->rank, &R->m, R->amp ? R->arow + 8 * R->resumed_at : NULL, step - R->resumed_at);
     if (st == DL_OK)

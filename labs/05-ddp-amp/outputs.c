@@ -358,6 +358,7 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_num(j, "final_loss", last ? last[2] : 0);
     dl_json_num(j, "val_accuracy", last ? last[3] : 0);
     dl_json_num(j, "test_accuracy", R->test);
+    dl_json_num(j, "param_diff_across_ranks", R->param_diff);
     dl_json_num(j, "steady_epoch_s", rp->steady);
     dl_json_num(j, "steady_compute_s", rp->steady_compute);
     if (R->amp)

@@ -28,9 +28,9 @@
  *   first failure and returns it; summary.json comes after every CSV.
  *   summary.json: "lab", "mode", "ranks", "backend", "device", "dataset"
  *   (dl_summary_run), "amp", "config", "parameters", "buckets", "steps",
- *   "final_loss", "val_accuracy", "test_accuracy", "steady_epoch_s" and
- *   "steady_compute_s" (the mean over the epochs after the first, or the
- *   only one), "amp_stats"
+ *   "final_loss", "val_accuracy", "test_accuracy",
+ *   "param_diff_across_ranks", "steady_epoch_s" and "steady_compute_s" (the
+ *   mean over the epochs after the first, or the only one), "amp_stats"
  *   (--amp), "projection" ("profile", "gpus" and one object per mode; the
  *   bucketed one with "speedup_vs_one_fp32_gpu" under --amp) and "plots".
  */
@@ -94,6 +94,7 @@ typedef struct lab05_run {
     long resumed_at, step; /* the first step this run took; the step after its last */
     const double *arow; /* --amp: 8 values per step, from step 0 */
     double test; /* test accuracy */
+    double param_diff; /* the parameters' largest difference across ranks at the end */
 } lab05_run;
 
 int lab05_parse(int argc, char **argv, lab05_options *o);
