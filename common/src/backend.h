@@ -20,6 +20,17 @@ extern "C" {
 
 enum { DL_COPY_H2D = 0, DL_COPY_D2H = 1, DL_COPY_D2D = 2 };
 
+/* Every host wait for a CUDA stream goes through dl_cuda_host_wait_: it
+ * polls the stream and, while a watch is set (dl_comm sets one once NCCL is
+ * bound), calls watch(ctx, what, first) between polls — first = 1 on the
+ * wait's first call — which checks the communicator's errors and the
+ * DL_COMM_TIMEOUT watchdog and stops the job itself when either fires (a
+ * dead peer leaves a collective, and so the stream, unfinished forever).
+ * Without a watch it is cudaStreamSynchronize. */
+typedef void (*dl_cuda_watch_fn)(void *ctx, const char *what, int first);
+void dl_cuda_set_watch_(dl_cuda_watch_fn watch, void *ctx);
+dl_status dl_cuda_host_wait_(void *stream, const char *what);
+
 int dl_cuda_count_(void);
 /* 1 when p points to CUDA device (or managed) memory; 0 for host memory. */
 int dl_cuda_is_device_ptr_(const void *p);
@@ -55,21 +66,45 @@ dl_status dl_cuda_gemm_ex_(const dl_device *dev, dl_trans ta, dl_trans tb, int M
 dl_status dl_cuda_fill_(const dl_device *dev, float *p, size_t count, float v);
 dl_status dl_cuda_bias_act_(const dl_device *dev, float *Z, const float *b, size_t n, size_t out, int relu);
 dl_status dl_cuda_relu_mask_(const dl_device *dev, float *delta, const float *A, size_t count);
-/* Rows of Z become (softmax − onehot)·scale; *loss (host) = mean loss.
- * DL_ERR_RANGE when a label is outside [0, C). part: device scratch. */
+/* The slots of the MLP's device accumulator m->acc (doubles). */
+enum {
+    DL_ACC_STEP = 0, /* the step's sum of batch means */
+    DL_ACC_TOTAL, /* the running total of the committed steps */
+    DL_ACC_BAD, /* labels out of range since the last reset */
+    DL_ACC_RIGHT, /* right predictions counted */
+    DL_ACC_LAST, /* the last batch's mean loss */
+    DL_ACC_LAST_BAD, /* its labels out of range */
+    DL_ACC_N
+};
+/* Rows of Z become (softmax − onehot)·scale; the batch's mean loss (the
+ * block sums added in block order, in double) is added to acc[DL_ACC_STEP]
+ * and written to acc[DL_ACC_LAST], its bad labels (outside [0, C)) added to
+ * acc[DL_ACC_BAD] and written to acc[DL_ACC_LAST_BAD]. loss not NULL: waits,
+ * *loss (host) = the mean loss, DL_ERR_RANGE when a label of this batch is
+ * out of range. part: device scratch of 2 floats per 256 rows. */
 dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t n, int C, float scale, float *part,
-                        double *loss);
+                        double *acc, double *loss);
+/* On acc (device): mode 0 commits the step (total += step / per), 1 drops
+ * it, 2 resets (total = value, step = bad = 0). No wait. */
+dl_status dl_cuda_loss_ctl_(const dl_device *dev, double *acc, int mode, int per, double value);
+/* *right (device, double) += the rows i of Z (n, C) whose argmax
+ * (dl_argmax_row) equals y[i]. No host wait. */
+dl_status dl_cuda_count_right_(const dl_device *dev, const float *Z, const int32_t *y, size_t n, size_t C,
+                               double *right);
 dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr, float mu,
                        float wd);
 /* The 16-bit path's steps (dl/mlp.h's dl_mlp_*16_1), t = DL_F16 or DL_BF16:
- * H = round_t(Z + b), ReLU; dY = round_t(g · s); gb = round_t(Σ_rows dY [+ gb]);
- * d masked by A > 0. H, b, dY, gb, delta, A are arrays of t. */
+ * H = round_t(Z + b), ReLU; dY = round_t(g · s); d masked by A > 0. H, b,
+ * dY, delta, A are arrays of t. (The bias gradient is a GEMV: dl_gemm_ex.) */
 dl_status dl_cuda_bias_act16_(const dl_device *dev, void *H, const float *Z, const void *b, dl_dtype t, size_t n,
                               size_t out, int relu);
 dl_status dl_cuda_scale_grad16_(const dl_device *dev, void *dY, dl_dtype t, const float *g, size_t count, float s);
-dl_status dl_cuda_bias_grad16_(const dl_device *dev, void *gb, const void *dY, dl_dtype t, size_t n, size_t out,
-                               int accumulate);
 dl_status dl_cuda_relu_mask16_(const dl_device *dev, void *delta, const void *A, dl_dtype t, size_t count);
+
+// ---- dl/batch.h's gather (src/cuda/batch_cuda.cu) ----
+/* X (n, d) and y (n,) = rows order[0..n) of srcX, srcy; all device memory. */
+dl_status dl_cuda_gather_rows_(const dl_device *dev, float *X, int32_t *y, const float *srcX, const int32_t *srcy,
+                               size_t d, const int32_t *order, size_t n);
 
 // ---- dl/ops.h's kernels (src/cuda/ops_cuda.cu) ----
 /* dst += src for count elements of t (DL_F32, DL_F16 or DL_BF16), queued on dev's stream. */

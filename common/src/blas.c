@@ -99,6 +99,7 @@ dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size
     if (M == 0 || N == 0)
         return DL_OK;
     dl_flops_add(2ull * M * N * K);
+    dl_dev_count_launch(0);
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_gemm_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
     cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C,
@@ -117,6 +118,7 @@ dl_status dl_gemv(const dl_device *dev, dl_trans ta, size_t M, size_t N, float a
     if (y == NULL || (M * N > 0 && (A == NULL || x == NULL)))
         return dl_error_set(DL_ERR_ARG, "dl_gemv: NULL pointer");
     dl_flops_add(2ull * M * N);
+    dl_dev_count_launch(0);
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_gemv_(dev, ta, (int)M, (int)N, alpha, A, (int)lda, x, beta, y);
     cblas_sgemv(CblasRowMajor, cb(ta), (int)M, (int)N, alpha, A, (int)lda, x, 1, beta, y, 1);
@@ -150,6 +152,7 @@ dl_status dl_gemm_ex(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, s
     if (M == 0 || N == 0)
         return DL_OK;
     dl_flops_add(2ull * M * N * K);
+    dl_dev_count_launch(0);
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_gemm_ex_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, ab_type, beta, C,
                                 c_type, (int)ldc);

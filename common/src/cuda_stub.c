@@ -11,6 +11,17 @@ static dl_status no_cuda(void)
                                         "it was built); rebuild where nvcc is on PATH");
 }
 
+void dl_cuda_set_watch_(dl_cuda_watch_fn watch, void *ctx)
+{
+    (void)watch, (void)ctx;
+}
+
+dl_status dl_cuda_host_wait_(void *stream, const char *what)
+{
+    (void)stream, (void)what;
+    return no_cuda();
+}
+
 int dl_cuda_count_(void)
 {
     return 0;
@@ -192,9 +203,22 @@ dl_status dl_cuda_relu_mask_(const dl_device *dev, float *delta, const float *A,
 }
 
 dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t n, int C, float scale, float *part,
-                        double *loss)
+                        double *acc, double *loss)
 {
-    (void)dev, (void)Z, (void)y, (void)n, (void)C, (void)scale, (void)part, (void)loss;
+    (void)dev, (void)Z, (void)y, (void)n, (void)C, (void)scale, (void)part, (void)acc, (void)loss;
+    return no_cuda();
+}
+
+dl_status dl_cuda_loss_ctl_(const dl_device *dev, double *acc, int mode, int per, double value)
+{
+    (void)dev, (void)acc, (void)mode, (void)per, (void)value;
+    return no_cuda();
+}
+
+dl_status dl_cuda_count_right_(const dl_device *dev, const float *Z, const int32_t *y, size_t n, size_t C,
+                               double *right)
+{
+    (void)dev, (void)Z, (void)y, (void)n, (void)C, (void)right;
     return no_cuda();
 }
 
@@ -218,16 +242,16 @@ dl_status dl_cuda_scale_grad16_(const dl_device *dev, void *dY, dl_dtype t, cons
     return no_cuda();
 }
 
-dl_status dl_cuda_bias_grad16_(const dl_device *dev, void *gb, const void *dY, dl_dtype t, size_t n, size_t out,
-                               int accumulate)
-{
-    (void)dev, (void)gb, (void)dY, (void)t, (void)n, (void)out, (void)accumulate;
-    return no_cuda();
-}
-
 dl_status dl_cuda_relu_mask16_(const dl_device *dev, void *delta, const void *A, dl_dtype t, size_t count)
 {
     (void)dev, (void)delta, (void)A, (void)t, (void)count;
+    return no_cuda();
+}
+
+dl_status dl_cuda_gather_rows_(const dl_device *dev, float *X, int32_t *y, const float *srcX, const int32_t *srcy,
+                               size_t d, const int32_t *order, size_t n)
+{
+    (void)dev, (void)X, (void)y, (void)srcX, (void)srcy, (void)d, (void)order, (void)n;
     return no_cuda();
 }
 

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/device.h"
 
+#include <stdatomic.h> // atomic counters
 #include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free, getenv, strtol
 #include <string.h> // memcpy, memset, strcmp
@@ -136,8 +137,53 @@ const char *dl_device_describe(const dl_device *dev)
     return buf;
 }
 
+// ---- counters (see dl/device.h) ----
+
+static _Atomic uint64_t n_h2d, b_h2d, n_d2h, b_d2h, n_sync, n_launch, n_alloc, b_alloc;
+static _Atomic uint64_t kbytes; // kernel bytes, whole bytes (a double's fraction is never counted)
+
+void dl_dev_stats_get(dl_dev_stats *s)
+{
+    s->h2d_calls = atomic_load(&n_h2d);
+    s->h2d_bytes = atomic_load(&b_h2d);
+    s->d2h_calls = atomic_load(&n_d2h);
+    s->d2h_bytes = atomic_load(&b_d2h);
+    s->syncs = atomic_load(&n_sync);
+    s->launches = atomic_load(&n_launch);
+    s->allocs = atomic_load(&n_alloc);
+    s->alloc_bytes = atomic_load(&b_alloc);
+    s->kernel_bytes = (double)atomic_load(&kbytes);
+}
+
+void dl_dev_stats_reset(void)
+{
+    _Atomic uint64_t *all[] = {&n_h2d, &n_d2h, &b_h2d, &b_d2h, &n_sync, &n_launch, &n_alloc, &b_alloc, &kbytes};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        atomic_store(all[i], 0);
+}
+
+void dl_dev_count_launch(double bytes)
+{
+    atomic_fetch_add(&n_launch, 1);
+    if (bytes > 0)
+        atomic_fetch_add(&kbytes, (uint64_t)bytes);
+}
+
+void dl_dev_count_sync(void)
+{
+    atomic_fetch_add(&n_sync, 1);
+}
+
+void dl_dev_count_upload(size_t bytes)
+{
+    atomic_fetch_add(&n_h2d, 1);
+    atomic_fetch_add(&b_h2d, bytes);
+    dl_dev_count_sync();
+}
+
 dl_status dl_device_sync(const dl_device *dev)
 {
+    dl_dev_count_sync();
     if (dev->kind == DL_DEVICE_CPU)
         return DL_OK;
     return dl_cuda_sync_(dev);
@@ -148,6 +194,8 @@ dl_status dl_device_sync(const dl_device *dev)
 dl_status dl_malloc(const dl_device *dev, void **p, size_t bytes)
 {
     *p = NULL;
+    atomic_fetch_add(&n_alloc, 1);
+    atomic_fetch_add(&b_alloc, bytes);
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_malloc_(dev, p, bytes);
     void *q = malloc(bytes ? bytes : 1);
@@ -173,6 +221,17 @@ static dl_status copy(const dl_device *dev, void *dst, const void *src, size_t b
         return DL_OK;
     if (dst == NULL || src == NULL)
         return dl_error_set(DL_ERR_ARG, "memcpy of %zu bytes with a NULL pointer", bytes);
+    if (kind == DL_COPY_H2D) {
+        atomic_fetch_add(&n_h2d, 1);
+        atomic_fetch_add(&b_h2d, bytes);
+    } else if (kind == DL_COPY_D2H) {
+        atomic_fetch_add(&n_d2h, 1);
+        atomic_fetch_add(&b_d2h, bytes);
+    } else {
+        dl_dev_count_launch(2.0 * (double)bytes);
+    }
+    if (kind != DL_COPY_D2D)
+        dl_dev_count_sync(); // host memory is pageable: the copy waits for the device
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_memcpy_(dev, dst, src, bytes, kind);
     memmove(dst, src, bytes);
@@ -198,6 +257,7 @@ dl_status dl_memset0(const dl_device *dev, void *p, size_t bytes)
 {
     if (bytes == 0)
         return DL_OK;
+    dl_dev_count_launch((double)bytes);
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_memset0_(dev, p, bytes);
     memset(p, 0, bytes);
@@ -222,6 +282,7 @@ void dl_stream_destroy(const dl_device *dev, dl_stream s)
 
 dl_status dl_stream_sync(const dl_device *dev, dl_stream s)
 {
+    dl_dev_count_sync();
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_stream_sync_(dev, s);
     return DL_OK;
@@ -262,6 +323,7 @@ dl_status dl_stream_wait_event(const dl_device *dev, dl_stream s, const dl_event
 
 dl_status dl_event_sync(const dl_device *dev, const dl_event *e)
 {
+    dl_dev_count_sync();
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_event_sync_(dev, e);
     return DL_OK;

@@ -30,7 +30,8 @@ static void free16(dl_mlp *m)
     dl_free(m->dev, m->x16);
     dl_free(m->dev, m->delta16[0]);
     dl_free(m->dev, m->delta16[1]);
-    m->params16 = m->grads16 = m->x16 = m->delta16[0] = m->delta16[1] = NULL;
+    dl_free(m->dev, m->ones16);
+    m->params16 = m->grads16 = m->x16 = m->delta16[0] = m->delta16[1] = m->ones16 = NULL;
     for (int l = 0; l < m->n_layers; l++) {
         m->act16[l] = NULL;
         m->layer[l].W16 = m->layer[l].b16 = m->layer[l].gW16 = m->layer[l].gb16 = NULL;
@@ -49,6 +50,7 @@ void dl_mlp_free(dl_mlp *m)
         dl_free(m->dev, m->delta[1]);
         dl_free(m->dev, m->ones);
         dl_free(m->dev, m->loss_part);
+        dl_free(m->dev, m->acc);
         free16(m);
     }
     memset(m, 0, sizeof *m);
@@ -56,6 +58,7 @@ void dl_mlp_free(dl_mlp *m)
 
 static dl_status fill(const dl_mlp *m, float *p, size_t count, float v)
 {
+    dl_dev_count_launch(4.0 * (double)count);
     if (on_gpu(m))
         return dl_cuda_fill_(m->dev, p, count, v);
     for (size_t i = 0; i < count; i++)
@@ -106,6 +109,8 @@ dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, in
         st = dl_malloc(dev, (void **)&m->ones, max_batch * sizeof(float));
     if (st == DL_OK)
         st = dl_malloc(dev, (void **)&m->loss_part, (max_batch / 256 + 2) * 2 * sizeof(float));
+    if (st == DL_OK)
+        st = dl_malloc(dev, (void **)&m->acc, DL_ACC_N * sizeof(double));
     if (st != DL_OK) {
         dl_mlp_free(m);
         return st;
@@ -140,6 +145,8 @@ dl_status dl_mlp_create(dl_mlp *m, const dl_device *dev, const size_t *sizes, in
     if (st == DL_OK)
         st = dl_memset0(dev, m->grads, off * sizeof(float));
     if (st == DL_OK)
+        st = dl_memset0(dev, m->acc, DL_ACC_N * sizeof(double));
+    if (st == DL_OK)
         st = fill(m, m->ones, max_batch, 1.0f);
     if (st != DL_OK)
         dl_mlp_free(m);
@@ -170,6 +177,8 @@ static dl_status alloc16(dl_mlp *m)
     for (int k = 0; k < 2 && st == DL_OK; k++)
         st = dl_malloc(dev, (void **)&m->delta16[k], nb * w * e);
     if (st == DL_OK)
+        st = dl_malloc(dev, (void **)&m->ones16, nb * e);
+    if (st == DL_OK)
         st = dl_memset0(dev, m->params16, np * e);
     if (st == DL_OK)
         st = dl_memset0(dev, m->grads16, np * e);
@@ -198,6 +207,8 @@ dl_status dl_mlp_set_precision(dl_mlp *m, dl_dtype compute)
         DL_TRY(dl_memset0(m->dev, m->params16, m->n_params * sizeof(uint16_t)));
         DL_TRY(dl_memset0(m->dev, m->grads16, m->n_params * sizeof(uint16_t)));
     }
+    if (dl_lowp(compute) && compute != m->compute) // ones in the new type, for the bias GEMV
+        DL_TRY(dl_cast(m->dev, m->ones16, compute, m->ones, DL_F32, m->max_batch));
     m->compute = compute;
     return DL_OK;
 }
@@ -233,6 +244,7 @@ static dl_status forward16(dl_mlp *m, const float *X, size_t n)
         // Z (n, out) = A16 (n, in) · W16ᵀ in fp32, then H = round16(Z + b16), ReLU
         DL_TRY(dl_gemm_ex(m->dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, A, L->in, L->W16, L->in, t, 0.0f, Z,
                           DL_F32, L->out));
+        dl_dev_count_launch((double)n * L->out * (4.0 + 2.0)); // read Z, write H
         if (on_gpu(m)) {
             DL_TRY(dl_cuda_bias_act16_(m->dev, H, Z, L->b16, t, n, L->out, relu));
         } else {
@@ -262,6 +274,7 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
         int relu = l + 1 < m->n_layers;
         // Z (n, out) = A (n, in) · Wᵀ, then + b and ReLU
         DL_TRY(dl_gemm(m->dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, A, L->in, L->W, L->in, 0.0f, Z, L->out));
+        dl_dev_count_launch(2.0 * 4.0 * (double)n * L->out); // read and write Z
         if (on_gpu(m)) {
             DL_TRY(dl_cuda_bias_act_(m->dev, Z, L->b, n, L->out, relu));
         } else {
@@ -291,16 +304,99 @@ dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss)
     float scale = 1.0f / (float)n; // the gradient of the *mean* loss
     if (dl_lowp(m->compute)) // the 16-bit logits, exactly, into the fp32 path's buffer
         DL_TRY(dl_cast(m->dev, Z, DL_F32, m->act16[m->n_layers - 1], m->compute, n * L->out));
+    dl_dev_count_launch(2.0 * 4.0 * (double)n * C + 4.0 * (double)n); // the rows, in place, and the labels
+    dl_dev_count_launch(0); // the batch's sum added to the running loss
+    if (loss != NULL)
+        dl_dev_count_sync(); // the value is read back
     if (on_gpu(m))
-        return dl_cuda_xent_(m->dev, Z, y, n, C, scale, m->loss_part, loss);
+        return dl_cuda_xent_(m->dev, Z, y, n, C, scale, m->loss_part, m->acc, loss);
     double s = 0.0;
     for (size_t i = 0; i < n; i++) {
         if (y[i] < 0 || y[i] >= C)
             return dl_error_set(DL_ERR_RANGE, "mlp: label %d of row %zu is outside [0, %d)", y[i], i, C);
         s += dl_softmax_xent_row(Z + i * (size_t)C, C, y[i], scale);
     }
-    *loss = s / (double)n;
+    m->acc[DL_ACC_STEP] += s / (double)n;
+    m->acc[DL_ACC_LAST] = s / (double)n;
+    if (loss != NULL)
+        *loss = s / (double)n;
     return DL_OK;
+}
+
+/* The slots [first, first + count) of m->acc, read into out (one wait on CUDA). */
+static dl_status read_acc(const dl_mlp *m, int first, int count, double *out)
+{
+    return dl_memcpy_d2h(m->dev, out, m->acc + first, (size_t)count * sizeof *out);
+}
+
+/* The step's and total's bookkeeping: mode 0 commits, 1 drops, 2 resets to value. */
+static dl_status loss_ctl(dl_mlp *m, int mode, int per, double value)
+{
+    dl_dev_count_launch(0);
+    if (on_gpu(m))
+        return dl_cuda_loss_ctl_(m->dev, m->acc, mode, per, value);
+    double *a = m->acc;
+    if (mode == 0)
+        a[DL_ACC_TOTAL] = a[DL_ACC_TOTAL] + a[DL_ACC_STEP] / per;
+    if (mode == 2) {
+        a[DL_ACC_TOTAL] = value;
+        a[DL_ACC_BAD] = 0;
+    }
+    a[DL_ACC_STEP] = 0;
+    return DL_OK;
+}
+
+dl_status dl_mlp_loss_commit(dl_mlp *m, int keep, int per, double *step_loss)
+{
+    if (per < 1)
+        return dl_error_set(DL_ERR_ARG, "mlp: a step of %d micro-batches; expected at least 1", per);
+    if (step_loss != NULL) {
+        double sum = 0;
+        DL_TRY(read_acc(m, DL_ACC_STEP, 1, &sum));
+        *step_loss = sum / per;
+    }
+    return loss_ctl(m, keep ? 0 : 1, per, 0);
+}
+
+dl_status dl_mlp_loss_reset(dl_mlp *m, double total)
+{
+    return loss_ctl(m, 2, 1, total);
+}
+
+dl_status dl_mlp_loss_total(dl_mlp *m, double *total)
+{
+    double v[2] = {0, 0}; // DL_ACC_TOTAL, DL_ACC_BAD
+    DL_TRY(read_acc(m, DL_ACC_TOTAL, 2, v));
+    if (v[1] > 0)
+        return dl_error_set(DL_ERR_RANGE, "mlp: %.0f label(s) outside [0, %zu) since the running loss was reset", v[1],
+                            m->layer[m->n_layers - 1].out);
+    *total = v[0];
+    return DL_OK;
+}
+
+dl_status dl_mlp_count_right(dl_mlp *m, const float *X, const int32_t *y, size_t n)
+{
+    DL_TRY(dl_mlp_forward(m, X, n));
+    const dl_mlp_layer *L = &m->layer[m->n_layers - 1];
+    float *Z = m->act[m->n_layers - 1];
+    size_t C = L->out;
+    if (dl_lowp(m->compute)) // the 16-bit logits, exactly: the same argmax as dl_mlp_predict
+        DL_TRY(dl_cast(m->dev, Z, DL_F32, m->act16[m->n_layers - 1], m->compute, n * C));
+    dl_dev_count_launch(4.0 * (double)n * (C + 1));
+    if (on_gpu(m))
+        return dl_cuda_count_right_(m->dev, Z, y, n, C, m->acc + DL_ACC_RIGHT);
+    double right = 0;
+    for (size_t i = 0; i < n; i++)
+        right += dl_argmax_row(Z + i * C, C) == y[i];
+    m->acc[DL_ACC_RIGHT] += right;
+    return DL_OK;
+}
+
+dl_status dl_mlp_take_right(dl_mlp *m, double *right)
+{
+    *right = 0;
+    DL_TRY(read_acc(m, DL_ACC_RIGHT, 1, right));
+    return dl_memset0(m->dev, m->acc + DL_ACC_RIGHT, sizeof(double));
 }
 
 /* The 16-bit backward (see the contract; t = m->compute): dY = round16(g ·
@@ -313,6 +409,7 @@ static dl_status backward16(dl_mlp *m, size_t n, int accumulate, dl_mlp_ready_fn
     const dl_mlp_layer *last = &m->layer[m->n_layers - 1];
     uint16_t *dY = m->act16[m->n_layers - 1];
     const float *g = m->act[m->n_layers - 1]; // dLoss/dlogits in fp32, left by dl_mlp_loss
+    dl_dev_count_launch((double)n * last->out * (4.0 + 2.0));
     if (on_gpu(m)) {
         DL_TRY(dl_cuda_scale_grad16_(m->dev, dY, t, g, n * last->out, m->loss_scale));
     } else {
@@ -327,10 +424,12 @@ static dl_status backward16(dl_mlp *m, size_t n, int accumulate, dl_mlp_ready_fn
         // gW16 (out, in) = round16(dYᵀ (out, n) · A16 (n, in) [+ gW16]);  gb16 = round16(Σ_rows dY [+ gb16])
         DL_TRY(dl_gemm_ex(m->dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, dY, L->out, A, L->in, t, beta, L->gW16,
                           t, L->in));
-        dl_flops_add(2ull * n * L->out); // the bias sums, counted as fp32's GEMV counts them
-        if (on_gpu(m)) {
-            DL_TRY(dl_cuda_bias_grad16_(m->dev, L->gb16, dY, t, n, L->out, accumulate));
-        } else {
+        if (on_gpu(m)) { // gb16 (out, 1) = round16(dYᵀ (out, n) · 1 [+ gb16]): a GEMV on the tensor cores
+            DL_TRY(dl_gemm_ex(m->dev, DL_TRANS, DL_NO_TRANS, L->out, 1, n, 1.0f, dY, L->out, m->ones16, 1, t, beta,
+                              L->gb16, t, 1));
+        } else { // the same sums in row order, counted as the GEMV is
+            dl_flops_add(2ull * n * L->out);
+            dl_dev_count_launch(0);
             for (size_t j = 0; j < L->out; j++)
                 dl_mlp_bias_grad16_1(L->gb16, dY, t, n, L->out, j, accumulate);
         }
@@ -340,6 +439,7 @@ static dl_status backward16(dl_mlp *m, size_t n, int accumulate, dl_mlp_ready_fn
             which ^= 1;
             DL_TRY(dl_gemm_ex(m->dev, DL_NO_TRANS, DL_NO_TRANS, n, L->in, L->out, 1.0f, dY, L->out, L->W16, L->in, t,
                               0.0f, prev, t, L->in));
+            dl_dev_count_launch(3.0 * 2.0 * (double)n * L->in); // read delta and A, write delta
             if (on_gpu(m)) {
                 DL_TRY(dl_cuda_relu_mask16_(m->dev, prev, A, t, n * L->in));
             } else {
@@ -379,6 +479,7 @@ dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, d
             which ^= 1;
             DL_TRY(dl_gemm(m->dev, DL_NO_TRANS, DL_NO_TRANS, n, L->in, L->out, 1.0f, delta, L->out, L->W, L->in, 0.0f,
                            prev, L->in));
+            dl_dev_count_launch(3.0 * 4.0 * (double)n * L->in); // read delta and A, write delta
             if (on_gpu(m)) {
                 DL_TRY(dl_cuda_relu_mask_(m->dev, prev, A, n * L->in));
             } else {
@@ -401,6 +502,8 @@ dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay)
         const dl_mlp_layer *L = &m->layer[l];
         size_t nw = L->out * L->in;
         float *p = m->params + L->offset, *g = m->grads + L->offset, *v = m->velocity + L->offset;
+        dl_dev_count_launch(5.0 * 4.0 * (double)nw); // read p, g, v; write p, v
+        dl_dev_count_launch(5.0 * 4.0 * (double)L->out);
         if (on_gpu(m)) {
             DL_TRY(dl_cuda_sgd_(m->dev, p, g, v, nw, lr, momentum, weight_decay));
             DL_TRY(dl_cuda_sgd_(m->dev, p + nw, g + nw, v + nw, L->out, lr, momentum, 0.0f));
@@ -431,13 +534,8 @@ dl_status dl_mlp_predict(dl_mlp *m, const float *X, size_t n, int32_t *pred)
             st = dl_cast(m->dev, m->act[m->n_layers - 1], DL_F32, m->act16[m->n_layers - 1], m->compute, nb * C);
         if (st == DL_OK)
             st = dl_memcpy_d2h(m->dev, logits, m->act[m->n_layers - 1], nb * C * sizeof *logits);
-        for (size_t i = 0; st == DL_OK && i < nb; i++) {
-            const float *z = logits + i * C;
-            size_t best = 0;
-            for (size_t c = 1; c < C; c++)
-                best = z[c] > z[best] ? c : best;
-            pred[start + i] = (int32_t)best;
-        }
+        for (size_t i = 0; st == DL_OK && i < nb; i++)
+            pred[start + i] = dl_argmax_row(logits + i * C, C);
     }
     free(logits);
     return st;

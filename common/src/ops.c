@@ -62,6 +62,7 @@ dl_status dl_add(const dl_device *dev, void *dst, const void *src, size_t count,
         return DL_OK;
     if (dst != src && overlap(dst, src, bytes))
         return dl_error_set(DL_ERR_ARG, "dl_add: dst and src overlap without being equal");
+    dl_dev_count_launch(3.0 * (double)bytes); // read both, write dst
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_add_(dev, dst, src, count, t);
     if (t == DL_F32) {
@@ -89,11 +90,11 @@ dl_status dl_copy(const dl_device *dev, void *dst, const void *src, size_t count
     DL_TRY(check("dl_copy", dev, dst, src, count, t, &bytes));
     if (count == 0 || dst == src)
         return DL_OK;
-    if (dev->kind == DL_DEVICE_CUDA) {
-        if (overlap(dst, src, bytes))
-            return dl_error_set(DL_ERR_ARG, "dl_copy on %s: dst and src overlap", dl_device_describe(dev));
-        return dl_memcpy_d2d(dev, dst, src, bytes);
-    }
+    if (dev->kind == DL_DEVICE_CUDA && overlap(dst, src, bytes))
+        return dl_error_set(DL_ERR_ARG, "dl_copy on %s: dst and src overlap", dl_device_describe(dev));
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_memcpy_d2d(dev, dst, src, bytes); // counted there
+    dl_dev_count_launch(2.0 * (double)bytes);
     memmove(dst, src, bytes);
     return DL_OK;
 }
@@ -108,6 +109,7 @@ dl_status dl_scale(const dl_device *dev, void *buf, size_t count, dl_dtype t, fl
     DL_TRY(check("dl_scale", dev, buf, buf, count, t, &bytes));
     if (count == 0)
         return DL_OK;
+    dl_dev_count_launch(2.0 * (double)bytes);
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_scale_(dev, buf, count, t, alpha);
     if (t == DL_F32) {
@@ -136,6 +138,7 @@ dl_status dl_accumulate(const dl_device *dev, float *acc, const void *src, size_
         return DL_OK;
     if (overlap2(acc, count * sizeof *acc, src, bytes))
         return dl_error_set(DL_ERR_ARG, "dl_accumulate: acc and src overlap");
+    dl_dev_count_launch((double)bytes + 8.0 * (double)count);
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_accumulate_(dev, acc, src, count, t);
     if (t == DL_F32) {
@@ -167,6 +170,7 @@ dl_status dl_cast(const dl_device *dev, void *dst, dl_dtype dst_t, const void *s
         return DL_OK;
     if (overlap2(dst, count * dl_dtype_size(dst_t), src, count * dl_dtype_size(src_t)))
         return dl_error_set(DL_ERR_ARG, "dl_cast: dst and src overlap");
+    dl_dev_count_launch((double)count * (double)(dl_dtype_size(dst_t) + dl_dtype_size(src_t)));
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_cast_(dev, dst, dst_t, src, src_t, count);
     if (src_t == DL_F32) {
@@ -198,6 +202,8 @@ dl_status dl_unscale(const dl_device *dev, const void *src, dl_dtype src_type, f
     int in_place = src_type == DL_F32 && (const void *)dst == src;
     if (!in_place && overlap2(dst, count * sizeof *dst, src, bytes))
         return dl_error_set(DL_ERR_ARG, "dl_unscale: dst and src overlap without being equal f32 buffers");
+    dl_dev_count_launch((double)bytes + 4.0 * (double)count);
+    dl_dev_count_sync(); // the flag is read back
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_unscale_(dev, src, src_type, dst, count, inv_scale, found_inf);
     int bad = 0;

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/progress.h"
 
+#include <math.h> // isfinite
 #include <stdarg.h> // va_list
 #include <stdio.h> // fprintf
 #include <unistd.h> // isatty
@@ -50,8 +51,11 @@ void dl_progress_step(dl_progress *p, int epoch, size_t step, size_t samples, do
     for (int i = 0; i < 20; i++)
         bar[i] = i < fill ? '#' : '.';
     bar[20] = '\0';
-    fprintf(stderr, "\r\033[Kepoch %d/%d [%s] step %zu/%zu loss %.4f %.0f samples/s ETA %d:%02d", epoch + 1, p->epochs,
-            bar, step + 1, p->steps_per_epoch, loss, el > 0 ? (double)p->samples_done / el : 0.0, (int)eta / 60,
+    char l[32] = "-"; // a loss not read back this step (on a GPU it stays there)
+    if (isfinite(loss))
+        snprintf(l, sizeof l, "%.4f", loss);
+    fprintf(stderr, "\r\033[Kepoch %d/%d [%s] step %zu/%zu loss %s %.0f samples/s ETA %d:%02d", epoch + 1, p->epochs,
+            bar, step + 1, p->steps_per_epoch, l, el > 0 ? (double)p->samples_done / el : 0.0, (int)eta / 60,
             (int)eta % 60);
     p->drawn = 1;
 }

@@ -73,6 +73,32 @@ void dl_summary_workload(dl_json *j, const char *key, const dl_workload *w)
     dl_json_end_object(j);
 }
 
+void dl_summary_device_io(dl_json *j, const dl_run_io *io)
+{
+    const dl_dev_stats *a = &io->start, *r = &io->resident, *e = &io->end;
+    double ep = io->epochs > 0 ? io->epochs : 1;
+    dl_json_object(j, "device_io");
+    dl_json_object(j, "setup");
+    dl_json_num(j, "h2d_bytes", (double)(r->h2d_bytes - a->h2d_bytes));
+    dl_json_end_object(j);
+    dl_json_object(j, "per_epoch");
+    dl_json_num(j, "h2d_bytes", (double)(e->h2d_bytes - r->h2d_bytes) / ep);
+    dl_json_num(j, "d2h_bytes", (double)(e->d2h_bytes - r->d2h_bytes) / ep);
+    dl_json_num(j, "syncs", (double)(e->syncs - r->syncs) / ep);
+    dl_json_end_object(j);
+    if (io->steps > 0) {
+        double n = (double)io->steps;
+        dl_json_object(j, "per_step");
+        dl_json_num(j, "syncs", io->syncs / n);
+        dl_json_num(j, "launches", io->launches / n);
+        dl_json_num(j, "allocs", io->allocs / n);
+        dl_json_num(j, "h2d_bytes", io->h2d_bytes / n);
+        dl_json_num(j, "d2h_bytes", io->d2h_bytes / n);
+        dl_json_end_object(j);
+    }
+    dl_json_end_object(j);
+}
+
 void dl_summary_projection(dl_json *j, const char *key, const dl_profile *prof, int ranks, const dl_projection *p,
                            const char *omitted)
 {

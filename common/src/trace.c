@@ -7,7 +7,8 @@
 #include <stdio.h> // fprintf
 #include <stdlib.h> // malloc, realloc, free
 
-#include "dl/device.h" // dl_event_record, dl_event_elapsed_ms, dl_stream_wait_event
+#include "dl/blas.h" // dl_flops
+#include "dl/device.h" // dl_event_record, dl_dev_stats_get,, dl_event_elapsed_ms, dl_stream_wait_event
 #include "dl/fs.h" // dl_tmp_create
 #include "dl/json.h" // dl_json
 #include "dl/timer.h" // dl_now
@@ -309,6 +310,20 @@ void dl_trace_set_step(long step)
     T.allreduces = 0;
 }
 
+/* The device counters into e: at its begin (end = 0) the values now, at its
+ * end what they grew by since. */
+static void counters(dl_span *e, int end)
+{
+    dl_dev_stats s;
+    dl_dev_stats_get(&s);
+    const double now[7] = {(double)dl_flops(), s.kernel_bytes,      (double)s.launches, (double)s.syncs,
+                           (double)s.allocs,   (double)s.h2d_bytes, (double)s.d2h_bytes};
+    double *const slot[7] = {&e->flops,  &e->kernel_bytes, &e->launches, &e->syncs,
+                             &e->allocs, &e->h2d_bytes,    &e->d2h_bytes};
+    for (int k = 0; k < 7; k++)
+        *slot[k] = end ? now[k] - *slot[k] : now[k];
+}
+
 size_t dl_trace_begin(dl_ev_kind kind, int id, double bytes, int async)
 {
     if (!T.on)
@@ -334,6 +349,7 @@ size_t dl_trace_begin(dl_ev_kind kind, int id, double bytes, int async)
                    .step = T.step,
                    .bytes = bytes,
                    .async = async};
+    counters(e, 0);
     e->t0 = dl_now() - T.origin;
     e->t1 = -1.0;
     e->host_t0 = e->t0;
@@ -355,6 +371,7 @@ void dl_trace_end(size_t h)
     e->host_t1 = dl_now() - T.origin;
     if (!e->device) // converted already: t1 is the device's
         e->t1 = e->host_t1;
+    counters(e, 1);
     end_event(h, NULL);
 }
 
@@ -383,11 +400,12 @@ dl_status dl_trace_write_csv(const char *path)
     FILE *f = dl_tmp_create(path, tmp, sizeof tmp, "w");
     if (f == NULL)
         return dl_error_set(DL_ERR_IO, "%s: cannot write", path);
-    fprintf(f, "index,kind,id,step,t0,t1,bytes,async\n");
+    fprintf(f, "index,kind,id,step,t0,t1,bytes,async,launches,syncs\n");
     for (size_t k = 0; k < T.n; k++) {
         const dl_span *e = &T.ev[k];
-        fprintf(f, "%zu,%s,%d,%ld,%.9f,%.9f,%.0f,%d\n", k, dl_trace_kind_name(e->kind), e->id, e->step, e->t0, e->t1,
-                e->bytes, e->async);
+        int ended = e->host_t1 >= 0; // an open span's counters are not yet its own
+        fprintf(f, "%zu,%s,%d,%ld,%.9f,%.9f,%.0f,%d,%.0f,%.0f\n", k, dl_trace_kind_name(e->kind), e->id, e->step, e->t0,
+                e->t1, e->bytes, e->async, ended ? e->launches : -1, ended ? e->syncs : -1);
     }
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         remove(tmp);

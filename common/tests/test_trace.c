@@ -73,6 +73,14 @@ START_TEST(test_order_of_a_step)
         ck_assert_msg(e[i].t1 >= e[i].t0 && e[i].t0 >= 0, "event %zu: %g..%g", i, e[i].t0, e[i].t1);
     }
     ck_assert(e[3].async == 1 && e[6].async == 0);
+    // what each span asked of the device: the forward's two GEMMs and two bias
+    // passes; the loss read back (a wait) inside the step; the optimizer's two
+    // passes per layer; the step holds all of its spans' work
+    ck_assert_msg(e[1].launches == 4 && e[1].syncs == 0, "forward: %g launches, %g syncs", e[1].launches, e[1].syncs);
+    ck_assert_msg(e[7].launches == 4 && e[7].syncs == 0, "optimizer: %g launches", e[7].launches);
+    ck_assert_msg(e[0].syncs == 1, "step: %g syncs (the loss read back)", e[0].syncs);
+    ck_assert(e[0].launches > e[1].launches + e[2].launches + e[4].launches + e[7].launches);
+    ck_assert(e[1].flops == 2.0 * 2 * (3 * 4 + 4 * 2) && e[0].flops > e[1].flops);
     ck_assert(e[3].bytes == 4.0 * (4 * 2 + 2) && e[5].bytes == 4.0 * (3 * 4 + 4) && e[6].bytes == 8.0);
     ck_assert(e[0].t1 >= e[7].t1); // the step span holds the rest
     // the files
@@ -84,7 +92,9 @@ START_TEST(test_order_of_a_step)
     ck_assert_st(dl_trace_write_chrome(c, json), DL_OK);
     char *text = NULL;
     ck_assert_st(dl_read_file(csv, &text, NULL), DL_OK);
-    ck_assert_has(text, "index,kind,id,step,t0,t1,bytes,async\n0,step,0,0,");
+    ck_assert_has(text, "index,kind,id,step,t0,t1,bytes,async,launches,syncs\n0,step,0,0,");
+    ck_assert_has(text, ",1\n1,forward,0,0,"); // the step's one wait, then the forward
+    ck_assert_has(text, ",0,4,0\n2,backward,1,0,"); // the forward: not async, 4 launches, no wait
     ck_assert_has(text, "\n3,allreduce,0,0,");
     free(text);
     dl_jv *v;

@@ -87,28 +87,41 @@ START_TEST(eval_in_chunks)
     ck_assert_st(dl_mlp_create(&m, dl_cpu(), sizes, 3, 16, 9), DL_OK);
     double want = reference_accuracy(&m, &set), acc = -1;
     ck_assert(want > 0 && want < 1); // a test that can tell right from wrong
-    dl_batch b;
-    ck_assert_st(dl_batch_create(&b, dl_cpu(), 5, 5), DL_OK); // 23 rows: chunks of 5, the last of 3
-    ck_assert_st(dl_eval_accuracy(c, &m, &b, &set, &acc), DL_OK);
+    dl_devset s;
+    ck_assert_st(dl_devset_make(&s, dl_cpu(), &set, 0, set.n), DL_OK);
+    dl_dev_stats before, after;
+    dl_dev_stats_get(&before);
+    ck_assert_st(dl_eval_accuracy(c, &m, &s, 5, &acc), DL_OK); // 23 rows: chunks of 5, the last of 3
     ck_assert_msg(acc == want, "accuracy %.17g, expected %.17g", acc, want);
+    dl_dev_stats_get(&after); // counted on the device, read once; nothing uploaded
+    ck_assert_uint_eq(after.syncs - before.syncs, 1);
+    ck_assert_uint_eq(after.h2d_bytes - before.h2d_bytes, 0);
+    ck_assert_uint_eq(after.d2h_bytes - before.d2h_bytes, sizeof(double));
     acc = -1;
-    ck_assert_st(dl_eval_accuracy_on(c, 0, &m, &b, &set, &acc), DL_OK);
+    ck_assert_st(dl_eval_accuracy_on(c, 0, &m, &s, 5, &acc), DL_OK);
     ck_assert(acc == want);
-    dl_batch_free(&b);
-    ck_assert_st(dl_batch_create(&b, dl_cpu(), 64, 5), DL_OK); // more room than the model: chunks of max_batch
-    ck_assert_st(dl_eval_accuracy(c, &m, &b, &set, &acc), DL_OK);
+    ck_assert_st(dl_eval_accuracy(c, &m, &s, 64, &acc), DL_OK); // more than the model takes: chunks of max_batch
     ck_assert(acc == want);
-    dl_batch_free(&b);
-    // refused: a set of another width, an empty set
-    dl_dataset wide = random_set(4, 6, 5), empty = {0};
-    empty.d = 5;
-    ck_assert_st(dl_batch_create(&b, dl_cpu(), 5, 5), DL_OK);
-    ck_assert_st(dl_eval_accuracy(c, &m, &b, &wide, &acc), DL_ERR_ARG);
+    ck_assert_st(dl_eval_accuracy(c, &m, &s, 0, &acc), DL_OK);
+    ck_assert(acc == want);
+    // the model's count is read and restarted by every evaluation: none is left behind
+    double left = -1;
+    ck_assert_st(dl_mlp_take_right(&m, &left), DL_OK);
+    ck_assert(left == 0);
+    ck_assert_st(dl_mlp_count_right(&m, set.X, set.y, 16), DL_OK); // counts add up until read
+    ck_assert_st(dl_mlp_count_right(&m, set.X + 16 * set.d, set.y + 16, 7), DL_OK);
+    ck_assert_st(dl_mlp_take_right(&m, &left), DL_OK);
+    ck_assert(left == want * (double)set.n);
+    // refused: a set of another width
+    dl_dataset wide = random_set(4, 6, 5);
+    dl_devset w;
+    ck_assert_st(dl_devset_make(&w, dl_cpu(), &wide, 0, wide.n), DL_OK);
+    ck_assert_st(dl_eval_accuracy(c, &m, &w, 5, &acc), DL_ERR_ARG);
     ck_assert(isnan(acc));
-    ck_assert_has(dl_last_error(), "4 rows of 6 features for a batch of 5");
-    ck_assert_st(dl_eval_accuracy_on(c, 0, &m, &b, &empty, &acc), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "4 rows of 6 features for a model of 5 inputs");
+    ck_assert_st(dl_eval_accuracy_on(c, 0, &m, &w, 5, &acc), DL_ERR_ARG);
     ck_assert(isnan(acc));
-    dl_batch_free(&b);
+    dl_devset_free(&s), dl_devset_free(&w);
     dl_mlp_free(&m);
     dl_dataset_free(&set), dl_dataset_free(&wide);
     dl_comm_finalize(c);

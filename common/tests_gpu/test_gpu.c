@@ -725,8 +725,9 @@ START_TEST(test_batch_on_device)
 }
 END_TEST
 
-/* Evaluation on CUDA (rows staged on the device chunk by chunk) scores the
- * same model as the CPU does, within a near-tie's row. */
+/* Evaluation on CUDA (the set resident on the device, the right predictions
+ * counted there) scores the same model as the CPU does, within a near-tie's
+ * row, and reads one number back. */
 START_TEST(test_eval_matches_cpu)
 {
     OPEN(dev);
@@ -742,14 +743,18 @@ START_TEST(test_eval_matches_cpu)
     dl_mlp mg, mc;
     ck_assert(dl_mlp_create(&mg, &dev, sizes, 3, 64, 3) == DL_OK);
     ck_assert(dl_mlp_create(&mc, dl_cpu(), sizes, 3, 64, 3) == DL_OK);
-    dl_batch bg, bc;
-    ck_assert(dl_batch_create(&bg, &dev, 64, d) == DL_OK);
-    ck_assert(dl_batch_create(&bc, dl_cpu(), 64, d) == DL_OK);
+    dl_devset sg, sc;
+    ck_assert(dl_devset_make(&sg, &dev, &set, 0, n) == DL_OK);
+    ck_assert(dl_devset_make(&sc, dl_cpu(), &set, 0, n) == DL_OK);
     double ag = -1, ac = -1;
-    ck_assert(dl_eval_accuracy(c, &mg, &bg, &set, &ag) == DL_OK);
-    ck_assert(dl_eval_accuracy(c, &mc, &bc, &set, &ac) == DL_OK);
+    dl_dev_stats before, after;
+    dl_dev_stats_get(&before);
+    ck_assert(dl_eval_accuracy(c, &mg, &sg, 64, &ag) == DL_OK);
+    dl_dev_stats_get(&after);
+    ck_assert_uint_eq(after.d2h_bytes - before.d2h_bytes, sizeof(double));
+    ck_assert(dl_eval_accuracy(c, &mc, &sc, 64, &ac) == DL_OK);
     ck_assert_msg(fabs(ag - ac) <= 1.0 / n, "accuracy %g on the GPU, %g on the CPU", ag, ac);
-    dl_batch_free(&bg), dl_batch_free(&bc);
+    dl_devset_free(&sg), dl_devset_free(&sc);
     dl_mlp_free(&mg), dl_mlp_free(&mc);
     dl_dataset_free(&set);
     free(x);

@@ -449,13 +449,13 @@ static void test_eval(dl_comm *c)
     dl_mlp same, mine;
     OK(dl_mlp_create(&same, dl_cpu(), layers, 3, 8, 5)); // the same model everywhere
     OK(dl_mlp_create(&mine, dl_cpu(), layers, 3, 8, 5 + (uint64_t)rank)); // a model of its own
-    dl_batch b;
-    OK(dl_batch_create(&b, dl_cpu(), 3, 4)); // 6 chunks: 3, 3, 3, 3, 3, 2 rows
+    dl_devset s;
+    OK(dl_devset_make(&s, dl_cpu(), &set, 0, set.n));
     double acc = -1, alone = -1, own = -1, theirs = -1;
-    OK(dl_eval_accuracy(c, &same, &b, &set, &acc)); // the chunks dealt over the ranks
-    OK(dl_eval_accuracy_on(c, 0, &same, &b, &set, &alone)); // rank 0 alone
+    OK(dl_eval_accuracy(c, &same, &s, 3, &acc)); // 6 chunks (3, 3, 3, 3, 3, 2 rows) dealt over the ranks
+    OK(dl_eval_accuracy_on(c, 0, &same, &s, 3, &alone)); // rank 0 alone
     CHECK(acc == alone, "sharded accuracy %.17g, rank 0 alone %.17g", acc, alone);
-    OK(dl_eval_accuracy_on(c, size - 1, &mine, &b, &set, &theirs)); // the last rank's own model
+    OK(dl_eval_accuracy_on(c, size - 1, &mine, &s, 3, &theirs)); // the last rank's own model
     int32_t pred[17];
     OK(dl_mlp_predict(&mine, set.X, 17, pred));
     size_t right = 0;
@@ -464,7 +464,7 @@ static void test_eval(dl_comm *c)
     own = (double)right / 17;
     OK(dl_comm_broadcast(c, &own, 1, DL_F64, size - 1));
     CHECK(theirs == own, "the last rank's accuracy %.17g, broadcast as %.17g", own, theirs);
-    dl_batch_free(&b);
+    dl_devset_free(&s);
     dl_mlp_free(&same), dl_mlp_free(&mine);
     dl_dataset_free(&set);
 }

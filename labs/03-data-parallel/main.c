@@ -54,10 +54,11 @@ typedef struct trainer {
 
 // ---- the training loop ----
 
-/* Forward, loss and backward on training rows idx[0..b). */
-static dl_status gradient(lab03_run *R, dl_mlp *m, dl_batch *bt, const size_t *idx, size_t b, double *loss)
+/* Forward, loss and backward on the training rows at positions at..at+b-1
+ * of the epoch's order (dl_devset_order), gathered on the device. */
+static dl_status gradient(lab03_run *R, dl_mlp *m, dl_batch *bt, size_t at, size_t b, double *loss)
 {
-    DL_TRY(dl_batch_gather(bt, R->train, idx, b));
+    DL_TRY(dl_batch_take(bt, &R->dtrain, at, b));
     DL_TRY(dl_mlp_forward(m, bt->X, b));
     DL_TRY(dl_mlp_loss(m, bt->y, b, loss));
     return dl_mlp_backward(m, bt->X, b, 0, NULL, NULL);
@@ -70,6 +71,7 @@ static dl_status train_epoch(lab03_run *R, trainer *T, int epoch, lab03_epoch *e
     ddp_sampler_set_epoch(&T->s, epoch); // task 1
     DL_TRY(ddp_sampler_indices(&T->s, T->idx));
     lab03_warn_same_order(R, T->idx, T->prev, T->per, epoch);
+    DL_TRY(dl_devset_order(&R->dtrain, T->idx, T->per)); // the epoch's one upload
     double t0 = 0, lr = NAN;
     DL_TRY(ddp_epoch_begin(R->comm, &t0)); // task 6
     dl_epoch E;
@@ -79,7 +81,7 @@ static dl_status train_epoch(lab03_run *R, trainer *T, int epoch, lab03_epoch *e
         size_t b = T->per - start < T->b ? T->per - start : T->b;
         double loss = 0;
         dl_timer_start(&E.compute);
-        DL_TRY(gradient(R, &T->m, &R->batch, T->idx + start, b, &loss));
+        DL_TRY(gradient(R, &T->m, &R->batch, start, b, &loss));
         DL_TRY(dl_device_sync(&R->dev));
         dl_timer_stop(&E.compute);
         if (!R->naive)
@@ -112,8 +114,8 @@ static dl_status train_epoch(lab03_run *R, trainer *T, int epoch, lab03_epoch *e
     e->complete = start >= T->per;
     DL_TRY(dl_replica_mlp_diff(R->comm, &T->m, &e->diff));
     if (R->naive) // the ranks hold different models: rank 0's is the one reported
-        return dl_eval_accuracy_on(R->comm, 0, &T->m, &R->batch, R->eval, &e->acc);
-    return dl_eval_accuracy(R->comm, &T->m, &R->batch, R->eval, &e->acc);
+        return dl_eval_accuracy_on(R->comm, 0, &T->m, &R->dval, R->batch.cap, &e->acc);
+    return dl_eval_accuracy(R->comm, &T->m, &R->dval, R->batch.cap, &e->acc);
 }
 
 /* T ready to train on R's rows: naive, every rank alone on all of them. */
@@ -154,6 +156,14 @@ static void trainer_free(trainer *T)
 {
     dl_mlp_free(&T->m);
     free(T->idx), free(T->prev), free(T->step_loss);
+}
+
+/* The standardised rows made resident where the model computes: uploaded once. */
+static dl_status upload(lab03_run *R)
+{
+    DL_TRY(dl_devset_make(&R->dtrain, &R->dev, R->train, 0, R->train->n));
+    DL_TRY(dl_devset_make(&R->dval, &R->dev, &R->val, 0, R->val.n));
+    return dl_devset_make(&R->dtest, &R->dev, &R->test, 0, R->test.n);
 }
 
 /* Standardises the training and evaluation rows with the statistics of all ranks' shards (task 2). */
@@ -213,9 +223,11 @@ static dl_status one_rank_curve(lab03_run *R, const trainer *T, long K, double *
     for (int e = 0; st == DL_OK && m.steps < K; e++) {
         ddp_sampler_set_epoch(&s, e);
         st = ddp_sampler_indices(&s, idx);
+        if (st == DL_OK)
+            st = dl_devset_order(&R->dtrain, idx, per);
         for (size_t start = 0; st == DL_OK && start < per && m.steps < K; start += PB) {
             size_t b = per - start < PB ? per - start : PB;
-            st = gradient(R, &m, &bt, idx + start, b, &curve[m.steps]);
+            st = gradient(R, &m, &bt, start, b, &curve[m.steps]);
             if (st == DL_OK)
                 st = dl_mlp_sgd(&m, (float)ddp_lr_at(&T->lr, m.steps), (float)R->o.t.momentum,
                                 (float)R->o.t.weight_decay);
@@ -294,6 +306,8 @@ int main(int argc, char **argv)
         r->std = scale = malloc(R.train->d * sizeof *scale);
         st = mean && scale ? standardise(&R, mean, scale, &r->scaler_diff) : DL_ERR_NOMEM;
     }
+    if (st == DL_OK)
+        st = upload(&R);
     // ---- task 3: one model on every rank ----
     trainer T;
     if (st == DL_OK)
@@ -324,9 +338,9 @@ int main(int argc, char **argv)
 
     // ---- the test half, scored once ----
     if (R.naive) // rank 0's model, as in every epoch
-        st = dl_eval_accuracy_on(R.comm, 0, &T.m, &R.batch, &R.test, &r->test_accuracy);
+        st = dl_eval_accuracy_on(R.comm, 0, &T.m, &R.dtest, R.batch.cap, &r->test_accuracy);
     else
-        st = dl_eval_accuracy(R.comm, &T.m, &R.batch, &R.test, &r->test_accuracy);
+        st = dl_eval_accuracy(R.comm, &T.m, &R.dtest, R.batch.cap, &r->test_accuracy);
     if (st == DL_OK)
         st = lab03_dump(&R, &T.m, o->t.dump_params);
     // the first steps' losses averaged over the ranks (one call, after training)

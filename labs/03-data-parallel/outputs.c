@@ -315,6 +315,7 @@ void lab03_teardown(lab03_run *R, lab03_results *S)
     free(S->one_curve), free((void *)S->r.rows_per_rank), free((void *)S->r.mean), free((void *)S->r.std);
     free(R->per_rank);
     dl_batch_free(&R->batch);
+    dl_devset_free(&R->dtrain), dl_devset_free(&R->dval), dl_devset_free(&R->dtest);
     dl_dataset_free(&R->val), dl_dataset_free(&R->test);
     dl_data_free(&R->data);
     dl_device_close(&R->dev);

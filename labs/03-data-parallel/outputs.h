@@ -43,7 +43,9 @@ typedef struct lab03_run {
     dl_data data;
     const dl_dataset *train, *eval; /* the rows trained on; the rows scored after every epoch (val) */
     dl_dataset val, test; /* the two halves of the official test split */
-    dl_batch batch; /* B rows: training batches and evaluation chunks */
+    dl_batch batch; /* B rows: the training batches, gathered on the device */
+    /* the rows where the model reads them, once standardised (main.c uploads them once) */
+    dl_devset dtrain, dval, dtest;
     double *per_rank; /* (P,) every rank's compute time, for ddp_epoch_end */
     dl_workload one; /* the job on one GPU: the baseline of every projected speedup */
     dl_progress pr, *bar; /* rank 0's progress; bar: the step bar (NULL: none) */

@@ -65,8 +65,11 @@ dl_status amp_scaler_update(amp_scaler *s, int found_inf, int *skip);
  * the same decision (skip, or the SGD step on the master weights) and the
  * scaler is updated once; the model keeps the loss scale its backward used.
  * *loss = the mean of the micro-batches' losses on this rank (dl_mlp_loss's
- * values: the scale enters only in backward); *skipped = 1 when the step was skipped (the master weights,
- * the momentum and the optimizer's step count unchanged), else 0. */
+ * values: the scale enters only in backward); loss may be NULL, as
+ * ddp_step's — then nothing but the inf/NaN flag is read back from the
+ * device: on a GPU the step's one wait. *skipped = 1 when the step was
+ * skipped (the master weights, the momentum and the optimizer's step count
+ * unchanged), else 0. */
 dl_status amp_step(ddp_reducer *r, amp_scaler *s, const ddp_micro *mb, const ddp_sgd *opt, double *loss, int *skipped);
 
 #ifdef __cplusplus

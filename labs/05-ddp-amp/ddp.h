@@ -109,7 +109,11 @@ typedef struct ddp_sgd {
  * over the micro-batches and the ranks, communication only on the last one;
  * then the SGD step. The update must equal one rank's step on the union of
  * every rank's micro-batches (accum · P · n rows). *loss = the mean of the
- * micro-batches' losses on this rank. */
+ * micro-batches' losses on this rank. loss may be NULL — the driver passes
+ * NULL: then nothing is read back from the device (dl_mlp_loss's loss NULL),
+ * and the step makes the host wait for the device nowhere but in the
+ * allreduces' waits; the kit sums the losses on the device and reads them
+ * once per epoch. */
 dl_status ddp_step(ddp_reducer *r, const ddp_micro *mb, const ddp_sgd *opt, double *loss);
 
 #ifdef __cplusplus

@@ -46,14 +46,15 @@ dl_status kit_flat_step(dl_comm *c, dl_mlp *m, int accum, const ddp_micro *mb, c
     for (int k = 0; k < accum; k++) {
         double l = 0;
         DL_TRY(dl_mlp_forward(m, mb[k].X, mb[k].n));
-        DL_TRY(dl_mlp_loss(m, mb[k].y, mb[k].n, &l));
+        DL_TRY(dl_mlp_loss(m, mb[k].y, mb[k].n, loss != NULL ? &l : NULL));
         DL_TRY(dl_mlp_backward(m, mb[k].X, mb[k].n, k > 0, NULL, NULL));
         sum += l;
     }
     if (accum > 1)
         DL_TRY(dl_scale(m->dev, m->grads, m->n_params, DL_F32, 1.0f / (float)accum));
     DL_TRY(dl_comm_allreduce(c, m->grads, m->n_params, DL_F32, DL_RED_AVG));
-    *loss = sum / accum;
+    if (loss != NULL)
+        *loss = sum / accum;
     return dl_mlp_sgd(m, opt->lr, opt->momentum, opt->weight_decay);
 }
 

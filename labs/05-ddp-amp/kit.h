@@ -17,7 +17,8 @@ int kit_param_counts(const dl_mlp *m, size_t *counts);
 /* One bucket per parameter (--mode per-param), in the order backward makes them. */
 int kit_per_param_buckets(const dl_mlp *m, ddp_bucket *out);
 /* --mode ddp-flat: lab 03's step — accum micro-batches, then one allreduce of
- * every gradient after the last backward, then SGD. */
+ * every gradient after the last backward, then SGD. loss may be NULL (as
+ * ddp_step's: nothing is read back). */
 dl_status kit_flat_step(dl_comm *c, dl_mlp *m, int accum, const ddp_micro *mb, const ddp_sgd *opt, double *loss);
 /* Each layer's forward and backward cost on n rows, as dl_mlp counts it; in
  * fp16 (fp16 = 1) the GEMMs run at the fp16 peak and activations are 2 bytes. */

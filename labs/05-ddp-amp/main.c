@@ -9,9 +9,14 @@
  *
  * Every rank holds the data and a copy of the model (same seed, so the same
  * start); the kit's sampler (dl/sampler.h) deals each epoch's rows to the
- * ranks; each optimizer step takes --accum micro-batches of --batch-size rows
- * per rank, staged by dl/batch.h; dl/eval.h scores the validation and test
- * sets, each rank predicting its share of the chunks. At the end the ranks
+ * ranks; the training, validation and test rows are made resident on the
+ * device once (dl_devset, dl/batch.h) and each epoch uploads only its order;
+ * each optimizer step takes --accum micro-batches of --batch-size rows per
+ * rank, gathered on the device; dl/eval.h scores the validation and test
+ * sets there, each rank predicting its share of the chunks. A step reads
+ * nothing back (the student's step gets loss NULL): the losses are summed
+ * on the device and read once per epoch (dl_mlp_loss_total), so on a GPU
+ * the host waits at most once a step — for AMP's overflow flag. At the end the ranks
  * compare their parameters (dl/replica.h: 0 when they hold one model). The
  * kit's trace (dl/trace.h) records every forward, each layer's backward,
  * each allreduce and the optimizer, in order (evaluation outside any step):
@@ -31,7 +36,7 @@
 #include <stdlib.h> // malloc, free
 #include <string.h> // memcpy, memset
 
-#include "dl/batch.h" // dl_batch_gather
+#include "dl/batch.h" // dl_devset, dl_batch_take
 #include "dl/eval.h" // dl_eval_accuracy
 #include "dl/lr.h" // dl_lr_at
 #include "dl/ops.h" // dl_cast
@@ -100,13 +105,22 @@ typedef struct trainer {
     size_t B, K, per, steps_per_epoch;
     long total_steps, last_step; /* the schedule's steps; the step this run stops before */
     work w;
+    dl_devset tr, val, test; /* the rows where the model reads them: training, validation, test */
     dl_lr_config lrc;
     kit_ckpt ck;
 } trainer;
 
+static void sets_free(trainer *t)
+{
+    dl_devset_free(&t->tr);
+    dl_devset_free(&t->val);
+    dl_devset_free(&t->test);
+}
+
 static int die(trainer *t, dl_status st)
 {
     work_free(&t->w);
+    sets_free(t);
     kit_ckpt_end(&t->ck);
     return dl_rank_exit(t->R.comm, st, "lab05");
 }
@@ -179,13 +193,18 @@ static dl_status build(trainer *t)
     return DL_OK;
 }
 
-/* The batches and --amp's rows, the learning-rate schedule, and what this
- * run is to its checkpoints (its identity). */
+/* The rows made resident (uploaded once), the batches and --amp's rows, the
+ * learning-rate schedule, and what this run is to its checkpoints (its
+ * identity). */
 static dl_status buffers(trainer *t)
 {
     lab05_run *R = &t->R;
     const lab05_options *o = &R->o;
-    DL_TRY(work_alloc(&t->w, &R->dev, t->per, t->K, t->B, R->train->d, R->P, R->amp, t->last_step, R->m.n_params));
+    const dl_dataset *tr = R->train;
+    DL_TRY(dl_devset_make(&t->tr, &R->dev, tr, 0, t->smp.n));
+    DL_TRY(dl_devset_make(&t->val, &R->dev, tr, tr->n - VAL_ROWS, VAL_ROWS)); // the last rows, never trained on
+    DL_TRY(dl_devset_make(&t->test, &R->dev, &R->data.test, 0, R->data.test.n));
+    DL_TRY(work_alloc(&t->w, &R->dev, t->per, t->K, t->B, tr->d, R->P, R->amp, t->last_step, R->m.n_params));
     R->arow = t->w.arow; // --amp: one row per step (rank 0's view)
     t->lrc = (dl_lr_config){.base_lr = o->a.lr,
                             .base_batch = (size_t)o->base_batch,
@@ -223,14 +242,14 @@ static dl_status resume(trainer *t, long *step, int *epoch, long *batch)
 
 // ---- training ----
 
-/* m's accuracy on set, collective (dl_eval_accuracy), through b. In 16 bits
- * predict reads the 16-bit weights: cast from the current masters first, not
- * the copy the last step started from. */
-static dl_status accuracy(dl_comm *c, dl_mlp *m, dl_batch *b, const dl_dataset *set, double *acc)
+/* m's accuracy on set, collective (dl_eval_accuracy), in chunks of one
+ * micro-batch. In 16 bits predict reads the 16-bit weights: cast from the
+ * current masters first, not the copy the last step started from. */
+static dl_status accuracy(const trainer *t, dl_mlp *m, const dl_devset *set, double *acc)
 {
     if (m->compute != DL_F32)
         DL_TRY(dl_cast(m->dev, m->params16, m->compute, m->params, DL_F32, m->n_params));
-    return dl_eval_accuracy(c, m, b, set, acc);
+    return dl_eval_accuracy(t->R.comm, m, set, t->B, acc);
 }
 
 /* Whether a checkpoint follows step `step` (every rank decides alike). */
@@ -241,8 +260,11 @@ static int ckpt_due(const trainer *t, long step)
 }
 
 /* Batch s of epoch e, the global step `step`: stages the micro-batches, runs
- * the mode's step (with --amp's probe before it), saves a checkpoint when
- * due and records --amp's row. */
+ * the mode's step (with --amp's probe before it; loss NULL: nothing is read
+ * back), commits its loss on the device (dropped when skipped), saves a
+ * checkpoint when due and records --amp's row. *loss is the step's loss when
+ * it was read — on the CPU always (it costs nothing there) and on a probed
+ * step — else NAN. */
 static dl_status train_step(trainer *t, int e, size_t s, long step, double *loss, int *skipped)
 {
     lab05_run *R = &t->R;
@@ -252,7 +274,7 @@ static dl_status train_step(trainer *t, int e, size_t s, long step, double *loss
     dl_status st = DL_OK;
     for (size_t k = 0; st == DL_OK && k < K; k++) {
         dl_batch *b = &w->bt[k];
-        st = dl_batch_gather(b, R->train, w->idx + (s * K + k) * B, B);
+        st = dl_batch_take(b, &t->tr, (s * K + k) * B, B); // gathered on the device by the epoch's order
         w->mb[k] = (ddp_micro){b->X, b->y, b->n};
     }
     if (st == DL_OK && step == o->poison_step && R->rank == o->poison_rank)
@@ -263,17 +285,23 @@ static dl_status train_step(trainer *t, int e, size_t s, long step, double *loss
     double underflow = -1, subnormal = -1, unchanged = -1, scale = R->scaler.scale;
     if (st == DL_OK && probe)
         st = kit_underflow(&R->m, &w->mb[0], R->scaler.scale, &underflow, &subnormal);
+    if (st == DL_OK && probe) // the probe's own losses are not the step's
+        st = dl_mlp_loss_commit(&R->m, 0, 1, NULL);
     if (st == DL_OK && probe)
         st = dl_mlp_get_params(&R->m, w->before);
     dl_trace_set_step(step);
     size_t span = dl_trace_begin(DL_EV_STEP, 0, 0, 0);
     *skipped = 0;
+    *loss = NAN;
     if (st == DL_OK)
-        st = R->amp         ? amp_step(&t->red, &R->scaler, w->mb, &opt, loss, skipped)
-             : R->mode == 1 ? kit_flat_step(R->comm, &R->m, o->accum, w->mb, &opt, loss)
-                            : ddp_step(&t->red, w->mb, &opt, loss);
+        st = R->amp         ? amp_step(&t->red, &R->scaler, w->mb, &opt, NULL, skipped)
+             : R->mode == 1 ? kit_flat_step(R->comm, &R->m, o->accum, w->mb, &opt, NULL)
+                            : ddp_step(&t->red, w->mb, &opt, NULL);
     dl_trace_end(span);
     dl_trace_set_step(-1);
+    int read = R->dev.kind == DL_DEVICE_CPU || probe;
+    if (st == DL_OK)
+        st = dl_mlp_loss_commit(&R->m, !*skipped, o->accum, read ? loss : NULL);
     if (st == DL_OK && probe)
         st = dl_mlp_get_params(&R->m, w->after);
     if (st == DL_OK && probe)
@@ -318,17 +346,11 @@ static double compute_between(long first, long last)
 static dl_status end_epoch(trainer *t, int e, long first_step, long step, double t0, double mean_here, double *r)
 {
     lab05_run *R = &t->R;
-    const dl_dataset *tr = R->train;
-    // the last VAL_ROWS rows of the training set, viewed in place
-    dl_dataset vs = *tr;
-    vs.n = VAL_ROWS;
-    vs.X = tr->X + (tr->n - VAL_ROWS) * tr->d;
-    vs.y = tr->y + (tr->n - VAL_ROWS);
     double mean = mean_here, val = 0;
     DL_TRY(dl_comm_barrier(R->comm));
     double dt = dl_now() - t0;
     DL_TRY(dl_comm_allreduce(R->comm, &mean, 1, DL_F64, DL_RED_AVG));
-    DL_TRY(accuracy(R->comm, &R->m, &t->w.bt[0], &vs, &val));
+    DL_TRY(accuracy(t, &R->m, &t->val, &val));
     if (!isfinite(mean) && R->o.dump == NULL)
         return dl_error_set(DL_ERR_NUMERIC,
                             "the loss is %g after epoch %d: the step diverged (gradients summed, not averaged? a "
@@ -363,6 +385,10 @@ static dl_status run_epoch(trainer *t, int e, size_t s, long *step)
     dl_sampler_set_epoch(&t->smp, e);
     dl_status st = dl_sampler_indices(&t->smp, t->w.idx);
     if (st == DL_OK)
+        st = dl_devset_order(&t->tr, t->w.idx, t->per); // the epoch's one upload
+    if (st == DL_OK) // the epoch's losses add up on the device, from what a resumed epoch had
+        st = dl_mlp_loss_reset(&R->m, ty->sum);
+    if (st == DL_OK)
         st = dl_comm_barrier(R->comm);
     double t0 = dl_now(), loss = 0;
     long first_step = *step;
@@ -370,15 +396,18 @@ static dl_status run_epoch(trainer *t, int e, size_t s, long *step)
     for (; st == DL_OK && s < t->steps_per_epoch && *step < t->last_step; s++, (*step)++) {
         int skipped = 0;
         st = train_step(t, e, s, *step, &loss, &skipped);
-        if (!skipped) // a skipped step's loss (inf/NaN) is not averaged in
-            ty->sum += loss, ty->counted++;
+        ty->counted += !skipped; // a skipped step's loss (inf/NaN) is not averaged in
         dl_progress_step(&R->pr, e, s + 1, t->B * t->K * (size_t)R->P, loss);
         due = ckpt_due(t, *step);
+        if (st == DL_OK && due && s + 1 < t->steps_per_epoch)
+            st = dl_mlp_loss_total(&R->m, &ty->sum);
         if (st == DL_OK && due && s + 1 < t->steps_per_epoch)
             st = save_tally(t, *step + 1, e, (long)s + 1, ty->elapsed_s + dl_now() - t0,
                             ty->compute_s + compute_between(first_step, *step + 1));
     }
     double *r = ty->rows + KIT_METRIC_COLS * ty->done;
+    if (st == DL_OK)
+        st = dl_mlp_loss_total(&R->m, &ty->sum); // the epoch's one read of its losses
     if (st == DL_OK)
         st = end_epoch(t, e, first_step, *step, t0, ty->counted ? ty->sum / (double)ty->counted : 0, r);
     if (st != DL_OK)
@@ -397,6 +426,7 @@ int main(int argc, char **argv)
     trainer T;
     memset(&T, 0, sizeof T);
     lab05_run *R = &T.R;
+    dl_dev_stats_get(&R->io.start);
     dl_status st = dl_comm_init(&argc, &argv, &R->comm);
     if (st != DL_OK)
         return dl_rank_exit(NULL, st, "lab05");
@@ -427,6 +457,7 @@ int main(int argc, char **argv)
                      R->nb, T.B, T.K, R->P, T.B * T.K * (size_t)R->P);
 
     // ---- training ----
+    dl_dev_stats_get(&R->io.resident); // the data is where the model reads it
     dl_trace_start(0);
     if (o->resume != NULL)
         dl_progress_line(&R->pr, 0, "resumed from %s: step %ld, epoch %d, batch %ld", o->resume, step, first_epoch + 1,
@@ -437,11 +468,13 @@ int main(int argc, char **argv)
             return die(&T, st);
     }
     dl_trace_stop();
+    dl_dev_stats_get(&R->io.end);
+    R->io.epochs = R->tally.done - first_epoch;
     dl_progress_end(&R->pr);
     R->step = step;
 
     // ---- the end: test once, one model on every rank, the grader's dump, the files ----
-    st = accuracy(R->comm, &R->m, &T.w.bt[0], &R->data.test, &R->test);
+    st = accuracy(&T, &R->m, &T.test, &R->test);
     if (st == DL_OK)
         st = dl_replica_mlp_diff(R->comm, &R->m, &R->param_diff);
     if (st == DL_OK && R->param_diff != 0 && R->rank == 0)
@@ -459,6 +492,7 @@ int main(int argc, char **argv)
     kit_ckpt_end(&T.ck);
     dl_mlp_free(&R->m);
     work_free(&T.w);
+    sets_free(&T);
     dl_comm_finalize(R->comm);
     return 0;
 }

@@ -43,7 +43,7 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
     o->amp = "off";
     o->init_scale = 65536;
     o->growth_interval = 2000;
-    o->probe_every = 1;
+    o->probe_every = -1; // lab05_setup: every step on the CPU, never on a GPU
     o->poison_step = -1;
     o->poison_rank = 0;
     o->ckpt_dir = NULL;
@@ -90,8 +90,9 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
         {"growth-interval", DL_OPT_LONG, &o->growth_interval, "N",
          "steps without inf/NaN before the scale doubles (GradScaler: 2000)", NULL, 1, 1e12, 0},
         {"probe-every", DL_OPT_LONG, &o->probe_every, "N",
-         "--amp: measure the gradients' 16-bit underflow every N steps (0 = never; it costs two passes)", NULL, 0, 1e12,
-         0},
+         "--amp: measure the gradients' 16-bit underflow every N steps (0 = never; it costs two passes and reads "
+         "the gradients back; default every step on the CPU, never on a GPU)",
+         NULL, 0, 1e12, 0},
         {"poison-step", DL_OPT_LONG, &o->poison_step, "S",
          "put an inf into one input of --poison-rank's batch at step S (an overflow on one rank; -1 = never)", NULL, -1,
          1e12, 0},
@@ -126,6 +127,8 @@ dl_status lab05_setup(lab05_run *R)
         DL_TRY(dl_summary_prepare(o->a.out));
     DL_TRY(dl_profile_load(o->profile != NULL ? o->profile : dl_profile_default(), &R->prof));
     DL_TRY(dl_rank_device(R->comm, o->a.device, &R->dev));
+    if (o->probe_every < 0) // the probe reads gradients back: on a GPU that stalls every step it measures
+        R->o.probe_every = R->dev.kind == DL_DEVICE_CUDA ? 0 : 1;
     DL_TRY(dl_data_load(o->a.data, &R->data));
     R->train = &R->data.train;
     R->sizes[0] = R->train->d;
@@ -376,6 +379,7 @@ static void summary(dl_json *j, const void *ctx)
         dl_json_end_object(j);
     }
     dl_json_end_object(j);
+    dl_summary_device_io(j, &R->io);
     dl_json_str(j, "plots", rp->plots);
 }
 
@@ -414,6 +418,15 @@ dl_status lab05_write_outputs(lab05_run *R)
     const dl_span *ev = dl_trace_events(&nev);
     // the second step this run took (a steady one), else its first
     long probe = R->step > R->resumed_at + 1 ? R->resumed_at + 1 : R->resumed_at;
+    for (size_t i = 0; i < nev; i++) { // what each step asked of the device
+        const dl_span *e = &ev[i];
+        if (e->kind != DL_EV_STEP || e->host_t1 < 0)
+            continue;
+        dl_run_io *io = &R->io;
+        io->steps++;
+        io->syncs += e->syncs, io->launches += e->launches, io->allocs += e->allocs;
+        io->h2d_bytes += e->h2d_bytes, io->d2h_bytes += e->d2h_bytes;
+    }
     projected p;
     project(R, ev, nev, probe, &p);
     report rp = {R, &p, 0, 0, NULL};

@@ -32,7 +32,9 @@
  *   "param_diff_across_ranks", "steady_epoch_s" and "steady_compute_s" (the
  *   mean over the epochs after the first, or the only one), "amp_stats"
  *   (--amp), "projection" ("profile", "gpus" and one object per mode; the
- *   bucketed one with "speedup_vs_one_fp32_gpu" under --amp) and "plots".
+ *   bucketed one with "speedup_vs_one_fp32_gpu" under --amp), "device_io"
+ *   (dl_summary_device_io: its per_step from the trace's step spans) and
+ *   "plots".
  */
 #ifndef LAB05_OUTPUTS_H
 #define LAB05_OUTPUTS_H
@@ -47,6 +49,7 @@
 #include "dl/progress.h" // dl_progress
 #include "dl/project.h" // dl_profile
 #include "dl/status.h" // dl_status
+#include "dl/summary.h" // dl_run_io
 #include "kit.h" // kit_tally, amp_scaler, ddp_bucket
 
 #define LAB05_MODES 3
@@ -95,6 +98,7 @@ typedef struct lab05_run {
     const double *arow; /* --amp: 8 values per step, from step 0 */
     double test; /* test accuracy */
     double param_diff; /* the parameters' largest difference across ranks at the end */
+    dl_run_io io; /* what the run asked of its device (main.c snapshots; the steps come from the trace) */
 } lab05_run;
 
 int lab05_parse(int argc, char **argv, lab05_options *o);

@@ -15,11 +15,18 @@
  *   on failure outputs are left untouched (dl_malloc leaves *p NULL).
  * - A CUDA context does not survive fork(): open CUDA devices only in the
  *   process that uses them (in the grader: inside a test, not in main).
+ * - Counters (dl_dev_stats): what this process asked of its devices — copies
+ *   each way, host waits, launches, allocations. They are counted in the
+ *   backend-neutral layer, before the CPU/CUDA branch, so the CPU backend
+ *   counts exactly what the same calls would do on a GPU: a CPU run shows
+ *   whether a program re-uploads its data every epoch or waits for the
+ *   device every step, and `make test` asserts it without a GPU.
  */
 #ifndef DL_DEVICE_H
 #define DL_DEVICE_H
 
 #include <stddef.h> // size_t
+#include <stdint.h> // uint64_t
 
 #include "dl/status.h" // dl_status
 
@@ -94,6 +101,39 @@ dl_status dl_stream_wait_event(const dl_device *dev, dl_stream s, const dl_event
 dl_status dl_event_sync(const dl_device *dev, const dl_event *e);
 /* Milliseconds from a to b; both must have completed. */
 dl_status dl_event_elapsed_ms(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms);
+
+// ---- counters ----
+
+/* What this process asked of its devices since it started or since the last
+ * dl_dev_stats_reset (all devices together; the CPU device counts too):
+ *   h2d, d2h     dl_memcpy_h2d / dl_memcpy_d2h calls and their bytes;
+ *   syncs        host waits for a device: dl_device_sync, dl_stream_sync,
+ *                dl_event_sync, every dl_memcpy_d2h and dl_memcpy_h2d (host
+ *                memory is pageable: the copy waits), and the library calls
+ *                that read a result back (they count through dl_dev_count_sync);
+ *   launches     work queued on a device: kernels, cuBLAS calls, device
+ *                copies and memsets (dl_memcpy_d2d, dl_memset0);
+ *   kernel_bytes bytes the element-wise kernels and device copies read and
+ *                write (GEMMs count FLOPs in dl_flops instead);
+ *   allocs       dl_malloc calls, and alloc_bytes their bytes.
+ * Reading and resetting cannot fail; the counts are process-wide and atomic. */
+typedef struct dl_dev_stats {
+    uint64_t h2d_calls, h2d_bytes, d2h_calls, d2h_bytes;
+    uint64_t syncs, launches, allocs, alloc_bytes;
+    double kernel_bytes;
+} dl_dev_stats;
+
+void dl_dev_stats_get(dl_dev_stats *s);
+void dl_dev_stats_reset(void);
+/* For the library's own kernels (and a lab kit's): one launch that reads and
+ * writes `bytes` bytes, counted before the CPU/CUDA branch. */
+void dl_dev_count_launch(double bytes);
+/* For a library call that reads a device result back (a host wait). */
+void dl_dev_count_sync(void);
+/* For an upload the CPU device skips because its data already is where the
+ * model reads it (a host pointer is a device pointer there): counted as the
+ * dl_memcpy_h2d a GPU makes. */
+void dl_dev_count_upload(size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,17 @@
  * - Buffers (X, y, params, grads) are device pointers of dev (host pointers
  *   on the CPU). GEMMs go through dl_gemm (dl_gemm_ex in fp16/bf16 mode), so
  *   dl_flops counts them.
- * - dl_mlp_loss takes the mean over the n rows of the batch; dl_mlp_backward
+ * - dl_mlp_loss takes the mean over the n rows of the batch. `loss` may be
+ *   NULL, and should be on a GPU inside a training step: reading the value
+ *   back makes the host wait for the device. Whether or not it is read, the
+ *   mean is added on the device to the step's sum; dl_mlp_loss_commit ends
+ *   a step — its sum divided by the micro-batches it had is added to the
+ *   running total, or dropped (a skipped step) — and dl_mlp_loss_total
+ *   reads the total once (an epoch's curve: one wait), in the same double
+ *   arithmetic and order as a host loop `total += step_sum / per` over the
+ *   values read back, so both give the same bits. A label outside [0, C) is
+ *   DL_ERR_RANGE: at the call when the value is read (and always on the
+ *   CPU), else at the next dl_mlp_loss_total. dl_mlp_backward
  *   therefore leaves the gradient of that mean in grads (in fp16/bf16 mode:
  *   times loss_scale, in grads16; overwritten, not accumulated, unless
  *   accumulate = 1), and calls ready(ctx, l, slice, count)
@@ -108,6 +118,11 @@ typedef struct dl_mlp {
     float *delta[2]; /* backward scratch, (max_batch, widest) each */
     float *ones; /* (max_batch,) for the bias gradients */
     float *loss_part; /* device scratch for the loss */
+    /* device (6,): the step's loss sum, the running total, labels out of
+     * range seen, right predictions counted (dl_mlp_count_right), the last
+     * batch's mean loss and its bad labels */
+    double *acc;
+    uint16_t *ones16; /* (max_batch,) ones in m->compute: the 16-bit bias gradient as a GEMV on CUDA */
     size_t batch; /* rows of the last forward */
     long steps; /* optimizer steps taken (dl_mlp_sgd calls that succeeded) */
     dl_dtype compute; /* DL_F32, DL_F16 or DL_BF16: the forward/backward precision */
@@ -165,8 +180,26 @@ void dl_mlp_free(dl_mlp *m);
 /* Forward pass over X (n, in): act[L−1] holds the logits. */
 dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n);
 /* Mean cross-entropy of the last forward's logits against y (n,) (device),
- * into *loss (host); turns the logits into the loss's gradient. */
+ * added to the step's sum and, when loss is not NULL, read into *loss
+ * (host; a wait on CUDA); turns the logits into the loss's gradient. */
 dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss);
+/* Ends a step: total += step_sum / per when keep (per: its micro-batches,
+ * >= 1), else the step's losses are dropped; the step's sum restarts. No
+ * wait, unless step_loss is not NULL: then *step_loss = step_sum / per, read
+ * back first (kept or not). DL_ERR_ARG for per < 1. */
+dl_status dl_mlp_loss_commit(dl_mlp *m, int keep, int per, double *step_loss);
+/* *total = the running total (one wait on CUDA); DL_ERR_RANGE when a label
+ * out of range was seen since the last dl_mlp_loss_reset. */
+dl_status dl_mlp_loss_total(dl_mlp *m, double *total);
+/* Sets the running total (0 for a new epoch, a resumed run's saved total),
+ * restarts the step's sum and forgets bad labels seen. No wait. */
+dl_status dl_mlp_loss_reset(dl_mlp *m, double total);
+/* Predicts the n rows of X (device) in one forward pass and adds to the
+ * model's count how many equal y (device): the argmax of the logits, the
+ * first of equal maxima, as dl_mlp_predict. No host wait. dl_mlp_take_right
+ * reads the count (one wait on CUDA) and starts it again. */
+dl_status dl_mlp_count_right(dl_mlp *m, const float *X, const int32_t *y, size_t n);
+dl_status dl_mlp_take_right(dl_mlp *m, double *right);
 /* Backward pass for the last forward/loss; see the contract for `ready`.
  * In fp16/bf16 mode X is not read: the forward's 16-bit copy of it is. */
 dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx);

@@ -29,6 +29,16 @@ DL_HD float dl_softmax_xent_row(float *z, int C, int y, float scale)
     return loss;
 }
 
+/* The index of the largest of the C logits z, the first of equal maxima (a
+ * NaN is never larger): the predicted class. */
+DL_HD int dl_argmax_row(const float *z, size_t C)
+{
+    size_t best = 0;
+    for (size_t c = 1; c < C; c++)
+        best = z[c] > z[best] ? c : best;
+    return (int)best;
+}
+
 /* One SGD-with-momentum update of one parameter (PyTorch's form):
  * g += wd·p; v = μ·v + g; p -= lr·v. */
 DL_HD void dl_sgd_update(float *p, float *v, float g, float lr, float mu, float wd)

@@ -29,6 +29,7 @@ typedef struct dl_progress {
 } dl_progress;
 
 void dl_progress_begin(dl_progress *p, int epochs, size_t steps_per_epoch, int quiet);
+/* loss: NAN when the step did not read it back (drawn as "-"). */
 void dl_progress_step(dl_progress *p, int epoch, size_t step, size_t samples, double loss);
 void dl_progress_line(dl_progress *p, int force, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -32,6 +32,13 @@
  *     "scaler" object (mean, std, max_diff_across_ranks) when r->mean is
  *     not NULL; "counters_last_epoch" (dl_summary_workload) and
  *     "projection" (dl_summary_projection with r->why_not).
+ *   dl_summary_device_io(j, io): "device_io", where the data lived and how
+ *     often the host waited (dl/device.h's counters, the same on the CPU as
+ *     on a GPU): "setup" (the bytes uploaded before training: the data made
+ *     resident), "per_epoch" (h2d_bytes, d2h_bytes, syncs: the training
+ *     loop's, evaluation included, divided by its epochs) and "per_step"
+ *     (syncs, launches, allocs, h2d_bytes, d2h_bytes: the mean over the
+ *     optimizer steps io->steps counted, 0 of them: omitted).
  * - Cannot fail but through dl_summary_prepare/dl_summary_write (dl_json
  *   records a failed write and close reports it).
  */
@@ -51,6 +58,18 @@ extern "C" {
 #endif
 
 typedef void (*dl_summary_fn)(dl_json *j, const void *ctx);
+
+/* What a run asked of its device, for dl_summary_device_io: the counters at
+ * its start, when its data was resident (training begins) and at the end of
+ * training, with its epochs; and the sums over the optimizer steps it
+ * measured (steps of them; dl_summary_io_steps adds the STEP spans of a
+ * trace). */
+typedef struct dl_run_io {
+    dl_dev_stats start, resident, end;
+    int epochs;
+    long steps;
+    double syncs, launches, allocs, h2d_bytes, d2h_bytes; /* sums over the steps */
+} dl_run_io;
 
 typedef struct dl_train_report {
     int epochs_run;
@@ -78,6 +97,7 @@ dl_status dl_summary_write(const char *out_dir, const char *json_path, dl_summar
 void dl_summary_run(dl_json *j, const char *lab, const char *mode, dl_comm *c, const dl_device *dev,
                     const char *dataset);
 void dl_summary_workload(dl_json *j, const char *key, const dl_workload *w);
+void dl_summary_device_io(dl_json *j, const dl_run_io *io);
 void dl_summary_projection(dl_json *j, const char *key, const dl_profile *prof, int ranks, const dl_projection *p,
                            const char *omitted);
 void dl_summary_training(dl_json *j, const dl_train_report *r);

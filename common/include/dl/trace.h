@@ -56,7 +56,8 @@
  *   (one process per rank, thread 0 compute and thread 1 communication; it
  *   opens in ui.perfetto.dev and chrome://tracing), through a temporary file
  *   renamed at the end. dl_trace_write_csv writes this rank's events, one
- *   per row (index, kind, id, step, t0, t1, bytes, async).
+ *   per row (index, kind, id, step, t0, t1, bytes, async, launches, syncs;
+ *   the last two -1 for a span still open).
  */
 #ifndef DL_TRACE_H
 #define DL_TRACE_H
@@ -89,6 +90,11 @@ typedef struct dl_span {
     int async; /* ALLREDUCE: 1 when started by dl_comm_allreduce_async */
     double host_t0, host_t1; /* when the host issued it; = t0, t1 unless device */
     int device; /* 1 when t0, t1 come from the device's events */
+    /* What the kit asked of the device while the span was open, once it has
+     * ended: dl_flops and the dl_dev_stats counters (dl/device.h) at its end
+     * minus at its begin — the same counts on the CPU as on a GPU. A span
+     * nested in another counts in both. (Before its end: the begin values.) */
+    double flops, kernel_bytes, launches, syncs, allocs, h2d_bytes, d2h_bytes;
 } dl_span;
 
 #define DL_TRACE_NONE ((size_t)-1)

@@ -1,16 +1,25 @@
 /* comm_nccl.cu — dl_comm's NCCL transport: a communicator per rank, a comm
- * stream ordered after the compute stream with events, and waits that poll
- * ncclCommGetAsyncError under the watchdog (ncclCommAbort on failure), so a
- * dead peer stops the job instead of hanging it. Bootstrapped by comm.c over
- * MPI; reached only through comm.c (see comm_backend.h). */
+ * stream ordered after the compute stream with events. A wait does not make
+ * the host wait: it orders the compute stream after the operation and
+ * returns, as PyTorch's work.wait() does, so a step's allreduces cost the
+ * host nothing. The watchdog moves to where the host does wait: while NCCL is
+ * bound, every host wait for the device (dl_cuda_host_wait_) polls
+ * ncclCommGetAsyncError and the DL_COMM_TIMEOUT timer (ncclCommAbort on
+ * failure), so a dead peer still stops the job instead of hanging it. The
+ * operations' events come from a pool: nothing is allocated per step.
+ * Bootstrapped by comm.c over MPI; reached only through comm.c (see
+ * comm_backend.h). */
 #include <cuda_runtime.h> // cudaEvent_t, cudaStream_t
 #include <nccl.h> // ncclComm_t, ncclAllReduce, ncclSend, ncclRecv
 #include <stdio.h> // fprintf
 #include <stdlib.h> // calloc, exit
 #include <string.h> // memcpy
 
+#include "../backend.h" // dl_cuda_set_watch_
 #include "../comm_backend.h" // dl_comm_args, dl_nccl_*_, dl_comm_watch
 #include "dl/cuda_check.h" // DL_CUDA_CHECK, DL_NCCL_CHECK
+
+#define POOL 64 /* events kept for reuse: more than a step's buckets */
 
 struct dl_nccl {
     ncclComm_t comm;
@@ -18,11 +27,12 @@ struct dl_nccl {
     cudaEvent_t ready; /* recorded on the compute stream before each operation */
     const dl_device *dev;
     int rank;
+    cudaEvent_t pool[POOL]; /* free events, n_free of them */
+    int n_free;
+    dl_comm_watch watch; /* the host wait under way */
 };
 
-typedef struct nccl_req {
-    cudaEvent_t done; /* recorded on the comm stream after the operation */
-} nccl_req;
+/* A request is the event recorded on the comm stream after its operation. */
 
 static dl_status nccl_type(dl_dtype t, ncclDataType_t *out)
 {
@@ -80,6 +90,26 @@ extern "C" dl_status dl_nccl_unique_id_(unsigned char id[128])
     return DL_OK;
 }
 
+/* dl_cuda_host_wait_'s watch while NCCL is bound: a peer's failure or the
+ * timeout stops this rank (and, through the launcher, the job). */
+static void watch(void *ctx, const char *what, int first)
+{
+    dl_nccl *s = (dl_nccl *)ctx;
+    if (first)
+        dl_comm_watch_start_(&s->watch);
+    ncclResult_t async = ncclSuccess;
+    if (ncclCommGetAsyncError(s->comm, &async) == ncclSuccess && async != ncclSuccess) {
+        fprintf(stderr, "rank %d: %s: NCCL reported an asynchronous error: %s; stopping\n", s->rank, what,
+                ncclGetErrorString(async));
+        ncclCommAbort(s->comm);
+        exit(125);
+    }
+    if (dl_comm_watch_expired_(&s->watch, s->rank, what)) {
+        ncclCommAbort(s->comm);
+        exit(124);
+    }
+}
+
 static dl_status open_into(dl_nccl *s, const dl_device *dev, int nranks, int rank, const unsigned char id[128])
 {
     s->dev = dev;
@@ -90,6 +120,7 @@ static dl_status open_into(dl_nccl *s, const dl_device *dev, int nranks, int ran
     DL_CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     DL_CUDA_CHECK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming));
     DL_NCCL_CHECK(ncclCommInitRank(&s->comm, nranks, u, rank));
+    dl_cuda_set_watch_(watch, s);
     return DL_OK;
 }
 
@@ -117,10 +148,13 @@ extern "C" void dl_nccl_close_(dl_nccl *s, int abort)
 {
     if (s == NULL)
         return;
+    dl_cuda_set_watch_(NULL, NULL);
     if (abort)
         ncclCommAbort(s->comm);
     else
         ncclCommDestroy(s->comm);
+    for (int k = 0; k < s->n_free; k++)
+        cudaEventDestroy(s->pool[k]);
     cudaEventDestroy(s->ready);
     cudaStreamDestroy(s->stream);
     free(s);
@@ -166,56 +200,33 @@ extern "C" dl_status dl_nccl_start_(dl_nccl *s, const dl_comm_args *a, void **re
     DL_CUDA_CHECK(cudaEventRecord(s->ready, (cudaStream_t)s->dev->stream));
     DL_CUDA_CHECK(cudaStreamWaitEvent(s->stream, s->ready, 0));
     DL_TRY(enqueue(s, a));
-    nccl_req *r = (nccl_req *)malloc(sizeof *r);
-    if (r == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "nccl: out of memory");
-    cudaError_t e = cudaEventCreateWithFlags(&r->done, cudaEventDisableTiming);
-    if (e == cudaSuccess)
-        e = cudaEventRecord(r->done, s->stream);
+    cudaEvent_t done = NULL;
+    if (s->n_free > 0)
+        done = s->pool[--s->n_free];
+    else
+        DL_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    cudaError_t e = cudaEventRecord(done, s->stream);
     if (e != cudaSuccess) {
-        free(r);
+        cudaEventDestroy(done);
         DL_CUDA_CHECK(e);
     }
-    *req = r;
-    return DL_OK;
-}
-
-/* Polls r's event under the watchdog, then orders the compute stream after it. */
-static dl_status poll(dl_nccl *s, nccl_req *r, const char *what)
-{
-    dl_comm_watch w;
-    dl_comm_watch_start_(&w);
-    for (;;) {
-        cudaError_t e = cudaEventQuery(r->done);
-        if (e == cudaSuccess)
-            break;
-        if (e != cudaErrorNotReady)
-            DL_CUDA_CHECK(e);
-        ncclResult_t async = ncclSuccess;
-        DL_NCCL_CHECK(ncclCommGetAsyncError(s->comm, &async));
-        if (async != ncclSuccess) {
-            fprintf(stderr, "rank %d: %s: NCCL reported an asynchronous error: %s; stopping\n", s->rank, what,
-                    ncclGetErrorString(async));
-            ncclCommAbort(s->comm);
-            exit(125);
-        }
-        if (dl_comm_watch_expired_(&w, s->rank, what)) {
-            ncclCommAbort(s->comm);
-            exit(124);
-        }
-    }
-    // later kernels on the compute stream see the result
-    DL_CUDA_CHECK(cudaStreamWaitEvent((cudaStream_t)s->dev->stream, r->done, 0));
+    *req = (void *)done;
     return DL_OK;
 }
 
 extern "C" dl_status dl_nccl_wait_(dl_nccl *s, void *req, const char *what)
 {
-    nccl_req *r = (nccl_req *)req;
-    dl_status st = poll(s, r, what);
-    cudaEventDestroy(r->done);
-    free(r);
-    return st;
+    (void)what; // a failure shows at the next host wait, under the watch
+    cudaEvent_t done = (cudaEvent_t)req;
+    // later kernels on the compute stream see the result; the host goes on. The
+    // wait took the event's current record: the event may be recorded again.
+    cudaError_t e = cudaStreamWaitEvent((cudaStream_t)s->dev->stream, done, 0);
+    if (s->n_free < POOL)
+        s->pool[s->n_free++] = done;
+    else
+        cudaEventDestroy(done); // released once it has completed
+    DL_CUDA_CHECK(e);
+    return DL_OK;
 }
 
 extern "C" dl_stream dl_nccl_stream_(const dl_nccl *s)

@@ -25,6 +25,34 @@ extern "C" dl_status dl_cuda_fail_(dl_status st, const char *file, int line, con
     return st;
 }
 
+// ---- host waits, watched ----
+
+static dl_cuda_watch_fn watch_fn;
+static void *watch_ctx;
+
+extern "C" void dl_cuda_set_watch_(dl_cuda_watch_fn watch, void *ctx)
+{
+    watch_fn = watch;
+    watch_ctx = ctx;
+}
+
+extern "C" dl_status dl_cuda_host_wait_(void *stream, const char *what)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    if (watch_fn == NULL) {
+        DL_CUDA_CHECK(cudaStreamSynchronize(s));
+        return DL_OK;
+    }
+    for (long polls = 0;; polls++) {
+        cudaError_t e = cudaStreamQuery(s);
+        if (e == cudaSuccess)
+            return DL_OK;
+        if (e != cudaErrorNotReady)
+            DL_CUDA_CHECK(e);
+        watch_fn(watch_ctx, what, polls == 0); // stops the job when a peer is gone or the timeout is spent
+    }
+}
+
 // ---- devices ----
 
 extern "C" int dl_cuda_count_(void)
@@ -118,8 +146,7 @@ static cudaStream_t stream_of(const dl_device *dev, dl_stream s)
 
 extern "C" dl_status dl_cuda_sync_(const dl_device *dev)
 {
-    DL_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)dev->stream));
-    return DL_OK;
+    return dl_cuda_host_wait_(dev->stream, "a wait for the device");
 }
 
 // ---- memory ----
@@ -152,7 +179,7 @@ extern "C" dl_status dl_cuda_memcpy_(const dl_device *dev, void *dst, const void
                                              : cudaMemcpyDeviceToDevice;
     DL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, k, s));
     if (kind == DL_COPY_D2H || kind == DL_COPY_H2D) // host memory is pageable: wait for it
-        DL_CUDA_CHECK(cudaStreamSynchronize(s));
+        return dl_cuda_host_wait_(s, kind == DL_COPY_D2H ? "a copy from the device" : "a copy to the device");
     return DL_OK;
 }
 
@@ -181,8 +208,7 @@ extern "C" void dl_cuda_stream_destroy_(const dl_device *dev, dl_stream s)
 
 extern "C" dl_status dl_cuda_stream_sync_(const dl_device *dev, dl_stream s)
 {
-    DL_CUDA_CHECK(cudaStreamSynchronize(stream_of(dev, s)));
-    return DL_OK;
+    return dl_cuda_host_wait_(stream_of(dev, s), "a wait for a stream");
 }
 
 // ---- events ----
@@ -217,8 +243,18 @@ extern "C" dl_status dl_cuda_stream_wait_event_(const dl_device *dev, dl_stream 
 extern "C" dl_status dl_cuda_event_sync_(const dl_device *dev, const dl_event *e)
 {
     (void)dev;
-    DL_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)e->ev));
-    return DL_OK;
+    if (watch_fn == NULL) {
+        DL_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)e->ev));
+        return DL_OK;
+    }
+    for (long polls = 0;; polls++) { // as dl_cuda_host_wait_, for an event
+        cudaError_t q = cudaEventQuery((cudaEvent_t)e->ev);
+        if (q == cudaSuccess)
+            return DL_OK;
+        if (q != cudaErrorNotReady)
+            DL_CUDA_CHECK(q);
+        watch_fn(watch_ctx, "a wait for an event", polls == 0);
+    }
 }
 
 extern "C" dl_status dl_cuda_event_elapsed_(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms)

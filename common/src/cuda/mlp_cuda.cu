@@ -79,6 +79,50 @@ __global__ void xent_kernel(float *Z, const int32_t *y, size_t n, int C, float s
     }
 }
 
+/* One thread: the block sums part[2k], part[2k + 1] added in block order in
+ * double (as the host added them), the batch's mean loss into acc. */
+__global__ void xent_finish_kernel(const float *part, unsigned nb, size_t n, double *acc)
+{
+    double s = 0.0, bad = 0.0;
+    for (unsigned k = 0; k < nb; k++) {
+        s += part[2 * k];
+        bad += part[2 * k + 1];
+    }
+    acc[DL_ACC_STEP] += s / (double)n;
+    acc[DL_ACC_BAD] += bad;
+    acc[DL_ACC_LAST] = s / (double)n; // this batch's
+    acc[DL_ACC_LAST_BAD] = bad;
+}
+
+/* One thread: commit (mode 0) or drop (1) the step's sum, or reset (2). */
+__global__ void loss_ctl_kernel(double *acc, int mode, int per, double value)
+{
+    if (mode == 0)
+        acc[DL_ACC_TOTAL] = acc[DL_ACC_TOTAL] + acc[DL_ACC_STEP] / per;
+    if (mode == 2) {
+        acc[DL_ACC_TOTAL] = value;
+        acc[DL_ACC_BAD] = 0;
+    }
+    acc[DL_ACC_STEP] = 0;
+}
+
+/* One thread per row: 1 when its argmax is its label; per block a sum, added to *right. */
+__global__ void count_right_kernel(const float *Z, const int32_t *y, size_t n, size_t C, double *right)
+{
+    __shared__ unsigned s_right[BLOCK];
+    unsigned t = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + t;
+    s_right[t] = i < n && dl_argmax_row(Z + i * C, C) == y[i] ? 1u : 0u;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s)
+            s_right[t] += s_right[t + s];
+        __syncthreads();
+    }
+    if (t == 0 && s_right[0] > 0)
+        atomicAdd(right, (double)s_right[0]); // whole numbers: exact in any order
+}
+
 __global__ void sgd_kernel(float *p, const float *g, float *v, size_t n, float lr, float mu, float wd)
 {
     size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -102,14 +146,6 @@ __global__ void scale_grad16_kernel(void *dY, dl_dtype t, const float *g, size_t
     size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k < n)
         dl_mlp_scale_grad16_1(dY, g, t, k, s);
-}
-
-/* One thread per column j of dY (n, out): the CPU's row order, the CPU's bits. */
-__global__ void bias_grad16_kernel(void *gb, const void *dY, dl_dtype t, size_t n, size_t out, int accumulate)
-{
-    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < out)
-        dl_mlp_bias_grad16_1(gb, dY, t, n, out, j, accumulate);
 }
 
 __global__ void relu_mask16_kernel(void *delta, const void *A, dl_dtype t, size_t n)
@@ -145,26 +181,40 @@ extern "C" dl_status dl_cuda_relu_mask_(const dl_device *dev, float *delta, cons
 }
 
 extern "C" dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t *y, size_t n, int C, float scale,
-                                   float *part, double *loss)
+                                   float *part, double *acc, double *loss)
 {
     unsigned nb = blocks_for(n);
-    xent_kernel<<<nb, BLOCK, 0, stream_of(dev)>>>(Z, y, n, C, scale, part);
+    cudaStream_t s = stream_of(dev);
+    xent_kernel<<<nb, BLOCK, 0, s>>>(Z, y, n, C, scale, part);
     DL_LAUNCH_CHECK();
-    float *h = (float *)malloc(2 * (size_t)nb * sizeof *h);
-    if (h == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "mlp: out of host memory");
-    dl_status st = dl_memcpy_d2h(dev, h, part, 2 * (size_t)nb * sizeof *h);
-    double s = 0.0, bad = 0.0;
-    for (unsigned k = 0; st == DL_OK && k < nb; k++) {
-        s += h[2 * k];
-        bad += h[2 * k + 1];
-    }
-    free(h);
-    if (st == DL_OK && bad > 0)
-        return dl_error_set(DL_ERR_RANGE, "mlp: %.0f label(s) outside [0, %d)", bad, C);
-    if (st == DL_OK)
-        *loss = s / (double)n;
-    return st;
+    xent_finish_kernel<<<1, 1, 0, s>>>(part, nb, n, acc);
+    DL_LAUNCH_CHECK();
+    if (loss == NULL)
+        return DL_OK; // no wait: the running loss is read by dl_mlp_loss_take
+    double last[2] = {0, 0}; // DL_ACC_LAST, DL_ACC_LAST_BAD
+    DL_CUDA_CHECK(cudaMemcpyAsync(last, acc + DL_ACC_LAST, sizeof last, cudaMemcpyDeviceToHost, s));
+    DL_TRY(dl_cuda_host_wait_(s, "reading the loss back"));
+    if (last[1] > 0)
+        return dl_error_set(DL_ERR_RANGE, "mlp: %.0f label(s) outside [0, %d)", last[1], C);
+    *loss = last[0];
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_loss_ctl_(const dl_device *dev, double *acc, int mode, int per, double value)
+{
+    loss_ctl_kernel<<<1, 1, 0, stream_of(dev)>>>(acc, mode, per, value);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
+}
+
+extern "C" dl_status dl_cuda_count_right_(const dl_device *dev, const float *Z, const int32_t *y, size_t n, size_t C,
+                                          double *right)
+{
+    if (n == 0)
+        return DL_OK;
+    count_right_kernel<<<blocks_for(n), BLOCK, 0, stream_of(dev)>>>(Z, y, n, C, right);
+    DL_LAUNCH_CHECK();
+    return DL_OK;
 }
 
 extern "C" dl_status dl_cuda_sgd_(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr,
@@ -193,16 +243,6 @@ extern "C" dl_status dl_cuda_scale_grad16_(const dl_device *dev, void *dY, dl_dt
     if (count == 0)
         return DL_OK;
     scale_grad16_kernel<<<blocks_for(count), BLOCK, 0, stream_of(dev)>>>(dY, t, g, count, s);
-    DL_LAUNCH_CHECK();
-    return DL_OK;
-}
-
-extern "C" dl_status dl_cuda_bias_grad16_(const dl_device *dev, void *gb, const void *dY, dl_dtype t, size_t n,
-                                          size_t out, int accumulate)
-{
-    if (out == 0)
-        return DL_OK;
-    bias_grad16_kernel<<<blocks_for(out), BLOCK, 0, stream_of(dev)>>>(gb, dY, t, n, out, accumulate);
     DL_LAUNCH_CHECK();
     return DL_OK;
 }

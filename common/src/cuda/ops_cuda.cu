@@ -120,14 +120,17 @@ template <typename D, typename S> __global__ void cast_kernel(D *dst, const S *s
         dst[i] = from_f32(to_f32(src[i]), dst);
 }
 
-/* dst (n,) fp32 = src (n,) · inv_scale; *flag = 1 where a product is not finite */
-template <typename T> __global__ void unscale_kernel(float *dst, const T *src, size_t n, float inv_scale, int *flag)
+/* dst (n,) fp32 = src (n,) · inv_scale; *flag = call where a product is not
+ * finite: the flag is never cleared, each call has its own number, so the
+ * pass needs no memset before it. */
+template <typename T>
+__global__ void unscale_kernel(float *dst, const T *src, size_t n, float inv_scale, int *flag, int call)
 {
     int bad = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         dst[i] = dl_unscale_1(to_f32(src[i]), inv_scale, &bad);
     if (bad)
-        *flag = 1; // every writer writes 1: the race is benign
+        *flag = call; // every writer writes the same value: the race is benign
 }
 
 // ---- launchers ----
@@ -204,24 +207,41 @@ extern "C" dl_status dl_cuda_cast_(const dl_device *dev, void *dst, dl_dtype dst
     return DL_OK;
 }
 
+/* The overflow flag of each device: made at its first unscale and kept (no
+ * allocation per step), read back through pinned memory. */
+#define MAX_DEVICES 64
+typedef struct unscale_flag {
+    int *dev_flag; /* device */
+    int *host_flag; /* pinned host */
+    int calls;
+} unscale_flag;
+static unscale_flag flags[MAX_DEVICES];
+
 extern "C" dl_status dl_cuda_unscale_(const dl_device *dev, const void *src, dl_dtype src_t, float *dst, size_t count,
                                       float inv_scale, int *found_inf)
 {
     cudaStream_t s = (cudaStream_t)dev->stream;
-    int *flag = NULL, h = 0;
-    // stream-ordered allocation: no device-wide synchronisation, only this stream's
-    DL_CUDA_CHECK(cudaMallocAsync((void **)&flag, sizeof *flag, s));
-    DL_CUDA_CHECK(cudaMemsetAsync(flag, 0, sizeof *flag, s));
+    if (dev->ordinal < 0 || dev->ordinal >= MAX_DEVICES)
+        return dl_error_set(DL_ERR_ARG, "dl_unscale: device %d; at most %d devices", dev->ordinal, MAX_DEVICES);
+    unscale_flag *f = &flags[dev->ordinal];
+    if (f->dev_flag == NULL) {
+        DL_CUDA_CHECK(cudaMalloc((void **)&f->dev_flag, sizeof(int)));
+        DL_CUDA_CHECK(cudaMemsetAsync(f->dev_flag, 0, sizeof(int), s));
+        DL_CUDA_CHECK(cudaMallocHost((void **)&f->host_flag, sizeof(int)));
+    }
+    int call = f->calls = f->calls % 0x7ffffffe + 1; // 1, 2, ...: never the 0 the flag starts at
     if (src_t == DL_F16)
-        unscale_kernel<<<blocks_for(count), BLOCK, 0, s>>>(dst, (const dl_half *)src, count, inv_scale, flag);
+        unscale_kernel<<<blocks_for(count), BLOCK, 0, s>>>(dst, (const dl_half *)src, count, inv_scale, f->dev_flag,
+                                                           call);
     else if (src_t == DL_BF16)
-        unscale_kernel<<<blocks_for(count), BLOCK, 0, s>>>(dst, (const dl_bf16 *)src, count, inv_scale, flag);
+        unscale_kernel<<<blocks_for(count), BLOCK, 0, s>>>(dst, (const dl_bf16 *)src, count, inv_scale, f->dev_flag,
+                                                           call);
     else
-        unscale_kernel<<<blocks_for(count), BLOCK, 0, s>>>(dst, (const float *)src, count, inv_scale, flag);
+        unscale_kernel<<<blocks_for(count), BLOCK, 0, s>>>(dst, (const float *)src, count, inv_scale, f->dev_flag,
+                                                           call);
     DL_LAUNCH_CHECK();
-    DL_CUDA_CHECK(cudaMemcpyAsync(&h, flag, sizeof h, cudaMemcpyDeviceToHost, s));
-    DL_CUDA_CHECK(cudaFreeAsync(flag, s));
-    DL_CUDA_CHECK(cudaStreamSynchronize(s));
-    *found_inf = h;
+    DL_CUDA_CHECK(cudaMemcpyAsync(f->host_flag, f->dev_flag, sizeof(int), cudaMemcpyDeviceToHost, s));
+    DL_TRY(dl_cuda_host_wait_(s, "reading the inf/NaN flag"));
+    *found_inf = *f->host_flag == call;
     return DL_OK;
 }
