@@ -372,6 +372,7 @@ typedef struct rec {
     long step;
     double bytes;
     int async;
+    double syncs; /* host waits for the device while the span was open (-1: never ended) */
 } rec;
 
 static rec *read_trace(const char *name, int r, size_t *n)
@@ -389,9 +390,10 @@ static rec *read_trace(const char *name, int r, size_t *n)
         size_t index;
         double t0, t1;
         rec e;
-        if (sscanf(line, "%zu,%31[a-z],%d,%ld,%lf,%lf,%lf,%d", &index, kind, &e.id, &e.step, &t0, &t1, &e.bytes,
-                   &e.async) != 8)
-            GR_FAIL("%s: line %zu is not index,kind,id,step,t0,t1,bytes,async", path, k + 2);
+        double launches;
+        if (sscanf(line, "%zu,%31[a-z],%d,%ld,%lf,%lf,%lf,%d,%lf,%lf", &index, kind, &e.id, &e.step, &t0, &t1, &e.bytes,
+                   &e.async, &launches, &e.syncs) != 10)
+            GR_FAIL("%s: line %zu is not index,kind,id,step,t0,t1,bytes,async,launches,syncs", path, k + 2);
         e.kind = -1;
         for (int q = 0; q < DL_EV_KINDS; q++)
             if (strcmp(kind, dl_trace_kind_name(q)) == 0)
@@ -528,11 +530,29 @@ START_TEST(test_overlap)
 }
 END_TEST
 
+/* Judges that no step of run `name` on rank r made the host wait for the
+ * device: the driver passes ddp_step loss NULL, and the step's span counts
+ * the kit's host waits (the same on the CPU as on a GPU). */
+static void check_no_wait(const char *name, int r)
+{
+    size_t n = 0;
+    rec *ev = read_trace(name, r, &n);
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].kind == DL_EV_STEP && ev[i].syncs != 0)
+            GR_FAIL(GR_DIAG("loss-read-every-step") "step %ld on rank %d waited for the device %.0f time(s): given "
+                                                    "loss NULL, ddp_step must not read anything back (pass NULL to "
+                                                    "dl_mlp_loss: on a GPU each read stalls the step; the kit sums "
+                                                    "the losses on the device)",
+                    ev[i].step, r, ev[i].syncs);
+    free(ev);
+}
+
 START_TEST(test_accumulation)
 {
     run_dumped("acc", 2, 16, 3, 10);
     check_order("acc", 0, 3);
     check_params("acc", 2, 16, 3, 10, "2 ranks x 3 micro-batches of 16");
+    check_no_wait("acc", 0);
 }
 END_TEST
 
@@ -1123,8 +1143,8 @@ static const gr_item items[] = {
          "buckets", "launch from ddp_grad_ready as soon as a bucket's lowest parameter is final",
          "task-2-overlap-60-points", 300, GR_JUDGE),
     ITEM(test_accumulation, "accumulation",
-         "accumulation: no communication before the last micro-batch; K x B equals K P B", 15, GR_CPU, "equivalence",
-         "communicate only on the last micro-batch; average over micro-batches and ranks",
+         "accumulation: no communication before the last micro-batch; K x B equals K P B; no wait for the device", 15,
+         GR_CPU, "equivalence", "communicate only on the last micro-batch; average over micro-batches and ranks",
          "task-3-gradient-accumulation-15-points", 300, GR_JUDGE),
     ITEM(test_projection, "projection",
          "your recorded order projects >= 0.9 x the reference's speedup on the default profile", 15, GR_CPU, "overlap",
