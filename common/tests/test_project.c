@@ -3,6 +3,7 @@
 #include "tests.h"
 
 #include <math.h> // fabs
+#include <stdio.h> // snprintf
 
 #include "dl/epoch.h" // dl_epoch_ideal_workload
 #include "dl/project.h"
@@ -47,6 +48,16 @@ START_TEST(test_profile_load)
     ck_assert(dl_profile_load(tpath("junk.conf"), &p) == DL_ERR_FORMAT);
     ck_assert(strstr(dl_last_error(), "junk.conf:2: expected 'key = value'"));
     ck_assert(dl_profile_load(tpath("none.conf"), &p) == DL_ERR_IO);
+    // the descriptions in words are optional, and take the rest of the line
+    ck_assert(dl_profile_load(tpath("good.conf"), &p) == DL_OK);
+    ck_assert_str_eq(p.gpu, "");
+    ck_assert_str_eq(p.interconnect, "");
+    char text[1024];
+    snprintf(text, sizeof text, "%sgpu = Some GPU 8GB   # a comment\ninterconnect =  two wires \n", good);
+    write_text(tpath("words.conf"), text);
+    ck_assert_st(dl_profile_load(tpath("words.conf"), &p), DL_OK);
+    ck_assert_str_eq(p.gpu, "Some GPU 8GB");
+    ck_assert_str_eq(p.interconnect, "two wires");
 }
 END_TEST
 
