@@ -68,6 +68,17 @@ expect_rc 2 "a missing profile" -- "$D" --profile /nonexistent.conf --out "$tmp/
 expect_out "/nonexistent.conf: cannot open" "the missing profile is named"
 expect_rc 2 "a profile with an unknown key" -- "$D" --profile "$tmp/bad.conf" --out "$tmp/x4"
 expect_out "bad.conf:4: unknown key 'warp_speed'" "the bad key is named with its line"
+expect_rc 2 "an unknown profile name" -- "$D" --profile h300 --out "$tmp/x8"
+expect_out "profile 'h300': .*the shipped ones are a10, a100, h100, h200, l4, rtx4090, t4" \
+    "the unknown name is refused with the shipped names"
+expect_rc 0 "--profile list" -- "$D" --profile list
+expect_out "^h200 +4xH200-sxm +4 +67 +989 +4800 +370 " "--profile list shows the shipped profiles"
+expect_no_file "$tmp/x8" "an unknown profile writes nothing"
+expect_rc 0 "lab03 on 2 ranks projected on --profile H200" -- "$R" -n 2 "$D" "${small[@]}" --profile H200 \
+    --out "$tmp/h200"
+expect_out "projected on [0-9]+ GPU\(s\) of 4xH200-sxm" "the projection names the chosen profile"
+[ "$($J "$tmp/h200/summary.json" projection.profile)" = 4xH200-sxm ] && ok "summary.json names 4xH200-sxm" ||
+    not_ok "summary.json names '$($J "$tmp/h200/summary.json" projection.profile)', not 4xH200-sxm"
 expect_rc 2 "a dataset without a test split" -- "$D" --data breast_cancer --out "$tmp/x5"
 expect_out "has no test split" "the reason is given"
 expect_rc 2 "--batch-size 0" -- "$D" --batch-size 0 --out "$tmp/x6"

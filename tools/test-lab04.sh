@@ -67,6 +67,12 @@ expect_out "--maxbytes: '12Q' is not a size" "the bad size is named"
 expect_rc 2 "-f 1" -- "$D" -f 1 --out "$tmp/x4"
 expect_rc 2 "--counts with a word" -- "$D" --dump "$tmp/x5d" --counts 1,two --out "$tmp/x5"
 expect_rc 2 "a bad flag on 2 ranks stops both" -- "$R" -n 2 "$D" --nonsense --out "$tmp/x6"
-for k in 1 2 3 4 5 6; do [ -e "$tmp/x$k/summary.json" ] && not_ok "failed run x$k left a summary.json"; done
+expect_rc 2 "an unknown --profile, before the sweep" -- "$R" -n 2 "$D" --write-profile "$tmp/x7.conf" --profile h300 \
+    --out "$tmp/x7"
+expect_out "profile 'h300': .*a10, a100, h100, h200, l4, rtx4090, t4" "the shipped names are listed"
+expect_no_file "$tmp/x7/metrics.csv" "the refused run measured nothing"
+expect_rc 0 "--profile list" -- "$D" --profile list
+expect_out "^rtx4090 +4xRTX4090-pcie4 " "the shipped profiles are listed"
+for k in 1 2 3 4 5 6 7; do [ -e "$tmp/x$k/summary.json" ] && not_ok "failed run x$k left a summary.json"; done
 ok "no failed run left a summary.json behind"
 finish

@@ -41,6 +41,13 @@ expect_cmp "$($J "$P" projection.bucketed.speedup)" '>' "$($J "$P" projection.dd
     "bucketed projects above ddp-flat"
 expect_cmp "$($J "$P" projection.bucketed.speedup)" '>' "$($J "$P" projection.per-param.speedup)" \
     "bucketed projects above per-param"
+# the same step on four H200 over NVLink (--profile h200): communication all but hidden
+expect_rc 0 "the same on --profile h200" -- "$R" -n 2 "$D" --data fashion_mnist:train=14200,test=500 \
+    --max-steps 2 --bucket-mb 1 --profile h200 --out "$tmp/h200" --plot none
+expect_out "projected on 4 GPUs of 4xH200-sxm, bucketed" "the projection names the chosen profile"
+H=$tmp/h200/summary.json
+expect_cmp "$($J "$H" projection.bucketed.speedup)" '>' "$($J "$P" projection.bucketed.speedup)" \
+    "NVLink projects above PCIe for the same recorded order"
 
 for m in ddp-flat per-param; do
     # shellcheck disable=SC2086
@@ -184,11 +191,16 @@ expect_rc 2 "a checkpoint that does not exist" -- "$D" $ck $caps --resume "$tmp/
 expect_no_file "$tmp/cbad/summary.json" "a refused resume leaves no summary.json"
 
 for bad in "--bucket-mb 0" "--accum 0" "--mode nope" "--hidden 0" "--batch-size 0" "--amp fp8" \
-    "--amp fp16 --mode ddp-flat" "--growth-interval 0" "--checkpoint-every -1"; do
+    "--amp fp16 --mode ddp-flat" "--growth-interval 0" "--checkpoint-every -1" "--profile h300"; do
     # shellcheck disable=SC2086
     expect_rc 2 "bad flag: $bad" -- "$D" $bad --out "$tmp/bad"
 done
 expect_no_file "$tmp/bad/summary.json" "bad flags leave no summary.json"
+expect_rc 2 "an unknown profile name" -- "$D" --profile h300 --out "$tmp/bad"
+expect_out "the shipped ones are a10, a100, h100, h200, l4, rtx4090, t4,.*a path to a .conf file works too" \
+    "the unknown name is refused with the shipped names"
+expect_rc 0 "--profile list" -- "$D" --profile list
+expect_out "^a10 +4xA10-pcie4 .*\(default\)$" "--profile list marks the default"
 
 if [ -x "$B/skeleton/mutant/lab05" ]; then
     # shellcheck disable=SC2086

@@ -1,13 +1,22 @@
-/* project.c — the roofline + α–β projection of an epoch onto a target. */
+/* project.c — the roofline + α–β projection of an epoch onto a target, and
+ * the profiles that describe targets. */
 #define _POSIX_C_SOURCE 200809L
 #include "dl/project.h"
 
-#include <stdio.h> // snprintf, sscanf
-#include <stdlib.h> // strtod
-#include <string.h> // strcmp, strcspn
+#include <ctype.h> // isdigit, isspace, tolower
+#include <dirent.h> // opendir, readdir, closedir
+#include <errno.h> // errno
+#include <stdio.h> // snprintf, sscanf, fprintf
+#include <stdlib.h> // strtod, qsort
+#include <string.h> // strcmp, strcspn, strerror
+#include <strings.h> // strcasecmp
+#include <sys/stat.h> // stat, S_ISREG
 
 #include "dl/bandwidth.h" // dl_bw_seconds
+#include "dl/cli.h" // DL_CLI_RUN, DL_CLI_HELP, DL_CLI_ERROR
 #include "dl/fs.h" // dl_home, dl_read_file
+
+// ---- one profile file ----
 
 const char *dl_profile_default(void)
 {
@@ -20,7 +29,16 @@ static const char *const keys[] = {"fp32_peak",      "fp16_peak", "mem_bw",     
                                    "mem_efficiency", "bus_bw",    "hop_latency", "launch_overhead"};
 #define NKEYS (sizeof keys / sizeof keys[0])
 
-dl_status dl_profile_load(const char *path, dl_profile *p)
+/* A description in words: the rest of the line, without trailing blanks. */
+static void text_value(const char *from, char *to, size_t cap)
+{
+    size_t n = strlen(from);
+    while (n > 0 && isspace((unsigned char)from[n - 1]))
+        n--;
+    snprintf(to, cap, "%.*s", (int)n, from);
+}
+
+static dl_status load_file(const char *path, dl_profile *p)
 {
     memset(p, 0, sizeof *p);
     double *const slot[NKEYS] = {&p->fp32_peak,       &p->fp16_peak,       &p->mem_bw,
@@ -39,7 +57,8 @@ dl_status dl_profile_load(const char *path, dl_profile *p)
         s += len + (s[len] == '\n');
         buf[strcspn(buf, "#")] = '\0';
         char k[64], v[256];
-        if (sscanf(buf, " %63[a-z0-9_] = %255s", k, v) != 2) {
+        int at = 0;
+        if (sscanf(buf, " %63[a-z0-9_] = %n%255s", k, &at, v) != 2) {
             char rest[8];
             if (sscanf(buf, " %7s", rest) == 1)
                 st = dl_error_set(DL_ERR_FORMAT, "%s:%d: expected 'key = value'", path, line);
@@ -48,6 +67,13 @@ dl_status dl_profile_load(const char *path, dl_profile *p)
         if (strcmp(k, "name") == 0) {
             snprintf(p->name, sizeof p->name, "%.63s", v);
             have_name = 1;
+            continue;
+        }
+        if (strcmp(k, "gpu") == 0 || strcmp(k, "interconnect") == 0) {
+            if (k[0] == 'g')
+                text_value(buf + at, p->gpu, sizeof p->gpu);
+            else
+                text_value(buf + at, p->interconnect, sizeof p->interconnect);
             continue;
         }
         char *end = NULL;
@@ -84,6 +110,146 @@ dl_status dl_profile_load(const char *path, dl_profile *p)
         st = dl_error_set(DL_ERR_FORMAT, "%s: missing key '%s'", path, have_name ? "gpus" : "name");
     return st;
 }
+
+dl_status dl_profile_load(const char *name_or_path, dl_profile *p)
+{
+    char path[1200];
+    memset(p, 0, sizeof *p);
+    DL_TRY(dl_profile_resolve(name_or_path, path, sizeof path));
+    return load_file(path, p);
+}
+
+// ---- the shipped profiles, by name ----
+
+#define MAX_SHIPPED 64
+
+/* The *.conf files of DL_HOME/common/perf, their names without ".conf", sorted. */
+typedef struct shipped {
+    char dir[1024];
+    char stem[MAX_SHIPPED][128];
+    int n;
+} shipped;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+static dl_status list_shipped(shipped *s)
+{
+    s->n = 0;
+    snprintf(s->dir, sizeof s->dir, "%s/common/perf", dl_home());
+    DIR *d = opendir(s->dir);
+    if (d == NULL)
+        return dl_error_set(DL_ERR_IO, "%s: cannot list the shipped profiles: %s", s->dir, strerror(errno));
+    for (struct dirent *e = readdir(d); e != NULL && s->n < MAX_SHIPPED; e = readdir(d)) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] != '.' && len > 5 && len - 5 < sizeof s->stem[0] && strcmp(e->d_name + len - 5, ".conf") == 0)
+            snprintf(s->stem[s->n++], sizeof s->stem[0], "%.*s", (int)(len - 5), e->d_name);
+    }
+    closedir(d);
+    qsort(s->stem, (size_t)s->n, sizeof s->stem[0], by_name);
+    return DL_OK;
+}
+
+/* "4xH200-sxm" -> "h200": without the leading "<gpus>x", up to the first '-', in lower case. */
+static void short_name(const char *name, char *out, size_t len)
+{
+    const char *s = name;
+    while (isdigit((unsigned char)*s))
+        s++;
+    s = s > name && (*s == 'x' || *s == 'X') ? s + 1 : name;
+    size_t i = 0;
+    for (; s[i] != '\0' && s[i] != '-' && i + 1 < len; i++)
+        out[i] = (char)tolower((unsigned char)s[i]);
+    out[i] = '\0';
+}
+
+/* 1 when q is name or its short name, in any case. */
+static int names(const char *q, const char *name)
+{
+    char sh[128];
+    short_name(name, sh, sizeof sh);
+    return strcasecmp(q, name) == 0 || (sh[0] != '\0' && strcasecmp(q, sh) == 0);
+}
+
+/* 1 when q names the shipped profile in file stem.conf: by the file's name
+ * (with or without ".conf"), or by the name inside it. */
+static int names_shipped(const char *q, const char *dir, const char *stem)
+{
+    char file[1200], conf[140];
+    snprintf(conf, sizeof conf, "%s.conf", stem);
+    if (names(q, stem) || strcasecmp(q, conf) == 0)
+        return 1;
+    dl_profile p;
+    snprintf(file, sizeof file, "%s/%s", dir, conf);
+    return load_file(file, &p) == DL_OK && names(q, p.name);
+}
+
+dl_status dl_profile_resolve(const char *name_or_path, char *path, size_t len)
+{
+    struct stat st;
+    const char *arg = name_or_path;
+    if (strchr(arg, '/') != NULL || (stat(arg, &st) == 0 && S_ISREG(st.st_mode))) {
+        if ((size_t)snprintf(path, len, "%s", arg) >= len)
+            return dl_error_set(DL_ERR_ARG, "profile '%.64s...': the path is too long", arg);
+        return DL_OK;
+    }
+    shipped s;
+    DL_TRY(list_shipped(&s));
+    for (int i = 0; i < s.n; i++) {
+        if (!names_shipped(arg, s.dir, s.stem[i]))
+            continue;
+        if ((size_t)snprintf(path, len, "%s/%s.conf", s.dir, s.stem[i]) >= len)
+            return dl_error_set(DL_ERR_ARG, "profile '%s': the path of %s is too long", arg, s.stem[i]);
+        return DL_OK;
+    }
+    char known[MAX_SHIPPED * 24] = "";
+    size_t used = 0;
+    for (int i = 0; i < s.n && used < sizeof known; i++) {
+        char sh[128];
+        short_name(s.stem[i], sh, sizeof sh);
+        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", sh);
+    }
+    return dl_error_set(DL_ERR_ARG,
+                        "profile '%s': no such file, and no shipped profile of that name; the shipped ones are %s, "
+                        "in any case (--profile list describes them; they are in %s); a path to a .conf file works too",
+                        arg, s.n ? known : "none", s.dir);
+}
+
+dl_status dl_profile_list(FILE *out)
+{
+    shipped s;
+    DL_TRY(list_shipped(&s));
+    fprintf(out, "%-8s %-16s %4s %6s %6s %6s %5s  %s\n", "NAME", "PROFILE", "GPUS", "FP32", "FP16", "MEM", "BUS",
+            "GPU; INTERCONNECT");
+    for (int i = 0; i < s.n; i++) {
+        char file[1200], sh[128];
+        dl_profile p;
+        snprintf(file, sizeof file, "%s/%s.conf", s.dir, s.stem[i]);
+        DL_TRY(load_file(file, &p));
+        short_name(p.name, sh, sizeof sh);
+        fprintf(out, "%-8s %-16s %4d %6.4g %6.4g %6.0f %5.0f  %s; %s%s\n", sh, p.name, p.gpus, p.fp32_peak / 1e12,
+                p.fp16_peak / 1e12, p.mem_bw / 1e9, p.bus_bw / 1e9, p.gpu[0] ? p.gpu : "-",
+                p.interconnect[0] ? p.interconnect : "-", strcmp(file, dl_profile_default()) == 0 ? " (default)" : "");
+    }
+    fprintf(out,
+            "FP32, FP16 (tensor cores, dense): peak TFLOP/s; MEM: memory GB/s; BUS: allreduce bus bandwidth GB/s.\n"
+            "Choose one with --profile NAME (any case; PROFILE works too) or --profile path/to/file.conf.\n");
+    return DL_OK;
+}
+
+int dl_profile_cli(const char *prog, const char *value)
+{
+    if (value == NULL || strcasecmp(value, "list") != 0)
+        return DL_CLI_RUN;
+    if (dl_profile_list(stdout) == DL_OK)
+        return DL_CLI_HELP;
+    fprintf(stderr, "%s: error: %s\n", prog, dl_last_error());
+    return DL_CLI_ERROR;
+}
+
+// ---- the projection ----
 
 dl_status dl_project(const dl_profile *p, const dl_workload *w, int ranks, dl_projection *out)
 {

@@ -2,9 +2,16 @@
  * dl_project against the closed-form model computed here by hand. */
 #include "tests.h"
 
+#include <dirent.h> // opendir, readdir
 #include <math.h> // fabs
+#include <stdio.h> // snprintf, fopen
+#include <stdlib.h> // free
+#include <sys/stat.h> // mkdir
+#include <unistd.h> // chdir, getcwd
 
+#include "dl/cli.h" // DL_CLI_RUN, DL_CLI_HELP
 #include "dl/epoch.h" // dl_epoch_ideal_workload
+#include "dl/fs.h" // dl_home
 #include "dl/project.h"
 
 static const char *good = "# a test target\n"
@@ -47,6 +54,165 @@ START_TEST(test_profile_load)
     ck_assert(dl_profile_load(tpath("junk.conf"), &p) == DL_ERR_FORMAT);
     ck_assert(strstr(dl_last_error(), "junk.conf:2: expected 'key = value'"));
     ck_assert(dl_profile_load(tpath("none.conf"), &p) == DL_ERR_IO);
+    // the descriptions in words are optional, and take the rest of the line
+    ck_assert(dl_profile_load(tpath("good.conf"), &p) == DL_OK);
+    ck_assert_str_eq(p.gpu, "");
+    ck_assert_str_eq(p.interconnect, "");
+    char text[1024];
+    snprintf(text, sizeof text, "%sgpu = Some GPU 8GB   # a comment\ninterconnect =  two wires \n", good);
+    write_text(tpath("words.conf"), text);
+    ck_assert_st(dl_profile_load(tpath("words.conf"), &p), DL_OK);
+    ck_assert_str_eq(p.gpu, "Some GPU 8GB");
+    ck_assert_str_eq(p.interconnect, "two wires");
+}
+END_TEST
+
+/* The short names the kit documents (README.md), each a shipped profile. */
+static const char *const documented[] = {"a10", "t4", "l4", "a100", "h100", "h200", "rtx4090"};
+#define NDOC (sizeof documented / sizeof documented[0])
+
+/* Every *.conf in common/perf: loads, has every key and its descriptions,
+ * sane numbers, a name equal to its file's, and is found by its names. */
+START_TEST(test_shipped_profiles)
+{
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/common/perf", dl_home());
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot list %s", dir);
+    int n = 0;
+    for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0)
+            continue;
+        char path[1300], stem[128], got[1300];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        snprintf(stem, sizeof stem, "%.*s", (int)(len - 5), e->d_name);
+        dl_profile p;
+        ck_assert_st(dl_profile_load(path, &p), DL_OK); // every key, positive, efficiencies <= 1
+        ck_assert_str_eq(p.name, stem);
+        ck_assert_msg(p.gpu[0] != '\0' && p.interconnect[0] != '\0', "%s: no gpu or interconnect", path);
+        ck_assert_msg(p.gpus >= 1, "%s: gpus %d", path, p.gpus);
+        ck_assert_msg(p.fp32_efficiency <= 1 && p.fp16_efficiency <= 1 && p.mem_efficiency <= 1, "%s", path);
+        ck_assert_msg(p.fp16_peak >= p.fp32_peak, "%s: fp16 peak %g below fp32's %g", path, p.fp16_peak, p.fp32_peak);
+        ck_assert_msg(p.fp32_peak > 1e12 && p.fp16_peak < 1e16 && p.mem_bw > 1e11 && p.bus_bw > 1e9 &&
+                          p.hop_latency < 1e-4 && p.launch_overhead < 1e-4,
+                      "%s: a number off by orders of magnitude", path);
+        // by its name, its file's name, and in another case
+        ck_assert_st(dl_profile_resolve(stem, got, sizeof got), DL_OK);
+        ck_assert_str_eq(got, path);
+        ck_assert_st(dl_profile_resolve(e->d_name, got, sizeof got), DL_OK);
+        ck_assert_str_eq(got, path);
+        char upper[128];
+        for (size_t i = 0; i <= strlen(stem); i++)
+            upper[i] = (char)(stem[i] >= 'a' && stem[i] <= 'z' ? stem[i] - 32 : stem[i]);
+        ck_assert_st(dl_profile_resolve(upper, got, sizeof got), DL_OK);
+        ck_assert_str_eq(got, path);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, (int)NDOC);
+    // each documented short name is the profile "4x<NAME>-...", whatever else is there
+    for (size_t i = 0; i < NDOC; i++) {
+        char got[1300], lower[64], want[64];
+        dl_profile p;
+        ck_assert_st(dl_profile_resolve(documented[i], got, sizeof got), DL_OK);
+        ck_assert_st(dl_profile_load(got, &p), DL_OK);
+        for (size_t k = 0; k <= strlen(p.name) && k < sizeof lower; k++)
+            lower[k] = (char)(p.name[k] >= 'A' && p.name[k] <= 'Z' ? p.name[k] + 32 : p.name[k]);
+        snprintf(want, sizeof want, "4x%s-", documented[i]);
+        ck_assert_msg(strncmp(lower, want, strlen(want)) == 0, "%s resolved to %s", documented[i], p.name);
+    }
+}
+END_TEST
+
+/* Choosing a profile: names in any case, paths as before, a clear refusal. */
+START_TEST(test_profile_names)
+{
+    dl_profile p;
+    const char *h200[] = {"h200", "H200", "4xh200-sxm", "4xH200-sxm", "4XH200-SXM.CONF"};
+    for (size_t i = 0; i < sizeof h200 / sizeof h200[0]; i++) {
+        ck_assert_st(dl_profile_load(h200[i], &p), DL_OK);
+        ck_assert_str_eq(p.name, "4xH200-sxm");
+        ck_assert_has(p.path, "/common/perf/4xH200-sxm.conf");
+    }
+    ck_assert_st(dl_profile_load("A10", &p), DL_OK);
+    ck_assert_str_eq(p.path, dl_profile_default());
+    // an unknown name: refused as bad input, with the list and the other way
+    ck_assert_st(dl_profile_load("h300", &p), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "profile 'h300'");
+    ck_assert_has(dl_last_error(), "a10, a100, h100, h200, l4, rtx4090, t4");
+    ck_assert_has(dl_last_error(), "a path to a .conf file works too");
+    ck_assert_st(dl_profile_load("", &p), DL_ERR_ARG);
+    // a path is read as it is: a missing one is an I/O error, a bad one a format error
+    write_text(tpath("mine.conf"), good);
+    ck_assert_st(dl_profile_load(tpath("mine.conf"), &p), DL_OK);
+    ck_assert_str_eq(p.name, "test2");
+    ck_assert_str_eq(p.path, tpath("mine.conf"));
+    ck_assert_st(dl_profile_load(tpath("h200"), &p), DL_ERR_IO);
+    write_text(tpath("bad.conf"), "name = x\ngpus = 4\nwarp = 3\n");
+    ck_assert_st(dl_profile_load(tpath("bad.conf"), &p), DL_ERR_FORMAT);
+    // a file in the working directory wins over a shipped name; a directory does not
+    char cwd[4096];
+    ck_assert(getcwd(cwd, sizeof cwd) != NULL);
+    write_text(tpath("h200"), good);
+    ck_assert_int_eq(mkdir(tpath("t4"), 0755), 0);
+    ck_assert_int_eq(chdir(t_dir), 0);
+    dl_status by_file = dl_profile_load("h200", &p);
+    char file_name[64];
+    snprintf(file_name, sizeof file_name, "%s", p.name);
+    dl_status by_dir = dl_profile_load("t4", &p);
+    ck_assert_int_eq(chdir(cwd), 0);
+    ck_assert_int_eq(by_file, DL_OK);
+    ck_assert_str_eq(file_name, "test2");
+    ck_assert_int_eq(by_dir, DL_OK);
+    ck_assert_str_eq(p.name, "4xT4-pcie3");
+    // a path that does not fit
+    char small[8];
+    ck_assert_st(dl_profile_resolve("h200", small, sizeof small), DL_ERR_ARG);
+    // no shipped profiles where DL_HOME points
+    env_saved e = env_set("DL_HOME", t_dir);
+    dl_status st = dl_profile_load("h200", &p);
+    env_restore(&e);
+    ck_assert_int_eq(st, DL_ERR_IO);
+}
+END_TEST
+
+/* --profile list: one line per shipped profile, the default marked; any
+ * other value goes on to the run. */
+START_TEST(test_profile_list)
+{
+    FILE *f = fopen(tpath("list.txt"), "w");
+    ck_assert(f != NULL);
+    ck_assert_st(dl_profile_list(f), DL_OK);
+    fclose(f);
+    char *text = slurp(tpath("list.txt"), NULL);
+    ck_assert(text != NULL);
+    ck_assert_has(text, "NAME     PROFILE");
+    ck_assert_has(text, "a10      4xA10-pcie4         4   31.2    125    600    12  NVIDIA A10 24GB; PCIe Gen4");
+    ck_assert_has(text, "P2P (default)\n");
+    ck_assert_has(text, "h200     4xH200-sxm          4     67    989   4800   370  NVIDIA H200 SXM 141GB; NVLink 4");
+    ck_assert_has(text, "t4       4xT4-pcie3          4    8.1     65    320     6  NVIDIA T4 16GB; PCIe Gen3");
+    ck_assert_has(text, "--profile path/to/file.conf");
+    ck_assert(strstr(strstr(text, "(default)") + 1, "(default)") == NULL);
+    free(text);
+    ck_assert_int_eq(dl_profile_cli("x", NULL), DL_CLI_RUN);
+    ck_assert_int_eq(dl_profile_cli("x", "h200"), DL_CLI_RUN);
+    capture c;
+    capture_start(&c, 1);
+    int rc = dl_profile_cli("x", "list");
+    char *out = capture_stop(&c);
+    ck_assert_int_eq(rc, DL_CLI_HELP);
+    ck_assert_has(out, "rtx4090  4xRTX4090-pcie4");
+    free(out);
+    env_saved e = env_set("DL_HOME", t_dir);
+    capture_start(&c, 2);
+    rc = dl_profile_cli("x", "LIST");
+    char *err = capture_stop(&c);
+    env_restore(&e);
+    ck_assert_int_eq(rc, DL_CLI_ERROR);
+    ck_assert_has(err, "x: error: ");
+    ck_assert_has(err, "cannot list the shipped profiles");
+    free(err);
 }
 END_TEST
 
@@ -166,6 +332,9 @@ Suite *project_suite(void)
     Suite *s = suite_create("project");
     TCase *tc = tcase_with_tmp("project", 10);
     tcase_add_test(tc, test_profile_load);
+    tcase_add_test(tc, test_shipped_profiles);
+    tcase_add_test(tc, test_profile_names);
+    tcase_add_test(tc, test_profile_list);
     tcase_add_test(tc, test_projection_closed_form);
     tcase_add_test(tc, test_step_timeline);
     tcase_add_test(tc, test_projection_against_one_baseline);

@@ -37,10 +37,11 @@ int lab03_parse(int argc, char **argv, lab03_options *o)
         {"compare-steps", DL_OPT_INT, &o->compare_steps, "N", "steps of the one-rank comparison", NULL, 1, 100000},
     };
     int n = 4 + dl_train_opts_table(&o->t, opts + 4);
-    return dl_cli_parse(argc, argv, "lab03",
-                        "Lab 03: data-parallel training of an MLP on Fashion-MNIST. Start it with "
-                        "common/bin/dlrun -n P; --mode naive runs the classic first attempt.",
-                        &o->a, opts, (size_t)n);
+    int rc = dl_cli_parse(argc, argv, "lab03",
+                          "Lab 03: data-parallel training of an MLP on Fashion-MNIST. Start it with "
+                          "common/bin/dlrun -n P; --mode naive runs the classic first attempt.",
+                          &o->a, opts, (size_t)n);
+    return rc == DL_CLI_RUN ? dl_profile_cli("lab03", o->t.profile) : rc; // --profile list
 }
 
 dl_status lab03_setup(lab03_run *R)

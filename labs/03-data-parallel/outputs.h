@@ -19,7 +19,7 @@
 #include "dl/metrics.h" // dl_table
 #include "dl/mlp.h" // dl_mlp, DL_MLP_MAX_LAYERS
 #include "dl/progress.h" // dl_progress
-#include "dl/project.h" // dl_profile, dl_workload, dl_projection
+#include "dl/project.h" // dl_profile, dl_profile_cli, dl_workload, dl_projection
 #include "dl/status.h" // dl_status
 #include "dl/summary.h" // dl_train_report
 #include "dl/trainopt.h" // dl_train_opts

@@ -32,7 +32,7 @@
 #include "dl/json.h" // summary.json
 #include "dl/metrics.h" // dl_csv_write
 #include "dl/plot.h" // dl_plot_listed
-#include "dl/project.h" // dl_profile
+#include "dl/project.h" // dl_profile, dl_profile_load, dl_profile_cli
 #include "dl/rank.h" // dl_rank_device
 #include "dl/timer.h" // dl_now
 #include "ring.h"
@@ -272,16 +272,15 @@ static void fit(const double *bytes, const double *t, int n, double *alpha, doub
 
 // ---- outputs ----
 
-static dl_status write_profile(const options *o, int P, double alpha, double beta, const char *algo)
+static dl_status write_profile(const options *o, const dl_profile *base, int P, double alpha, double beta,
+                               const char *algo)
 {
-    dl_profile base;
-    DL_TRY(dl_profile_load(o->profile != NULL ? o->profile : dl_profile_default(), &base));
     char tmp[1300];
     FILE *f = dl_tmp_create(o->write_profile, tmp, sizeof tmp, "w");
     if (f == NULL)
         return DL_ERR_IO;
     double steps = dl_bw_ring_steps(DL_BW_ALLREDUCE, P), factor = dl_bw_factor(DL_BW_ALLREDUCE, P);
-    double bus_bw = beta > 0 ? factor / beta : base.bus_bw, hop = alpha > 0 ? alpha / steps : base.hop_latency;
+    double bus_bw = beta > 0 ? factor / beta : base->bus_bw, hop = alpha > 0 ? alpha / steps : base->hop_latency;
     fprintf(f,
             "# measured by lab 04 (%s allreduce on %d ranks): bus_bw and hop_latency from the fit\n"
             "# t = alpha + beta * bytes: bus_bw = 2(P-1)/P / beta, hop_latency = alpha / 2(P-1).\n"
@@ -289,8 +288,8 @@ static dl_status write_profile(const options *o, int P, double alpha, double bet
             "name = measured-%dranks\ngpus = %d\nfp32_peak = %.6g\nfp16_peak = %.6g\nmem_bw = %.6g\n"
             "fp32_efficiency = %.6g\nfp16_efficiency = %.6g\nmem_efficiency = %.6g\nbus_bw = %.6g\n"
             "hop_latency = %.6g\nlaunch_overhead = %.6g\n",
-            algo, P, base.name, P, P, base.fp32_peak, base.fp16_peak, base.mem_bw, base.fp32_efficiency,
-            base.fp16_efficiency, base.mem_efficiency, bus_bw, hop, base.launch_overhead);
+            algo, P, base->name, P, P, base->fp32_peak, base->fp16_peak, base->mem_bw, base->fp32_efficiency,
+            base->fp16_efficiency, base->mem_efficiency, bus_bw, hop, base->launch_overhead);
     int bad = ferror(f) != 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, o->write_profile) != 0) {
@@ -363,8 +362,10 @@ int main(int argc, char **argv)
         {"chunk-bytes", DL_OPT_SIZE, &o.chunk_bytes, "SIZE", "ring-chunked: bytes per chunk", NULL, 2, 1ULL << 34},
         {"write-profile", DL_OPT_STRING, &o.write_profile, "FILE",
          "write the fitted bus bandwidth and hop latency as a projection profile", NULL, 1, 0},
-        {"profile", DL_OPT_STRING, &o.profile, "FILE", "the profile --write-profile copies compute numbers from", NULL,
-         1, 0},
+        {"profile", DL_OPT_STRING, &o.profile, "NAME|FILE",
+         "the profile --write-profile copies compute numbers from: a shipped one by name (default a10; --profile list "
+         "shows them) or a .conf file",
+         NULL, 1, 0},
         {"dump", DL_OPT_STRING, &o.dump, "DIR", "write every result and the counters of each call (grader)", NULL, 1,
          0},
         {"counts", DL_OPT_STRING, &o.counts, "LIST", "--dump: element counts", NULL, 1, 0},
@@ -378,6 +379,7 @@ int main(int argc, char **argv)
                           "Lab 04: your naive and ring allreduces against the library's, timed over a sweep of "
                           "message sizes like nccl-tests. Start it with common/bin/dlrun -n P.",
                           &o.a, extra, sizeof extra / sizeof extra[0]);
+    rc = rc == DL_CLI_RUN ? dl_profile_cli("lab04", o.profile) : rc; // --profile list
     if (rc != DL_CLI_RUN) {
         dl_comm_finalize(c);
         return rc == DL_CLI_HELP ? 0 : 2;
@@ -407,6 +409,9 @@ int main(int argc, char **argv)
         st = dl_error_set(DL_ERR_ARG, "--write-profile needs at least 2 ranks: one rank measures no link");
     else if (o.write_profile != NULL)
         st = dl_check_writable("--write-profile", o.write_profile, 0);
+    dl_profile base; // read before the sweep, so a wrong --profile stops the run at once
+    if (st == DL_OK && (o.write_profile != NULL || o.profile != NULL))
+        st = dl_profile_load(o.profile != NULL ? o.profile : dl_profile_default(), &base);
     if (st == DL_OK && o.dump != NULL)
         st = dl_mkdir_p(o.dump);
     if (st != DL_OK)
@@ -557,7 +562,7 @@ int main(int argc, char **argv)
         if (st == DL_OK)
             st = dl_csv_write(o.a.out, "fit.csv", cols, ncols, rows, n_sizes);
         if (st == DL_OK && o.write_profile != NULL)
-            st = write_profile(&o, b.P, alpha[prof], beta[prof], ring_algo_name(b.algo[prof]));
+            st = write_profile(&o, &base, b.P, alpha[prof], beta[prof], ring_algo_name(b.algo[prof]));
         // summary.json (and --json)
         for (int copy = 0; copy < 2 && st == DL_OK; copy++) {
             char path[1200];

@@ -78,7 +78,9 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
         {"allow-reshard", DL_OPT_FLAG, &o->allow_reshard, NULL,
          "--resume a checkpoint written by another number of ranks (with a warning)", NULL, 0, 0, 0},
         {"train-rows", DL_OPT_LONG, &o->train_rows, "N", "train on the first N rows only (0 = all)", NULL, 0, 1e9, 0},
-        {"profile", DL_OPT_STRING, &o->profile, "FILE", "target machine of the projection", NULL, 1, 0, 0},
+        {"profile", DL_OPT_STRING, &o->profile, "NAME|FILE",
+         "the projection's target: a shipped profile by name (default a10; --profile list shows them) or a .conf file",
+         NULL, 1, 0, 0},
         {"dump", DL_OPT_STRING, &o->dump, "DIR", "write each rank's parameters and trace (for the grader)", NULL, 1, 0,
          0},
         {"amp", DL_OPT_CHOICE, &o->amp, "MODE",
@@ -98,10 +100,11 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
          1e12, 0},
         {"poison-rank", DL_OPT_LONG, &o->poison_rank, "R", "the rank --poison-step poisons", NULL, 0, 1e6, 0},
     };
-    return dl_cli_parse(argc, argv, "lab05",
-                        "Lab 05: DistributedDataParallel as PyTorch builds it: gradient buckets allreduced while "
-                        "backward runs. Start it with common/bin/dlrun -n P.",
-                        &o->a, extra, sizeof extra / sizeof extra[0]);
+    int rc = dl_cli_parse(argc, argv, "lab05",
+                          "Lab 05: DistributedDataParallel as PyTorch builds it: gradient buckets allreduced while "
+                          "backward runs. Start it with common/bin/dlrun -n P.",
+                          &o->a, extra, sizeof extra / sizeof extra[0]);
+    return rc == DL_CLI_RUN ? dl_profile_cli("lab05", o->profile) : rc; // --profile list
 }
 
 dl_status lab05_setup(lab05_run *R)

@@ -47,7 +47,7 @@
 #include "dl/device.h" // dl_device
 #include "dl/mlp.h" // dl_mlp, DL_MLP_MAX_LAYERS
 #include "dl/progress.h" // dl_progress
-#include "dl/project.h" // dl_profile
+#include "dl/project.h" // dl_profile, dl_profile_cli
 #include "dl/status.h" // dl_status
 #include "dl/summary.h" // dl_run_io
 #include "kit.h" // kit_tally, amp_scaler, ddp_bucket

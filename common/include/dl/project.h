@@ -5,9 +5,17 @@
  * Contract
  * - A profile is a small "key = value" file (in common/perf/) describing
  *   hardware: peak FLOP/s and the achievable share, memory bandwidth, ring
- *   bus bandwidth, per-hop latency, kernel launch cost. dl_profile_load
- *   rejects unknown keys, missing keys and non-positive values with
- *   "file:line: reason" (DL_ERR_FORMAT), or DL_ERR_IO when unreadable.
+ *   bus bandwidth, per-hop latency, kernel launch cost; and, optionally, in
+ *   words (the rest of the line), the GPU ("gpu") and how the GPUs are
+ *   linked ("interconnect"). dl_profile_load rejects unknown keys, missing
+ *   keys and non-positive values with "file:line: reason" (DL_ERR_FORMAT),
+ *   or DL_ERR_IO when unreadable.
+ * - The shipped profiles are the *.conf files of DL_HOME/common/perf/. One
+ *   is chosen by name: its file's name with or without ".conf", its "name"
+ *   key, or its short name (that name without the leading "<gpus>x" and
+ *   from the first '-' on: "h200" for 4xH200-sxm), in any case. An argument
+ *   that contains a '/' or names a regular file is a path and is read as
+ *   it is, so "h200" means the shipped profile unless ./h200 exists.
  * - A workload is one rank's epoch as measured by the counters: FLOPs counted
  *   by dl_gemm, memory bytes of the element-wise passes, kernel launches,
  *   the collectives' calls and bytes counted by dl_comm, the samples this
@@ -37,6 +45,7 @@
 #define DL_PROJECT_H
 
 #include <stddef.h> // size_t
+#include <stdio.h> // FILE
 
 #include "dl/status.h" // dl_status
 
@@ -51,6 +60,8 @@ typedef struct dl_profile {
     double fp32_efficiency, fp16_efficiency, mem_efficiency;
     double bus_bw, hop_latency, launch_overhead;
     char path[512];
+    char gpu[96]; /* "gpu", in words ("" when the file has none) */
+    char interconnect[128]; /* "interconnect", in words ("" when none) */
 } dl_profile;
 
 typedef struct dl_workload {
@@ -118,9 +129,28 @@ dl_status dl_project_step(const dl_profile *p, int ranks, int accum, const dl_si
                           const dl_sim_bucket *buckets, int n_buckets, double optim_bytes, double optim_launches,
                           dl_sim_step *out);
 
-dl_status dl_profile_load(const char *path, dl_profile *p);
+/* Reads the profile `name_or_path` names (see the contract: a shipped
+ * profile's name, or a path) into *p, with p->path the file it read. Fails
+ * as dl_profile_resolve does, or as the contract says for the file. */
+dl_status dl_profile_load(const char *name_or_path, dl_profile *p);
 /* DL_HOME/common/perf/4xA10-pcie4.conf */
 const char *dl_profile_default(void);
+/* Writes into path (len bytes) the file `name_or_path` names: itself when it
+ * is a path, else the shipped profile of that name. DL_ERR_ARG for a name
+ * no shipped profile has (the message lists the shipped profiles' short
+ * names and says that a path works too) or a path longer than len;
+ * DL_ERR_IO when DL_HOME/common/perf cannot be read. */
+dl_status dl_profile_resolve(const char *name_or_path, char *path, size_t len);
+/* Prints to out one line per shipped profile (short name, name, GPUs, fp32
+ * and fp16 peaks, memory and bus bandwidth, GPU and interconnect in words;
+ * the default marked), then how to choose one. DL_ERR_IO when the folder
+ * cannot be read; fails as dl_profile_load does for a broken profile. */
+dl_status dl_profile_list(FILE *out);
+/* For a driver's --profile after dl_cli_parse said DL_CLI_RUN: when value
+ * is "list", prints dl_profile_list to stdout and returns DL_CLI_HELP (the
+ * driver exits 0), or DL_CLI_ERROR after "prog: error: <why>" on stderr;
+ * for any other value (NULL too) returns DL_CLI_RUN (dl/cli.h). */
+int dl_profile_cli(const char *prog, const char *value);
 dl_status dl_project(const dl_profile *p, const dl_workload *w, int ranks, dl_projection *out);
 dl_status dl_project_against(const dl_profile *p, const dl_workload *w, int ranks, const dl_workload *one,
                              dl_projection *out);

@@ -24,7 +24,9 @@
  *     --stratified        stratified shards
  *     --drop-last         drop the tail instead of padding the shards
  *     --max-steps N       stop after N optimizer steps (0: all epochs)
- *     --profile FILE      the projection's target machine
+ *     --profile NAME|FILE the projection's target machine: a shipped profile
+ *                         (dl/project.h) or a file; "list" lists them (the
+ *                         driver calls dl_profile_cli after parsing)
  *     --dump-params FILE  the final parameters (rank 0) as .npy
  *     --dump-init FILE    the parameters after the initial broadcast (rank 0) as .npy
  * - dl_train_stop(t, steps): 1 once `steps` optimizer steps reach --max-steps.
