@@ -147,6 +147,7 @@ TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq
 # Each lab folder has a lab.mk naming its files:
 #   LAB_<id>_STUDENT_C / _CU / _H   student-editable files (solutions/ holds the references)
 #   LAB_<id>_KIT_C                  kit code shared by driver and grader (not student-editable)
+#   LAB_<id>_KIT_CU                 the same in CUDA (built when nvcc is found; kit.c stands in without it)
 LABS := $(patsubst labs/%/lab.mk,%,$(sort $(wildcard labs/*/lab.mk)))
 include $(wildcard labs/*/lab.mk)
 lab_id = $(firstword $(subst -, ,$(1)))
@@ -155,7 +156,8 @@ lab_dir = $(filter $(1)-%,$(LABS))
 # $(call student_objs,lab-id,impl-name)
 student_objs = $(patsubst %.c,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_C)) \
                $(if $(HAVE_CUDA),$(patsubst %.cu,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_CU)))
-kit_objs = $(patsubst %.c,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_C))
+kit_objs = $(patsubst %.c,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_C)) \
+           $(if $(HAVE_CUDA),$(patsubst %.cu,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_CU)))
 
 # Rules that do not depend on the implementation: kit code, the lab's grader
 # suite, its call wrappers (grader/labNN_calls.c, compiled once for the judge
@@ -173,6 +175,9 @@ define LAB_COMMON
 $(B)/obj/kit/$(1)/%.o: labs/$(2)/%.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(B)/obj/kit/$(1)/%.o: labs/$(2)/%.cu $(FLAGS_STAMP)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVCC_FLAGS) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(B)/obj/grader/lab$(1).o: grader/lab$(1).c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@

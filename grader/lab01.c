@@ -919,8 +919,9 @@ START_TEST(test_gpu_loss_grad)
         float lambda;
         double wscale;
     } cases[] = {
-        {1, 1, 0.1f, 1.0},    {257, 1, 0.0f, 1.0},   {1000, 30, 0.01f, 0.5},
-        {4097, 7, 0.1f, 0.3}, {300, 3, 0.0f, 400.0}, // logits in the hundreds and thousands
+        {1, 1, 0.1f, 1.0},        {257, 1, 0.0f, 1.0},   {1000, 30, 0.01f, 0.5},
+        {4097, 7, 0.1f, 0.3},     {300, 3, 0.0f, 400.0}, // logits in the hundreds and thousands
+        {200, 1500, 0.01f, 0.05}, // wide rows: more features than a one-pass kernel may keep in shared memory
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         problem p = make_problem(40 + k, cases[k].n, cases[k].d, cases[k].lambda, cases[k].wscale);
@@ -930,7 +931,7 @@ START_TEST(test_gpu_loss_grad)
         GR_OK(dl_malloc(&dev, (void **)&dy, n * sizeof(float)));
         GR_OK(dl_malloc(&dev, (void **)&dw, d * sizeof(float)));
         GR_OK(dl_malloc(&dev, (void **)&dg, d * sizeof(float)));
-        GR_OK(dl_malloc(&dev, (void **)&dwork, logreg_cuda_work_floats(n) * sizeof(float)));
+        GR_OK(dl_malloc(&dev, (void **)&dwork, logreg_cuda_work_floats(n, d) * sizeof(float)));
         GR_OK(dl_memcpy_h2d(&dev, dX, p.X, n * d * sizeof(float)));
         GR_OK(dl_memcpy_h2d(&dev, dy, p.y, n * sizeof(float)));
         GR_OK(dl_memcpy_h2d(&dev, dw, p.w, d * sizeof(float)));
@@ -949,6 +950,19 @@ START_TEST(test_gpu_loss_grad)
         if (fabs(loss_gpu - rl) > 1e-6 + 1e-5 * fabs(rl) || fabs(gb_gpu - rgb) > 1e-6 + 1e-5 * fabs(rgb))
             GR_FAIL("n=%zu d=%zu: CUDA loss %.9g grad_b %.9g, expected %.9g and %.9g (CPU: %.9g, %.9g)", n, d, loss_gpu,
                     (double)gb_gpu, rl, rgb, loss_cpu, (double)gb_cpu);
+        // the residuals left in dwork (the engine's accuracy counts from them)
+        float *r_gpu = malloc(n * sizeof *r_gpu);
+        double *r_ref = malloc(n * sizeof *r_ref);
+        GR_OK(dl_memcpy_d2h(&dev, r_gpu, dwork, n * sizeof *r_gpu));
+        for (size_t i = 0; i < n; i++) {
+            double z = p.b;
+            for (size_t j = 0; j < d; j++)
+                z += (double)p.X[i * d + j] * p.w[j];
+            r_ref[i] = (z >= 0 ? 1.0 / (1.0 + exp(-z)) : exp(z) / (1.0 + exp(z))) - p.y[i];
+        }
+        snprintf(what, sizeof what, "n=%zu d=%zu: dwork[0..n) after the call (r_i = sigmoid(x_i.w + b) - y_i)", n, d);
+        GR_ALLCLOSE_F32(what, r_gpu, r_ref, n, 1e-5, 1e-4, "");
+        free(r_gpu), free(r_ref);
         dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dw), dl_free(&dev, dg), dl_free(&dev, dwork);
         free(g_gpu), free(g_cpu), free(work), free(wd), free(rg);
         free_problem(&p);

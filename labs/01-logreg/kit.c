@@ -73,8 +73,14 @@ void logreg_curve_free(logreg_curve *c)
 
 // ---- the engine ----
 
+/* kit_cuda.cu: *right = the rows i < n whose residual r_i = p_i − y_i puts
+ * p_i = r_i + y_i on the label's side of 0.5 (class 1 when p >= 0.5), counted
+ * on the device into dright (device scratch) and read back once. */
+dl_status logreg_count_right_cuda(const dl_device *dev, const float *r, const float *y, size_t n, double *dright,
+                                  double *right);
+
 #ifndef DL_HAVE_CUDA
-/* Without nvcc the student's logreg_cuda.cu is not compiled; this stands in. */
+/* Without nvcc the student's logreg_cuda.cu and kit_cuda.cu are not compiled; these stand in. */
 dl_status logreg_loss_grad_cuda(const dl_device *dev, const float *dX, const float *dy, size_t n, size_t d,
                                 const float *dw, float b, float lambda, float *dgrad_w, float *grad_b, double *loss,
                                 float *dwork)
@@ -83,7 +89,19 @@ dl_status logreg_loss_grad_cuda(const dl_device *dev, const float *dX, const flo
     (void)dgrad_w, (void)grad_b, (void)loss, (void)dwork;
     return dl_error_set(DL_ERR_NO_CUDA, "logreg_loss_grad_cuda: this build has no CUDA");
 }
+
+dl_status logreg_count_right_cuda(const dl_device *dev, const float *r, const float *y, size_t n, double *dright,
+                                  double *right)
+{
+    (void)dev, (void)r, (void)y, (void)n, (void)dright, (void)right;
+    return dl_error_set(DL_ERR_NO_CUDA, "logreg_count_right_cuda: this build has no CUDA");
+}
 #endif
+
+static int on_gpu(const logreg_engine *e)
+{
+    return e->dev->kind == DL_DEVICE_CUDA;
+}
 
 static dl_status ensure_staging(logreg_engine *e, size_t n)
 {
@@ -97,9 +115,21 @@ static dl_status ensure_staging(logreg_engine *e, size_t n)
     size_t cap = n > e->n ? n : e->n;
     DL_TRY(dl_malloc(e->dev, (void **)&e->sX, cap * e->d * sizeof(float)));
     DL_TRY(dl_malloc(e->dev, (void **)&e->sy, cap * sizeof(float)));
-    DL_TRY(dl_malloc(e->dev, (void **)&e->dwork, logreg_cuda_work_floats(cap) * sizeof(float)));
+    DL_TRY(dl_malloc(e->dev, (void **)&e->dwork, logreg_cuda_work_floats(cap, e->d) * sizeof(float)));
     e->s_cap = cap;
     return DL_OK;
+}
+
+/* Set k's rows on the device: one upload each (on the CPU they stay where they are). */
+static dl_status upload(logreg_engine *e, int k)
+{
+    size_t n = e->set[k].n, d = e->d;
+    if (!on_gpu(e))
+        return DL_OK;
+    DL_TRY(dl_malloc(e->dev, (void **)&e->set[k].dX, n * d * sizeof(float)));
+    DL_TRY(dl_malloc(e->dev, (void **)&e->set[k].dy, n * sizeof(float)));
+    DL_TRY(dl_memcpy_h2d(e->dev, e->set[k].dX, e->set[k].X, n * d * sizeof(float)));
+    return dl_memcpy_h2d(e->dev, e->set[k].dy, e->set[k].y, n * sizeof(float));
 }
 
 dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float *X, const float *y, size_t n, size_t d)
@@ -112,29 +142,72 @@ dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float
     e->y = y;
     e->n = n;
     e->d = d;
-    if (dev->kind == DL_DEVICE_CPU) {
+    e->g = malloc(d * sizeof *e->g);
+    if (e->g == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "engine: out of memory");
+    if (!on_gpu(e)) {
         e->work = malloc(n * sizeof(float));
         e->work_cap = n;
         if (e->work == NULL)
             return dl_error_set(DL_ERR_NOMEM, "engine: out of memory");
-        return DL_OK;
+        return logreg_engine_hold(e, X, y, n);
     }
-    dl_status st = dl_malloc(dev, (void **)&e->dX, n * d * sizeof(float));
-    if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&e->dy, n * sizeof(float));
-    if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&e->dw, d * sizeof(float));
+    dl_status st = dl_malloc(dev, (void **)&e->dw, d * sizeof(float));
     if (st == DL_OK)
         st = dl_malloc(dev, (void **)&e->dgrad, d * sizeof(float));
     if (st == DL_OK)
-        st = dl_memcpy_h2d(dev, e->dX, X, n * d * sizeof(float));
+        st = dl_malloc(dev, (void **)&e->dright, sizeof(double));
     if (st == DL_OK)
-        st = dl_memcpy_h2d(dev, e->dy, y, n * sizeof(float));
+        st = logreg_engine_hold(e, X, y, n);
     if (st == DL_OK)
         st = ensure_staging(e, n);
     if (st != DL_OK)
         logreg_engine_free(e);
     return st;
+}
+
+dl_status logreg_engine_hold(logreg_engine *e, const float *X, const float *y, size_t n)
+{
+    if (X == NULL || y == NULL || n == 0)
+        return dl_error_set(DL_ERR_ARG, "engine: hold needs a non-empty set of rows");
+    if (e->n_sets == LOGREG_ENGINE_SETS)
+        return dl_error_set(DL_ERR_ARG, "engine: %d sets held already", LOGREG_ENGINE_SETS);
+    int k = e->n_sets++;
+    e->set[k].X = X;
+    e->set[k].y = y;
+    e->set[k].n = n;
+    DL_TRY(upload(e, k));
+    if (on_gpu(e))
+        DL_TRY(ensure_staging(e, n)); // the workspace covers the largest set
+    return DL_OK;
+}
+
+/* The device rows of (X, y, n): a resident set's copy, else staged. */
+static dl_status device_rows(logreg_engine *e, const float *X, const float *y, size_t n, const float **dX,
+                             const float **dy)
+{
+    for (int k = 0; k < e->n_sets; k++) {
+        if (X == e->set[k].X && y == e->set[k].y && n == e->set[k].n) {
+            *dX = e->set[k].dX;
+            *dy = e->set[k].dy;
+            return DL_OK;
+        }
+    }
+    DL_TRY(ensure_staging(e, n)); // not resident: staged (a mini-batch)
+    DL_TRY(dl_memcpy_h2d(e->dev, e->sX, X, n * e->d * sizeof(float)));
+    DL_TRY(dl_memcpy_h2d(e->dev, e->sy, y, n * sizeof(float)));
+    *dX = e->sX;
+    *dy = e->sy;
+    return DL_OK;
+}
+
+/* The gradient call on device rows; leaves r in e->dwork. */
+static dl_status grad_on(logreg_engine *e, const float *dX, const float *dy, size_t n, const float *w, float b,
+                         float lambda, float *grad_w, float *grad_b, double *loss)
+{
+    DL_TRY(dl_memcpy_h2d(e->dev, e->dw, w, e->d * sizeof(float)));
+    DL_TRY(logreg_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->dw, b, lambda, e->dgrad, grad_b, loss, e->dwork));
+    return dl_memcpy_d2h(e->dev, grad_w, e->dgrad, e->d * sizeof(float));
 }
 
 dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, size_t n, const float *w, float b,
@@ -143,7 +216,7 @@ dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, s
     e->calls++;
     if (e->observe != NULL)
         e->observe(e->observe_ctx, X, y, n);
-    if (e->dev->kind == DL_DEVICE_CPU) {
+    if (!on_gpu(e)) {
         if (n > e->work_cap) {
             float *nw = realloc(e->work, n * sizeof(float));
             if (nw == NULL)
@@ -153,30 +226,48 @@ dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, s
         }
         return logreg_loss_grad_cpu(X, y, n, e->d, w, b, lambda, grad_w, grad_b, loss, e->work);
     }
-    const float *dX = e->dX, *dy = e->dy;
-    if (X != e->X || y != e->y || n != e->n) { // not the resident set: stage it
-        DL_TRY(ensure_staging(e, n));
-        DL_TRY(dl_memcpy_h2d(e->dev, e->sX, X, n * e->d * sizeof(float)));
-        DL_TRY(dl_memcpy_h2d(e->dev, e->sy, y, n * sizeof(float)));
-        dX = e->sX;
-        dy = e->sy;
+    const float *dX = NULL, *dy = NULL;
+    DL_TRY(device_rows(e, X, y, n, &dX, &dy));
+    return grad_on(e, dX, dy, n, w, b, lambda, grad_w, grad_b, loss);
+}
+
+dl_status logreg_engine_eval(logreg_engine *e, const float *X, const float *y, size_t n, const logreg_model *m,
+                             double *loss, double *acc)
+{
+    float gb = 0.0f;
+    if (m == NULL || m->d != e->d || n == 0)
+        return dl_error_set(DL_ERR_ARG, "engine: eval needs a model of %zu weights and rows", e->d);
+    if (!on_gpu(e)) {
+        DL_TRY(logreg_engine_grad(e, X, y, n, m->w, m->b, 0.0f, e->g, &gb, loss));
+        return logreg_accuracy(X, y, n, e->d, m, acc);
     }
-    DL_TRY(dl_memcpy_h2d(e->dev, e->dw, w, e->d * sizeof(float)));
-    DL_TRY(logreg_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->dw, b, lambda, e->dgrad, grad_b, loss, e->dwork));
-    return dl_memcpy_d2h(e->dev, grad_w, e->dgrad, e->d * sizeof(float));
+    e->calls++;
+    if (e->observe != NULL)
+        e->observe(e->observe_ctx, X, y, n);
+    const float *dX = NULL, *dy = NULL;
+    DL_TRY(device_rows(e, X, y, n, &dX, &dy));
+    DL_TRY(grad_on(e, dX, dy, n, m->w, m->b, 0.0f, e->g, &gb, loss));
+    double right = 0;
+    DL_TRY(logreg_count_right_cuda(e->dev, e->dwork, dy, n, e->dright, &right)); // from the r it left
+    *acc = right / (double)n;
+    return DL_OK;
 }
 
 void logreg_engine_free(logreg_engine *e)
 {
-    if (e->dev != NULL && e->dev->kind == DL_DEVICE_CUDA) {
-        dl_free(e->dev, e->dX);
-        dl_free(e->dev, e->dy);
+    if (e->dev != NULL && on_gpu(e)) {
+        for (int k = 0; k < e->n_sets; k++) {
+            dl_free(e->dev, e->set[k].dX);
+            dl_free(e->dev, e->set[k].dy);
+        }
         dl_free(e->dev, e->sX);
         dl_free(e->dev, e->sy);
         dl_free(e->dev, e->dw);
         dl_free(e->dev, e->dgrad);
         dl_free(e->dev, e->dwork);
+        dl_free(e->dev, e->dright);
     }
     free(e->work);
+    free(e->g);
     memset(e, 0, sizeof *e);
 }

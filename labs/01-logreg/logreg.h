@@ -57,35 +57,48 @@ dl_status logreg_loss_grad_cpu(const float *X, const float *y, size_t n, size_t 
 // ---- task 5: the same on the GPU (logreg_cuda.cu) ----
 
 #define LOGREG_BLOCK 256
-/* Floats of device workspace logreg_loss_grad_cuda may use. */
-static inline size_t logreg_cuda_work_floats(size_t n)
+/* Floats of device workspace logreg_loss_grad_cuda may use: n (z, then r),
+ * then d + 2 per block of LOGREG_BLOCK rows (partial sums: of the loss terms,
+ * of r, and of Xᵀr if you want them), and one more. */
+static inline size_t logreg_cuda_work_floats(size_t n, size_t d)
 {
-    return n + 2 * ((n + LOGREG_BLOCK - 1) / LOGREG_BLOCK) + 1;
+    return n + ((n + LOGREG_BLOCK - 1) / LOGREG_BLOCK) * (d + 2) + 1;
 }
 
 /* As logreg_loss_grad_cpu with device pointers dX, dy, dw, dgrad_w and dwork
- * (logreg_cuda_work_floats(n) floats) on a CUDA dev; grad_b and loss are host
- * pointers. z = Xw and Xᵀr go through dl_gemv (cuBLAS); one kernel computes
- * r = σ(z) − y and block sums of the loss terms and of r. */
+ * (logreg_cuda_work_floats(n, d) floats) on a CUDA dev; grad_b and loss are
+ * host pointers. On return dwork[i] = r_i = σ(x_i·w + b) − y_i for i < n (the
+ * engine counts right predictions from it). The straightforward way: z = Xw
+ * and Xᵀr through dl_gemv (cuBLAS), one kernel for r = σ(z + b) − y and block
+ * sums of the loss terms and of r. */
 dl_status logreg_loss_grad_cuda(const dl_device *dev, const float *dX, const float *dy, size_t n, size_t d,
                                 const float *dw, float b, float lambda, float *dgrad_w, float *grad_b, double *loss,
                                 float *dwork);
 
 // ---- the engine: one gradient call for CPU and GPU (kit.c, provided) ----
 
-/* Holds the resident training set on the device, plus staging buffers for
+/* Holds the training set resident on the device (and any set added with
+ * logreg_engine_hold: the validation rows), plus staging buffers for
  * mini-batches, so training code is the same on both devices. */
+#define LOGREG_ENGINE_SETS 4
 typedef struct logreg_engine {
     const dl_device *dev;
     size_t d;
-    const float *X, *y; /* host copy of the resident set */
+    const float *X, *y; /* host copy of the resident training set */
     size_t n;
-    float *dX, *dy; /* device copy of the resident set (CUDA) */
+    struct { /* the resident sets: [0] the training set, then those held */
+        const float *X, *y; /* host rows */
+        size_t n;
+        float *dX, *dy; /* their device copy (CUDA) */
+    } set[LOGREG_ENGINE_SETS];
+    int n_sets;
     float *sX, *sy; /* device staging for other row sets (CUDA) */
     size_t s_cap; /* rows the staging holds */
     float *dw, *dgrad, *dwork;
+    double *dright; /* (1,) device: right predictions counted (CUDA) */
     float *work; /* host workspace (CPU) */
     size_t work_cap;
+    float *g; /* (d,) host scratch of logreg_engine_eval */
     size_t calls; /* gradient calls so far */
     /* Optional observer, called with the rows of every gradient call (the
      * grader uses it to check that an epoch visits every row once). */
@@ -95,8 +108,12 @@ typedef struct logreg_engine {
 
 dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float *X, const float *y, size_t n,
                              size_t d);
-/* loss, gradient of J on the rows (X, y, n): X may be the resident set (no
- * copy) or any other host rows, such as a mini-batch or the validation set. */
+/* Makes the host rows (X, y, n) resident too (on CUDA: one upload, now), so
+ * that every later call on exactly these pointers finds them on the device.
+ * DL_ERR_ARG when LOGREG_ENGINE_SETS sets are held already. */
+dl_status logreg_engine_hold(logreg_engine *e, const float *X, const float *y, size_t n);
+/* loss, gradient of J on the rows (X, y, n): X may be a resident set (no
+ * copy) or any other host rows, such as a mini-batch (staged: one copy). */
 dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, size_t n, const float *w, float b,
                              float lambda, float *grad_w, float *grad_b, double *loss);
 void logreg_engine_free(logreg_engine *e);
@@ -125,6 +142,14 @@ typedef struct logreg_model {
     float b;
 } logreg_model;
 
+/* The engine's evaluation (kit.c): the model's mean BCE (no penalty) and
+ * accuracy on the rows (X, y, n), where they live — on the CPU through
+ * logreg_engine_grad (λ = 0) and your logreg_accuracy; on CUDA through your
+ * logreg_loss_grad_cuda on the resident copy (hold the set first), the right
+ * predictions counted on the device from the r it leaves. */
+dl_status logreg_engine_eval(logreg_engine *e, const float *X, const float *y, size_t n, const logreg_model *m,
+                             double *loss, double *acc);
+
 /* One entry per evaluation: entry 0 is the initial model (w = 0, b = 0),
  * entry e the model after epoch e. */
 typedef struct logreg_curve {
@@ -139,8 +164,9 @@ typedef struct logreg_curve {
 /* Gradient descent from w = 0, b = 0. Full batch: one step per epoch with
  * the gradient of all n rows. Mini-batch: each epoch visits the rows in a
  * new seeded random order, in steps of batch_size rows (the last one may be
- * smaller). After every epoch it records the curve and stops early when
- * grad_norm < tol. Xval may be NULL (nval = 0): val_* are then NaN. */
+ * smaller). After every epoch it records the curve (the validation columns
+ * through logreg_engine_eval) and stops early when grad_norm < tol. Xval may
+ * be NULL (nval = 0): val_* are then NaN. */
 dl_status logreg_train(logreg_engine *e, const float *Xval, const float *yval, size_t nval, const logreg_config *cfg,
                        logreg_model *m, logreg_curve *curve);
 

