@@ -140,9 +140,9 @@ same_outputs() {
     fi
 }
 # summary.json without what measures this run rather than its results: the
-# steady times and device_io (a resumed run uploads its data again)
+# steady times, the measured step and device_io (a resumed run uploads its data again)
 results_of() {
-    grep -v '"steady_[a-z]*_s":' "$1" | awk '/"device_io": \{/ { skip = 1 } skip { depth += gsub(/\{/, "{") - gsub(/\}/, "}"); if (depth == 0) skip = 0; next } { print }'
+    grep -v -e '"steady_[a-z]*_s":' -e '"measured_step_ms":' "$1" | awk '/"device_io": \{/ { skip = 1 } skip { depth += gsub(/\{/, "{") - gsub(/\}/, "}"); if (depth == 0) skip = 0; next } { print }'
 }
 same_outputs "$tmp/cfull" "$tmp/cres" "stopped mid-epoch and resumed"
 # stopped after the first epoch's last step: the bookkeeping holds that epoch's row

@@ -287,11 +287,15 @@ dl_status dl_project(const dl_profile *p, const dl_workload *w, int ranks, dl_pr
     return DL_OK;
 }
 
+/* A run of kernels in one stream, one after the other: the GEMMs' FLOPs at
+ * the achievable peak plus the element-wise kernels' bytes at the achievable
+ * bandwidth (each kernel is bound by one of the two, and they do not
+ * overlap), plus each launch's cost. */
 static double op_seconds(const dl_profile *p, double flops, double bytes, double launches, int fp16)
 {
     double flop_s = flops / (fp16 ? p->fp16_peak * p->fp16_efficiency : p->fp32_peak * p->fp32_efficiency);
     double mem_s = bytes / (p->mem_bw * p->mem_efficiency);
-    return (flop_s > mem_s ? flop_s : mem_s) + launches * p->launch_overhead;
+    return flop_s + mem_s + launches * p->launch_overhead;
 }
 
 dl_status dl_project_step(const dl_profile *p, int ranks, int accum, const dl_sim_layer *layers, int n_layers,

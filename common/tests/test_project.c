@@ -290,6 +290,18 @@ START_TEST(test_step_timeline)
     L[0].fp16 = L[1].fp16 = 1;
     ck_assert_st(dl_project_step(&p, 1, 1, L, 2, NULL, 0, 0, 0, &s), DL_OK);
     ck_assert(fabs(s.step_s - 1.5e-3) < 1e-12);
+    // kernels in one stream: a layer's element-wise bytes add to its GEMMs' time (they do not hide under
+    // them), and each launch costs its overhead: 1.5 ms + 2 × 3 × 1 ms + 10 launches × 1 µs
+    p.mem_bw = 1e9;
+    p.launch_overhead = 1e-6;
+    L[0].fwd_bytes = L[1].fwd_bytes = L[0].bwd_bytes = L[1].bwd_bytes = 1e6;
+    L[0].fwd_launches = L[1].fwd_launches = 2, L[0].bwd_launches = L[1].bwd_launches = 3;
+    ck_assert_st(dl_project_step(&p, 1, 1, L, 2, NULL, 0, 0, 0, &s), DL_OK);
+    ck_assert_msg(fabs(s.step_s - (1.5e-3 + 4e-3 + 10e-6)) < 1e-12, "step %.12g", s.step_s);
+    p.mem_bw = 1e15;
+    p.launch_overhead = 0;
+    L[0].fwd_bytes = L[1].fwd_bytes = L[0].bwd_bytes = L[1].bwd_bytes = 0;
+    L[0].fwd_launches = L[1].fwd_launches = L[0].bwd_launches = L[1].bwd_launches = 0;
     // refusals
     b[1].after_layer = 2;
     ck_assert_st(dl_project_step(&p, 2, 1, L, 2, b, 2, 0, 0, &s), DL_ERR_ARG);

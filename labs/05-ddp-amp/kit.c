@@ -89,6 +89,43 @@ void kit_sim_optim(const dl_mlp *m, int fp16, double *bytes, double *launches)
     }
 }
 
+int kit_sim_recorded(const dl_span *ev, size_t n, long step, int n_layers, int fp16, dl_sim_layer *layers,
+                     double *bytes, double *launches)
+{
+    const dl_span *st = NULL, *fwd = NULL, *opt = NULL, *bwd[DL_MLP_MAX_LAYERS] = {NULL};
+    double inner_bytes = 0, inner_launches = 0; // the forward, backward and optimizer spans, all micro-batches
+    for (size_t i = 0; i < n; i++) {
+        const dl_span *e = &ev[i];
+        if (e->step != step || e->host_t1 < 0)
+            continue;
+        if (e->kind == DL_EV_STEP)
+            st = e;
+        else if (e->kind == DL_EV_FORWARD)
+            fwd = e; // the last micro-batch's: the one that communicates
+        else if (e->kind == DL_EV_BACKWARD && e->id >= 0 && e->id < n_layers)
+            bwd[e->id] = e;
+        else if (e->kind == DL_EV_OPTIM)
+            opt = e;
+        if (e->kind == DL_EV_FORWARD || e->kind == DL_EV_BACKWARD || e->kind == DL_EV_OPTIM)
+            inner_bytes += e->kernel_bytes, inner_launches += e->launches;
+    }
+    if (st == NULL || fwd == NULL || opt == NULL || n_layers < 1 || n_layers > DL_MLP_MAX_LAYERS)
+        return 0;
+    for (int l = 0; l < n_layers; l++)
+        if (bwd[l] == NULL)
+            return 0;
+    for (int l = 0; l < n_layers; l++) {
+        layers[l] = (dl_sim_layer){.bwd_flops = bwd[l]->flops,
+                                   .bwd_bytes = bwd[l]->kernel_bytes,
+                                   .bwd_launches = bwd[l]->launches,
+                                   .fp16 = fp16};
+    }
+    layers[0].fwd_flops = fwd->flops, layers[0].fwd_bytes = fwd->kernel_bytes, layers[0].fwd_launches = fwd->launches;
+    *bytes = opt->kernel_bytes + (st->kernel_bytes - inner_bytes);
+    *launches = opt->launches + (st->launches - inner_launches);
+    return 1;
+}
+
 int kit_recorded_buckets(const dl_span *ev, size_t n, long step, dl_sim_bucket *out, int max)
 {
     int nb = 0, last_layer = -1, in_backward = 0;

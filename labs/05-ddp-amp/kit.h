@@ -26,6 +26,16 @@ void kit_sim_layers(const dl_mlp *m, size_t n, int fp16, dl_sim_layer *layers);
 /* The optimizer's bytes and launches (one step; with fp16, the unscale and
  * the fp16 copy of the weights too). */
 void kit_sim_optim(const dl_mlp *m, int fp16, double *bytes, double *launches);
+/* The step `step` as the trace recorded it (ev[0..n)), for the simulation:
+ * layers[0].fwd_* = its last micro-batch's forward (FLOPs, element-wise
+ * bytes and launches, as dl_span counts them; the other layers' fwd_* 0),
+ * layers[l].bwd_* = that micro-batch's backward of layer l, and *bytes /
+ * *launches = the optimizer plus everything else the step did outside its
+ * forward, backward and optimizer spans (AMP's casts and unscale, the
+ * buckets' division). Returns 1, or 0 when the step lacks a forward, a
+ * backward of some layer or an optimizer (then nothing is written). */
+int kit_sim_recorded(const dl_span *ev, size_t n, long step, int n_layers, int fp16, dl_sim_layer *layers,
+                     double *bytes, double *launches);
 /* The buckets of step `step` as the trace recorded them: each allreduce's
  * bytes and the layer whose backward ended last before it started (−1 when
  * it started after the optimizer... never; after layer 0: 0). Returns how

@@ -166,24 +166,34 @@ dl_status lab05_dump(const char *dir, int rank, const dl_mlp *m, const double *a
 
 // ---- the projection ----
 
+/* What one step of this run costs, as the simulation takes it: from the
+ * step the trace recorded (kit_sim_recorded: what it launched and moved,
+ * AMP's casts and unscale included), else from the model of dl_mlp
+ * (kit_sim_layers). */
+typedef struct step_cost {
+    dl_sim_layer layers[DL_MLP_MAX_LAYERS];
+    double optim_bytes, optim_launches;
+    int recorded; /* 1: from the trace */
+} step_cost;
+
 /* One step of each mode projected on P ranks; speedup against one GPU that
  * trains the same rows (P·accum micro-batches per global step) in the same
- * precision, and (vs32) the bucketed mode's against one fp32 GPU. */
-static void project_modes(const dl_profile *prof, const dl_mlp *m, size_t B, int accum, int P,
+ * precision, and (vs32) the bucketed mode's against one fp32 GPU (modelled:
+ * an AMP run recorded no fp32 step). *one_s: that one GPU's step. */
+static void project_modes(const dl_profile *prof, const dl_mlp *m, const step_cost *c, size_t B, int accum, int P,
                           const dl_sim_bucket *const *bk, const int *nb, double *step_s, double *exposed,
-                          double *speedup, double *vs32)
+                          double *speedup, double *vs32, double *one_s)
 {
-    dl_sim_layer layers[DL_MLP_MAX_LAYERS], layers32[DL_MLP_MAX_LAYERS];
-    int fp16 = m->compute != DL_F32; // fp16 or bf16: the same tensor-core peak and 2 bytes
-    double ob, ol, ob32, ol32;
-    kit_sim_layers(m, B, fp16, layers);
-    kit_sim_optim(m, fp16, &ob, &ol);
+    dl_sim_layer layers32[DL_MLP_MAX_LAYERS];
+    const dl_sim_layer *layers = c->layers;
+    double ob = c->optim_bytes, ol = c->optim_launches, ob32, ol32;
     kit_sim_layers(m, B, 0, layers32);
     kit_sim_optim(m, 0, &ob32, &ol32);
     dl_sim_step one, one32, s;
     dl_project_step(prof, 1, accum, layers, m->n_layers, NULL, 0, ob, ol, &one);
     dl_project_step(prof, 1, accum, layers32, m->n_layers, NULL, 0, ob32, ol32, &one32);
     *vs32 = 0;
+    *one_s = one.step_s;
     for (int k = 0; k < LAB05_MODES; k++) {
         step_s[k] = exposed[k] = speedup[k] = 0;
         if (nb[k] < 0 || dl_project_step(prof, P, accum, layers, m->n_layers, bk[k], nb[k], ob, ol, &s) != DL_OK)
@@ -199,9 +209,9 @@ static void project_modes(const dl_profile *prof, const dl_mlp *m, size_t B, int
 /* The projected step time of the bucketed mode for caps of 1 KiB to 64 MiB
  * (your assignment, each bucket launched as early as it can go): rows of
  * cap_kib, step_ms, buckets into sweep (32 × 3); returns how many. */
-static int sweep_caps(const dl_profile *prof, const dl_mlp *m, const size_t *counts, int n_params, size_t esz,
-                      size_t first_cap, size_t B, int accum, const dl_sim_bucket *flat, const dl_sim_bucket *pp,
-                      double *sweep)
+static int sweep_caps(const dl_profile *prof, const dl_mlp *m, const step_cost *cost, const size_t *counts,
+                      int n_params, size_t esz, size_t first_cap, size_t B, int accum, const dl_sim_bucket *flat,
+                      const dl_sim_bucket *pp, double *sweep)
 {
     int ns = 0;
     for (double kib = 1; kib <= 65536 && ns < 32; kib *= 2) {
@@ -211,10 +221,10 @@ static int sweep_caps(const dl_profile *prof, const dl_mlp *m, const size_t *cou
         size_t c = (size_t)(kib * 1024);
         if (ddp_assign_buckets(counts, n_params, esz, c < first_cap ? c : first_cap, c, sb, &n) != DL_OK)
             break;
-        double st3[LAB05_MODES], ex3[LAB05_MODES], sp3[LAB05_MODES], v3 = 0;
+        double st3[LAB05_MODES], ex3[LAB05_MODES], sp3[LAB05_MODES], v3 = 0, o3 = 0;
         const dl_sim_bucket *one[LAB05_MODES] = {sim, flat, pp};
         int n3[LAB05_MODES] = {kit_structural_buckets(sb, n, esz, sim), -1, -1};
-        project_modes(prof, m, B, accum, prof->gpus, one, n3, st3, ex3, sp3, &v3);
+        project_modes(prof, m, cost, B, accum, prof->gpus, one, n3, st3, ex3, sp3, &v3, &o3);
         sweep[3 * ns] = kib, sweep[3 * ns + 1] = st3[0] * 1e3, sweep[3 * ns + 2] = n;
         ns++;
     }
@@ -224,11 +234,33 @@ static int sweep_caps(const dl_profile *prof, const dl_mlp *m, const size_t *cou
 /* What the projection gives: projection.csv's rows (1, 2 and 4 ranks), each
  * mode on the profile's GPUs, and sweep.csv's rows. */
 typedef struct projected {
+    double measured_s; /* this run's median step (measured_step) */
     double rows[3 * 7];
     double step_s[LAB05_MODES], exposed[LAB05_MODES], speedup[LAB05_MODES], vs32;
+    double one_s; /* one GPU of the profile, this run's step */
+    int recorded; /* the step's cost came from the trace */
     double sweep[32 * 3];
     int ns;
 } projected;
+
+/* The median time of this run's steps after its first (the device's times on a
+ * GPU: the trace's step spans), in seconds; 0 without two steps. */
+static double measured_step(const dl_span *ev, size_t nev, long first)
+{
+    double t[4096];
+    size_t k = 0;
+    for (size_t i = 0; i < nev && k < sizeof t / sizeof t[0]; i++)
+        if (ev[i].kind == DL_EV_STEP && ev[i].step > first && ev[i].t1 >= ev[i].t0)
+            t[k++] = ev[i].t1 - ev[i].t0;
+    if (k == 0)
+        return 0;
+    for (size_t i = 1; i < k; i++) // insertion sort: at most a few thousand
+        for (size_t j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1], t[j - 1] = x;
+        }
+    return k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2;
+}
 
 /* The three modes, from the order recorded for step `probe` (a steady one), into p. */
 static void project(const lab05_run *R, const dl_span *ev, size_t nev, long probe, projected *p)
@@ -246,15 +278,25 @@ static void project(const lab05_run *R, const dl_span *ev, size_t nev, long prob
     const dl_sim_bucket *bk[LAB05_MODES] = {rec, &flat, pp};
     int nbk[LAB05_MODES] = {nrec, 1, npp};
     const int ranks[3] = {1, 2, 4};
+    step_cost c;
+    int fp16 = m->compute != DL_F32; // fp16 or bf16: the same tensor-core peak and 2 bytes
+    c.recorded = kit_sim_recorded(ev, nev, probe, m->n_layers, fp16, c.layers, &c.optim_bytes, &c.optim_launches);
+    if (!c.recorded) {
+        kit_sim_layers(m, B, fp16, c.layers);
+        kit_sim_optim(m, fp16, &c.optim_bytes, &c.optim_launches);
+    }
+    p->recorded = c.recorded;
     for (int k = 0; k < 3; k++) {
-        project_modes(&R->prof, m, B, accum, ranks[k], bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32);
+        project_modes(&R->prof, m, &c, B, accum, ranks[k], bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32,
+                      &p->one_s);
         double *r = p->rows + 7 * k;
         r[0] = ranks[k], r[1] = p->speedup[0], r[2] = p->speedup[1], r[3] = p->speedup[2], r[4] = p->exposed[0],
         r[5] = p->exposed[1], r[6] = p->exposed[2];
     }
-    project_modes(&R->prof, m, B, accum, R->prof.gpus, bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32);
+    project_modes(&R->prof, m, &c, B, accum, R->prof.gpus, bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32,
+                  &p->one_s);
     // the bucket-cap sweep (projected; the caps of your assignment)
-    p->ns = sweep_caps(&R->prof, m, R->counts, R->n_tensors, esz, R->first_cap, B, accum, &flat, pp, p->sweep);
+    p->ns = sweep_caps(&R->prof, m, &c, R->counts, R->n_tensors, esz, R->first_cap, B, accum, &flat, pp, p->sweep);
 }
 
 // ---- the files (rank 0) ----
@@ -369,9 +411,12 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_num(j, "steady_compute_s", rp->steady_compute);
     if (R->amp)
         amp_stats(j, &R->tally, R->scaler.scale);
+    dl_json_num(j, "measured_step_ms", p->measured_s * 1e3);
     dl_json_object(j, "projection");
     dl_json_str(j, "profile", R->prof.name);
     dl_json_int(j, "gpus", R->prof.gpus);
+    dl_json_str(j, "step_cost", p->recorded ? "recorded" : "modelled");
+    dl_json_num(j, "one_gpu_step_ms", p->one_s * 1e3);
     for (int k = 0; k < LAB05_MODES; k++) {
         dl_json_object(j, lab05_mode_names[k]);
         dl_json_num(j, "step_ms", p->step_s[k] * 1e3);
@@ -392,6 +437,11 @@ static void closing_lines(lab05_run *R, const projected *p, double steady)
     dl_progress *pr = &R->pr;
     const dl_profile *prof = &R->prof;
     dl_progress_line(pr, 1, "test accuracy %.4f; steady epoch %.2f s here", R->test, steady);
+    if (p->measured_s > 0)
+        dl_progress_line(pr, 1,
+                         "a step took %.3f ms here (median, %s); one GPU of %s: %.3f ms projected (%s step cost)",
+                         p->measured_s * 1e3, dl_device_describe(&R->dev), prof->name, p->one_s * 1e3,
+                         p->recorded ? "the recorded" : "a modelled");
     if (R->amp)
         dl_progress_line(pr, 1, "--amp %s: %ld of %ld steps skipped (inf/NaN), final loss scale %g", R->o.amp,
                          R->tally.n_skipped, R->step, (double)R->scaler.scale);
@@ -432,6 +482,7 @@ dl_status lab05_write_outputs(lab05_run *R)
     }
     projected p;
     project(R, ev, nev, probe, &p);
+    p.measured_s = measured_step(ev, nev, R->resumed_at);
     report rp = {R, &p, 0, 0, NULL};
     const int done = R->tally.done;
     for (int k = done > 1 ? 1 : 0; k < done; k++) {

@@ -87,8 +87,11 @@ typedef struct dl_projection {
 /* One optimizer step of bucketed data parallelism, simulated on a profile
  * (lab 05). The kit describes the step by its layers and its buckets:
  * - each layer's forward and backward cost (FLOPs, element-wise bytes,
- *   launches) at the per-rank batch, timed like dl_project's compute
- *   (max(FLOPs / (peak·eff), bytes / (bw·eff)) + launches · cost, on the
+ *   launches) at the per-rank batch — what the recorded step asked of the
+ *   device (dl_span's counters), or a model of it — timed as kernels that
+ *   run one after another on one stream: FLOPs / (peak·eff) + bytes /
+ *   (bw·eff) + launches · cost (the GEMMs are compute-bound and the
+ *   element-wise passes memory-bound, and neither hides the other; on the
  *   fp16 peak for an fp16 layer);
  * - the buckets in launch order, each with its bytes and the layer after
  *   whose backward it was launched (from the recorded order, not from
