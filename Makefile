@@ -279,7 +279,7 @@ $(B)/tests/comm: $(B)/obj/tests_mpi/test_comm.o $(LIB)
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 
 # ---- top-level targets ----
-.PHONY: all help deps features lib run test unit grade bench skeletons check-skeletons \
+.PHONY: all help deps features lib run test unit grade bench bench-gpu skeletons check-skeletons \
         test-gpu slides style clean mutants plots student-release gradescope gradebook mutant-grader \
         mutant-driver
 
@@ -293,6 +293,7 @@ help:
 	@echo "  make all              build library, drivers, graders and tests"
 	@echo "  make deps             install the Debian/Ubuntu packages the kit needs (apt-get)"
 	@echo "  make bench            benchmarks: ratios measured side by side, JSON + plots in build/bench"
+	@echo "  make bench-gpu        only the GPU's ratios (where a GPU answers): lab 01's pass, lab 02, lab 05's AMP"
 	@echo "  make skeletons        regenerate the student files in labs/ from solutions/"
 	@echo "  make test-gpu         the GPU tier (needs a CUDA GPU; one command, under ten minutes)"
 	@echo "  make slides           build slides/*.md into build/slides/*.html"
@@ -350,6 +351,9 @@ test-gpu: all $(B)/tests/gpu
 
 bench: all $(BENCHES)
 	@bash tools/bench.sh
+
+bench-gpu: all $(BENCHES)
+	@bash tools/bench-gpu.sh
 
 skeletons: $(B)/tools/skelgen
 	@bash tools/skeletons.sh write

@@ -11,8 +11,13 @@
  *            the reference did before its element-wise loop was vectorised
  *            with glibc's libmvec; see solutions/01-logreg/logreg.c)
  * and reports grad's rate of X bytes read as a fraction of stream's. It also
- * times the reference to the optimum on breast_cancer. Writes JSON, CSV and
- * a bar plot into --out. Timing is never asserted in tests; this is `make bench`. */
+ * times the reference to the optimum on breast_cancer. Where a CUDA GPU
+ * answers it measures the GPU pass too, on a 1,960,000 x 256 matrix, beside
+ * the device's own copy of X (read + write) in the same run: the reference's
+ * logreg_loss_grad_cuda (one pass over X for d <= 1024) and the two cuBLAS
+ * GEMVs it avoids (X read twice), as rates of X bytes over the copy's rate
+ * (--gpu-only skips the CPU part: make bench-gpu). Writes JSON, CSV and a
+ * bar plot into --out. Timing is never asserted in tests; this is `make bench`. */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h> // cblas_sasum
 #include <math.h> // fabs
@@ -22,6 +27,7 @@
 
 #include "dl/blas.h" // dl_blas_set_threads, dl_blas_name
 #include "dl/data.h" // dl_data_load
+#include "dl/device.h" // dl_device_open, dl_event_*
 #include "dl/fs.h" // dl_mkdir_p
 #include "dl/json.h" // dl_json
 #include "dl/plot.h" // dl_plot
@@ -221,20 +227,135 @@ static void measure_elementwise(double *ns_ref, double *ns_scalar)
     *ns_scalar = 1e9 * best_scalar / N;
 }
 
+/* The GPU's side: best-of-reps device times (CUDA events) of a device copy
+ * of X (the rate it reads + writes), the reference's gradient pass, and its
+ * two cuBLAS GEMVs alone, on an (n, d) matrix filled from a seeded 64 MiB
+ * block. Returns 0 (and says why) when it cannot run. */
+typedef struct gpu_result {
+    size_t n, d;
+    double copy_ms, pass_ms, gemv_ms;
+    double copy_GBps, pass_GBps, gemv_GBps; /* copy: read + write; pass: X once; gemv: X twice */
+    char name[320];
+} gpu_result;
+
+static double elapsed(const dl_device *dev, dl_event *a, dl_event *b)
+{
+    float ms = 0;
+    if (dl_event_sync(dev, b) != DL_OK || dl_event_elapsed_ms(dev, a, b, &ms) != DL_OK)
+        return 1e30;
+    return ms;
+}
+
+static int measure_gpu(size_t n, size_t d, int reps, gpu_result *res)
+{
+    dl_device dev;
+    if (!dl_built_with_cuda() || dl_cuda_device_count() == 0 || dl_device_open("cuda", &dev) != DL_OK)
+        return 0;
+    memset(res, 0, sizeof *res);
+    snprintf(res->name, sizeof res->name, "%s", dl_device_describe(&dev));
+    size_t bytes = n * d * sizeof(float), chunk = (size_t)1 << 24; // floats in 64 MiB
+    float *host = malloc(chunk * sizeof *host), *hy = malloc(n * sizeof *hy), *hw = malloc(d * sizeof *hw);
+    float *X = NULL, *X2 = NULL, *y = NULL, *w = NULL, *g = NULL, *work = NULL;
+    int ok = host && hy && hw && dl_malloc(&dev, (void **)&X, bytes) == DL_OK &&
+             dl_malloc(&dev, (void **)&X2, bytes) == DL_OK && dl_malloc(&dev, (void **)&y, n * 4) == DL_OK &&
+             dl_malloc(&dev, (void **)&w, d * 4) == DL_OK &&
+             dl_malloc(&dev, (void **)&g, n > d ? n * 4 : d * 4) == DL_OK &&
+             dl_malloc(&dev, (void **)&work, logreg_cuda_work_floats(n, d) * sizeof(float)) == DL_OK;
+    dl_rng r;
+    dl_rng_seed(&r, 5, 5);
+    for (size_t i = 0; ok && i < chunk; i++)
+        host[i] = (float)(dl_rng_uniform(&r) - 0.5);
+    for (size_t i = 0; ok && i < n; i++)
+        hy[i] = (float)(dl_rng_uniform(&r) < 0.5);
+    for (size_t j = 0; ok && j < d; j++)
+        hw[j] = (float)(0.1 * dl_rng_normal(&r));
+    for (size_t at = 0; ok && at < n * d; at += chunk)
+        ok = dl_memcpy_h2d(&dev, X + at, host, (n * d - at < chunk ? n * d - at : chunk) * sizeof(float)) == DL_OK;
+    ok = ok && dl_memcpy_h2d(&dev, y, hy, n * 4) == DL_OK && dl_memcpy_h2d(&dev, w, hw, d * 4) == DL_OK;
+    dl_event e[4];
+    for (int k = 0; k < 4; k++)
+        ok = ok && dl_event_create(&dev, &e[k]) == DL_OK;
+    double best[3] = {1e30, 1e30, 1e30};
+    for (int k = 0; ok && k < reps + 1; k++) { // round 0 warms up
+        float gb;
+        double loss;
+        ok = dl_event_record(&dev, &e[0], NULL) == DL_OK && dl_memcpy_d2d(&dev, X2, X, bytes) == DL_OK &&
+             dl_event_record(&dev, &e[1], NULL) == DL_OK &&
+             logreg_loss_grad_cuda(&dev, X, y, n, d, w, 0.1f, 0.01f, g, &gb, &loss, work) == DL_OK &&
+             dl_event_record(&dev, &e[2], NULL) == DL_OK &&
+             dl_gemv(&dev, DL_NO_TRANS, n, d, 1.0f, X, d, w, 0.0f, work) == DL_OK &&
+             dl_gemv(&dev, DL_TRANS, n, d, 1.0f, X, d, work, 0.0f, g) == DL_OK &&
+             dl_event_record(&dev, &e[3], NULL) == DL_OK;
+        for (int q = 0; ok && k > 0 && q < 3; q++) {
+            double t = elapsed(&dev, &e[q], &e[q + 1]);
+            best[q] = t < best[q] ? t : best[q];
+        }
+    }
+    if (!ok)
+        fprintf(stderr, "bench lab01: the GPU part failed: %s\n", dl_last_error());
+    res->n = n, res->d = d;
+    res->copy_ms = best[0], res->pass_ms = best[1], res->gemv_ms = best[2];
+    res->copy_GBps = 2.0 * (double)bytes / (best[0] * 1e-3) / 1e9;
+    res->pass_GBps = (double)bytes / (best[1] * 1e-3) / 1e9;
+    res->gemv_GBps = 2.0 * (double)bytes / (best[2] * 1e-3) / 1e9;
+    for (int k = 0; k < 4; k++)
+        dl_event_destroy(&dev, &e[k]);
+    dl_free(&dev, X), dl_free(&dev, X2), dl_free(&dev, y), dl_free(&dev, w), dl_free(&dev, g), dl_free(&dev, work);
+    free(host), free(hy), free(hw);
+    dl_device_close(&dev);
+    return ok;
+}
+
+/* Prints and writes (DIR/lab01_gpu.json) the GPU measurement. */
+static void report_gpu(const char *out, const gpu_result *q)
+{
+    printf("lab01 bench on %s\n", q->name);
+    printf("  X: %zu x %zu float32 = %.0f MB on the device\n", q->n, q->d, (double)q->n * q->d * 4 / 1e6);
+    printf("    device copy of X (read + write)  %8.1f GB/s  %.3f ms\n", q->copy_GBps, q->copy_ms);
+    printf("    gradient pass (the reference)    %8.3f ms = X read at %.1f GB/s, %3.0f%% of the copy's rate\n",
+           q->pass_ms, q->pass_GBps, 100 * q->pass_GBps / q->copy_GBps);
+    printf("    two cuBLAS GEMVs (X read twice)  %8.3f ms = %.1f GB/s, %3.0f%% of the copy's rate; the pass takes "
+           "%.2fx their time\n",
+           q->gemv_ms, q->gemv_GBps, 100 * q->gemv_GBps / q->copy_GBps, q->pass_ms / q->gemv_ms);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/lab01_gpu.json", out);
+    dl_json j;
+    if (dl_json_open(&j, path) != DL_OK)
+        return;
+    dl_json_object(&j, NULL);
+    dl_json_str(&j, "bench", "lab01 gradient pass on the GPU vs the device's own copy");
+    dl_json_str(&j, "device", q->name);
+    dl_json_int(&j, "n", (long long)q->n);
+    dl_json_int(&j, "d", (long long)q->d);
+    dl_json_num(&j, "copy_ms", q->copy_ms);
+    dl_json_num(&j, "copy_GBps", q->copy_GBps);
+    dl_json_num(&j, "pass_ms", q->pass_ms);
+    dl_json_num(&j, "pass_GBps", q->pass_GBps);
+    dl_json_num(&j, "pass_fraction_of_copy", q->pass_GBps / q->copy_GBps);
+    dl_json_num(&j, "two_gemv_ms", q->gemv_ms);
+    dl_json_num(&j, "two_gemv_fraction_of_copy", q->gemv_GBps / q->copy_GBps);
+    dl_json_end_object(&j);
+    if (dl_json_close(&j) != DL_OK)
+        fprintf(stderr, "bench lab01: %s\n", dl_last_error());
+}
+
 int main(int argc, char **argv)
 {
     size_t n = 1000000, d = 64;
-    int reps = 5;
+    int reps = 5, gpu_only = 0;
     const char *out = "build/bench";
-    for (int a = 1; a + 1 < argc; a += 2) {
-        if (strcmp(argv[a], "--n") == 0)
-            n = (size_t)atol(argv[a + 1]);
-        else if (strcmp(argv[a], "--d") == 0)
-            d = (size_t)atol(argv[a + 1]);
-        else if (strcmp(argv[a], "--reps") == 0)
-            reps = atoi(argv[a + 1]);
-        else if (strcmp(argv[a], "--out") == 0)
-            out = argv[a + 1];
+    for (int a = 1; a < argc; a++) {
+        const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+        if (strcmp(argv[a], "--gpu-only") == 0)
+            gpu_only = 1;
+        else if (v != NULL && strcmp(argv[a], "--n") == 0)
+            n = (size_t)atol(v), a++;
+        else if (v != NULL && strcmp(argv[a], "--d") == 0)
+            d = (size_t)atol(v), a++;
+        else if (v != NULL && strcmp(argv[a], "--reps") == 0)
+            reps = atoi(v), a++;
+        else if (v != NULL && strcmp(argv[a], "--out") == 0)
+            out = v, a++;
     }
     if (n == 0 || d == 0 || reps < 1) {
         fprintf(stderr, "bench lab01: need --n, --d, --reps > 0\n");
@@ -245,6 +366,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench lab01: %s\n", dl_last_error());
         return 2;
     }
+    gpu_result gr;
+    int have_gpu = measure_gpu(1960000, 256, reps, &gr);
+    if (have_gpu)
+        report_gpu(out, &gr);
+    else if (gpu_only)
+        printf("lab01 bench: no CUDA GPU answers here; nothing to measure on one\n");
+    if (gpu_only)
+        return 0;
     // The configuration asked for, and the same bytes with 8x wider rows: the
     // per-row exp/log1p cost is then spread over 8x more memory traffic.
     result res[2];
