@@ -18,6 +18,16 @@ SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
 ROOT := $(CURDIR)
+# The build says one short line per file ("CC common/src/mlp.c", "LD
+# build/labs/lab01"); V=1 shows the whole commands instead.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-4s %s\n' $(1) $(2)
+endif
 SAN ?= 0
 ifeq ($(SAN),1)
 B ?= build/san
@@ -122,24 +132,28 @@ LIB_OBJ := $(patsubst common/src/%.c,$(B)/obj/common/%.o,$(LIB_C)) \
 
 $(B)/obj/common/%.o: common/src/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(OBJ_CFLAGS) -Icommon/src -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_BASE) $(OBJ_CFLAGS) -Icommon/src -MMD -MP -c $< -o $@
 $(B)/obj/common/comm_mpi.o: OBJ_CFLAGS := $(MPI_CFLAGS)
 
 $(B)/obj/common/cuda/%.o: common/src/cuda/%.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_FLAGS) -Icommon/src -MMD -MP -c $< -o $@
+	$(call say,NVCC,$<)
+	$(Q)$(NVCC) $(NVCC_FLAGS) -Icommon/src -MMD -MP -c $< -o $@
 
 ifeq ($(LIB_PREBUILT),)
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 endif
 
 # ---- tools: the skeleton generator and the report builder ----
 $(B)/tools/%: tools/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIB) $(LDLIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIB) $(LDLIBS) -o $@
 
 TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq
 
@@ -174,23 +188,29 @@ GRADER_WORKER_OBJ := $(B)/obj/grader/worker.o $(B)/obj/grader/items.o $(B)/obj/g
 define LAB_COMMON
 $(B)/obj/kit/$(1)/%.o: labs/$(2)/%.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_BASE) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+	$$(call say,CC,$$<)
+	$$(Q)$$(CC) $$(CFLAGS_BASE) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(B)/obj/kit/$(1)/%.o: labs/$(2)/%.cu $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCC_FLAGS) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+	$$(call say,NVCC,$$<)
+	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(B)/obj/grader/lab$(1).o: grader/lab$(1).c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+	$$(call say,CC,$$<)
+	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(B)/obj/grader/lab$(1)_calls-judge.o: grader/lab$(1)_calls.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+	$$(call say,CC,$$<)
+	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(B)/obj/grader/lab$(1)_calls-record.o: grader/lab$(1)_calls.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -DGR_RECORD -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+	$$(call say,CC,$$<)
+	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -DGR_RECORD -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(B)/grader/lab$(1): $(GRADER_JUDGE_OBJ) $(B)/obj/grader/lab$(1).o $(B)/obj/grader/lab$(1)_calls-judge.o \
                      $(call kit_objs,$(1)) $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(SANFLAGS) $$(call wrap_flags,$(1)) $$^ $$(LDLIBS) $$(CHECK_LIBS) -o $$@
+	$$(call say,LD,$$@)
+	$$(Q)$$(CC) $$(SANFLAGS) $$(call wrap_flags,$(1)) $$^ $$(LDLIBS) $$(CHECK_LIBS) -o $$@
 endef
 
 # $(call LAB_IMPL,lab-id,lab-dir,impl-name,impl-source-dir,obj-root): the driver
@@ -198,18 +218,22 @@ endef
 define LAB_IMPL
 $(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_BASE) $$(STUDENT_CFLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+	$$(call say,CC,$$<)
+	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(STUDENT_CFLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCC_FLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+	$$(call say,NVCC,$$<)
+	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@
+	$$(call say,LD,$$@)
+	$$(Q)$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@
 $(5)/$(3)/lab$(1)-worker: | $(B)/obj/grader/lab$(1)_calls-judge.o
 $(5)/$(3)/lab$(1)-worker: $(GRADER_WORKER_OBJ) $(B)/obj/grader/lab$(1).o $(B)/obj/grader/lab$(1)_calls-record.o \
                           $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(SANFLAGS) $$(call wrap_flags,$(1)) $$^ $$(LDLIBS) $$(CHECK_LIBS) -o $$@
+	$$(call say,LD,$$@)
+	$$(Q)$$(CC) $$(SANFLAGS) $$(call wrap_flags,$(1)) $$^ $$(LDLIBS) $$(CHECK_LIBS) -o $$@
 endef
 
 $(foreach l,$(LABS),$(eval $(call LAB_COMMON,$(call lab_id,$(l)),$(l))))
@@ -222,10 +246,12 @@ $(foreach l,$(SOL_LABS),$(eval $(call LAB_IMPL,$(call lab_id,$(l)),$(l),solution
 define LAB_BENCH
 $(B)/obj/bench/lab$(1).o: grader/bench/lab$(1).c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_BASE) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+	$$(call say,CC,$$<)
+	$$(Q)$$(CC) $$(CFLAGS_BASE) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
 $(B)/bench/lab$(1): $(B)/obj/bench/lab$(1).o $(call kit_objs,$(1)) $(call student_objs,$(1),solutions) $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@
+	$$(call say,LD,$$@)
+	$$(Q)$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@
 endef
 BENCH_LABS := $(foreach l,$(SOL_LABS),$(if $(wildcard grader/bench/lab$(call lab_id,$(l)).c),$(l)))
 $(foreach l,$(BENCH_LABS),$(eval $(call LAB_BENCH,$(call lab_id,$(l)),$(l))))
@@ -242,7 +268,8 @@ endif
 
 $(B)/obj/grader/%.o: grader/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader -MMD -MP -c $< -o $@
 
 DRIVERS := $(foreach l,$(LABS),$(B)/labs/lab$(call lab_id,$(l))) \
            $(foreach l,$(SOL_LABS),$(B)/solutions/lab$(call lab_id,$(l)))
@@ -254,27 +281,33 @@ TEST_C := $(wildcard common/tests/*.c)
 TEST_OBJ := $(patsubst common/tests/%.c,$(B)/obj/tests/%.o,$(TEST_C))
 $(B)/obj/tests/%.o: common/tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Icommon/src -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Icommon/src -MMD -MP -c $< -o $@
 $(B)/tests/unit: $(TEST_OBJ) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $^ $(LDLIBS) $(CHECK_LIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(SANFLAGS) $^ $(LDLIBS) $(CHECK_LIBS) -o $@
 
 # GPU checks of common/ (CUDA vs CPU), run by `make test-gpu` where a GPU exists.
 GPU_TEST_C := $(wildcard common/tests_gpu/*.c)
 $(B)/obj/tests_gpu/%.o: common/tests_gpu/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
 $(B)/tests/gpu: $(patsubst common/tests_gpu/%.c,$(B)/obj/tests_gpu/%.o,$(GPU_TEST_C)) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $^ $(LDLIBS) $(CHECK_LIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(SANFLAGS) $^ $(LDLIBS) $(CHECK_LIBS) -o $@
 
 # dl_comm under mpirun (tools/test-comm.sh starts it with 1..4 ranks).
 $(B)/obj/tests_mpi/%.o: common/tests_mpi/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_BASE) -MMD -MP -c $< -o $@
 $(B)/tests/comm: $(B)/obj/tests_mpi/test_comm.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $^ $(LDLIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(SANFLAGS) $^ $(LDLIBS) -o $@
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 
