@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test-comm.sh — dl_comm and dlrun under real mpirun: every operation exact on
 # 1, 2, 3 and 4 ranks (oversubscribed here), a failing rank and a stuck rank
-# each stop the whole job with a non-zero status in bounded time, and dlrun's
-# own behaviour.
+# each stop the whole job with a non-zero status in bounded time, a rank
+# that fails before its first collective stops it at once (not at the
+# timeout), and dlrun's own behaviour. The time bounds below are liveness
+# bounds far under DL_COMM_TIMEOUT, not speed assertions.
 set -u
 . tools/testlib.sh
 R=common/bin/dlrun
@@ -21,6 +23,14 @@ start=$(date +%s)
 expect_rc 124 "a rank that stops answering: the others time out and stop the job" -- "$R" -n 3 --timeout 3 "$T" hang
 expect_out "timed out after 3 s waiting for the other ranks" "the timeout names the call and the reason"
 expect_cmp "$(($(date +%s) - start))" '<' 60 "the hang was bounded (seconds)"
+# the way a driver stops (dl_rank_exit) before any collective: the others are
+# already waiting in one, and must be stopped at once, not by the 120 s timeout
+start=$(date +%s)
+expect_rc 2 "a rank failing before its first collective stops the job with its status" -- "$R" -n 3 --timeout 120 "$T" early
+expect_out "rank 2: fatal: test_comm early: rank 2: failing on purpose before the first collective" \
+    "the failing rank's message reaches the output"
+expect_cmp "$(($(date +%s) - start))" '<' 20 "it ended long before the 120 s timeout (seconds)"
+
 expect_rc 0 "dlrun --dry-run prints the mpirun line" -- "$R" --dry-run -n 8 "$T" ops
 expect_out "mpirun -np 8 --oversubscribe" "more ranks than cores: --oversubscribe"
 expect_out "OPENBLAS_NUM_THREADS=1" "several ranks: one BLAS thread each"

@@ -67,6 +67,15 @@ expect_out "--maxbytes: '12Q' is not a size" "the bad size is named"
 expect_rc 2 "-f 1" -- "$D" -f 1 --out "$tmp/x4"
 expect_rc 2 "--counts with a word" -- "$D" --dump "$tmp/x5d" --counts 1,two --out "$tmp/x5"
 expect_rc 2 "a bad flag on 2 ranks stops both" -- "$R" -n 2 "$D" --nonsense --out "$tmp/x6"
+# bad input on one rank only (its --dump directory cannot be made): it fails
+# before its first collective; the job must stop at once, not at the timeout
+start=$(date +%s)
+# shellcheck disable=SC2016 # $RANK and $@ are the rank's, expanded by its own bash
+expect_rc 2 "an impossible --dump on rank 2 of 3 stops every rank" -- "$R" -n 3 --timeout 120 bash -c \
+    'if [ "$RANK" = 2 ]; then set -- "$@" --dump /proc/lab04-dump; fi; exec "$@"' lab04 "$D" -b 8 -e 64 \
+    --out "$tmp/x7"
+expect_out "rank 2: fatal: lab04: .*lab04-dump" "the failing rank's message reaches the output"
+expect_cmp "$(($(date +%s) - start))" '<' 20 "the others did not wait for the timeout (seconds)"
 for k in 1 2 3 4 5 6; do [ -e "$tmp/x$k/summary.json" ] && not_ok "failed run x$k left a summary.json"; done
 ok "no failed run left a summary.json behind"
 finish

@@ -179,6 +179,16 @@ expect_rc 2 "a corrupted checkpoint (one byte)" -- "$R" -n 2 "$D" $ck $caps --re
 expect_rc 2 "a checkpoint that does not exist" -- "$D" $ck $caps --resume "$tmp/nope" --out "$tmp/cbad" --plot none
 expect_no_file "$tmp/cbad/summary.json" "a refused resume leaves no summary.json"
 
+# a bad input on one rank only (its --resume file is missing) after set-up: the
+# job stops at once with that rank's message, not at the 120 s timeout
+start=$(date +%s)
+# shellcheck disable=SC2016,SC2086 # $RANK and $@ are the rank's, expanded by its own bash
+expect_rc 2 "a missing --resume file on rank 1 of 2 stops both ranks" -- "$R" -n 2 --timeout 120 bash -c \
+    'if [ "$RANK" = 1 ]; then set -- "$@" --resume /nonexistent.ckpt; fi; exec "$@"' lab05 "$D" $ck $caps \
+    --out "$tmp/cone" --plot none
+expect_out "rank 1: fatal: lab05: .*nonexistent.ckpt" "the failing rank's message reaches the output"
+expect_cmp "$(($(date +%s) - start))" '<' 20 "the other rank did not wait for the timeout (seconds)"
+
 for bad in "--bucket-mb 0" "--accum 0" "--mode nope" "--hidden 0" "--batch-size 0" "--amp fp8" \
     "--amp fp16 --mode ddp-flat" "--growth-interval 0" "--checkpoint-every -1"; do
     # shellcheck disable=SC2086

@@ -198,12 +198,16 @@ void dl_comm_finalize(dl_comm *c)
 
 void dl_comm_abort(dl_comm *c, int code, const char *fmt, ...)
 {
+    // one line in one write: when several ranks abort at once their lines
+    // must not interleave
+    char line[2048];
+    int k = snprintf(line, sizeof line, "rank %d: fatal: ", c != NULL ? c->rank : 0);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "rank %d: fatal: ", c != NULL ? c->rank : 0);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(line + k, sizeof line - (size_t)k - 1, fmt, ap);
     va_end(ap);
+    strcat(line, "\n");
+    fputs(line, stderr);
     fflush(stderr);
     if (c != NULL) {
         dl_nccl_close_(c->nccl, 1);

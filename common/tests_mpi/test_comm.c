@@ -7,7 +7,11 @@
  *                     training layer on several ranks (replica, eval, epoch)
  *   test_comm fail    rank 1 exits with status 3 mid-run: the job must stop
  *   test_comm hang    rank 1 stops answering: the others time out and stop
- *   test_comm cuda    the operations on GPU buffers (NCCL); GPU tier only
+ *   test_comm early   the last rank fails before its first collective, the
+ *                     way a driver does (dl_rank_exit), while the others
+ *                     wait in an allreduce: the job must stop at once
+ *   test_comm cuda [SPEC]   the operations on GPU buffers (NCCL), the device
+ *                     taken by dl_rank_device (default "cuda"); GPU tier only
  * Prints "ok"/"FAIL" lines (rank 0) and exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // fabs, isinf, NAN
@@ -23,6 +27,7 @@
 #include "dl/bf16.h" // dl_bf16, dl_f2bf, dl_bf2f
 #include "dl/half.h"
 #include "dl/ops.h" // dl_cast
+#include "dl/rank.h" // dl_rank_device, dl_rank_exit
 #include "dl/replica.h" // dl_replica_diff
 
 static int failures;
@@ -328,19 +333,12 @@ static void test_counters(dl_comm *c)
 
 /* The same operations with buffers on this rank's GPU (NCCL, or a world of
  * one). Used by `make test-gpu`. */
-static int test_cuda(dl_comm *c)
+static int test_cuda(dl_comm *c, const char *spec)
 {
-    char spec[32];
-    snprintf(spec, sizeof spec, "cuda:%d", dl_comm_local_rank(c));
     dl_device dev;
-    if (dl_device_open(spec, &dev) != DL_OK) {
-        fprintf(stderr, "rank %d: %s\n", rank, dl_last_error());
-        return 1;
-    }
-    if (dl_comm_use_device(c, &dev) != DL_OK) {
-        fprintf(stderr, "rank %d: %s\n", rank, dl_last_error());
-        return 3;
-    }
+    dl_status got = dl_rank_device(c, spec, &dev); // as the drivers do
+    if (got != DL_OK)
+        exit(dl_rank_exit(c, got, "test_comm cuda"));
     size_t n = 1 << 16;
     float *h = malloc(n * sizeof *h), *d = NULL, *g = NULL;
     OK(dl_malloc(&dev, (void **)&d, n * sizeof *h));
@@ -544,11 +542,22 @@ int main(int argc, char **argv)
         dl_comm_finalize(c);
         return 0;
     }
+    if (strcmp(mode, "early") == 0) {
+        if (rank == size - 1) { // fails before its first collective
+            dl_error_set(DL_ERR_IO, "rank %d: failing on purpose before the first collective", rank);
+            return dl_rank_exit(c, DL_ERR_IO, "test_comm early");
+        }
+        float x = 1.0f;
+        OK(dl_comm_allreduce(c, &x, 1, DL_F32, DL_RED_SUM)); // the others wait here
+        printf("rank %d: the collective returned although rank %d failed\n", rank, size - 1);
+        dl_comm_finalize(c);
+        return 0;
+    }
     if (strcmp(mode, "cuda") == 0) {
-        int rc = test_cuda(c);
+        int rc = test_cuda(c, argc > 2 ? argv[2] : "cuda");
         dl_comm_finalize(c);
         return rc;
     }
-    fprintf(stderr, "usage: test_comm ops|fail|hang|cuda\n");
+    fprintf(stderr, "usage: test_comm ops|fail|hang|early|cuda [SPEC]\n");
     return 2;
 }

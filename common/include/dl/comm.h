@@ -28,6 +28,14 @@
  *   calls dl_comm_abort makes the launcher stop every rank with a non-zero
  *   status. Failed calls return DL_ERR_MPI / DL_ERR_NCCL with the library's
  *   error string.
+ * - A rank that fails stops the job at once, before its first collective or
+ *   after: in a world of several it calls dl_comm_abort (a driver:
+ *   dl_rank_exit), or exits without dl_comm_finalize. It never calls
+ *   dl_comm_finalize: MPI_Finalize waits for every rank (Open MPI fences
+ *   there), so a failed rank that finalizes holds the others in their next
+ *   collective until DL_COMM_TIMEOUT, and the launcher learns of nothing.
+ *   dl_comm_finalize is the end of a run that succeeded on every rank (or
+ *   failed on every rank alike, such as a bad command line).
  * - Point-to-point: dl_comm_sendrecv / dl_comm_isendrecv pair up like MPI's
  *   and NCCL's send and receive: what rank r sends to d in its k-th such call
  *   with d is what d receives from r in its k-th such call with r, and the two
@@ -106,9 +114,14 @@ dl_status dl_comm_init(int *argc, char ***argv, dl_comm **out);
  * CPU device keeps MPI; a world of one needs neither. Refuses, before NCCL
  * would, two ranks on one GPU. Call it on every rank, after dl_comm_init. */
 dl_status dl_comm_use_device(dl_comm *c, const dl_device *dev);
-/* Finishes (MPI_Finalize when it started MPI) and frees c. NULL is fine. */
+/* Finishes (MPI_Finalize when it started MPI) and frees c. NULL is fine.
+ * Only at the end of a run every rank reaches: a rank that failed calls
+ * dl_comm_abort instead (see Faults above). */
 void dl_comm_finalize(dl_comm *c);
-/* Prints "rank R: fatal: ..." and stops every rank with exit status code. */
+/* Prints "rank R: fatal: ..." and stops every rank with exit status code:
+ * MPI_Abort, which the launcher turns into the end of the job within a second
+ * or two, whatever the other ranks are doing. Safe before the first
+ * collective. In a world of one (or c NULL) it prints and exits. */
 void dl_comm_abort(dl_comm *c, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4), noreturn))

@@ -9,10 +9,14 @@
  *   failure returns the status of dl_device_open or dl_comm_use_device, with
  *   its message (two ranks on one GPU are refused there).
  * - dl_rank_exit(c, st, who) is how a multi-rank driver stops on a failed
- *   status: it prints "who: error: <the last error, or the status's name>"
- *   on stderr and, in a world of several, aborts the whole job with that
- *   message (dl_comm_abort: the other ranks must not wait for this one);
- *   otherwise it finalizes c (which may be NULL: a failed dl_comm_init).
+ *   status, at any point after dl_comm_init (before the first collective
+ *   too). In a world of one it prints "who: error: <the last error, or the
+ *   status's name>" on stderr; in a world of several it aborts the whole job
+ *   with "rank R: fatal: who: <the same>" (dl_comm_abort: the launcher stops
+ *   every rank within a second or two, whatever they are waiting in). It never calls dl_comm_finalize in a
+ *   world of several: MPI_Finalize waits for every rank, so a failed rank
+ *   that finalizes keeps the others waiting until DL_COMM_TIMEOUT. In a world
+ *   of one it finalizes c (which may be NULL: a failed dl_comm_init).
  *   Returns the exit code for main (dl_exit_code: 2 for bad input, else 1).
  */
 #ifndef DL_RANK_H
