@@ -10,6 +10,10 @@
  *   test_comm early   the last rank fails before its first collective, the
  *                     way a driver does (dl_rank_exit), while the others
  *                     wait in an allreduce: the job must stop at once
+ *   test_comm claim [SPEC]  each rank takes its device as a driver does
+ *                     (dl_rank_device, default "cuda") and stops as one does
+ *                     on failure: the collective refusal of two ranks on
+ *                     one GPU, testable on the CPU with DL_TEST_SIMULATED_GPUS
  *   test_comm cuda [SPEC]   the operations on GPU buffers (NCCL), the device
  *                     taken by dl_rank_device (default "cuda"); GPU tier only
  * Prints "ok"/"FAIL" lines (rank 0) and exits non-zero on any failure. */
@@ -336,7 +340,7 @@ static void test_counters(dl_comm *c)
 static int test_cuda(dl_comm *c, const char *spec)
 {
     dl_device dev;
-    dl_status got = dl_rank_device(c, spec, &dev); // as the drivers do
+    dl_status got = dl_rank_device(c, spec, &dev); // as the drivers do: refused together
     if (got != DL_OK)
         exit(dl_rank_exit(c, got, "test_comm cuda"));
     size_t n = 1 << 16;
@@ -553,11 +557,22 @@ int main(int argc, char **argv)
         dl_comm_finalize(c);
         return 0;
     }
+    if (strcmp(mode, "claim") == 0) {
+        dl_device dev;
+        dl_status st = dl_rank_device(c, argc > 2 ? argv[2] : "cuda", &dev);
+        if (st != DL_OK)
+            return dl_rank_exit(c, st, "test_comm claim");
+        OK(dl_comm_barrier(c));
+        printf("ok test_comm claim: rank %d on %s\n", rank, dl_device_describe(&dev));
+        dl_device_close(&dev);
+        dl_comm_finalize(c);
+        return failures == 0 ? 0 : 1;
+    }
     if (strcmp(mode, "cuda") == 0) {
         int rc = test_cuda(c, argc > 2 ? argv[2] : "cuda");
         dl_comm_finalize(c);
         return rc;
     }
-    fprintf(stderr, "usage: test_comm ops|fail|hang|early|cuda [SPEC]\n");
+    fprintf(stderr, "usage: test_comm ops|fail|hang|early|claim [SPEC]|cuda [SPEC]\n");
     return 2;
 }

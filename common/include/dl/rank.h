@@ -2,12 +2,23 @@
  *
  * Contract
  * - dl_rank_device(c, spec, dev) opens this rank's device and binds c to it
- *   (dl_comm_use_device). spec "auto" takes cuda:LOCAL_RANK when the library
- *   was built with CUDA and this machine has at least as many GPUs as ranks
- *   on it, else the CPU; "cuda" takes cuda:LOCAL_RANK (one GPU per rank, as
- *   torchrun does); anything else ("cpu", "cuda:N") is opened as given. On
- *   failure returns the status of dl_device_open or dl_comm_use_device, with
- *   its message (two ranks on one GPU are refused there).
+ *   (dl_comm_use_device). spec "auto" (or NULL/"": DL_DEVICE, else auto)
+ *   takes cuda:LOCAL_RANK when the library was built with CUDA and this
+ *   machine has at least as many GPUs as ranks on it, else the CPU; "cuda"
+ *   takes cuda:LOCAL_RANK (one GPU per rank, as torchrun does); anything else
+ *   ("cpu", "cuda:N") is opened as given.
+ * - It is collective, and every rank learns a refusal at once: before any
+ *   rank opens a device, the ranks exchange what each is about to open
+ *   (dl_comm_claim_device) and all of them return the same verdict. So two
+ *   ranks on one GPU — `cuda` with more ranks on a machine than it has GPUs
+ *   (rank 1 of 2 on one GPU asks for cuda:1), or `cuda:0` on two ranks — are
+ *   refused on every rank within a second or two, with DL_ERR_ARG and a
+ *   message naming both ranks, the GPU and the host ("ranks 0 and 1 (would)
+ *   both use GPU 0 on host H: NCCL needs one GPU per rank: ..."); so are a
+ *   GPU a host lacks and a world split between GPUs and the CPU (see
+ *   dl_comm_check_claims). Otherwise it returns the status of dl_device_open
+ *   or dl_comm_use_device, with its message; that failure is this rank's
+ *   alone, and dl_rank_exit stops the others.
  * - dl_rank_exit(c, st, who) is how a multi-rank driver stops on a failed
  *   status, at any point after dl_comm_init (before the first collective
  *   too). In a world of one it prints "who: error: <the last error, or the
