@@ -299,7 +299,7 @@ help:
 	@echo "  make deps             install the Debian/Ubuntu packages the kit needs (apt-get)"
 	@echo "  make bench            benchmarks: ratios measured side by side, JSON + plots in build/bench"
 	@echo "  make skeletons        regenerate the student files in labs/ from solutions/"
-	@echo "  make test-gpu         the GPU tier (needs a CUDA GPU; one command, under ten minutes)"
+	@echo "  make test-gpu         the GPU tier (needs a CUDA GPU; one command, under five minutes)"
 	@echo "  make slides           build slides/*.md into build/slides/*.html"
 	@echo "  make style            clang-format check and cppcheck on the C sources"
 	@echo "  make gradebook SUBMISSIONS=dir LAB=01   grade a folder of submissions into a CSV"
