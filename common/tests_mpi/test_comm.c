@@ -336,7 +336,8 @@ static void test_counters(dl_comm *c)
 }
 
 /* The same operations with buffers on this rank's GPU (NCCL, or a world of
- * one). Used by `make test-gpu`. */
+ * one). Used by `make test-gpu`. Finalizes c before it closes the device c
+ * is bound to (dl_comm_finalize reads it and destroys the NCCL communicator on it). */
 static int test_cuda(dl_comm *c, const char *spec)
 {
     dl_device dev;
@@ -417,6 +418,7 @@ static int test_cuda(dl_comm *c, const char *spec)
     if (rank == 0)
         printf("%s test_comm cuda: %d rank(s), backend %s, %d failure(s)\n", total == 0 ? "ok" : "FAIL", size,
                dl_comm_backend(c), total);
+    dl_comm_finalize(c); // while dev, which c is bound to, is still open
     dl_device_close(&dev);
     return total == 0 ? 0 : 1;
 }
@@ -564,14 +566,12 @@ int main(int argc, char **argv)
             return dl_rank_exit(c, st, "test_comm claim");
         OK(dl_comm_barrier(c));
         printf("ok test_comm claim: rank %d on %s\n", rank, dl_device_describe(&dev));
+        dl_comm_finalize(c); // while dev, which c is bound to, is still open
         dl_device_close(&dev);
-        dl_comm_finalize(c);
         return failures == 0 ? 0 : 1;
     }
     if (strcmp(mode, "cuda") == 0) {
-        int rc = test_cuda(c, argc > 2 ? argv[2] : "cuda");
-        dl_comm_finalize(c);
-        return rc;
+        return test_cuda(c, argc > 2 ? argv[2] : "cuda"); // finalizes c
     }
     fprintf(stderr, "usage: test_comm ops|fail|hang|early|claim [SPEC]|cuda [SPEC]\n");
     return 2;
