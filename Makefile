@@ -8,6 +8,7 @@
 #   build/{labs,solutions}/labNN-worker   the grader's worker: the test bodies with either
 #   build/grader/labNN              the grader's judge: no student code (grader/replay.h)
 #   build/tests/unit                Check unit tests of common/
+#   build/tests/grader              Check unit tests of the grader (its run plan)
 #   build/run, build/grade, build/report  what `make run` writes
 # SAN=1 builds everything under build/san with ASan+UBSan (and without CUDA);
 # NO_CUDA=1 builds a CPU-only kit under build/nocuda.
@@ -182,7 +183,7 @@ kit_objs = $(patsubst %.c,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_C)) \
 lab_wrap = $(shell nm $(B)/obj/grader/lab$(1)_calls-judge.o 2>/dev/null | sed -n 's/.* T __wrap_//p')
 wrap_flags = $(foreach f,$(call lab_wrap,$(1)),-Wl,--wrap=$(f))
 GRADER_JUDGE_OBJ := $(B)/obj/grader/runner.o $(B)/obj/grader/items.o $(B)/obj/grader/sandbox.o \
-                    $(B)/obj/grader/replay.o $(B)/obj/grader/drivers.o
+                    $(B)/obj/grader/replay.o $(B)/obj/grader/drivers.o $(B)/obj/grader/plan.o
 GRADER_WORKER_OBJ := $(B)/obj/grader/worker.o $(B)/obj/grader/items.o $(B)/obj/grader/replay.o \
                      $(B)/obj/grader/sandbox.o $(B)/obj/grader/drivers.o
 define LAB_COMMON
@@ -288,6 +289,15 @@ $(B)/tests/unit: $(TEST_OBJ) $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(SANFLAGS) $^ $(LDLIBS) $(CHECK_LIBS) -o $@
 
+# The grader's own unit tests (its run plan: grader/plan.h), run by `make unit` too.
+GRADER_TEST_C := $(wildcard grader/tests/*.c)
+$(B)/obj/grader_tests/%.o: grader/tests/%.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader -MMD -MP -c $< -o $@
+$(B)/tests/grader: $(patsubst grader/tests/%.c,$(B)/obj/grader_tests/%.o,$(GRADER_TEST_C)) $(B)/obj/grader/plan.o
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $^ $(CHECK_LIBS) -o $@
+
 # GPU checks of common/ (CUDA vs CPU), run by `make test-gpu` where a GPU exists.
 GPU_TEST_C := $(wildcard common/tests_gpu/*.c)
 $(B)/obj/tests_gpu/%.o: common/tests_gpu/%.c $(FLAGS_STAMP)
@@ -328,7 +338,7 @@ help:
 	@echo "  make bench            benchmarks: ratios measured side by side, JSON + plots in build/bench"
 	@echo "  make bench-gpu        only the GPU's ratios (where a GPU answers): lab 01's pass, lab 02, lab 05's AMP"
 	@echo "  make skeletons        regenerate the student files in labs/ from solutions/"
-	@echo "  make test-gpu         the GPU tier (needs a CUDA GPU; one command, under ten minutes)"
+	@echo "  make test-gpu         the GPU tier (needs a CUDA GPU; one command, under five minutes)"
 	@echo "  make slides           build slides/*.md into build/slides/*.html"
 	@echo "  make style            clang-format check and cppcheck on the C sources"
 	@echo "  make gradebook SUBMISSIONS=dir LAB=01   grade a folder of submissions into a CSV"
@@ -353,10 +363,12 @@ deps:
 
 lib: $(LIB)
 
-all: features $(LIB) $(DRIVERS) $(GRADERS) $(B)/tests/unit $(B)/tests/gpu $(B)/tests/comm $(BENCHES) $(TOOLS)
+all: features $(LIB) $(DRIVERS) $(GRADERS) $(B)/tests/unit $(B)/tests/grader $(B)/tests/gpu $(B)/tests/comm \
+     $(BENCHES) $(TOOLS)
 
-unit: $(B)/tests/unit
+unit: $(B)/tests/unit $(B)/tests/grader
 	$(B)/tests/unit
+	$(B)/tests/grader
 
 LAB ?= 01
 IMPL ?= labs

@@ -20,7 +20,12 @@
  *   inside logreg_scaler_fit (lab01 task 1) before the check finished").
  * - Tiers: cpu always runs; gpu1 needs one CUDA GPU, gpu4 four. A tier that
  *   cannot run is reported SKIPPED with its points shown apart, never counted
- *   as passed. An item whose parent did not pass reports "parent failed".
+ *   as passed. GR_TIERS=gpu1,gpu4 (any list) selects tiers, and an item that
+ *   runs still brings the items it needs (its parent, and theirs) from a tier
+ *   left out: they run first, counted, with a line saying which item needs
+ *   them. An item whose parent ran and did not pass reports "parent failed";
+ *   one whose parent cannot run here (too few GPUs) is SKIPPED. plan.h
+ *   decides all of this before anything runs.
  * - Test code states what it saw: GR_FAIL("...") / ck_assert_msg. A message
  *   that matches a classic mistake carries "[diagnosis: name]" (see
  *   GR_DIAG), which the runner lists and the mutant tests look for. Lines

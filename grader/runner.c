@@ -21,6 +21,7 @@
 #include "dl/json.h" // dl_json writer
 #include "grader.h"
 #include "items.h" // gr_the_lab, gr_find_item, hooks
+#include "plan.h" // gr_plan_make, gr_tier_name
 #include "replay.h" // gr_replay_start
 #include "sandbox.h" // gr_spawn
 
@@ -63,6 +64,7 @@ typedef struct result {
     char msg[2048]; /* what the test said */
     char output[3072]; /* the tail of what the judge's test and the student's code printed */
     char diag[128]; /* "[diagnosis: x]" name, if any */
+    char note[256]; /* why an item outside the selection ran (plan.h: GR_PLAN_NEEDED) */
 } result;
 
 /* The last lines of a file (at most len - 1 bytes, cut on a UTF-8 character boundary). */
@@ -301,25 +303,13 @@ static void usage(FILE *f, const char *prog)
             "  --json FILE   write Gradescope results.json to FILE\n"
             "  --list        list the items with points and tiers, run nothing\n"
             "  --verbose     show what passing tests printed too\n"
-            "Environment: CK_TIMEOUT_MULTIPLIER (slow machines), GR_TIERS=cpu,gpu1 (only these tiers),\n"
-            "GR_SANDBOX=ns|uid|pgroup and GR_SANDBOX_UID (see the README's instructor section).\n",
+            "Environment: CK_TIMEOUT_MULTIPLIER (slow machines), GR_TIERS=cpu,gpu1 (only these tiers, and\n"
+            "the items of other tiers that theirs need first), GR_SANDBOX=ns|uid|pgroup and GR_SANDBOX_UID\n"
+            "(see the README's instructor section).\n",
             prog, gr_the_lab->id, gr_the_lab->title, gr_the_lab->id, gr_the_lab->id, gr_the_lab->id);
 }
 
-static const char *tier_name(gr_tier t)
-{
-    return t == GR_CPU ? "cpu" : t == GR_GPU1 ? "gpu1" : "gpu4";
-}
-
-static int tier_allowed(gr_tier t)
-{
-    const char *env = getenv("GR_TIERS");
-    if (env == NULL || env[0] == '\0')
-        return 1;
-    return strstr(env, tier_name(t)) != NULL;
-}
-
-static dl_status write_json(const char *path, const result *res, const int *selected, const char *impl, int gpus,
+static dl_status write_json(const char *path, const result *res, const gr_plan *plan, const char *impl, int gpus,
                             const char *gpu_name, int score, int max_score, int skipped)
 {
     const gr_lab *lab = gr_the_lab;
@@ -337,20 +327,21 @@ static dl_status write_json(const char *path, const result *res, const int *sele
     dl_json_str(&j, "stdout_visibility", "visible");
     dl_json_array(&j, "tests");
     for (int i = 0; i < lab->n_items; i++) {
-        if (!selected[i])
+        if (plan[i].kind == GR_PLAN_OUT)
             continue;
         const gr_item *it = &lab->items[i];
         const result *r = &res[i];
-        char name[256], out[6000];
+        char name[256], out[6000], note[300];
+        snprintf(note, sizeof note, "%s%s", r->note[0] ? "\n" : "", r->note);
         snprintf(name, sizeof name, "%s: %s", it->name, it->title);
         if (r->kind == R_PASS)
-            snprintf(out, sizeof out, "passed%s%s", r->output[0] ? "\noutput:\n" : "", r->output);
+            snprintf(out, sizeof out, "passed%s%s%s", note, r->output[0] ? "\noutput:\n" : "", r->output);
         else if (r->kind == R_SKIP)
             snprintf(out, sizeof out, "SKIPPED: %s (worth %d points where the %s tier runs; not counted)", r->msg,
-                     it->points, tier_name(it->tier));
+                     it->points, gr_tier_name(it->tier));
         else
-            snprintf(out, sizeof out, "%s\nhint: %s\nsee: labs/%s/%s%s%s", r->msg, it->hint, lab->dir, it->section,
-                     r->output[0] ? "\noutput:\n" : "", r->output);
+            snprintf(out, sizeof out, "%s%s\nhint: %s\nsee: labs/%s/%s%s%s", r->msg, note, it->hint, lab->dir,
+                     it->section, r->output[0] ? "\noutput:\n" : "", r->output);
         trim_utf8(out); // what the student printed may have been cut mid-character
         dl_json_object(&j, NULL);
         dl_json_str(&j, "name", name);
@@ -359,7 +350,7 @@ static dl_status write_json(const char *path, const result *res, const int *sele
         dl_json_str(&j, "status", r->kind == R_PASS ? "passed" : "failed");
         dl_json_str(&j, "output", out);
         dl_json_array(&j, "tags");
-        dl_json_str(&j, NULL, tier_name(it->tier));
+        dl_json_str(&j, NULL, gr_tier_name(it->tier));
         if (r->kind == R_SKIP)
             dl_json_str(&j, NULL, "skipped");
         if (r->diag[0])
@@ -446,19 +437,10 @@ int main(int argc, char **argv)
             any_named = 1;
         }
     }
-    // Named items bring their parents along (so "parent failed" is meaningful).
-    for (int pass = 0; pass < lab->n_items; pass++) {
-        for (int i = 0; i < lab->n_items; i++) {
-            if (!any_named)
-                selected[i] = 1;
-            else if (selected[i] && lab->items[i].parent != NULL)
-                selected[gr_find_item(lab->items[i].parent)] = 1;
-        }
-    }
     if (list) {
         for (int i = 0; i < lab->n_items; i++) {
             const gr_item *it = &lab->items[i];
-            printf("%-24s %3d pts  %-4s  %s", it->name, it->points, tier_name(it->tier), it->title);
+            printf("%-24s %3d pts  %-4s  %s", it->name, it->points, gr_tier_name(it->tier), it->title);
             if (it->parent != NULL)
                 printf("  (after %s)", it->parent);
             printf("  [see %s]\n", it->section);
@@ -491,6 +473,16 @@ int main(int argc, char **argv)
     color = isatty(1) && getenv("NO_COLOR") == NULL;
     char gpu_name[300];
     int gpus = gpus_here(gpu_name, sizeof gpu_name);
+    // what runs: the named items (or all), their parents, whatever the tier filter
+    // leaves out that a running item needs (plan.h)
+    const char *tiers = getenv("GR_TIERS") != NULL ? getenv("GR_TIERS") : "";
+    gr_plan *plan = calloc((size_t)lab->n_items, sizeof *plan);
+    char why[300];
+    if (plan == NULL ||
+        gr_plan_make(lab->items, lab->n_items, any_named ? selected : NULL, tiers, gpus, plan, why, sizeof why) != 0) {
+        fprintf(stderr, "grader: error: %s\n", plan == NULL ? "out of memory" : why);
+        return 2;
+    }
     gr_sandbox_init();
     worker_path = gr_stage(worker);
     gr_sandbox_mkdir("work", 1, gr_scratch_dir, sizeof gr_scratch_dir);
@@ -501,28 +493,39 @@ int main(int argc, char **argv)
     int score = 0, max_score = 0, skipped = 0;
     int skipped_tiers[3] = {0, 0, 0};
     for (int i = 0; i < lab->n_items; i++) {
-        if (!selected[i])
+        if (plan[i].kind == GR_PLAN_OUT)
             continue;
         const gr_item *it = &lab->items[i];
         result *r = &res[i];
-        int need = it->tier == GR_GPU1 ? 1 : it->tier == GR_GPU4 ? 4 : 0;
         int parent = it->parent ? gr_find_item(it->parent) : -1;
-        if (gpus < need || !tier_allowed(it->tier)) {
+        if (plan[i].kind == GR_PLAN_SKIP_TIER || plan[i].kind == GR_PLAN_SKIP_GPU) {
+            const gr_item *g = plan[i].gpu_need >= 0 ? &lab->items[plan[i].gpu_need] : it;
+            char need[64];
+            snprintf(need, sizeof need, "%s",
+                     gr_tier_gpus(g->tier) == 1 ? "a CUDA GPU; none answers here" : "4 CUDA GPUs");
             r->kind = R_SKIP;
-            snprintf(r->msg, sizeof r->msg, "%s",
-                     !tier_allowed(it->tier) ? "tier not selected (GR_TIERS)"
-                     : need == 1             ? "needs a CUDA GPU; none answers here"
-                                             : "needs 4 CUDA GPUs");
+            if (plan[i].kind == GR_PLAN_SKIP_TIER)
+                snprintf(r->msg, sizeof r->msg, "tier not selected (GR_TIERS)");
+            else if (g == it)
+                snprintf(r->msg, sizeof r->msg, "needs %s", need);
+            else
+                snprintf(r->msg, sizeof r->msg, "needs %s first, which needs %s", g->name, need);
             skipped += it->points;
             skipped_tiers[it->tier] = 1;
-        } else if (parent >= 0 && res[parent].kind != R_PASS) {
-            r->kind = R_PARENT;
-            snprintf(r->msg, sizeof r->msg, "parent failed: %s must pass first", it->parent);
-            max_score += it->points;
         } else {
-            run_item(i, r);
-            max_score += it->points;
-            score += r->score;
+            if (plan[i].kind == GR_PLAN_NEEDED) // its tier is filtered out, but an item that runs needs it
+                snprintf(r->note, sizeof r->note,
+                         "run because %s needs it, though GR_TIERS=%.60s leaves out the %s tier",
+                         lab->items[plan[i].needed_by].name, tiers, gr_tier_name(it->tier));
+            if (parent >= 0 && res[parent].kind != R_PASS) {
+                r->kind = R_PARENT;
+                snprintf(r->msg, sizeof r->msg, "parent failed: %s must pass first", it->parent);
+                max_score += it->points;
+            } else {
+                run_item(i, r);
+                max_score += it->points;
+                score += r->score;
+            }
         }
         const char *tag = r->kind == R_PASS     ? "PASS"
                           : r->kind == R_SKIP   ? "SKIP"
@@ -534,6 +537,8 @@ int main(int argc, char **argv)
         else
             printf("[%s%s%s] %3d/%-3d  %-24s %s\n", paint(col), tag, paint("\033[0m"), r->score, it->points, it->name,
                    it->title);
+        if (r->note[0])
+            print_indented("", r->note);
         if (r->kind == R_FAIL) {
             print_indented("saw:", r->msg);
             print_indented("hint:", it->hint);
@@ -555,17 +560,18 @@ int main(int argc, char **argv)
         printf("   (skipped: %d points in the", skipped);
         for (int t = 0; t < 3; t++) {
             if (skipped_tiers[t])
-                printf(" %s", tier_name((gr_tier)t));
+                printf(" %s", gr_tier_name((gr_tier)t));
         }
         printf(" tier%s; not counted)", skipped_tiers[0] + skipped_tiers[1] + skipped_tiers[2] > 1 ? "s" : "");
     }
     printf("\n");
     int rc = score == max_score ? 0 : 1;
-    if (json != NULL && write_json(json, res, selected, impl, gpus, gpu_name, score, max_score, skipped) != DL_OK) {
+    if (json != NULL && write_json(json, res, plan, impl, gpus, gpu_name, score, max_score, skipped) != DL_OK) {
         fprintf(stderr, "grader: %s\n", dl_last_error());
         rc = 3;
     }
     free(selected);
+    free(plan);
     free(res);
     return rc;
 }

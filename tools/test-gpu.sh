@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# test-gpu.sh — `make test-gpu`: the whole GPU tier in one command, under ten
+# test-gpu.sh — `make test-gpu`: the whole GPU tier in one command, under five
 # minutes on one GPU. Exits 77 (skipped) where no CUDA GPU answers: it never
 # pretends to have passed.
 #   1 common/ on CUDA against the CPU (build/tests/gpu)
-#   2 each lab's gpu1 grader items on the reference solution
+#   1b dl_comm on GPU buffers over NCCL, one rank per GPU; two ranks on one GPU
+#      refused by every rank at once (as --device cuda and as cuda:0)
+#   2 each lab's gpu1/gpu4 grader items on the reference solution (with the
+#     cpu items they need, run first: grader/plan.h)
 #   3 each lab's driver on --device cuda, end to end
 set -u
 B=${B:-build}
@@ -26,17 +29,25 @@ echo "=== 1 common/ CUDA vs CPU ==="
 ngpu=$(nvidia-smi -L | grep -c GPU)
 echo "=== 1b dl_comm on GPU buffers (NCCL), $ngpu rank(s) ==="
 common/bin/dlrun -n "$ngpu" "$B/tests/comm" cuda || failed+=("comm on cuda")
-if [ "$ngpu" -eq 1 ]; then
-    # two ranks on one GPU must be refused with a clear message, before NCCL would
-    msg=$(common/bin/dlrun -n 2 --timeout 60 "$B/tests/comm" cuda 2>&1) # not $out: that is the output directory
-    if printf '%s' "$msg" | grep -q "both use GPU 0"; then
-        echo "ok: two ranks on one GPU are refused: $(printf '%s' "$msg" | grep -m1 'both use GPU')"
+# Two ranks on one GPU, on any number of GPUs: cuda:0 on two ranks, and
+# --device cuda (cuda:LOCAL_RANK) with one rank more than there are GPUs. Every
+# rank must refuse at once (dl_rank_device agrees on the devices before any is
+# opened), naming both ranks, the GPU and the host; the 60 s timeout must not
+# be what ends it (the bound below is liveness, not speed).
+for c in "2 cuda:0" "$((ngpu + 1)) cuda"; do
+    n=${c%% *} spec=${c#* }
+    t0=$SECONDS
+    msg=$(common/bin/dlrun -n "$n" --timeout 60 "$B/tests/comm" cuda "$spec" 2>&1) # not $out: that is the output directory
+    rc=$? secs=$((SECONDS - t0))
+    said=$(printf '%s\n' "$msg" | grep -m1 -Eo 'ranks [0-9]+ and [0-9]+ (would )?both use GPU [0-9]+ on host [^:]*')
+    if [ "$rc" -ne 0 ] && [ -n "$said" ] && [ "$secs" -lt 20 ]; then
+        echo "ok: $n ranks with --device $spec refused in $secs s (exit $rc): $said"
     else
-        echo "two ranks on one GPU were not refused clearly:" >&2
+        echo "$n ranks with --device $spec were not refused clearly and at once (exit $rc after $secs s):" >&2
         printf '%s\n' "$msg" | tail -5 >&2
-        failed+=("two ranks on one GPU")
+        failed+=("two ranks on one GPU ($spec)")
     fi
-fi
+done
 echo "=== 2 grader gpu tiers on the reference ==="
 for mk in labs/*/lab.mk; do
     dir=$(basename "$(dirname "$mk")")

@@ -83,6 +83,15 @@ expect_rc 2 "a dataset without a test split" -- "$D" --data breast_cancer --out 
 expect_out "has no test split" "the reason is given"
 expect_rc 2 "--batch-size 0" -- "$D" --batch-size 0 --out "$tmp/x6"
 expect_rc 2 "a bad flag on 2 ranks stops both" -- "$R" -n 2 "$D" --nonsense --out "$tmp/x7"
+# bad input on one rank only: it fails before its first collective while the
+# others wait in it; the job must stop at once, not at the 120 s timeout
+start=$(date +%s)
+# shellcheck disable=SC2016 # $RANK and $@ are the rank's, expanded by its own bash
+expect_rc 2 "a missing profile on rank 2 of 3 stops every rank" -- "$R" -n 3 --timeout 120 bash -c \
+    'if [ "$RANK" = 2 ]; then set -- "$@" --profile /nonexistent.conf; fi; exec "$@"' lab03 "$D" --epochs 1 \
+    --out "$tmp/x8"
+expect_out "rank 2: fatal: lab03: .*nonexistent.conf" "the failing rank's message reaches the output"
+expect_cmp "$(($(date +%s) - start))" '<' 20 "the others did not wait for the timeout (seconds)"
 for k in 1 2 3 4 5 6 7; do [ -e "$tmp/x$k/summary.json" ] && not_ok "failed run x$k left a summary.json"; done
 ok "no failed run left a summary.json behind"
 finish

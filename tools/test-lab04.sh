@@ -73,6 +73,15 @@ expect_out "profile 'h300': .*a10, a100, h100, h200, l4, rtx4090, t4" "the shipp
 expect_no_file "$tmp/x7/metrics.csv" "the refused run measured nothing"
 expect_rc 0 "--profile list" -- "$D" --profile list
 expect_out "^rtx4090 +4xRTX4090-pcie4 " "the shipped profiles are listed"
-for k in 1 2 3 4 5 6 7; do [ -e "$tmp/x$k/summary.json" ] && not_ok "failed run x$k left a summary.json"; done
+# bad input on one rank only (its --dump directory cannot be made): it fails
+# before its first collective; the job must stop at once, not at the timeout
+start=$(date +%s)
+# shellcheck disable=SC2016 # $RANK and $@ are the rank's, expanded by its own bash
+expect_rc 2 "an impossible --dump on rank 2 of 3 stops every rank" -- "$R" -n 3 --timeout 120 bash -c \
+    'if [ "$RANK" = 2 ]; then set -- "$@" --dump /proc/lab04-dump; fi; exec "$@"' lab04 "$D" -b 8 -e 64 \
+    --out "$tmp/x8"
+expect_out "rank 2: fatal: lab04: .*lab04-dump" "the failing rank's message reaches the output"
+expect_cmp "$(($(date +%s) - start))" '<' 20 "the others did not wait for the timeout (seconds)"
+for k in 1 2 3 4 5 6 7 8; do [ -e "$tmp/x$k/summary.json" ] && not_ok "failed run x$k left a summary.json"; done
 ok "no failed run left a summary.json behind"
 finish

@@ -190,6 +190,34 @@ expect_rc 2 "a corrupted checkpoint (one byte)" -- "$R" -n 2 "$D" $ck $caps --re
 expect_rc 2 "a checkpoint that does not exist" -- "$D" $ck $caps --resume "$tmp/nope" --out "$tmp/cbad" --plot none
 expect_no_file "$tmp/cbad/summary.json" "a refused resume leaves no summary.json"
 
+# a bad input on one rank only (its --resume file is missing) after set-up: the
+# job stops at once with that rank's message, not at the 120 s timeout
+start=$(date +%s)
+# shellcheck disable=SC2016,SC2086 # $RANK and $@ are the rank's, expanded by its own bash
+expect_rc 2 "a missing --resume file on rank 1 of 2 stops both ranks" -- "$R" -n 2 --timeout 120 bash -c \
+    'if [ "$RANK" = 1 ]; then set -- "$@" --resume /nonexistent.ckpt; fi; exec "$@"' lab05 "$D" $ck $caps \
+    --out "$tmp/cone" --plot none
+expect_out "rank 1: fatal: lab05: .*nonexistent.ckpt" "the failing rank's message reaches the output"
+expect_cmp "$(($(date +%s) - start))" '<' 20 "the other rank did not wait for the timeout (seconds)"
+
+# make test-gpu's grading (GR_TIERS=gpu1,gpu4) where no GPU answers: the gpu
+# items are SKIPPED for want of one and their cpu parents are not needed, so
+# nothing runs and nothing says "parent failed" (with a GPU the parents run
+# first: grader/tests/test_plan.c tests that plan)
+if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }; then
+    expect_rc 0 "GR_TIERS=gpu1,gpu4 without a GPU grades nothing, and says why" -- \
+        env GR_TIERS=gpu1,gpu4 "$B/grader/lab05" --impl solutions
+    expect_out "^Score: 0/0 +\(skipped: 185 points in the cpu gpu1 gpu4 tiers" "every point skipped, none lost"
+    if [ "$(printf '%s\n' "$T_OUT" | grep -c 'needs a CUDA GPU; none answers here')" = 2 ] &&
+        ! printf '%s\n' "$T_OUT" | grep -q 'parent failed'; then
+        ok "the gpu1 items need a GPU; no parent failed"
+    else
+        not_ok "GR_TIERS=gpu1,gpu4 without a GPU: $(printf '%s\n' "$T_OUT" | grep -m1 -E 'parent failed|needs')"
+    fi
+fi
+expect_rc 2 "an unknown tier in GR_TIERS is refused" -- env GR_TIERS=gpu "$B/grader/lab05" --impl solutions
+expect_out "GR_TIERS: unknown tier 'gpu'" "the tier is named"
+
 for bad in "--bucket-mb 0" "--accum 0" "--mode nope" "--hidden 0" "--batch-size 0" "--amp fp8" \
     "--amp fp16 --mode ddp-flat" "--growth-interval 0" "--checkpoint-every -1" "--profile h300"; do
     # shellcheck disable=SC2086

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test.sh — `make test`: the kit's own tests, in order, with a tally.
-#   1 library unit tests (Check)            5 mutants: every classic mistake caught by name
+#   1 library and grader unit tests (Check) 5 mutants: every classic mistake caught by name
 #   2 skeletons match the generator         5b hostile submissions get exactly their due
 #   3 grader: reference scores full marks   6 each lab's driver end to end, plots, bad input
 #   4 grader: skeletons score zero, no crash 7 CUDA code compiled for the GPUs we target
@@ -208,6 +208,7 @@ gradescope_flow() {
 }
 
 step "1 unit tests of common/" "$B/tests/unit"
+step "1a unit tests of the grader (its run plan)" "$B/tests/grader"
 step "1b dl_comm and dlrun under mpirun (1-4 ranks, failures)" bash tools/test-comm.sh
 step "2 skeletons match the generator" bash tools/skeletons.sh check
 step "2b handouts' item tables match the graders" bash tools/check-handouts.sh

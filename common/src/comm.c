@@ -32,6 +32,9 @@ struct dl_comm {
     const dl_device *dev;
     dl_mpi *mpi; /* NULL in a world of one without a launcher */
     dl_nccl *nccl; /* set once a CUDA device is bound in a world of several */
+    int claimed; /* the last dl_comm_claim_device was agreed by every rank */
+    dl_device_kind claim_kind;
+    int claim_ordinal;
     dl_comm_stats stats;
 };
 
@@ -127,35 +130,162 @@ static dl_status mpi_run(dl_comm *c, const dl_comm_args *a, const char *what)
     return dl_mpi_wait_(c->mpi, req, what);
 }
 
-/* Two ranks on one GPU: say so before NCCL does ("Duplicate GPU detected"). */
-static dl_status check_one_gpu_per_rank(dl_comm *c, const dl_device *dev)
+// ---- one GPU per rank: the claims, their verdict, their exchange ----
+
+/* Two claims made on the same host. */
+static int same_host(const dl_comm_claim *a, const dl_comm_claim *b)
 {
-    int32_t mine[80]; // "host|ordinal|name", moved as 80 int32 words
-    char host[64] = "?";
-    gethostname(host, sizeof host - 1);
-    snprintf((char *)mine, sizeof mine, "%s|%d|%.200s", host, dev->ordinal, dev->name);
-    int32_t *all = malloc((size_t)c->size * sizeof mine);
-    if (all == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "comm: out of memory");
-    dl_comm_args a = {.op = DL_OP_ALLGATHER, .send = mine, .send_count = 80, .recv = all, .t = DL_I32};
-    a.recv_count = (size_t)c->size * 80;
-    dl_status st = mpi_run(c, &a, "use_device");
-    for (int i = 0; st == DL_OK && i < c->size; i++) {
-        for (int j = i + 1; st == DL_OK && j < c->size; j++) {
-            if (strcmp((const char *)(all + 80 * (size_t)i), (const char *)(all + 80 * (size_t)j)) == 0)
-                st = dl_error_set(DL_ERR_ARG,
-                                  "ranks %d and %d both use GPU %d on host %s: NCCL needs one GPU per rank. "
-                                  "Start at most as many ranks per machine as it has GPUs (dlrun -n N), "
-                                  "or use --device cpu",
-                                  i, j, dev->ordinal, host);
+    return strncmp(a->host, b->host, sizeof a->host) == 0;
+}
+
+/* Ranks on w[r]'s host, all of them asking for a GPU (the kinds agree by then). */
+static int ranks_on_host(const dl_comm_claim *w, int n, int r)
+{
+    int k = 0;
+    for (int q = 0; q < n; q++)
+        k += same_host(&w[q], &w[r]);
+    return k;
+}
+
+/* What to do about two ranks on one GPU of a host with gpus GPUs. */
+static const char *one_per_rank_advice(int gpus, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "NCCL needs one GPU per rank (it would stop with \"Duplicate GPU detected\"): start at most %d "
+             "rank(s) per machine (dlrun -n %d) with --device cuda (one GPU per local rank), or use --device cpu",
+             gpus, gpus);
+    return buf;
+}
+
+dl_status dl_comm_check_claims(const dl_comm_claim *w, int n)
+{
+    char advice[256];
+    int gpu = -1, cpu = -1; // the first rank on a GPU, on the CPU
+    for (int r = 0; r < n; r++) {
+        if (w[r].ordinal >= 0 && gpu < 0)
+            gpu = r;
+        if (w[r].ordinal < 0 && cpu < 0)
+            cpu = r;
+    }
+    if (gpu < 0)
+        return DL_OK;
+    if (cpu >= 0)
+        return dl_error_set(DL_ERR_ARG,
+                            "rank %d uses cuda:%d but rank %d the CPU: with NCCL every rank needs a GPU of its own; "
+                            "give every rank the same --device (auto takes the CPU on a machine with fewer GPUs "
+                            "than ranks)",
+                            gpu, w[gpu].ordinal, cpu);
+    for (int i = 0; i < n; i++) {
+        for (int j = i + 1; j < n; j++) {
+            if (same_host(&w[i], &w[j]) && w[i].ordinal == w[j].ordinal && w[i].ordinal < w[i].gpus)
+                return dl_error_set(DL_ERR_ARG, "ranks %d and %d both use GPU %d on host %.64s: %s", i, j, w[i].ordinal,
+                                    w[i].host, one_per_rank_advice(w[i].gpus, advice, sizeof advice));
         }
     }
+    for (int r = 0; r < n; r++) {
+        if (w[r].ordinal < w[r].gpus)
+            continue;
+        if (w[r].gpus < 0)
+            return dl_error_set(DL_ERR_NO_CUDA,
+                                "rank %d asks for cuda:%d on host %.64s, but this build has no CUDA (nvcc was not "
+                                "found when it was built); use --device cpu",
+                                r, w[r].ordinal, w[r].host);
+        if (w[r].gpus == 0)
+            return dl_error_set(DL_ERR_NO_DEVICE,
+                                "rank %d asks for cuda:%d, but no CUDA GPU answers on host %.64s%s%.96s%s; use "
+                                "--device cpu or auto",
+                                r, w[r].ordinal, w[r].host, w[r].why[0] ? " (" : "", w[r].why, w[r].why[0] ? ")" : "");
+        int k = ranks_on_host(w, n, r);
+        if (k <= w[r].gpus)
+            return dl_error_set(DL_ERR_NO_DEVICE, "rank %d asks for cuda:%d, but host %.64s has %d GPU(s) (0..%d)", r,
+                                w[r].ordinal, w[r].host, w[r].gpus, w[r].gpus - 1);
+        // more ranks than GPUs here: name a rank this one would share a GPU with,
+        // the one on GPU (ordinal mod gpus) if any, else the first other rank
+        int g = w[r].ordinal % w[r].gpus, p = -1;
+        for (int q = 0; q < n && p < 0; q++) {
+            if (q != r && same_host(&w[q], &w[r]) && w[q].ordinal == g)
+                p = q;
+        }
+        for (int q = 0; q < n && p < 0; q++) {
+            if (q != r && same_host(&w[q], &w[r]))
+                p = q;
+        }
+        if (p >= 0 && w[p].ordinal < w[p].gpus)
+            g = w[p].ordinal;
+        return dl_error_set(DL_ERR_ARG,
+                            "ranks %d and %d would both use GPU %d on host %.64s: it has %d GPU(s) for %d ranks "
+                            "(rank %d asks for cuda:%d, which it lacks). %s",
+                            p < r ? p : r, p < r ? r : p, g, w[r].host, w[r].gpus, k, r, w[r].ordinal,
+                            one_per_rank_advice(w[r].gpus, advice, sizeof advice));
+    }
+    return DL_OK;
+}
+
+/* The GPUs this rank sees: dl_cuda_device_count (when none, CUDA's reason in
+ * why), -1 in a build without CUDA, or DL_TEST_SIMULATED_GPUS where no GPU
+ * answers (tests only; see dl/comm.h). */
+static int gpus_seen(char *why, size_t len)
+{
+    dl_error_clear();
+    int n = dl_built_with_cuda() ? dl_cuda_device_count() : -1;
+    if (n == 0)
+        snprintf(why, len, "%s", dl_last_error());
+    const char *sim = getenv("DL_TEST_SIMULATED_GPUS");
+    if (n <= 0 && sim != NULL && atoi(sim) > 0)
+        n = atoi(sim);
+    return n;
+}
+
+dl_status dl_comm_claim_device(dl_comm *c, dl_device_kind kind, int ordinal)
+{
+    c->claimed = 0;
+    if (c->backend == BACKEND_SELF)
+        return DL_OK; // nothing to share; dl_device_open names what is missing
+    enum { WORDS = (sizeof(dl_comm_claim) + sizeof(int32_t) - 1) / sizeof(int32_t) };
+    union {
+        dl_comm_claim claim;
+        int32_t words[WORDS];
+    } mine;
+    memset(&mine, 0, sizeof mine);
+    gethostname(mine.claim.host, sizeof mine.claim.host - 1);
+    mine.claim.ordinal = kind == DL_DEVICE_CUDA ? ordinal : -1;
+    if (kind == DL_DEVICE_CUDA) // the CPU does not wake CUDA
+        mine.claim.gpus = gpus_seen(mine.claim.why, sizeof mine.claim.why);
+    int32_t *all = malloc((size_t)c->size * sizeof mine);
+    dl_comm_claim *claims = malloc((size_t)c->size * sizeof *claims);
+    dl_status st = all != NULL && claims != NULL ? DL_OK : dl_error_set(DL_ERR_NOMEM, "comm: out of memory");
+    dl_comm_args a = {.op = DL_OP_ALLGATHER, .send = mine.words, .send_count = WORDS, .recv = all, .t = DL_I32};
+    a.recv_count = (size_t)c->size * WORDS;
+    if (st == DL_OK)
+        st = mpi_run(c, &a, "claim_device");
+    for (int r = 0; st == DL_OK && r < c->size; r++) {
+        memcpy(&claims[r], all + (size_t)r * WORDS, sizeof claims[r]);
+        claims[r].host[sizeof claims[r].host - 1] = '\0';
+        claims[r].why[sizeof claims[r].why - 1] = '\0';
+    }
+    if (st == DL_OK)
+        st = dl_comm_check_claims(claims, c->size);
     free(all);
+    free(claims);
+    if (st == DL_OK) {
+        c->claimed = 1;
+        c->claim_kind = kind;
+        c->claim_ordinal = kind == DL_DEVICE_CUDA ? ordinal : 0;
+    }
     return st;
+}
+
+/* dev is what this rank claimed last, with a verdict of DL_OK. */
+static int claimed(const dl_comm *c, const dl_device *dev)
+{
+    return c->claimed && c->claim_kind == dev->kind &&
+           (dev->kind != DL_DEVICE_CUDA || c->claim_ordinal == dev->ordinal);
 }
 
 dl_status dl_comm_use_device(dl_comm *c, const dl_device *dev)
 {
+    if (c->backend != BACKEND_SELF && !claimed(c, dev))
+        DL_TRY(dl_comm_claim_device(c, dev->kind, dev->ordinal));
     if (dev->kind != DL_DEVICE_CUDA || c->backend == BACKEND_SELF) {
         // the CPU keeps MPI; one rank on a GPU needs no NCCL (its collectives are copies)
         c->dev = dev;
@@ -164,7 +294,6 @@ dl_status dl_comm_use_device(dl_comm *c, const dl_device *dev)
     }
     if (c->nccl != NULL)
         return dl_error_set(DL_ERR_ARG, "comm: a CUDA device is already bound to this communicator");
-    DL_TRY(check_one_gpu_per_rank(c, dev));
     // rank 0 makes the NCCL id and broadcasts it, with its status, so that no
     // rank waits for an id that was never made
     int32_t idw[33] = {0};
@@ -198,12 +327,16 @@ void dl_comm_finalize(dl_comm *c)
 
 void dl_comm_abort(dl_comm *c, int code, const char *fmt, ...)
 {
+    // one line in one write: when several ranks abort at once their lines
+    // must not interleave
+    char line[2048];
+    int k = snprintf(line, sizeof line, "rank %d: fatal: ", c != NULL ? c->rank : 0);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "rank %d: fatal: ", c != NULL ? c->rank : 0);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(line + k, sizeof line - (size_t)k - 1, fmt, ap);
     va_end(ap);
+    strcat(line, "\n");
+    fputs(line, stderr);
     fflush(stderr);
     if (c != NULL) {
         dl_nccl_close_(c->nccl, 1);

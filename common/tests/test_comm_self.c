@@ -3,7 +3,9 @@
  * behaviour is tested under mpirun by tools/test-comm.sh. */
 #include "tests.h"
 
+#include <stdio.h> // snprintf
 #include <stdlib.h> // unsetenv, free
+#include <string.h> // memset
 
 #include "dl/comm.h"
 #include "dl/rank.h" // dl_rank_exit
@@ -117,6 +119,88 @@ START_TEST(test_rank_exit)
 }
 END_TEST
 
+/* The verdict on the ranks' device claims (dl_comm_check_claims), the logic
+ * dl_rank_device runs on every rank before any opens a device: exercised here
+ * for worlds of any shape; tools/test-comm.sh runs it under mpirun. */
+static dl_comm_claim claim(const char *host, int ordinal, int gpus)
+{
+    dl_comm_claim w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.host, sizeof w.host, "%s", host);
+    w.ordinal = ordinal;
+    w.gpus = gpus;
+    return w;
+}
+
+START_TEST(test_claims)
+{
+    // every rank on the CPU, or one GPU each: fine
+    dl_comm_claim cpu3[3] = {claim("a", -1, 0), claim("a", -1, 4), claim("b", -1, -1)};
+    ck_assert_st(dl_comm_check_claims(cpu3, 3), DL_OK);
+    dl_comm_claim own[4] = {claim("a", 0, 2), claim("a", 1, 2), claim("b", 0, 1), claim("c", 0, 1)};
+    ck_assert_st(dl_comm_check_claims(own, 4), DL_OK);
+    ck_assert_st(dl_comm_check_claims(own, 1), DL_OK);
+
+    // --device cuda:0 on two ranks of one host
+    dl_comm_claim same[2] = {claim("h1", 0, 1), claim("h1", 0, 1)};
+    ck_assert_st(dl_comm_check_claims(same, 2), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "ranks 0 and 1 both use GPU 0 on host h1: NCCL needs one GPU per rank");
+    ck_assert_has(dl_last_error(), "dlrun -n 1");
+    ck_assert_has(dl_last_error(), "--device cpu");
+    // ... on two hosts it is two GPUs
+    same[1] = claim("h2", 0, 1);
+    ck_assert_st(dl_comm_check_claims(same, 2), DL_OK);
+
+    // --device cuda (cuda:LOCAL_RANK) with two ranks on one GPU: rank 1 asks for cuda:1
+    dl_comm_claim two_on_one[2] = {claim("h1", 0, 1), claim("h1", 1, 1)};
+    ck_assert_st(dl_comm_check_claims(two_on_one, 2), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "ranks 0 and 1 would both use GPU 0 on host h1: it has 1 GPU(s) for 2 ranks");
+    ck_assert_has(dl_last_error(), "rank 1 asks for cuda:1");
+    // three ranks on two GPUs: rank 2 would share GPU 0 with rank 0
+    dl_comm_claim three_on_two[3] = {claim("h", 0, 2), claim("h", 1, 2), claim("h", 2, 2)};
+    ck_assert_st(dl_comm_check_claims(three_on_two, 3), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "ranks 0 and 2 would both use GPU 0 on host h: it has 2 GPU(s) for 3 ranks");
+    ck_assert_has(dl_last_error(), "dlrun -n 2");
+    // the refusal is the same, word for word, on every rank: it depends on the claims only
+    char first[1024];
+    snprintf(first, sizeof first, "%s", dl_last_error());
+    ck_assert_st(dl_comm_check_claims(three_on_two, 3), DL_ERR_ARG);
+    ck_assert_str_eq(dl_last_error(), first);
+
+    // a GPU the host lacks, without more ranks than GPUs: a missing device
+    dl_comm_claim missing[2] = {claim("h", 2, 2), claim("h", 3, 2)};
+    ck_assert_st(dl_comm_check_claims(missing, 2), DL_ERR_NO_DEVICE);
+    ck_assert_has(dl_last_error(), "rank 0 asks for cuda:2, but host h has 2 GPU(s) (0..1)");
+    dl_comm_claim none[2] = {claim("h", 0, 0), claim("h", 1, 0)};
+    snprintf(none[0].why, sizeof none[0].why, "cudaGetDeviceCount: no CUDA-capable device is detected");
+    ck_assert_st(dl_comm_check_claims(none, 2), DL_ERR_NO_DEVICE);
+    ck_assert_has(dl_last_error(), "no CUDA GPU answers on host h (cudaGetDeviceCount: no CUDA-capable device");
+    none[0].gpus = none[1].gpus = -1;
+    ck_assert_st(dl_comm_check_claims(none, 2), DL_ERR_NO_CUDA);
+    ck_assert_has(dl_last_error(), "this build has no CUDA");
+
+    // some ranks on a GPU, others on the CPU: NCCL cannot start
+    dl_comm_claim mixed[3] = {claim("h", -1, 0), claim("h", 0, 4), claim("h", 1, 4)};
+    ck_assert_st(dl_comm_check_claims(mixed, 3), DL_ERR_ARG);
+    ck_assert_has(dl_last_error(), "rank 1 uses cuda:0 but rank 0 the CPU");
+}
+END_TEST
+
+/* In a world of one there is nothing to agree on: dl_device_open has the say. */
+START_TEST(test_claim_world_of_one)
+{
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("PMI_SIZE");
+    unsetenv("PMIX_RANK");
+    dl_comm *c;
+    ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    ck_assert_st(dl_comm_claim_device(c, DL_DEVICE_CUDA, 7), DL_OK);
+    ck_assert_st(dl_comm_claim_device(c, DL_DEVICE_CPU, 0), DL_OK);
+    ck_assert_st(dl_comm_use_device(c, dl_cpu()), DL_OK);
+    dl_comm_finalize(c);
+}
+END_TEST
+
 Suite *comm_suite(void)
 {
     Suite *s = suite_create("comm");
@@ -124,6 +208,8 @@ Suite *comm_suite(void)
     tcase_add_test(tc, test_world_of_one);
     tcase_add_test(tc, test_world_of_one_p2p);
     tcase_add_test(tc, test_rank_exit);
+    tcase_add_test(tc, test_claims);
+    tcase_add_test(tc, test_claim_world_of_one);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,7 +7,15 @@
  *                     training layer on several ranks (replica, eval, epoch)
  *   test_comm fail    rank 1 exits with status 3 mid-run: the job must stop
  *   test_comm hang    rank 1 stops answering: the others time out and stop
- *   test_comm cuda    the operations on GPU buffers (NCCL); GPU tier only
+ *   test_comm early   the last rank fails before its first collective, the
+ *                     way a driver does (dl_rank_exit), while the others
+ *                     wait in an allreduce: the job must stop at once
+ *   test_comm claim [SPEC]  each rank takes its device as a driver does
+ *                     (dl_rank_device, default "cuda") and stops as one does
+ *                     on failure: the collective refusal of two ranks on
+ *                     one GPU, testable on the CPU with DL_TEST_SIMULATED_GPUS
+ *   test_comm cuda [SPEC]   the operations on GPU buffers (NCCL), the device
+ *                     taken by dl_rank_device (default "cuda"); GPU tier only
  * Prints "ok"/"FAIL" lines (rank 0) and exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // fabs, isinf, NAN
@@ -23,6 +31,7 @@
 #include "dl/bf16.h" // dl_bf16, dl_f2bf, dl_bf2f
 #include "dl/half.h"
 #include "dl/ops.h" // dl_cast
+#include "dl/rank.h" // dl_rank_device, dl_rank_exit
 #include "dl/replica.h" // dl_replica_diff
 
 static int failures;
@@ -327,20 +336,14 @@ static void test_counters(dl_comm *c)
 }
 
 /* The same operations with buffers on this rank's GPU (NCCL, or a world of
- * one). Used by `make test-gpu`. */
-static int test_cuda(dl_comm *c)
+ * one). Used by `make test-gpu`. Finalizes c before it closes the device c
+ * is bound to (dl_comm_finalize reads it and destroys the NCCL communicator on it). */
+static int test_cuda(dl_comm *c, const char *spec)
 {
-    char spec[32];
-    snprintf(spec, sizeof spec, "cuda:%d", dl_comm_local_rank(c));
     dl_device dev;
-    if (dl_device_open(spec, &dev) != DL_OK) {
-        fprintf(stderr, "rank %d: %s\n", rank, dl_last_error());
-        return 1;
-    }
-    if (dl_comm_use_device(c, &dev) != DL_OK) {
-        fprintf(stderr, "rank %d: %s\n", rank, dl_last_error());
-        return 3;
-    }
+    dl_status got = dl_rank_device(c, spec, &dev); // as the drivers do: refused together
+    if (got != DL_OK)
+        exit(dl_rank_exit(c, got, "test_comm cuda"));
     size_t n = 1 << 16;
     float *h = malloc(n * sizeof *h), *d = NULL, *g = NULL;
     OK(dl_malloc(&dev, (void **)&d, n * sizeof *h));
@@ -415,6 +418,7 @@ static int test_cuda(dl_comm *c)
     if (rank == 0)
         printf("%s test_comm cuda: %d rank(s), backend %s, %d failure(s)\n", total == 0 ? "ok" : "FAIL", size,
                dl_comm_backend(c), total);
+    dl_comm_finalize(c); // while dev, which c is bound to, is still open
     dl_device_close(&dev);
     return total == 0 ? 0 : 1;
 }
@@ -544,11 +548,31 @@ int main(int argc, char **argv)
         dl_comm_finalize(c);
         return 0;
     }
-    if (strcmp(mode, "cuda") == 0) {
-        int rc = test_cuda(c);
+    if (strcmp(mode, "early") == 0) {
+        if (rank == size - 1) { // fails before its first collective
+            dl_error_set(DL_ERR_IO, "rank %d: failing on purpose before the first collective", rank);
+            return dl_rank_exit(c, DL_ERR_IO, "test_comm early");
+        }
+        float x = 1.0f;
+        OK(dl_comm_allreduce(c, &x, 1, DL_F32, DL_RED_SUM)); // the others wait here
+        printf("rank %d: the collective returned although rank %d failed\n", rank, size - 1);
         dl_comm_finalize(c);
-        return rc;
+        return 0;
     }
-    fprintf(stderr, "usage: test_comm ops|fail|hang|cuda\n");
+    if (strcmp(mode, "claim") == 0) {
+        dl_device dev;
+        dl_status st = dl_rank_device(c, argc > 2 ? argv[2] : "cuda", &dev);
+        if (st != DL_OK)
+            return dl_rank_exit(c, st, "test_comm claim");
+        OK(dl_comm_barrier(c));
+        printf("ok test_comm claim: rank %d on %s\n", rank, dl_device_describe(&dev));
+        dl_comm_finalize(c); // while dev, which c is bound to, is still open
+        dl_device_close(&dev);
+        return failures == 0 ? 0 : 1;
+    }
+    if (strcmp(mode, "cuda") == 0) {
+        return test_cuda(c, argc > 2 ? argv[2] : "cuda"); // finalizes c
+    }
+    fprintf(stderr, "usage: test_comm ops|fail|hang|early|claim [SPEC]|cuda [SPEC]\n");
     return 2;
 }

@@ -33,7 +33,7 @@
 #include "dl/metrics.h" // dl_csv_write
 #include "dl/plot.h" // dl_plot_listed
 #include "dl/project.h" // dl_profile, dl_profile_load, dl_profile_cli
-#include "dl/rank.h" // dl_rank_device
+#include "dl/rank.h" // dl_rank_device, dl_rank_exit
 #include "dl/timer.h" // dl_now
 #include "ring.h"
 
@@ -67,11 +67,12 @@ typedef struct cell {
     double us, algbw, busbw, wrong;
 } cell;
 
+/* A failure of this rank, whatever the others are doing: it stops the whole
+ * job at once (dl_rank_exit aborts a world of several; finalizing would keep
+ * the others waiting in their next collective until the timeout). */
 static int fail(dl_comm *c, dl_status st)
 {
-    fprintf(stderr, "lab04: error: %s\n", dl_last_error());
-    dl_comm_finalize(c);
-    return st == DL_ERR_ARG || st == DL_ERR_FORMAT || st == DL_ERR_IO ? 2 : 1;
+    return dl_rank_exit(c, st, "lab04");
 }
 
 // ---- data ----
@@ -617,10 +618,13 @@ int main(int argc, char **argv)
     // every rank agrees on the outcome before it leaves
     double ok = st == DL_OK ? 0 : 1;
     dl_status st2 = dl_comm_allreduce(c, &ok, 1, DL_F64, DL_RED_MAX);
-    if (st != DL_OK)
-        return fail(c, st);
     if (st2 != DL_OK)
         return fail(c, st2);
+    if (st != DL_OK) { // every rank has reached the agreement above: they can finish together
+        fprintf(stderr, "lab04: error: %s\n", dl_last_error());
+        dl_comm_finalize(c);
+        return dl_exit_code(st);
+    }
     if (!o.a.quiet)
         printf("%s\n", wrong_total == 0 ? "OK" : "FAILED");
     free(cells), free(xb), free(yt), free(b.host), free(b.want);

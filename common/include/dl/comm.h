@@ -28,6 +28,21 @@
  *   calls dl_comm_abort makes the launcher stop every rank with a non-zero
  *   status. Failed calls return DL_ERR_MPI / DL_ERR_NCCL with the library's
  *   error string.
+ * - A rank that fails stops the job at once, before its first collective or
+ *   after: in a world of several it calls dl_comm_abort (a driver:
+ *   dl_rank_exit), or exits without dl_comm_finalize. It never calls
+ *   dl_comm_finalize: MPI_Finalize waits for every rank (Open MPI fences
+ *   there), so a failed rank that finalizes holds the others in their next
+ *   collective until DL_COMM_TIMEOUT, and the launcher learns of nothing.
+ *   dl_comm_finalize is the end of a run that succeeded on every rank (or
+ *   failed on every rank alike, such as a bad command line).
+ * - One GPU per rank, agreed before any device opens: dl_comm_claim_device is
+ *   collective; every rank says what it is about to open and all of them get
+ *   the same verdict (dl_comm_check_claims) at once, so two ranks on one GPU,
+ *   a GPU a host lacks, or ranks split between GPUs and the CPU are refused on
+ *   every rank, with a message naming the ranks, the host and the GPU, in the
+ *   time of one small allgather — not by NCCL ("Duplicate GPU detected"), not
+ *   by one rank while the others wait.
  * - Point-to-point: dl_comm_sendrecv / dl_comm_isendrecv pair up like MPI's
  *   and NCCL's send and receive: what rank r sends to d in its k-th such call
  *   with d is what d receives from r in its k-th such call with r, and the two
@@ -100,15 +115,63 @@ typedef struct dl_comm_req dl_comm_req;
 
 /* Starts this rank's communication. argc/argv may be NULL. */
 dl_status dl_comm_init(int *argc, char ***argv, dl_comm **out);
+
+/* What one rank is about to open, as the ranks exchange it. */
+typedef struct dl_comm_claim {
+    char host[64]; /* gethostname(): the ranks of one host share its GPUs */
+    int ordinal; /* the GPU it asks for (cuda:N), or -1 for the CPU */
+    int gpus; /* CUDA GPUs that answer on its host, as it sees them; -1: a build without CUDA */
+    char why[96]; /* gpus == 0: what CUDA said ("cudaGetDeviceCount: ..."), or "" */
+} dl_comm_claim;
+
+/* The verdict on the claims of a world of n ranks (claims[r] is rank r's).
+ * Pure: no communication, no device; the same claims give the same verdict
+ * and message on every rank. DL_OK when every rank uses the CPU, or every
+ * rank uses a GPU its host has and no two ranks of a host use the same one.
+ * GPUs are told apart by host and ordinal, so ranks of one host must see the
+ * same GPUs (a CUDA_VISIBLE_DEVICES per rank would make cuda:0 two GPUs).
+ * Otherwise the first of these, with dl_last_error() naming ranks and host:
+ *   DL_ERR_ARG        some ranks on a GPU and others on the CPU
+ *                     ("rank 1 uses cuda:0 but rank 0 the CPU: ...")
+ *   DL_ERR_ARG        two ranks of a host ask for the same GPU
+ *                     ("ranks 0 and 1 both use GPU 0 on host H: ...")
+ *   DL_ERR_ARG        more ranks of a host ask for a GPU than it has, and a
+ *                     rank asks for one it lacks (`cuda` is cuda:LOCAL_RANK):
+ *                     "ranks 0 and 1 would both use GPU 0 on host H: it has
+ *                     1 GPU(s) for 2 ranks (rank 1 asks for cuda:1, ...)"
+ *   DL_ERR_NO_DEVICE  a rank asks for a GPU its host lacks, or a host where
+ *                     no GPU answers (with CUDA's reason, claims[r].why)
+ *   DL_ERR_NO_CUDA    a rank asks for a GPU in a build without CUDA
+ * The two refusals of two ranks on one GPU say how many ranks per machine
+ * fit (dlrun -n N) and that --device cpu works. */
+dl_status dl_comm_check_claims(const dl_comm_claim *claims, int n);
+/* Collective, before this rank opens its device: every rank passes what it is
+ * about to open (kind; ordinal for CUDA), the claims are exchanged over MPI
+ * and every rank returns dl_comm_check_claims' verdict on all of them. A
+ * world of one returns DL_OK (dl_device_open says what its spec lacks).
+ * dl_rank_device calls it; dl_comm_use_device calls it when the device it
+ * binds was not claimed first. Test hook, for tests only:
+ * DL_TEST_SIMULATED_GPUS=N makes a host where no GPU answers claim N GPUs,
+ * so the CPU build can exercise the multi-rank verdict (tools/test-comm.sh);
+ * it is read only where no GPU answers, so it cannot change a GPU run, and
+ * opening a simulated GPU still fails. */
+dl_status dl_comm_claim_device(dl_comm *c, dl_device_kind kind, int ordinal);
 /* Binds a device. Under a launcher, a CUDA device opens an NCCL
  * communicator (MPI bootstraps the NCCL id), and from then on calls on its
  * device buffers go over NCCL while calls on host buffers stay on MPI; the
- * CPU device keeps MPI; a world of one needs neither. Refuses, before NCCL
- * would, two ranks on one GPU. Call it on every rank, after dl_comm_init. */
+ * CPU device keeps MPI; a world of one needs neither. Collective in a world
+ * of several: unless dev is what this rank claimed (dl_comm_claim_device),
+ * the ranks exchange claims first, so two ranks on one GPU are refused on
+ * every rank before NCCL would. Call it on every rank, after dl_comm_init. */
 dl_status dl_comm_use_device(dl_comm *c, const dl_device *dev);
-/* Finishes (MPI_Finalize when it started MPI) and frees c. NULL is fine. */
+/* Finishes (MPI_Finalize when it started MPI) and frees c. NULL is fine.
+ * Only at the end of a run every rank reaches: a rank that failed calls
+ * dl_comm_abort instead (see Faults above). */
 void dl_comm_finalize(dl_comm *c);
-/* Prints "rank R: fatal: ..." and stops every rank with exit status code. */
+/* Prints "rank R: fatal: ..." and stops every rank with exit status code:
+ * MPI_Abort, which the launcher turns into the end of the job within a second
+ * or two, whatever the other ranks are doing. Safe before the first
+ * collective. In a world of one (or c NULL) it prints and exits. */
 void dl_comm_abort(dl_comm *c, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4), noreturn))
