@@ -37,7 +37,7 @@ static double median(double *v, int n)
  * even in relative error — was pulled by the mid-sized points to a bandwidth
  * 3-5x above what the large messages reached, the very bandwidth a
  * projection needs. So β is the median of (t - α) / bytes over the large
- * sizes and α the median of t - β·bytes over the small ones, never below 0:
+ * sizes and α the median of t - β·bytes over the small ones, neither below 0:
  * medians, because on a shared machine one size can be off by a factor of
  * several, and a least-squares fit follows it. Twice, from α = 0, so that β
  * is taken from the large times without α's share. */
@@ -50,6 +50,7 @@ static void fit(const double *bytes, const double *t, int n, int edge, double *a
             if (bytes[i] > 0)
                 v[m++] = (t[i] - a) / bytes[i];
         b = m > 0 ? median(v, m) : 0;
+        b = b > 0 ? b : 0; // sizes so small that α is all there is
         for (int i = 0; i < edge; i++)
             v[i] = t[i] - b * bytes[i];
         a = median(v, edge);
@@ -170,7 +171,8 @@ static dl_status write_profile(const lab04_sweep *w, const lab04_out *o, int k)
     if (f == NULL)
         return DL_ERR_IO;
     double steps = dl_bw_ring_steps(s->coll, w->P);
-    double bus_bw = s->large > 0 ? s->large * 1e9 : base.bus_bw, hop = s->alpha > 0 ? s->alpha / steps : base.hop_latency;
+    double bus_bw = s->large > 0 ? s->large * 1e9 : base.bus_bw,
+           hop = s->alpha > 0 ? s->alpha / steps : base.hop_latency;
     fprintf(f,
             "# measured by lab 04 (%s, %s on %d ranks, %s):\n"
             "# bus_bw = the busbw of the large messages' median time per byte, %s (%.3g to %.3g GB/s);\n"
@@ -180,9 +182,9 @@ static dl_status write_profile(const lab04_sweep *w, const lab04_out *o, int k)
             "fp32_efficiency = %.6g\nfp16_efficiency = %.6g\nmem_efficiency = %.6g\nbus_bw = %.6g\n"
             "hop_latency = %.6g\nlaunch_overhead = %.6g\n",
             ring_algo_name(w->algo[k]), dl_bw_coll_name(s->coll), w->P, w->dev->name,
-            large_span(w, large, sizeof large), s->large_lo, s->large_hi, steps,
-            base.name, w->P, w->P, base.fp32_peak, base.fp16_peak, base.mem_bw, base.fp32_efficiency,
-            base.fp16_efficiency, base.mem_efficiency, bus_bw, hop, base.launch_overhead);
+            large_span(w, large, sizeof large), s->large_lo, s->large_hi, steps, base.name, w->P, w->P, base.fp32_peak,
+            base.fp16_peak, base.mem_bw, base.fp32_efficiency, base.fp16_efficiency, base.mem_efficiency, bus_bw, hop,
+            base.launch_overhead);
     int bad = ferror(f) != 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, o->write_profile) != 0) {
@@ -294,8 +296,8 @@ static void draw(const lab04_sweep *w, const lab04_out *o, char *list, size_t le
     snprintf(vars, sizeof vars,
              "data='%s/metrics.csv'; model='%s/fit.csv'; algos='%s'; P=%d; dtype='%s'; meas='%s'; alpha='%s'; "
              "fitbw='%s'; small='%s'; large='%s'; shown=%g; scripts='%s/labs/04-ring-allreduce/plots'",
-             o->dir, o->dir, algos, w->P, dl_dtype_name(w->t), meas, alpha, fitbw,
-             small_span(w, small, sizeof small), large_span(w, large, sizeof large), 100 * LAB04_FIT_SHOWN, dl_home());
+             o->dir, o->dir, algos, w->P, dl_dtype_name(w->t), meas, alpha, fitbw, small_span(w, small, sizeof small),
+             large_span(w, large, sizeof large), 100 * LAB04_FIT_SHOWN, dl_home());
     dl_plot_listed("labs/04-ring-allreduce/plots/busbw.gp", o->plot, o->dir, "busbw", vars, "lab04", list, len);
     dl_plot_listed("labs/04-ring-allreduce/plots/time.gp", o->plot, o->dir, "time", vars, "lab04", list, len);
 }
@@ -322,8 +324,9 @@ void lab04_report(const lab04_sweep *w)
                w->copy_bytes, w->dev->name, w->copy_gbs);
     for (int k = 0; k < w->n_algos; k++) {
         const lab04_stats *s = &w->st[k];
-        printf("# %-14s Avg bus bandwidth %7.3f GB/s, large messages %7.3f GB/s   fit: t = %.3g us + bytes / %.3g GB/s\n",
-               ring_algo_name(w->algo[k]), s->avg, s->large, s->alpha * 1e6, s->beta > 0 ? 1e-9 / s->beta : 0.0);
+        printf(
+            "# %-14s Avg bus bandwidth %7.3f GB/s, large messages %7.3f GB/s   fit: t = %.3g us + bytes / %.3g GB/s\n",
+            ring_algo_name(w->algo[k]), s->avg, s->large, s->alpha * 1e6, s->beta > 0 ? 1e-9 / s->beta : 0.0);
     }
 }
 
