@@ -18,6 +18,7 @@
 #include <unistd.h> // access
 
 #include "dl/comm.h" // dl_comm_init
+#include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_read_file
 #include "dl/half.h" // dl_h2f
 #include "dl/json.h" // dl_jv
@@ -543,7 +544,7 @@ static void check_f16(const dump *d, const char *algo)
         if (!(worst_share <= 1))
             GR_FAIL("%s in f16, %d ranks, random inputs: rank %d's element %zu is %.6g, the exact sum %.6g: an error "
                     "of %.3g, %.0f%% of the bound (P - 1) u sum|x| = %.3g for P - 1 roundings",
-                    algo, d->P, r, worst, got[worst], sum[worst], fabs(got[worst] - sum[worst]), 100 * worst_share,
+                    algo, d->P, r, worst, got[worst], sum[worst], fabs(got[worst] - sum[worst]), dl_pct(worst_share, 0),
                     (d->P - 1) * u * abs_sum[worst]);
         free(got);
     }

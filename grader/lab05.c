@@ -27,6 +27,7 @@
 #include "dl/half.h" // dl_f2h
 #include "dl/ops.h" // dl_cast, dl_unscale
 #include "dl/data.h" // dl_data_load
+#include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_read_file, dl_home
 #include "dl/json.h" // dl_jv
 #include "dl/lr.h" // dl_lr_at
@@ -606,7 +607,8 @@ START_TEST(test_projection)
     double s_ref = prof.gpus * one.step_s / sr.step_s, s_got = prof.gpus * one.step_s / sg.step_s;
     gr_note("projected on %d GPUs of %s: your order %.2fx, the reference's %.2fx (communication exposed %.1f%% vs "
             "%.1f%% of the step)\n",
-            prof.gpus, prof.name, s_got, s_ref, 100 * sg.exposed_s / sg.step_s, 100 * sr.exposed_s / sr.step_s);
+            prof.gpus, prof.name, s_got, s_ref, dl_pct(sg.exposed_s / sg.step_s, 1),
+            dl_pct(sr.exposed_s / sr.step_s, 1));
     dl_mlp_free(&m);
     if (!(s_got >= 0.9 * s_ref))
         GR_FAIL("your recorded order projects %.2fx on %d GPUs of %s, below 0.9 x the reference's %.2fx (%d "

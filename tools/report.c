@@ -39,6 +39,7 @@
 #include <sys/stat.h> // stat
 #include <time.h> // time, strftime
 
+#include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_read_file, dl_tmp_create, dl_file_exists
 #include "dl/json.h" // dl_json_parse_file, dl_jv_get
 
@@ -212,9 +213,9 @@ static int summary_rows(FILE *f, const dl_jv *obj, const char *prefix)
 static int put_formatted(FILE *f, double v, const char *fmt)
 {
     if (strcmp(fmt, "pct") == 0)
-        fprintf(f, "%.1f%%", 100 * v);
+        fprintf(f, "%.1f%%", dl_pct(v, 1));
     else if (strcmp(fmt, "pctg") == 0)
-        fprintf(f, "%.3g%%", 100 * v);
+        fprintf(f, "%.3g%%", dl_pct(v, 60)); // %g shows any magnitude: only -0 needs the fix
     else if (strcmp(fmt, "x") == 0)
         fprintf(f, "%.2f×", v);
     else if (strcmp(fmt, "f1") == 0 || strcmp(fmt, "f2") == 0 || strcmp(fmt, "f3") == 0)

@@ -32,3 +32,12 @@ set style increment user
 
 # The terminal has one "pen": a grid there only hides the curves.
 if (fmt eq 'dumb') { unset grid; set key nobox noopaque }
+
+# Message sizes are powers of two: label them with binary prefixes (1 KiB =
+# 1024 B), never with gnuplot's decimal-ticked "%B" ("98ki" at 100000).
+# bytes_label(x) is such a label; `eval bytes_axis('x')` makes an axis of
+# bytes: log base 2, a labelled tic every 16x, a minor tic every 2x.
+bytes_label(x) = x >= 2.0**30 ? sprintf('%g GiB', x / 2.0**30) : \
+                 x >= 2.0**20 ? sprintf('%g MiB', x / 2.0**20) : \
+                 x >= 2.0**10 ? sprintf('%g KiB', x / 2.0**10) : sprintf('%g B', x)
+bytes_axis(ax) = sprintf("set logscale %s 2; set %stics (); do for [i = 0:44] { set %stics add (i %% 4 == 0 ? bytes_label(2.0**i) : '' 2.0**i i %% 4 != 0) }", ax, ax, ax)

@@ -32,6 +32,7 @@ int main(void)
     srunner_add_suite(sr, project_suite());
     srunner_add_suite(sr, ops_suite());
     srunner_add_suite(sr, bandwidth_suite());
+    srunner_add_suite(sr, fmt_suite());
     srunner_add_suite(sr, sampler_suite());
     srunner_add_suite(sr, lr_suite());
     srunner_add_suite(sr, trace_suite());

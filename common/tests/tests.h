@@ -39,6 +39,7 @@ Suite *comm_suite(void);
 Suite *project_suite(void);
 Suite *ops_suite(void);
 Suite *bandwidth_suite(void);
+Suite *fmt_suite(void);
 Suite *sampler_suite(void);
 Suite *lr_suite(void);
 Suite *trace_suite(void);

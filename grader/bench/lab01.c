@@ -28,6 +28,7 @@
 #include "dl/blas.h" // dl_blas_set_threads, dl_blas_name
 #include "dl/data.h" // dl_data_load
 #include "dl/device.h" // dl_device_open, dl_event_*
+#include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_mkdir_p
 #include "dl/json.h" // dl_json
 #include "dl/plot.h" // dl_plot
@@ -390,12 +391,12 @@ int main(int argc, char **argv)
         printf("  X: %zu x %zu float32 = %.0f MB\n", q->n, q->d, (double)q->n * q->d * 4 / 1e6);
         printf("    stream read of X               %6.2f GB/s\n", q->stream);
         printf("    gradient pass (reads X twice)  %6.2f GB/s = %3.0f%% of stream%s\n", q->grad,
-               100 * q->grad / q->stream, k == 0 ? "  (target >= 60%)" : "");
+               dl_pct(q->grad / q->stream, 0), k == 0 ? "  (target >= 60%)" : "");
         printf("      its two gemv passes alone    %6.2f GB/s = %3.0f%% of stream\n", q->gemv,
-               100 * q->gemv / q->stream);
+               dl_pct(q->gemv / q->stream, 0));
         printf("      its loss terms (exp, log1p)  %6.1f ns per row\n", q->ns_row);
         printf("    with scalar exp, log1p calls   %6.2f GB/s = %3.0f%% of stream, %.1f ns per row\n", q->scalar,
-               100 * q->scalar / q->stream, q->ns_row_scalar);
+               dl_pct(q->scalar / q->stream, 0), q->ns_row_scalar);
     }
     printf("  loss terms alone, in cache (4096 rows, d = 1): %.1f ns per row; with scalar exp, log1p calls %.1f\n",
            ns_ref, ns_scalar);

@@ -14,6 +14,7 @@
 
 #include "dl/blas.h" // dl_gemm, dl_flops, dl_blas_set_threads
 #include "dl/data.h" // dl_data_load
+#include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_mkdir_p
 #include "dl/json.h" // dl_json
 #include "dl/plot.h" // dl_plot
@@ -113,8 +114,8 @@ int main(int argc, char **argv)
     for (int b = 0; b < 4; b++)
         printf("  epoch, batch %4zu: %.3f s, %5.1f GFLOP/s = %3.0f%% of sgemm%s; its two GEMMs alone %5.1f GFLOP/s = "
                "%3.0f%%\n",
-               batches[b], secs[b], rate[b], 100 * frac[b], b == 0 ? " (target >= 50%)" : "                ", gem[b],
-               100 * gem[b] / peak);
+               batches[b], secs[b], rate[b], dl_pct(frac[b], 0), b == 0 ? " (target >= 50%)" : "                ",
+               gem[b], dl_pct(gem[b] / peak, 0));
     printf("  (the GEMMs have one side of C = 10: about C/2 FLOPs per byte of X, so they stream X from memory\n"
            "   rather than run at the square-sgemm rate; the epoch adds the batch gather and the softmax rows)\n");
     char path[1100];

@@ -7,19 +7,35 @@
 #include "dl/rng.h" // dl_rng
 #include "ring.h"
 
-static const char *const names[RING_N_ALGOS] = {
-    "naive", "ring", "ring-chunked", "library", "reduce-scatter", "all-gather", "send-first",
+/* Each algorithm's facts, one row each, in ring_algo's order: its --algo
+ * name and the collective it performs (which sets its busbw factor). */
+static const struct {
+    const char *name;
+    dl_bw_coll coll;
+} algos[RING_N_ALGOS] = {
+    {"naive", DL_BW_ALLREDUCE},
+    {"ring", DL_BW_ALLREDUCE},
+    {"ring-chunked", DL_BW_ALLREDUCE},
+    {"library", DL_BW_ALLREDUCE},
+    {"reduce-scatter", DL_BW_REDUCE_SCATTER},
+    {"all-gather", DL_BW_ALLGATHER},
+    {"send-first", DL_BW_ALLREDUCE}, // its reduce-scatter, then the all-gather
 };
 
 const char *ring_algo_name(ring_algo a)
 {
-    return (unsigned)a < RING_N_ALGOS ? names[a] : NULL;
+    return (unsigned)a < RING_N_ALGOS ? algos[a].name : NULL;
+}
+
+dl_bw_coll ring_algo_coll(ring_algo a)
+{
+    return (unsigned)a < RING_N_ALGOS ? algos[a].coll : DL_BW_COLL_COUNT;
 }
 
 int ring_algo_parse(const char *name)
 {
     for (int a = 0; a < RING_N_ALGOS; a++) {
-        if (strcmp(names[a], name) == 0)
+        if (strcmp(algos[a].name, name) == 0)
             return a;
     }
     return -1;

@@ -9,36 +9,33 @@
  * For each size and algorithm: a correctness pass on exactly predictable data
  * (small integers: every sum is exact in f32 and f16, so the tolerance is 0),
  * then warm-up, a barrier, and a timed loop (the slowest rank's time). One
- * row per size and algorithm: size, count, type, time, algbw, busbw, #wrong.
- * At the end: the average bus bandwidth per algorithm, an α–β fit of
- * t = α + β·bytes per algorithm, OK or FAILED (exit 1 on any wrong value).
+ * row per size and algorithm: size, count, type, time, algbw, busbw (with
+ * each collective's factor, dl_bw_busbw), #wrong. At the end (outputs.c):
+ * the average bus bandwidth per algorithm, its large messages' busbw, an α–β
+ * fit of t = α + β·bytes, OK or FAILED (exit 1 on any wrong value).
  * Outputs (rank 0) in --out: metrics.csv (one row per size, columns per
  * algorithm), fit.csv, summary.json, busbw and time plots; --write-profile
- * FILE writes the fitted bus bandwidth and per-hop latency as a projection
- * profile for labs 03 and 05 (--profile). --dump DIR writes each rank's
+ * FILE writes the measured bus bandwidth and the per-hop latency as a
+ * projection profile for labs 03 and 05 (--profile). --dump DIR writes each rank's
  * result of every algorithm for the sizes in --counts, with the
  * communication counters of each call, for the grader. Not a student file. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h> // fabs, isnan
 #include <stdio.h> // printf
 #include <stdlib.h> // malloc, free
 #include <string.h> // strcmp, strtok_r
 
-#include "dl/bandwidth.h" // dl_bw_factor, dl_bw_algbw
+#include "dl/bandwidth.h" // dl_bw_algbw, dl_bw_busbw
 #include "dl/cli.h" // dl_cli_parse
 #include "dl/comm.h" // dl_comm
 #include "dl/fs.h" // dl_mkdir_p, dl_tmp_create
 #include "dl/half.h" // dl_half
-#include "dl/json.h" // summary.json
-#include "dl/metrics.h" // dl_csv_write
-#include "dl/plot.h" // dl_plot_listed
-#include "dl/project.h" // dl_profile, dl_profile_load, dl_profile_cli
+#include "dl/json.h" // the --dump records
+#include "dl/project.h" // dl_profile_load, dl_profile_cli
 #include "dl/rank.h" // dl_rank_device, dl_rank_exit
 #include "dl/timer.h" // dl_now
+#include "outputs.h" // lab04_sweep, lab04_summarise, lab04_write_outputs
 #include "ring.h"
 
-#define MAX_SIZES 64
-#define MAX_ALGOS RING_N_ALGOS
 #define MAX_COUNTS 32
 
 typedef struct options {
@@ -57,15 +54,11 @@ typedef struct bench {
     int P, rank;
     dl_dtype t;
     size_t esz;
-    ring_algo algo[MAX_ALGOS];
+    ring_algo algo[RING_N_ALGOS];
     int n_algos;
     void *buf, *scratch; /* on the device */
     void *host, *want; /* host: this rank's copy and the expected result */
 } bench;
-
-typedef struct cell {
-    double us, algbw, busbw, wrong;
-} cell;
 
 /* A failure of this rank, whatever the others are doing: it stops the whole
  * job at once (dl_rank_exit aborts a world of several; finalizing would keep
@@ -254,52 +247,6 @@ static dl_status dump(bench *b, const size_t *counts, int n_counts)
     return st;
 }
 
-// ---- the α–β fit ----
-
-/* t = α + β·bytes, least squares on relative error (each size weighs the
- * same: plain least squares would fit only the largest sizes). */
-static void fit(const double *bytes, const double *t, int n, double *alpha, double *beta)
-{
-    double s00 = 0, s01 = 0, s11 = 0, r0 = 0, r1 = 0;
-    for (int i = 0; i < n; i++) {
-        double w = 1.0 / (t[i] * t[i]);
-        s00 += w, s01 += w * bytes[i], s11 += w * bytes[i] * bytes[i];
-        r0 += w * t[i], r1 += w * bytes[i] * t[i];
-    }
-    double det = s00 * s11 - s01 * s01;
-    *alpha = det != 0 ? (r0 * s11 - r1 * s01) / det : 0;
-    *beta = det != 0 ? (s00 * r1 - s01 * r0) / det : 0;
-}
-
-// ---- outputs ----
-
-static dl_status write_profile(const options *o, const dl_profile *base, int P, double alpha, double beta,
-                               const char *algo)
-{
-    char tmp[1300];
-    FILE *f = dl_tmp_create(o->write_profile, tmp, sizeof tmp, "w");
-    if (f == NULL)
-        return DL_ERR_IO;
-    double steps = dl_bw_ring_steps(DL_BW_ALLREDUCE, P), factor = dl_bw_factor(DL_BW_ALLREDUCE, P);
-    double bus_bw = beta > 0 ? factor / beta : base->bus_bw, hop = alpha > 0 ? alpha / steps : base->hop_latency;
-    fprintf(f,
-            "# measured by lab 04 (%s allreduce on %d ranks): bus_bw and hop_latency from the fit\n"
-            "# t = alpha + beta * bytes: bus_bw = 2(P-1)/P / beta, hop_latency = alpha / 2(P-1).\n"
-            "# The compute numbers are %s's, unchanged.\n"
-            "name = measured-%dranks\ngpus = %d\nfp32_peak = %.6g\nfp16_peak = %.6g\nmem_bw = %.6g\n"
-            "fp32_efficiency = %.6g\nfp16_efficiency = %.6g\nmem_efficiency = %.6g\nbus_bw = %.6g\n"
-            "hop_latency = %.6g\nlaunch_overhead = %.6g\n",
-            algo, P, base->name, P, P, base->fp32_peak, base->fp16_peak, base->mem_bw, base->fp32_efficiency,
-            base->fp16_efficiency, base->mem_efficiency, bus_bw, hop, base->launch_overhead);
-    int bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, o->write_profile) != 0) {
-        remove(tmp);
-        return dl_error_set(DL_ERR_IO, "--write-profile %s: write failed", o->write_profile);
-    }
-    return DL_OK;
-}
-
 /* Parses "8,64,1009" into counts; the number parsed, or -1. */
 static int parse_counts(const char *text, size_t *counts, int max)
 {
@@ -393,7 +340,7 @@ int main(int argc, char **argv)
     b.rank = dl_comm_rank(c);
     b.t = strcmp(o.dtype, "half") == 0 ? DL_F16 : DL_F32;
     b.esz = dl_dtype_size(b.t);
-    b.n_algos = parse_algos(o.algos, b.algo, MAX_ALGOS);
+    b.n_algos = parse_algos(o.algos, b.algo, RING_N_ALGOS);
     size_t counts[MAX_COUNTS];
     int n_counts = parse_counts(o.counts, counts, MAX_COUNTS);
     if (b.n_algos < 1)
@@ -409,7 +356,7 @@ int main(int argc, char **argv)
     else if (o.write_profile != NULL && b.P < 2)
         st = dl_error_set(DL_ERR_ARG, "--write-profile needs at least 2 ranks: one rank measures no link");
     else if (o.write_profile != NULL)
-        st = dl_check_writable("--write-profile", o.write_profile, 0);
+        st = lab04_check_profile_path(o.write_profile);
     dl_profile base; // read before the sweep, so a wrong --profile stops the run at once
     if (st == DL_OK && (o.write_profile != NULL || o.profile != NULL))
         st = dl_profile_load(o.profile != NULL ? o.profile : dl_profile_default(), &base);
@@ -426,14 +373,14 @@ int main(int argc, char **argv)
     b.dev = &dev;
 
     // sizes (bytes, whole elements)
-    size_t sizes[MAX_SIZES] = {0};
-    int n_sizes = 0;
-    for (size_t s = o.min_bytes; s <= o.max_bytes && n_sizes < MAX_SIZES; s *= (size_t)o.factor) {
-        sizes[n_sizes++] = s / b.esz * b.esz;
+    lab04_sweep w;
+    memset(&w, 0, sizeof w);
+    for (size_t s = o.min_bytes; s <= o.max_bytes && w.n_sizes < LAB04_MAX_SIZES; s *= (size_t)o.factor) {
+        w.sizes[w.n_sizes++] = s / b.esz * b.esz;
         if (s > o.max_bytes / (size_t)o.factor)
             break;
     }
-    size_t most = o.dump != NULL || n_sizes == 0 ? 0 : sizes[n_sizes - 1] / b.esz, scratch = 0;
+    size_t most = o.dump != NULL || w.n_sizes == 0 ? 0 : w.sizes[w.n_sizes - 1] / b.esz, scratch = 0;
     for (int q = 0; o.dump != NULL && q < n_counts; q++)
         most = counts[q] > most ? counts[q] : most;
     for (int k = 0; k < b.n_algos; k++) {
@@ -465,29 +412,30 @@ int main(int argc, char **argv)
         printf("# %12s %12s %6s  %-14s %12s %12s %12s %8s\n", "size", "count", "type", "algo", "time(us)",
                "algbw(GB/s)", "busbw(GB/s)", "#wrong");
     }
-    cell *cells = calloc((size_t)n_sizes * (size_t)b.n_algos, sizeof *cells);
-    double factor = dl_bw_factor(DL_BW_ALLREDUCE, b.P), wrong_total = 0;
-    for (int s = 0; s < n_sizes; s++) {
-        size_t n = sizes[s] / b.esz;
+    w.P = b.P, w.t = b.t, w.esz = b.esz, w.dev = &dev, w.backend = dl_comm_backend(c);
+    memcpy(w.algo, b.algo, sizeof w.algo);
+    w.n_algos = b.n_algos;
+    w.cells = calloc((size_t)w.n_sizes * (size_t)b.n_algos, sizeof *w.cells);
+    for (int s = 0; s < w.n_sizes; s++) {
+        size_t n = w.sizes[s] / b.esz;
         for (int k = 0; k < b.n_algos; k++) {
-            cell *x = &cells[s * b.n_algos + k];
+            lab04_cell *x = &w.cells[s * b.n_algos + k];
             double secs = 0;
             st = check_once(&b, b.algo[k], n, &x->wrong);
             if (st == DL_OK)
                 st = time_it(&b, b.algo[k], n, &secs);
             if (st != DL_OK)
                 return fail(c, st);
-            wrong_total += x->wrong;
+            w.wrong += x->wrong;
             x->us = secs * 1e6;
-            x->algbw = dl_bw_algbw((double)sizes[s], secs) / 1e9;
-            x->busbw = x->algbw * factor;
+            x->algbw = dl_bw_algbw((double)w.sizes[s], secs) / 1e9;
+            x->busbw = dl_bw_busbw(ring_algo_coll(b.algo[k]), b.P, (double)w.sizes[s], secs) / 1e9;
             if (!o.a.quiet)
-                printf("  %12zu %12zu %6s  %-14s %12.2f %12.3f %12.3f %8.0f\n", sizes[s], n, dl_dtype_name(b.t),
+                printf("  %12zu %12zu %6s  %-14s %12.2f %12.3f %12.3f %8.0f\n", w.sizes[s], n, dl_dtype_name(b.t),
                        ring_algo_name(b.algo[k]), x->us, x->algbw, x->busbw, x->wrong);
         }
     }
     // the ceiling of a rank's adds and copies: a one-thread copy of the largest size on its device
-    double copy_gbs = 0;
     size_t half = most / 2;
     if (half > 0) {
         int reps = 0;
@@ -500,120 +448,19 @@ int main(int argc, char **argv)
             st = dl_device_sync(&dev);
         if (st != DL_OK)
             return fail(c, st);
-        copy_gbs = (double)(half * b.esz) * reps / (dl_now() - t0) / 1e9;
-        if (!o.a.quiet)
-            printf("# a copy of %zu bytes on rank 0's %s: %.3f GB/s (one thread: the ceiling of a rank's adds)\n",
-                   half * b.esz, dev.name, copy_gbs);
+        w.copy_bytes = half * b.esz;
+        w.copy_gbs = (double)(half * b.esz) * reps / (dl_now() - t0) / 1e9;
     }
-    // averages and fits
-    double alpha[MAX_ALGOS], beta[MAX_ALGOS], avg[MAX_ALGOS];
-    double *xb = malloc((size_t)n_sizes * sizeof *xb), *yt = malloc((size_t)n_sizes * sizeof *yt);
-    for (int k = 0; k < b.n_algos; k++) {
-        avg[k] = 0;
-        for (int s = 0; s < n_sizes; s++) {
-            avg[k] += cells[s * b.n_algos + k].busbw / n_sizes;
-            xb[s] = (double)sizes[s];
-            yt[s] = cells[s * b.n_algos + k].us * 1e-6;
-        }
-        fit(xb, yt, n_sizes, &alpha[k], &beta[k]);
-        if (!o.a.quiet)
-            printf("# %-14s Avg bus bandwidth %10.3f GB/s   fit: t = %.3g us + bytes / %.3g GB/s\n",
-                   ring_algo_name(b.algo[k]), avg[k], alpha[k] * 1e6, beta[k] > 0 ? 1e-9 / beta[k] : 0.0);
-    }
+    // what it adds up to: the closing lines and, on rank 0, the files
+    lab04_summarise(&w);
+    if (!o.a.quiet)
+        lab04_report(&w);
     if (b.rank == 0) {
-        int prof = 0;
-        for (int k = 0; k < b.n_algos; k++) // the library's fit, else the ring's, else the first
-            if (b.algo[k] == RING_LIBRARY || (b.algo[prof] != RING_LIBRARY && b.algo[k] == RING_RING))
-                prof = k;
-        if (st == DL_OK)
-            st = dl_mkdir_p(o.a.out);
-        // metrics.csv: one row per size, four columns per algorithm
-        int ncols = 2 + 4 * b.n_algos;
-        char(*names)[48] = calloc((size_t)ncols, sizeof *names);
-        const char **cols = calloc((size_t)ncols, sizeof *cols);
-        double *rows = calloc((size_t)n_sizes * (size_t)ncols, sizeof *rows);
-        snprintf(names[0], sizeof names[0], "bytes");
-        snprintf(names[1], sizeof names[1], "count");
-        const char *what[4] = {"us", "algbw", "busbw", "wrong"};
-        for (int k = 0; k < b.n_algos; k++)
-            for (int w = 0; w < 4; w++)
-                snprintf(names[2 + 4 * k + w], sizeof names[0], "%s_%s", ring_algo_name(b.algo[k]), what[w]);
-        for (int i = 0; i < ncols; i++)
-            cols[i] = names[i];
-        for (int s = 0; s < n_sizes; s++) {
-            double *r = rows + (size_t)s * ncols;
-            r[0] = (double)sizes[s];
-            r[1] = (double)(sizes[s] / b.esz);
-            for (int k = 0; k < b.n_algos; k++) {
-                const cell *x = &cells[s * b.n_algos + k];
-                r[2 + 4 * k] = x->us, r[3 + 4 * k] = x->algbw, r[4 + 4 * k] = x->busbw, r[5 + 4 * k] = x->wrong;
-            }
-        }
-        if (st == DL_OK)
-            st = dl_csv_write(o.a.out, "metrics.csv", cols, ncols, rows, n_sizes);
-        // fit.csv: the model's busbw over the same sizes, per algorithm
-        for (int s = 0; s < n_sizes && st == DL_OK; s++) {
-            double *r = rows + (size_t)s * ncols;
-            for (int k = 0; k < b.n_algos; k++) {
-                double t = alpha[k] + beta[k] * (double)sizes[s];
-                r[2 + 4 * k] = t * 1e6, r[3 + 4 * k] = dl_bw_algbw((double)sizes[s], t) / 1e9;
-                r[4 + 4 * k] = r[3 + 4 * k] * factor, r[5 + 4 * k] = 0;
-            }
-        }
-        if (st == DL_OK)
-            st = dl_csv_write(o.a.out, "fit.csv", cols, ncols, rows, n_sizes);
-        if (st == DL_OK && o.write_profile != NULL)
-            st = write_profile(&o, &base, b.P, alpha[prof], beta[prof], ring_algo_name(b.algo[prof]));
-        // summary.json (and --json)
-        for (int copy = 0; copy < 2 && st == DL_OK; copy++) {
-            char path[1200];
-            snprintf(path, sizeof path, "%s/summary.json", o.a.out);
-            if (copy == 1 && o.a.json == NULL)
-                break;
-            dl_json j;
-            st = dl_json_open(&j, copy == 0 ? path : o.a.json);
-            if (st != DL_OK)
-                break;
-            dl_json_object(&j, NULL);
-            dl_json_str(&j, "lab", "04");
-            dl_json_int(&j, "ranks", b.P);
-            dl_json_str(&j, "device", dev.name);
-            dl_json_str(&j, "backend", dl_comm_backend(c));
-            dl_json_str(&j, "dtype", dl_dtype_name(b.t));
-            dl_json_num(&j, "busbw_factor", factor);
-            dl_json_num(&j, "memcpy_gbs", copy_gbs);
-            dl_json_int(&j, "wrong", (long long)wrong_total);
-            dl_json_str(&j, "result", wrong_total == 0 ? "OK" : "FAILED");
-            dl_json_object(&j, "algos");
-            for (int k = 0; k < b.n_algos; k++) {
-                const cell *last = &cells[(n_sizes - 1) * b.n_algos + k];
-                dl_json_object(&j, ring_algo_name(b.algo[k]));
-                dl_json_num(&j, "avg_busbw_gbs", avg[k]);
-                dl_json_num(&j, "busbw_largest_gbs", last->busbw);
-                dl_json_num(&j, "time_largest_us", last->us);
-                dl_json_num(&j, "fit_alpha_us", alpha[k] * 1e6);
-                dl_json_num(&j, "fit_bw_gbs", beta[k] > 0 ? 1e-9 / beta[k] : 0.0);
-                dl_json_end_object(&j);
-            }
-            dl_json_end_object(&j);
-            dl_json_end_object(&j);
-            st = dl_json_close(&j);
-        }
-        if (st == DL_OK) {
-            char vars[1500], algos[300] = "", list[1024] = "";
-            for (int k = 0; k < b.n_algos; k++)
-                snprintf(algos + strlen(algos), sizeof algos - strlen(algos), "%s%s", k ? " " : "",
-                         ring_algo_name(b.algo[k]));
-            snprintf(vars, sizeof vars, "data='%s/metrics.csv'; model='%s/fit.csv'; algos='%s'; P=%d; dtype='%s'",
-                     o.a.out, o.a.out, algos, b.P, dl_dtype_name(b.t));
-            dl_plot_listed("labs/04-ring-allreduce/plots/busbw.gp", o.a.plot, o.a.out, "busbw", vars, "lab04", list,
-                           sizeof list);
-            dl_plot_listed("labs/04-ring-allreduce/plots/time.gp", o.a.plot, o.a.out, "time", vars, "lab04", list,
-                           sizeof list);
-            if (!o.a.quiet)
-                printf("# wrote %s/{metrics,fit}.csv, summary.json%s%s\n", o.a.out, list[0] ? ", " : "", list);
-        }
-        free(names), free(cols), free(rows);
+        const lab04_out out = {o.a.out, o.a.plot, o.a.json, o.write_profile, o.profile};
+        char list[1024] = "";
+        st = lab04_write_outputs(&w, &out, list, sizeof list);
+        if (st == DL_OK && !o.a.quiet)
+            printf("# wrote %s/{metrics,fit}.csv, summary.json%s%s\n", o.a.out, list[0] ? ", " : "", list);
     }
     // every rank agrees on the outcome before it leaves
     double ok = st == DL_OK ? 0 : 1;
@@ -626,10 +473,10 @@ int main(int argc, char **argv)
         return dl_exit_code(st);
     }
     if (!o.a.quiet)
-        printf("%s\n", wrong_total == 0 ? "OK" : "FAILED");
-    free(cells), free(xb), free(yt), free(b.host), free(b.want);
+        printf("%s\n", w.wrong == 0 ? "OK" : "FAILED");
+    free(w.cells), free(b.host), free(b.want);
     dl_free(&dev, b.buf);
     dl_free(&dev, b.scratch);
     dl_comm_finalize(c);
-    return wrong_total == 0 ? 0 : 1;
+    return w.wrong == 0 ? 0 : 1;
 }

@@ -31,6 +31,7 @@
 #include <stddef.h> // size_t
 #include <stdint.h> // uint64_t
 
+#include "dl/bandwidth.h" // dl_bw_coll
 #include "dl/comm.h" // dl_comm, dl_comm_sendrecv, dl_comm_isendrecv
 #include "dl/device.h" // dl_device
 #include "dl/dtype.h" // dl_dtype
@@ -100,6 +101,10 @@ size_t ring_scratch_bytes(ring_algo a, size_t n, int P, dl_dtype t, size_t chunk
 const char *ring_algo_name(ring_algo a);
 /* The algorithm called name, or -1. */
 int ring_algo_parse(const char *name);
+/* The collective a performs, which sets its bus bandwidth (dl_bw_factor):
+ * DL_BW_REDUCE_SCATTER and DL_BW_ALLGATHER for those two, DL_BW_ALLREDUCE for
+ * every other one; DL_BW_COLL_COUNT for a bad value. */
+dl_bw_coll ring_algo_coll(ring_algo a);
 /* The benchmark's and the grader's inputs: rank's n elements of kind
  *   RING_DATA_INT     small integers (-8..8): every sum of up to 256 ranks is
  *                     exact in f32 and in f16, whatever the order

@@ -6,6 +6,7 @@
 #include <stdlib.h> // malloc, free
 #include <string.h> // strcmp
 
+#include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_mkdir_p
 #include "dl/json.h" // dl_json
 #include "dl/metrics.h" // dl_csv_write
@@ -451,7 +452,7 @@ static void closing_lines(lab05_run *R, const projected *p, double steady)
                              "projected on %d GPUs of %s, %-9s: step %.3f ms, speedup %.2fx, communication "
                              "exposed %.1f%% of the step",
                              prof->gpus, prof->name, lab05_mode_names[k], p->step_s[k] * 1e3, p->speedup[k],
-                             100 * p->exposed[k]);
+                             dl_pct(p->exposed[k], 1));
     if (R->amp && p->step_s[0] > 0)
         dl_progress_line(pr, 1,
                          "--amp %s: speedups are against one GPU in %s; against one GPU in fp32 the bucketed "

@@ -1,16 +1,20 @@
 # busbw.gp — lab 04: bus bandwidth against message size, one line per
-# algorithm (points: measured), with the α–β model fitted to each drawn
-# dashed over it. Variables: data (metrics.csv), model (fit.csv), algos
-# (space-separated names), P, dtype.
-set title sprintf("Allreduce bus bandwidth, %d ranks, %s\n%s", P, dtype, \
-    sub("busbw = bytes / time x 2(P-1)/P; dashed: t = alpha + beta * bytes fitted to each"))
-set logscale x 2
-set format x '%.0b%B'
-set xlabel 'message size per rank (bytes)'
+# algorithm (points: measured), and the α–β model fitted to each, dashed,
+# only where it is within `shown` % of the measured time. The key pairs each
+# algorithm's measured busbw over the large messages with its fit.
+# Variables: data (metrics.csv), model (fit.csv: nan where the model is not
+# drawn), algos (space-separated names), P, dtype; per algorithm, in algos'
+# order: meas (the busbw of the large messages' median time per byte, GB/s),
+# alpha (µs), fitbw (the fit's busbw for large messages, GB/s); small, large
+# (the sizes α and β were fitted on), shown, scripts (this folder).
+set title sprintf("Bus bandwidth, %d ranks, %s\n%s\n%s\n%s", P, dtype, \
+    sub("busbw = algbw × 2(P−1)/P for an allreduce, × (P−1)/P for a reduce-scatter or all-gather (nccl-tests)"), \
+    sub(sprintf("key: busbw measured on %s (median); dashed: t = α + β·bytes, α fitted on %s, β on %s,", \
+        large, small, large)), sub(sprintf("drawn where within %g%% of the measured time; its busbw for large messages", shown)))
+eval bytes_axis('x')
+set xlabel 'message size per rank (bytes, log scale)'
 set ylabel 'bus bandwidth (GB/s)'
 set yrange [0:*]
-set key top left
-plot for [k = 1:words(algos)] data using "bytes":(column(word(algos, k).'_busbw')) with linespoints ls k \
-        title word(algos, k), \
-     for [k = 1:words(algos)] model using "bytes":(column(word(algos, k).'_busbw')) with lines ls k dt 2 lw 1.2 \
-        notitle
+y = 'busbw'
+yscale = 1
+load scripts.'/key.gp'

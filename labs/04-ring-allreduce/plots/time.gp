@@ -1,14 +1,20 @@
-# time.gp — lab 04: time per allreduce against message size, log-log: flat
-# where latency dominates (alpha), a slope of one where bandwidth does (beta).
-# Variables: data (metrics.csv), model (fit.csv), algos, P, dtype.
-set title sprintf("Time per allreduce, %d ranks, %s\n%s", P, dtype, \
-    sub("left: latency-bound (a fixed cost per message); right: bandwidth-bound (time grows with bytes)"))
-set logscale xy
-set format x '%.0b%B'
-set xlabel 'message size per rank (bytes)'
-set ylabel 'time (us)'
-set key top left
-plot for [k = 1:words(algos)] data using "bytes":(column(word(algos, k).'_us')) with linespoints ls k \
-        title word(algos, k), \
-     for [k = 1:words(algos)] model using "bytes":(column(word(algos, k).'_us')) with lines ls k dt 2 lw 1.2 \
-        notitle
+# time.gp — lab 04: time per call against message size, log-log: flat where
+# latency dominates (α), a slope of one where bandwidth does (β); the α–β
+# model dashed where it is within `shown` % of the measured time.
+# Variables: as busbw.gp.
+set title sprintf("Time per call, %d ranks, %s\n%s\n%s\n%s", P, dtype, \
+    sub("left: latency-bound (a fixed cost per message); right: bandwidth-bound (time grows with bytes)"), \
+    sub(sprintf("key: busbw measured on %s (median); dashed: t = α + β·bytes, α fitted on %s, β on %s,", \
+        large, small, large)), sub(sprintf("drawn where within %g%% of the measured time; its busbw for large messages", shown)))
+eval bytes_axis('x')
+# seconds on a decimal log axis, labelled in ns, µs, ms and s
+time_label(t) = t >= 1 ? sprintf('%g s', t) : t >= 1e-3 ? sprintf('%g ms', t * 1e3) : \
+                t >= 1e-6 ? sprintf('%g µs', t * 1e6) : sprintf('%g ns', t * 1e9)
+set logscale y 10
+set ytics ()
+do for [e = -9:3] { set ytics add (time_label(10.0**e) 10.0**e) }
+set xlabel 'message size per rank (bytes, log scale)'
+set ylabel 'time per call (seconds, log scale)'
+y = 'us'
+yscale = 1e-6
+load scripts.'/key.gp'
