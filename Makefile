@@ -293,10 +293,12 @@ $(B)/tests/unit: $(TEST_OBJ) $(LIB)
 GRADER_TEST_C := $(wildcard grader/tests/*.c)
 $(B)/obj/grader_tests/%.o: grader/tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader -MMD -MP -c $< -o $@
 $(B)/tests/grader: $(patsubst grader/tests/%.c,$(B)/obj/grader_tests/%.o,$(GRADER_TEST_C)) $(B)/obj/grader/plan.o
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $^ $(CHECK_LIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(SANFLAGS) $^ $(CHECK_LIBS) -o $@
 
 # GPU checks of common/ (CUDA vs CPU), run by `make test-gpu` where a GPU exists.
 GPU_TEST_C := $(wildcard common/tests_gpu/*.c)
