@@ -43,6 +43,11 @@ dl_status dl_cuda_malloc_(const dl_device *dev, void **p, size_t bytes);
 void dl_cuda_free_(const dl_device *dev, void *p);
 dl_status dl_cuda_memcpy_(const dl_device *dev, void *dst, const void *src, size_t bytes, int kind);
 dl_status dl_cuda_memset0_(const dl_device *dev, void *p, size_t bytes);
+dl_status dl_cuda_host_alloc_(void **p, size_t bytes);
+void dl_cuda_host_free_(void *p);
+/* cudaMemcpyAsync host -> device on dev's stream, no wait. */
+dl_status dl_cuda_memcpy_async_(const dl_device *dev, void *dst, const void *src, size_t bytes);
+int dl_cuda_event_done_(const dl_device *dev, const dl_event *e);
 dl_status dl_cuda_stream_create_(const dl_device *dev, dl_stream *s);
 void dl_cuda_stream_destroy_(const dl_device *dev, dl_stream s);
 dl_status dl_cuda_stream_sync_(const dl_device *dev, dl_stream s);

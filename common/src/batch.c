@@ -38,6 +38,10 @@ void dl_batch_free(dl_batch *b)
     if (b->dev != NULL) {
         dl_free(b->dev, b->dX);
         dl_free(b->dev, b->dy);
+        if (b->hidx != NULL)
+            dl_event_destroy(b->dev, &b->idx_copied);
+        dl_host_free(b->dev, b->hidx);
+        dl_free(b->dev, b->didx);
     }
     free(b->hX);
     free(b->hy);
@@ -234,6 +238,51 @@ dl_status dl_batch_rows(dl_batch *b, const dl_devset *s, size_t first, size_t n)
     DL_TRY(check_set(b, s, first, n, s->n, "rows"));
     b->X = s->X + first * b->d;
     b->y = s->y + first;
+    b->n = n;
+    return DL_OK;
+}
+
+dl_status dl_batch_take_idx(dl_batch *b, const dl_devset *s, const size_t *idx, size_t n)
+{
+    DL_TRY(check_set(b, s, 0, n, n, "indices"));
+    if (idx == NULL)
+        return dl_error_set(DL_ERR_ARG, "batch: %zu rows from NULL indices", n);
+    for (size_t k = 0; k < n; k++)
+        if (idx[k] >= s->n)
+            return dl_error_set(DL_ERR_RANGE, "batch: index %zu at position %zu is outside the %zu rows", idx[k], k,
+                                s->n);
+    if (b->hidx == NULL) { // made once, at the first call
+        DL_TRY(dl_host_alloc(b->dev, (void **)&b->hidx, b->cap * sizeof *b->hidx));
+        dl_status st = dl_malloc(b->dev, (void **)&b->didx, b->cap * sizeof *b->didx);
+        if (st == DL_OK)
+            st = dl_event_create(b->dev, &b->idx_copied);
+        if (st != DL_OK) {
+            dl_host_free(b->dev, b->hidx), dl_free(b->dev, b->didx);
+            b->hidx = b->didx = NULL;
+            return st;
+        }
+    } else if (!dl_event_done(b->dev, &b->idx_copied)) { // the last upload still reads the staging
+        DL_TRY(dl_event_sync(b->dev, &b->idx_copied));
+    }
+    for (size_t k = 0; k < n; k++)
+        b->hidx[k] = (int32_t)idx[k];
+    DL_TRY(dl_memcpy_h2d_async(b->dev, b->didx, b->hidx, n * sizeof *b->hidx));
+    DL_TRY(dl_event_record(b->dev, &b->idx_copied, NULL));
+    size_t d = b->d;
+    dl_dev_count_launch((double)n *
+                        (2.0 * 4.0 * (double)d + 4.0 + 4.0 + 4.0)); // rows read and written, labels, indices
+    if (on_gpu(b)) {
+        DL_TRY(dl_cuda_gather_rows_(b->dev, b->dX, b->dy, s->X, s->y, d, b->didx, n));
+        b->X = b->dX;
+        b->y = b->dy;
+    } else {
+        for (size_t k = 0; k < n; k++) {
+            memcpy(b->hX + k * d, s->X + idx[k] * d, d * sizeof *b->hX);
+            b->hy[k] = s->y[idx[k]];
+        }
+        b->X = b->hX;
+        b->y = b->hy;
+    }
     b->n = n;
     return DL_OK;
 }

@@ -264,6 +264,42 @@ dl_status dl_memset0(const dl_device *dev, void *p, size_t bytes)
     return DL_OK;
 }
 
+dl_status dl_host_alloc(const dl_device *dev, void **p, size_t bytes)
+{
+    *p = NULL;
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_host_alloc_(p, bytes);
+    void *q = malloc(bytes ? bytes : 1);
+    if (q == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of host memory allocating %zu bytes", bytes);
+    *p = q;
+    return DL_OK;
+}
+
+void dl_host_free(const dl_device *dev, void *p)
+{
+    if (p == NULL)
+        return;
+    if (dev->kind == DL_DEVICE_CUDA)
+        dl_cuda_host_free_(p);
+    else
+        free(p);
+}
+
+dl_status dl_memcpy_h2d_async(const dl_device *dev, void *dst, const void *src, size_t bytes)
+{
+    if (bytes == 0)
+        return DL_OK;
+    if (dst == NULL || src == NULL)
+        return dl_error_set(DL_ERR_ARG, "memcpy of %zu bytes with a NULL pointer", bytes);
+    atomic_fetch_add(&n_h2d, 1);
+    atomic_fetch_add(&b_h2d, bytes);
+    if (dev->kind == DL_DEVICE_CUDA)
+        return dl_cuda_memcpy_async_(dev, dst, src, bytes);
+    memmove(dst, src, bytes);
+    return DL_OK;
+}
+
 // ---- streams ----
 
 dl_status dl_stream_create(const dl_device *dev, dl_stream *s)
@@ -327,6 +363,13 @@ dl_status dl_event_sync(const dl_device *dev, const dl_event *e)
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_event_sync_(dev, e);
     return DL_OK;
+}
+
+int dl_event_done(const dl_device *dev, const dl_event *e)
+{
+    if (dev->kind == DL_DEVICE_CUDA && e->ev != NULL)
+        return dl_cuda_event_done_(dev, e);
+    return 1;
 }
 
 dl_status dl_event_elapsed_ms(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms)

@@ -91,6 +91,58 @@ START_TEST(refused_calls)
 }
 END_TEST
 
+/* The device path on the CPU backend: a devset made resident (counted as its
+ * upload, no copy), an epoch's order uploaded once, batches gathered by it
+ * or by per-step indices — the same rows as dl_batch_gather, and no step
+ * waits for the device or moves rows from the host. */
+START_TEST(resident_rows_gathered_on_the_device)
+{
+    dl_dataset ds = rows7();
+    dl_devset s;
+    dl_dev_stats a, b;
+    dl_dev_stats_get(&a);
+    ck_assert_st(dl_devset_make(&s, dl_cpu(), &ds, 0, 7), DL_OK);
+    dl_dev_stats_get(&b);
+    ck_assert_uint_eq(b.h2d_bytes - a.h2d_bytes, 7 * 3 * sizeof(float) + 7 * sizeof(int32_t)); // the upload
+    ck_assert_ptr_eq(s.X, ds.X); // on the CPU the rows are where they are
+    dl_batch want, got;
+    ck_assert_st(dl_batch_create(&want, dl_cpu(), 4, 3), DL_OK);
+    ck_assert_st(dl_batch_create(&got, dl_cpu(), 4, 3), DL_OK);
+    const size_t order[7] = {6, 2, 0, 5, 1, 3, 4};
+    ck_assert_st(dl_devset_order(&s, order, 7), DL_OK);
+    dl_dev_stats_get(&a);
+    ck_assert_st(dl_batch_take(&got, &s, 3, 4), DL_OK); // positions 3..6 of the order
+    ck_assert_st(dl_batch_gather(&want, &ds, order + 3, 4), DL_OK);
+    ck_assert_int_eq(memcmp(got.X, want.X, 4 * 3 * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(got.y, want.y, 4 * sizeof(int32_t)), 0);
+    dl_dev_stats_get(&b);
+    ck_assert_uint_eq(b.syncs - a.syncs, 0); // take: no wait, no upload; gather (the host path) copied
+    const size_t idx[3] = {4, 4, 0};
+    dl_dev_stats_get(&a);
+    ck_assert_st(dl_batch_take_idx(&got, &s, idx, 3), DL_OK);
+    dl_dev_stats_get(&b);
+    ck_assert_uint_eq(b.h2d_bytes - a.h2d_bytes, 3 * sizeof(int32_t)); // the indices only, without a wait
+    ck_assert_uint_eq(b.syncs - a.syncs, 0);
+    ck_assert_st(dl_batch_gather(&want, &ds, idx, 3), DL_OK);
+    ck_assert_int_eq(memcmp(got.X, want.X, 3 * 3 * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(got.y, want.y, 3 * sizeof(int32_t)), 0);
+    ck_assert_st(dl_batch_take_idx(&got, &s, idx, 3), DL_OK); // again: the staging is reused
+    // refusals leave nothing staged
+    const size_t bad[2] = {1, 7};
+    ck_assert_st(dl_batch_take_idx(&got, &s, bad, 2), DL_ERR_RANGE);
+    ck_assert(got.n == 0 && got.X == NULL);
+    ck_assert_has(dl_last_error(), "index 7 at position 1");
+    ck_assert_st(dl_batch_take(&got, &s, 5, 3), DL_ERR_ARG); // past the order's end
+    ck_assert_st(dl_devset_order(&s, bad, 2), DL_ERR_RANGE);
+    ck_assert_st(dl_batch_rows(&got, &s, 2, 3), DL_OK); // a view
+    ck_assert_ptr_eq(got.X, ds.X + 2 * 3);
+    dl_batch_free(&want), dl_batch_free(&got);
+    dl_devset_free(&s);
+    dl_devset_free(&s); // a zeroed devset may be freed again
+    dl_dataset_free(&ds);
+}
+END_TEST
+
 Suite *batch_suite(void)
 {
     Suite *s = suite_create("batch");
@@ -98,6 +150,7 @@ Suite *batch_suite(void)
     tcase_add_test(tc, gather_in_index_order);
     tcase_add_test(tc, range_is_a_view_on_the_cpu);
     tcase_add_test(tc, refused_calls);
+    tcase_add_test(tc, resident_rows_gathered_on_the_device);
     suite_add_tcase(s, tc);
     return s;
 }

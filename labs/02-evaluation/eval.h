@@ -21,6 +21,7 @@
 #include <stddef.h> // size_t
 #include <stdint.h> // int32_t, int64_t, uint64_t
 
+#include "dl/batch.h" // dl_devset, dl_batch (the engine)
 #include "dl/device.h" // dl_device
 #include "dl/rng.h" // dl_rng
 #include "dl/split.h" // dl_split (the result type of the splits below)
@@ -114,8 +115,9 @@ dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const in
                                  const float *dW, const float *db, float lambda, float *dgW, float *dgb, double *loss,
                                  float *dwork);
 
-/* The engine (kit.c): one gradient call for CPU and GPU, resident training
- * set on the device, staging for mini-batches and other row sets. */
+/* The engine (kit.c): one gradient call for CPU and GPU. It holds the
+ * training set where the model computes (uploaded once to a GPU), gathers a
+ * mini-batch there from its row indices, and stages any other rows. */
 typedef struct softmax_engine {
     const dl_device *dev;
     size_t d;
@@ -123,9 +125,12 @@ typedef struct softmax_engine {
     const float *X; /* host copy of the resident set */
     const int32_t *y;
     size_t n;
-    float *dX, *sX, *dW, *db, *dgW, *dgb, *dwork;
-    int32_t *dy, *sy;
+    dl_devset set; /* the resident set (dl/batch.h): on a GPU its one upload */
+    dl_batch batch; /* a mini-batch gathered from set by its indices */
+    float *sX, *dW, *dgW, *dwork; /* dW: W then b; dgW: gW then gb (one copy each way) */
+    int32_t *sy;
     size_t s_cap;
+    float *hW, *hg; /* pinned host staging of W and b, of gW and gb (CUDA) */
     float *work; /* host workspace (CPU) */
     size_t work_cap;
     size_t calls;
@@ -133,8 +138,15 @@ typedef struct softmax_engine {
 
 dl_status softmax_engine_init(softmax_engine *e, const dl_device *dev, const float *X, const int32_t *y, size_t n,
                               size_t d, int C);
+/* loss and gradient of J on the rows (X, y, n): the resident set itself (no
+ * copy), or any other host rows (staged: one copy). */
 dl_status softmax_engine_grad(softmax_engine *e, const float *X, const int32_t *y, size_t n, const float *W,
                               const float *b, float lambda, float *gW, float *gb, double *loss);
+/* The same on the resident set's rows idx[0..n) (a mini-batch, n <= e->n):
+ * gathered where the rows live — on a GPU from the indices, with no copy of
+ * rows from the host — in the order of idx. */
+dl_status softmax_engine_grad_rows(softmax_engine *e, const size_t *idx, size_t n, const float *W, const float *b,
+                                   float lambda, float *gW, float *gb, double *loss);
 void softmax_engine_free(softmax_engine *e);
 
 typedef struct softmax_model {
@@ -153,9 +165,10 @@ typedef struct softmax_config {
 } softmax_config;
 
 /* Mini-batch SGD from W = 0, b = 0: each epoch a new seeded permutation of
- * the rows, steps of batch_size rows (the last may be smaller). After each
- * epoch, when train_loss != NULL, train_loss[epoch] = the mean loss of that
- * epoch's steps (weighted by rows). */
+ * the rows, steps of batch_size rows (the last may be smaller), each one
+ * softmax_engine_grad_rows call with that slice of the permutation. After
+ * each epoch, when train_loss != NULL, train_loss[epoch] = the mean loss of
+ * that epoch's steps (weighted by rows). */
 dl_status softmax_train(softmax_engine *e, const softmax_config *cfg, softmax_model *m, double *train_loss);
 
 /* pred[i] = argmax_c of x_i·W_c + b_c (the first on ties); host arrays. */

@@ -124,6 +124,11 @@ dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const in
 }
 #endif
 
+static int on_gpu(const softmax_engine *e)
+{
+    return e->dev->kind == DL_DEVICE_CUDA;
+}
+
 static dl_status ensure_staging(softmax_engine *e, size_t n)
 {
     if (n <= e->s_cap)
@@ -143,6 +148,17 @@ static dl_status ensure_staging(softmax_engine *e, size_t n)
     return DL_OK;
 }
 
+/* On a GPU: the parameters, their gradient and the pinned staging of both. */
+static dl_status device_buffers(softmax_engine *e)
+{
+    size_t wb = e->d * (size_t)e->C + (size_t)e->C; // W then b
+    DL_TRY(dl_malloc(e->dev, (void **)&e->dW, wb * sizeof(float)));
+    DL_TRY(dl_malloc(e->dev, (void **)&e->dgW, wb * sizeof(float)));
+    DL_TRY(dl_host_alloc(e->dev, (void **)&e->hW, wb * sizeof(float)));
+    DL_TRY(dl_host_alloc(e->dev, (void **)&e->hg, wb * sizeof(float)));
+    return ensure_staging(e, e->n);
+}
+
 dl_status softmax_engine_init(softmax_engine *e, const dl_device *dev, const float *X, const int32_t *y, size_t n,
                               size_t d, int C)
 {
@@ -156,49 +172,56 @@ dl_status softmax_engine_init(softmax_engine *e, const dl_device *dev, const flo
     e->n = n;
     e->d = d;
     e->C = C;
-    if (dev->kind == DL_DEVICE_CPU)
-        return DL_OK;
-    size_t wd = d * (size_t)C;
-    dl_status st = dl_malloc(dev, (void **)&e->dX, n * d * sizeof(float));
-    if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&e->dy, n * sizeof(int32_t));
-    if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&e->dW, wd * sizeof(float));
-    if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&e->db, (size_t)C * sizeof(float));
-    if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&e->dgW, wd * sizeof(float));
-    if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&e->dgb, (size_t)C * sizeof(float));
-    if (st == DL_OK)
-        st = dl_memcpy_h2d(dev, e->dX, X, n * d * sizeof(float));
-    if (st == DL_OK)
-        st = dl_memcpy_h2d(dev, e->dy, y, n * sizeof(int32_t));
-    if (st == DL_OK)
-        st = ensure_staging(e, n);
+    const dl_dataset rows = {.n = n, .d = d, .X = (float *)X, .y = (int32_t *)y, .n_classes = C};
+    dl_status st = dl_devset_make(&e->set, dev, &rows, 0, n); // on a GPU: the set's one upload
+    if (st == DL_OK && on_gpu(e))
+        st = device_buffers(e);
     if (st != DL_OK)
         softmax_engine_free(e);
     return st;
+}
+
+/* The loss and gradient on device rows (dX, dy, n): W and b up through the
+ * pinned staging (no wait: the previous call's read back has waited for the
+ * device, so the staging is free), your kernel, gW and gb back in one copy. */
+static dl_status grad_on_device(softmax_engine *e, const float *dX, const int32_t *dy, size_t n, const float *W,
+                                const float *b, float lambda, float *gW, float *gb, double *loss)
+{
+    size_t wd = e->d * (size_t)e->C, C = (size_t)e->C;
+    memcpy(e->hW, W, wd * sizeof *W);
+    memcpy(e->hW + wd, b, C * sizeof *b);
+    DL_TRY(dl_memcpy_h2d_async(e->dev, e->dW, e->hW, (wd + C) * sizeof *W));
+    DL_TRY(softmax_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->C, e->dW, e->dW + wd, lambda, e->dgW, e->dgW + wd, loss,
+                                  e->dwork));
+    DL_TRY(dl_memcpy_d2h(e->dev, e->hg, e->dgW, (wd + C) * sizeof *gW));
+    memcpy(gW, e->hg, wd * sizeof *gW);
+    memcpy(gb, e->hg + wd, C * sizeof *gb);
+    return DL_OK;
+}
+
+/* The CPU's loss and gradient on host rows, with the engine's workspace. */
+static dl_status grad_on_cpu(softmax_engine *e, const float *X, const int32_t *y, size_t n, const float *W,
+                             const float *b, float lambda, float *gW, float *gb, double *loss)
+{
+    size_t need = n * (size_t)e->C;
+    if (need > e->work_cap) {
+        float *nw = realloc(e->work, need * sizeof(float));
+        if (nw == NULL)
+            return dl_error_set(DL_ERR_NOMEM, "engine: out of memory for %zu rows", n);
+        e->work = nw;
+        e->work_cap = need;
+    }
+    return softmax_loss_grad_cpu(X, y, n, e->d, e->C, W, b, lambda, gW, gb, loss, e->work);
 }
 
 dl_status softmax_engine_grad(softmax_engine *e, const float *X, const int32_t *y, size_t n, const float *W,
                               const float *b, float lambda, float *gW, float *gb, double *loss)
 {
     e->calls++;
-    size_t wd = e->d * (size_t)e->C;
-    if (e->dev->kind == DL_DEVICE_CPU) {
-        size_t need = n * (size_t)e->C;
-        if (need > e->work_cap) {
-            float *nw = realloc(e->work, need * sizeof(float));
-            if (nw == NULL)
-                return dl_error_set(DL_ERR_NOMEM, "engine: out of memory for %zu rows", n);
-            e->work = nw;
-            e->work_cap = need;
-        }
-        return softmax_loss_grad_cpu(X, y, n, e->d, e->C, W, b, lambda, gW, gb, loss, e->work);
-    }
-    const float *dX = e->dX;
-    const int32_t *dy = e->dy;
+    if (!on_gpu(e))
+        return grad_on_cpu(e, X, y, n, W, b, lambda, gW, gb, loss);
+    const float *dX = e->set.X;
+    const int32_t *dy = e->set.y;
     if (X != e->X || y != e->y || n != e->n) { // not the resident set: stage it
         DL_TRY(ensure_staging(e, n));
         DL_TRY(dl_memcpy_h2d(e->dev, e->sX, X, n * e->d * sizeof(float)));
@@ -206,25 +229,35 @@ dl_status softmax_engine_grad(softmax_engine *e, const float *X, const int32_t *
         dX = e->sX;
         dy = e->sy;
     }
-    DL_TRY(dl_memcpy_h2d(e->dev, e->dW, W, wd * sizeof(float)));
-    DL_TRY(dl_memcpy_h2d(e->dev, e->db, b, (size_t)e->C * sizeof(float)));
-    DL_TRY(softmax_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->C, e->dW, e->db, lambda, e->dgW, e->dgb, loss, e->dwork));
-    DL_TRY(dl_memcpy_d2h(e->dev, gW, e->dgW, wd * sizeof(float)));
-    return dl_memcpy_d2h(e->dev, gb, e->dgb, (size_t)e->C * sizeof(float));
+    return grad_on_device(e, dX, dy, n, W, b, lambda, gW, gb, loss);
+}
+
+dl_status softmax_engine_grad_rows(softmax_engine *e, const size_t *idx, size_t n, const float *W, const float *b,
+                                   float lambda, float *gW, float *gb, double *loss)
+{
+    e->calls++;
+    if (n > e->batch.cap) { // room for the largest batch asked for (the first, in practice)
+        dl_batch_free(&e->batch);
+        DL_TRY(dl_batch_create(&e->batch, e->dev, n, e->d));
+    }
+    DL_TRY(dl_batch_take_idx(&e->batch, &e->set, idx, n)); // gathered where the rows live
+    if (!on_gpu(e))
+        return grad_on_cpu(e, e->batch.X, e->batch.y, n, W, b, lambda, gW, gb, loss);
+    return grad_on_device(e, e->batch.X, e->batch.y, n, W, b, lambda, gW, gb, loss);
 }
 
 void softmax_engine_free(softmax_engine *e)
 {
-    if (e->dev != NULL && e->dev->kind == DL_DEVICE_CUDA) {
-        dl_free(e->dev, e->dX);
-        dl_free(e->dev, e->dy);
+    if (e->dev != NULL) {
+        dl_devset_free(&e->set);
+        dl_batch_free(&e->batch);
         dl_free(e->dev, e->sX);
         dl_free(e->dev, e->sy);
         dl_free(e->dev, e->dW);
-        dl_free(e->dev, e->db);
         dl_free(e->dev, e->dgW);
-        dl_free(e->dev, e->dgb);
         dl_free(e->dev, e->dwork);
+        dl_host_free(e->dev, e->hW);
+        dl_host_free(e->dev, e->hg);
     }
     free(e->work);
     memset(e, 0, sizeof *e);

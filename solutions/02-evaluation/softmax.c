@@ -62,11 +62,9 @@ dl_status softmax_train(softmax_engine *e, const softmax_config *cfg, softmax_mo
     size_t n = e->n, d = e->d, C = (size_t)e->C, wd = C * d;
     size_t bs = (cfg->batch_size == 0 || cfg->batch_size > n) ? n : cfg->batch_size;
     float *gW = malloc(wd * sizeof *gW), *gb = malloc(C * sizeof *gb);
-    float *Xb = malloc(bs * d * sizeof *Xb);
-    int32_t *yb = malloc(bs * sizeof *yb);
     size_t *order = malloc(n * sizeof *order);
     dl_status st = DL_OK;
-    if (!gW || !gb || !Xb || !yb || !order) {
+    if (!gW || !gb || !order) {
         st = dl_error_set(DL_ERR_NOMEM, "softmax_train: out of memory");
         goto done;
     }
@@ -79,12 +77,8 @@ dl_status softmax_train(softmax_engine *e, const softmax_config *cfg, softmax_mo
         double epoch_loss = 0.0;
         for (size_t start = 0; start < n; start += bs) {
             size_t nb = n - start < bs ? n - start : bs;
-            for (size_t k = 0; k < nb; k++) { // gather the batch rows
-                memcpy(Xb + k * d, e->X + order[start + k] * d, d * sizeof *Xb);
-                yb[k] = e->y[order[start + k]];
-            }
-            double loss = 0.0;
-            st = softmax_engine_grad(e, Xb, yb, nb, m->W, m->b, (float)cfg->lambda, gW, gb, &loss);
+            double loss = 0.0; // the batch: its rows' indices; the engine gathers them where they live
+            st = softmax_engine_grad_rows(e, order + start, nb, m->W, m->b, (float)cfg->lambda, gW, gb, &loss);
             if (st != DL_OK)
                 goto done;
             for (size_t k = 0; k < wd; k++)
@@ -97,7 +91,7 @@ dl_status softmax_train(softmax_engine *e, const softmax_config *cfg, softmax_mo
             train_loss[epoch] = epoch_loss / (double)n;
     }
 done:
-    free(gW), free(gb), free(Xb), free(yb), free(order);
+    free(gW), free(gb), free(order);
     return st;
     /* END SOLUTION */
     /* STUDENT: return DL_TODO("lab02 task 5: mini-batch SGD for softmax regression"); */

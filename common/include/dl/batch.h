@@ -50,6 +50,12 @@
  *   those dl_batch_gather stages from the same indices, bit for bit.
  * - dl_batch_rows(b, s, first, n) stages rows first..first+n−1 of s as a view
  *   of the devset (no copy, on either device), valid while s lives.
+ * - dl_batch_take_idx(b, s, idx, n) stages rows idx[0..n) of s (indices the
+ *   host picks per step): the n indices go to the device through b's pinned
+ *   staging without a wait (dl_memcpy_h2d_async; the next call waits only if
+ *   the device has not run the previous copy yet), then the rows are
+ *   gathered there (one launch). The CPU copies the same rows in the same
+ *   order: the values dl_batch_gather stages from the same indices.
  * - Failure: DL_ERR_ARG for a range past the devset's end or the order's,
  *   n = 0 or n > b->cap, a devset of another width or device than b;
  *   DL_ERR_RANGE for an index >= s->n (named with its position), the
@@ -73,6 +79,8 @@ typedef struct dl_batch {
     int32_t *hy; /* (cap,) host staging */
     float *dX; /* (cap, d) device copy; NULL on the CPU */
     int32_t *dy; /* (cap,) device copy; NULL on the CPU */
+    int32_t *hidx, *didx; /* (cap,) indices: pinned host staging, device copy (dl_batch_take_idx; NULL before) */
+    dl_event idx_copied; /* recorded after the last upload of hidx */
 } dl_batch;
 
 dl_status dl_batch_create(dl_batch *b, const dl_device *dev, size_t cap, size_t d);
@@ -103,6 +111,8 @@ dl_status dl_devset_order(dl_devset *s, const size_t *idx, size_t n);
 dl_status dl_batch_take(dl_batch *b, const dl_devset *s, size_t at, size_t n);
 /* Stages rows first..first+n-1 of s into b as a view. */
 dl_status dl_batch_rows(dl_batch *b, const dl_devset *s, size_t first, size_t n);
+/* Stages rows idx[0..n) of s into b, gathered on the device (see the contract). */
+dl_status dl_batch_take_idx(dl_batch *b, const dl_devset *s, const size_t *idx, size_t n);
 
 #ifdef __cplusplus
 }

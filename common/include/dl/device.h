@@ -81,6 +81,17 @@ dl_status dl_memcpy_h2d(const dl_device *dev, void *dst, const void *src, size_t
 dl_status dl_memcpy_d2h(const dl_device *dev, void *dst, const void *src, size_t bytes);
 dl_status dl_memcpy_d2d(const dl_device *dev, void *dst, const void *src, size_t bytes);
 dl_status dl_memset0(const dl_device *dev, void *p, size_t bytes);
+/* Host memory a device copies from without the host waiting: page-locked on
+ * CUDA (cudaMallocHost), plain memory on the CPU. dl_host_free(dev, NULL) is
+ * fine. DL_ERR_NOMEM (or the device's status) leaves *p NULL. */
+dl_status dl_host_alloc(const dl_device *dev, void **p, size_t bytes);
+void dl_host_free(const dl_device *dev, void *p);
+/* Queues a copy from host memory of dl_host_alloc to the device on its
+ * compute stream and returns: the host does not wait (on the CPU it is a
+ * memcpy). src must stay unchanged until the device has run the copy — an
+ * event recorded after it has completed, or any later host wait on the
+ * stream. Counted as an upload (h2d), not as a wait. */
+dl_status dl_memcpy_h2d_async(const dl_device *dev, void *dst, const void *src, size_t bytes);
 
 // ---- streams ----
 dl_status dl_stream_create(const dl_device *dev, dl_stream *s);
@@ -99,6 +110,9 @@ dl_status dl_event_record(const dl_device *dev, dl_event *e, dl_stream s);
 /* Makes stream s wait until e has completed (no host wait). */
 dl_status dl_stream_wait_event(const dl_device *dev, dl_stream s, const dl_event *e);
 dl_status dl_event_sync(const dl_device *dev, const dl_event *e);
+/* 1 when e has completed (or was never recorded), 0 while the device has not
+ * reached it; never waits, counts nothing. Always 1 on the CPU. */
+int dl_event_done(const dl_device *dev, const dl_event *e);
 /* Milliseconds from a to b; both must have completed. */
 dl_status dl_event_elapsed_ms(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms);
 

@@ -189,6 +189,29 @@ extern "C" dl_status dl_cuda_memset0_(const dl_device *dev, void *p, size_t byte
     return DL_OK;
 }
 
+extern "C" dl_status dl_cuda_host_alloc_(void **p, size_t bytes)
+{
+    cudaError_t e = cudaMallocHost(p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        *p = NULL;
+        cudaGetLastError();
+        return dl_error_set(e == cudaErrorMemoryAllocation ? DL_ERR_NOMEM : DL_ERR_CUDA,
+                            "cudaMallocHost(%zu bytes) failed: %s", bytes, cudaGetErrorString(e));
+    }
+    return DL_OK;
+}
+
+extern "C" void dl_cuda_host_free_(void *p)
+{
+    cudaFreeHost(p);
+}
+
+extern "C" dl_status dl_cuda_memcpy_async_(const dl_device *dev, void *dst, const void *src, size_t bytes)
+{
+    DL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)dev->stream));
+    return DL_OK;
+}
+
 // ---- streams ----
 
 extern "C" dl_status dl_cuda_stream_create_(const dl_device *dev, dl_stream *s)
@@ -255,6 +278,13 @@ extern "C" dl_status dl_cuda_event_sync_(const dl_device *dev, const dl_event *e
             DL_CUDA_CHECK(q);
         watch_fn(watch_ctx, "a wait for an event", polls == 0);
     }
+}
+
+extern "C" int dl_cuda_event_done_(const dl_device *dev, const dl_event *e)
+{
+    (void)dev;
+    // an error is not "not yet": it shows at the next call that waits
+    return cudaEventQuery((cudaEvent_t)e->ev) != cudaErrorNotReady;
 }
 
 extern "C" dl_status dl_cuda_event_elapsed_(const dl_device *dev, const dl_event *a, const dl_event *b, float *ms)
