@@ -163,6 +163,10 @@ TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq
 #   LAB_<id>_STUDENT_C / _CU / _H   student-editable files (solutions/ holds the references)
 #   LAB_<id>_KIT_C                  kit code shared by driver and grader (not student-editable)
 #   LAB_<id>_KIT_CU                 the same in CUDA (built when nvcc is found; kit.c stands in without it)
+#   LAB_<id>_KIT_ANSWERS            kit files (common/...) whose code answers this lab's tasks: a student
+#                                   release staged for this lab or an earlier one leaves them out
+# `make -s print-VAR` prints a variable (LAB_03_KIT_ANSWERS, LABS, ...): how the
+# scripts read the labs' manifests.
 LABS := $(patsubst labs/%/lab.mk,%,$(sort $(wildcard labs/*/lab.mk)))
 include $(wildcard labs/*/lab.mk)
 lab_id = $(firstword $(subst -, ,$(1)))
@@ -428,3 +432,6 @@ gradescope:
 
 clean:
 	rm -rf build
+
+print-%:
+	@echo $($*)

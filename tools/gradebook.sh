@@ -40,7 +40,7 @@ lib=$(realpath "$B/lib/libddplab.a")
 [ -x "$judge" ] && [ -f "$lib" ] || { echo "gradebook: build the kit first (make all)" >&2; exit 2; }
 nocuda=
 nm "$lib" | grep ' U cudaMalloc$' >/dev/null || nocuda=NO_CUDA=1 # built without CUDA
-files=$(sed -n 's/^LAB_[0-9]*_STUDENT_[A-Z]* *:= *//p' "labs/$dir/lab.mk" | tr '\n' ' ')
+files=$(for v in C CU H; do make -s --no-print-directory print-LAB_"${lab}"_STUDENT_$v; done | tr '\n' ' ')
 items=$("$judge" --list | awk '{print $1}')
 n_items=$(echo "$items" | wc -l)
 zeros=$(echo "$items" | sed 's/.*/0/' | tr '\n' ',')
@@ -53,7 +53,8 @@ rows=$root/rows.csv
 echo "student,score,max_score,skipped_points,$(echo "$items" | tr '\n' ',')status" >"$rows"
 
 pristine=$root/.release
-bash tools/release-tree.sh "$pristine" || { echo "gradebook: cannot lay out the student release" >&2; exit 1; }
+# the release staged for this lab: no later lab, and none of the kit's code that answers its tasks
+bash tools/release-tree.sh "$pristine" "$lab" || { echo "gradebook: cannot lay out the student release" >&2; exit 1; }
 
 # The last lines of a log as the body of a JSON string: valid UTF-8, escaped.
 json_text() {

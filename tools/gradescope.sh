@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gradescope.sh LAB — `make gradescope LAB=NN`: the Gradescope autograder for
 # one lab in build/gradescope/labNN/ (and labNN.zip when zip is installed):
-# the student release (no solutions/, no mutants), with setup.sh and
+# the student release staged for the lab (no solutions/, no mutants, no later
+# lab, none of the kit code that answers its tasks), with setup.sh and
 # run_autograder (grader/gradescope/) at its root and the lab's id in lab.txt.
 set -euo pipefail
 lab=${1:-}
@@ -12,7 +13,7 @@ if [ -z "$lab" ] || ! ls -d labs/"$lab"-* >/dev/null 2>&1; then
 fi
 dest=$B/gradescope/lab$lab
 rm -rf "$dest" "$dest.zip"
-bash tools/release-tree.sh "$dest"
+bash tools/release-tree.sh "$dest" "$lab" # the release staged for this lab
 cp grader/gradescope/setup.sh grader/gradescope/run_autograder "$dest/"
 echo "$lab" >"$dest/lab.txt"
 if command -v zip >/dev/null 2>&1; then

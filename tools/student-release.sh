@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # student-release.sh — `make student-release`: the kit as students get it,
-# without solutions/ and the mutant catalogue, as build/ddplab-student.tar.gz.
-# Made from the committed tree (git archive), so nothing local leaks in.
+# without solutions/ and the mutant catalogue, from the committed tree (git
+# archive), so nothing local leaks in. It writes one tarball per lab, staged
+# for that lab (tools/release-tree.sh: the labs after it and the kit's code
+# that answers its tasks or a later lab's stay out), to publish as the term
+# goes — build/ddplab-student-labNN.tar.gz — and the release for the last lab,
+# build/ddplab-student.tar.gz (every lab; earlier labs' answers in the kit
+# included, as in any release after their deadline).
+#   make student-release            every staged release
+#   make student-release LAB=03     only the one for lab 03
 set -euo pipefail
 B=${B:-build}
 mkdir -p "$B"
@@ -11,8 +18,22 @@ if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git archive --format=tar --prefix=ddplab/ HEAD | tar -x -C "$tmp"
-rm -rf "$tmp/ddplab/solutions" "$tmp/ddplab/grader/mutants" "$tmp/ddplab/grader/bench" \
-    "$tmp/ddplab/grader/adversarial" "$tmp/ddplab/grader/gradescope" "$tmp/ddplab/.ci"
-tar -C "$tmp" -czf "$B/ddplab-student.tar.gz" ddplab
-echo "student-release: $B/ddplab-student.tar.gz ($(du -h "$B/ddplab-student.tar.gz" | cut -f1)), without solutions/ and the mutants"
+git archive --format=tar --prefix=src/ HEAD | tar -x -C "$tmp"
+labs=()
+for mk in "$tmp"/src/labs/*/lab.mk; do
+    dir=$(basename "$(dirname "$mk")")
+    labs+=("${dir%%-*}")
+done
+last=${labs[${#labs[@]} - 1]}
+want=("${labs[@]}")
+[ -n "${LAB:-}" ] && want=("$LAB")
+for id in "${want[@]}"; do
+    rm -rf "$tmp/ddplab"
+    (cd "$tmp/src" && bash tools/release-tree.sh "$tmp/ddplab" "$id") || exit 2
+    tar -C "$tmp" -czf "$B/ddplab-student-lab$id.tar.gz" ddplab
+    echo "student-release: $B/ddplab-student-lab$id.tar.gz ($(du -h "$B/ddplab-student-lab$id.tar.gz" | cut -f1)), staged for lab $id"
+    if [ "$id" = "$last" ]; then
+        cp "$B/ddplab-student-lab$id.tar.gz" "$B/ddplab-student.tar.gz"
+        echo "student-release: $B/ddplab-student.tar.gz: every lab, without solutions/ and the mutants"
+    fi
+done

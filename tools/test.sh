@@ -161,6 +161,26 @@ instructor_tools() {
             echo "the student release contains solutions or mutants" >&2
             status=1
         fi
+        # each lab's staged release: no later lab, none of the kit's code that answers its tasks or a later lab's
+        local id answers later f bad=0
+        for dir in "${labs[@]}"; do
+            id=${dir%%-*}
+            local list
+            list=$(tar -tzf "$B/ddplab-student-lab$id.tar.gz" 2>/dev/null) || { echo "no staged release for lab $id" >&2; bad=1; continue; }
+            for d2 in "${labs[@]}"; do
+                later=${d2%%-*}
+                [ "$((10#$later))" -ge "$((10#$id))" ] || continue
+                answers=$(make -s --no-print-directory print-LAB_"${later}"_KIT_ANSWERS)
+                for f in $answers; do
+                    grep -qx "ddplab/$f" <<<"$list" && { echo "lab $id's release holds $f, which answers lab $later" >&2; bad=1; }
+                done
+                [ "$later" != "$id" ] && grep -q "^ddplab/labs/$d2/" <<<"$list" &&
+                    { echo "lab $id's release holds the later lab $d2" >&2; bad=1; }
+            done
+            grep -q "^ddplab/labs/$dir/lab.mk\$" <<<"$list" || { echo "lab $id's release lacks its own lab" >&2; bad=1; }
+        done
+        [ $bad -eq 0 ] && echo "each lab's staged release holds no later lab and none of the kit's answers to its tasks"
+        [ $bad -eq 0 ] || status=1
         # the release builds on its own and grades its skeletons (CPU build, to stay quick)
         if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 B=build build/grader/lab01 build/labs/lab01-worker \
             build/labs/lab01 >"$B/test/release-build.log" 2>&1; then

@@ -33,8 +33,10 @@ int main(void)
     srunner_add_suite(sr, ops_suite());
     srunner_add_suite(sr, bandwidth_suite());
     srunner_add_suite(sr, fmt_suite());
-    srunner_add_suite(sr, sampler_suite());
-    srunner_add_suite(sr, lr_suite());
+    if (sampler_suite != NULL) // absent from a release staged for lab 03 or earlier
+        srunner_add_suite(sr, sampler_suite());
+    if (lr_suite != NULL)
+        srunner_add_suite(sr, lr_suite());
     srunner_add_suite(sr, trace_suite());
     srunner_add_suite(sr, batch_suite());
     srunner_add_suite(sr, train_suite());

@@ -40,8 +40,11 @@ Suite *project_suite(void);
 Suite *ops_suite(void);
 Suite *bandwidth_suite(void);
 Suite *fmt_suite(void);
-Suite *sampler_suite(void);
-Suite *lr_suite(void);
+/* The kit's sampler and LR schedule answer lab 03's tasks: a student release
+ * staged for lab 03 or earlier leaves them and their tests out (weak: main
+ * runs them when they are linked in). */
+Suite *sampler_suite(void) __attribute__((weak));
+Suite *lr_suite(void) __attribute__((weak));
 Suite *trace_suite(void);
 Suite *batch_suite(void);
 Suite *train_suite(void);
