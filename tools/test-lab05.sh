@@ -27,6 +27,17 @@ expect_cmp "$($J "$S" buckets)" '>=' 4 "the small model in 0.01 MiB buckets (0.0
 expect_cmp "$($J "$S" test_accuracy)" '>' 0.5 "two epochs learn something (test accuracy above 0.5)"
 grep -q '"traceEvents"' "$tmp/one/trace.json" && ok "trace.json is a Chrome trace" || not_ok "trace.json has no traceEvents"
 
+# where the data lived and how often the host waited (device_io: the kit's counters, the same on the CPU
+# as on a GPU): the rows uploaded once, an epoch uploads only its order, a step waits for nothing
+up=$($J "$S" device_io.setup.h2d_bytes)
+expect_cmp "$up" '>=' "$((8000 * 784 * 4))" "the training rows are uploaded before training ($up bytes)"
+expect_cmp "$($J "$S" device_io.per_epoch.h2d_bytes)" '<=' "$((8000 * 8))" \
+    "an epoch uploads its order, not its rows (no re-upload per epoch)"
+expect_cmp "$($J "$S" device_io.per_step.syncs)" == 0 "an fp32 step makes the host wait for the device nowhere"
+expect_cmp "$($J "$S" device_io.per_step.allocs)" == 0 "a step allocates nothing"
+expect_cmp "$($J "$S" device_io.per_step.h2d_bytes)" == 0 "a step uploads nothing"
+expect_cmp "$($J "$S" device_io.per_step.d2h_bytes)" == 0 "a step reads nothing back"
+
 # shellcheck disable=SC2086
 expect_rc 0 "bucketed on 2 ranks" -- "$R" -n 2 "$D" $small $caps --out "$tmp/b2"
 grep -Eq '"pid": ?1' "$tmp/b2/trace.json" && ok "the trace holds a process for rank 1" ||
@@ -85,6 +96,9 @@ echo "# underflow share (nonzero fp32 gradient elements zero in fp16): scale 655
 expect_cmp "$u1" '>' 0 "without a loss scale some gradient elements flush to zero in fp16"
 expect_cmp "$u1" '>' "$u16" "the loss scale keeps gradient elements from flushing to zero"
 expect_cmp "$($J "$tmp/fp16/summary.json" test_accuracy)" '>' 0.5 "--amp fp16 learns (test accuracy above 0.5)"
+expect_cmp "$($J "$tmp/fp16/summary.json" device_io.per_step.syncs)" == 1 \
+    "an AMP step waits for the device once: the inf/NaN flag its decision needs"
+expect_cmp "$($J "$tmp/fp16/summary.json" device_io.per_step.allocs)" == 0 "an AMP step allocates nothing"
 cmp -s "$tmp/fp16/metrics.csv" "$tmp/fp16-noscale/metrics.csv" && not_ok "the scale made no difference at all" ||
     ok "the two runs differ"
 # an inf on rank 1's input at step 2: both ranks skip it, the scale halves
