@@ -158,6 +158,8 @@ dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float
     if (st == DL_OK)
         st = dl_malloc(dev, (void **)&e->dright, sizeof(double));
     if (st == DL_OK)
+        st = dl_host_alloc(dev, (void **)&e->hw, d * sizeof(float));
+    if (st == DL_OK)
         st = logreg_engine_hold(e, X, y, n);
     if (st == DL_OK)
         st = ensure_staging(e, n);
@@ -201,11 +203,14 @@ static dl_status device_rows(logreg_engine *e, const float *X, const float *y, s
     return DL_OK;
 }
 
-/* The gradient call on device rows; leaves r in e->dwork. */
+/* The gradient call on device rows; leaves r in e->dwork. w goes up through
+ * the pinned staging without a wait: the previous call's read back of the
+ * gradient has waited for the device, so the staging is free again. */
 static dl_status grad_on(logreg_engine *e, const float *dX, const float *dy, size_t n, const float *w, float b,
                          float lambda, float *grad_w, float *grad_b, double *loss)
 {
-    DL_TRY(dl_memcpy_h2d(e->dev, e->dw, w, e->d * sizeof(float)));
+    memcpy(e->hw, w, e->d * sizeof *w);
+    DL_TRY(dl_memcpy_h2d_async(e->dev, e->dw, e->hw, e->d * sizeof(float)));
     DL_TRY(logreg_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->dw, b, lambda, e->dgrad, grad_b, loss, e->dwork));
     return dl_memcpy_d2h(e->dev, grad_w, e->dgrad, e->d * sizeof(float));
 }
@@ -266,6 +271,7 @@ void logreg_engine_free(logreg_engine *e)
         dl_free(e->dev, e->dgrad);
         dl_free(e->dev, e->dwork);
         dl_free(e->dev, e->dright);
+        dl_host_free(e->dev, e->hw);
     }
     free(e->work);
     free(e->g);

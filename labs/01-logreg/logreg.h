@@ -96,6 +96,7 @@ typedef struct logreg_engine {
     size_t s_cap; /* rows the staging holds */
     float *dw, *dgrad, *dwork;
     double *dright; /* (1,) device: right predictions counted (CUDA) */
+    float *hw; /* (d,) pinned host staging of w: it goes up without a wait (CUDA) */
     float *work; /* host workspace (CPU) */
     size_t work_cap;
     float *g; /* (d,) host scratch of logreg_engine_eval */
