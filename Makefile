@@ -378,15 +378,21 @@ unit: $(B)/tests/unit $(B)/tests/grader
 
 LAB ?= 01
 IMPL ?= labs
+# The judge exits 1 when points were lost (0: full marks; 2 or more: it could
+# not grade). make grade says so in one line and succeeds, so that make adds
+# no error banner that reads as a crash; STRICT=1 passes the 1 on (CI, scripts).
+GRADE_RC = rc=$$?; if [ $$rc -eq 1 ] && [ "$(STRICT)" != 1 ]; then \
+           echo "make grade: points were lost (exit status 1; STRICT=1 makes that an error)"; else exit $$rc; fi
 ifeq ($(SRC),)
 grade: $(B)/grader/lab$(LAB) $(B)/$(IMPL)/lab$(LAB)-worker $(B)/$(IMPL)/lab$(LAB)
-	@$(B)/grader/lab$(LAB) --impl $(IMPL) $(if $(JSON),--json $(JSON)) $(TESTS)
+	@$(B)/grader/lab$(LAB) --impl $(IMPL) $(if $(JSON),--json $(JSON)) $(TESTS) || { $(GRADE_RC); }
 else
 # make grade LAB=01 SRC=dir: the lab's student files from dir (one submission, by hand)
 GRADE_SRC_B = $(B)/grade-src/$(subst /,_,$(abspath $(SRC)))
 grade: $(B)/grader/lab$(LAB)
 	@$(MAKE) --no-print-directory -s mutant-grader LAB=$(LAB) MUT_DIR=$(abspath $(SRC)) MUT_B=$(GRADE_SRC_B)
-	@$(B)/grader/lab$(LAB) --code $(GRADE_SRC_B)/mutant --impl $(SRC) $(if $(JSON),--json $(JSON)) $(TESTS)
+	@$(B)/grader/lab$(LAB) --code $(GRADE_SRC_B)/mutant --impl $(SRC) $(if $(JSON),--json $(JSON)) $(TESTS) || \
+	    { $(GRADE_RC); }
 endif
 
 run: deps
