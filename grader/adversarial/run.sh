@@ -45,6 +45,7 @@ points() { "$B/grader/lab$1" --list | awk '{print $1, $2}'; }
 # run's alone), or, when they ran as a shared user, the attacks' daemons.
 survivors() { # log
     local uid left
+    [ -f "$1" ] || return 0 # refused before grading (an include from outside): nothing ran
     uid=$(sed -n 's/.*sandbox: .* as uid \([0-9]*\).*/\1/p' "$1" | head -n 1)
     left=$(ps -eo uid=,stat=,comm= | awk -v u="${uid:--1}" '$1 == u && $2 !~ /^Z/ && (u >= 61000 || $3 == "ddplab-daemon")' |
         head -n 5)
