@@ -35,14 +35,25 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$into/report"
 # drive OUT ARGS...: the lab's reference with the flags, outputs into OUT;
-# leaves run.log and run.rc there and returns the status
+# leaves run.log and run.rc there and returns the status. On a terminal it
+# shows where the run is (the log's last epoch line and the seconds so far),
+# on one line it then clears; in a CI log it prints nothing.
 drive() {
-    local out=$1 rc
+    local out=$1 rc pid t0 last
     shift
     mkdir -p "$out"
     # shellcheck disable=SC2086 # launcher and args are word lists by design
-    $launcher "$B/solutions/lab$id" --out "$out" --plot svg --quiet "$@" >"$out/run.log" 2>&1
+    $launcher "$B/solutions/lab$id" --out "$out" --plot svg "$@" >"$out/run.log" 2>&1 &
+    pid=$!
+    t0=$SECONDS
+    while [ -t 1 ] && kill -0 "$pid" 2>/dev/null; do
+        last=$(grep -a -o -E '(^|[^a-z])epoch +[0-9]+[^,;]*' "$out/run.log" 2>/dev/null | tail -n 1 | sed 's/^[^e]*//')
+        printf '\r\033[K  %s%s: %s, %d s' "$dir" "${sub:+ ($sub)}" "${last:-starting}" $((SECONDS - t0))
+        sleep 1
+    done
+    wait "$pid"
     rc=$?
+    [ -t 1 ] && printf '\r\033[K'
     echo $rc >"$out/run.rc"
     return $rc
 }
@@ -63,6 +74,7 @@ for mk in labs/*/lab.mk; do
     fi
     out=$into/run/$dir
     rm -rf "$out"
+    sub=
     # shellcheck disable=SC2086 # the args are word lists by design
     drive "$out" $run_args
     rc=$?
@@ -72,6 +84,7 @@ for mk in labs/*/lab.mk; do
             echo "run: $mk: LAB_${id}_RUN2 '$run2' is not a plain folder name" >&2
             rc2=2
         else
+            sub=$run2
             # shellcheck disable=SC2086
             drive "$out/$run2" $run2_args
             rc2=$?
