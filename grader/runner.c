@@ -321,8 +321,7 @@ static dl_status write_json(const char *path, const result *res, const gr_plan *
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     dl_json_object(&j, NULL);
-    dl_json_num(&j, "score", score);
-    dl_json_num(&j, "max_score", max_score);
+    dl_json_num(&j, "score", score); // Gradescope sums the tests' max_score itself; ours is in extra_data
     dl_json_str(&j, "visibility", "visible");
     dl_json_str(&j, "stdout_visibility", "visible");
     dl_json_array(&j, "tests");
@@ -347,7 +346,8 @@ static dl_status write_json(const char *path, const result *res, const gr_plan *
         dl_json_str(&j, "name", name);
         dl_json_num(&j, "score", r->score);
         dl_json_num(&j, "max_score", r->kind == R_SKIP ? 0 : it->points);
-        dl_json_str(&j, "status", r->kind == R_PASS ? "passed" : "failed");
+        if (r->kind != R_SKIP) // a skipped item is neither: no status, so it shows as neither green nor red
+            dl_json_str(&j, "status", r->kind == R_PASS ? "passed" : "failed");
         dl_json_str(&j, "output", out);
         dl_json_array(&j, "tags");
         dl_json_str(&j, NULL, gr_tier_name(it->tier));
@@ -363,6 +363,7 @@ static dl_status write_json(const char *path, const result *res, const gr_plan *
     dl_json_object(&j, "extra_data");
     dl_json_str(&j, "lab", lab->id);
     dl_json_str(&j, "impl", impl);
+    dl_json_num(&j, "max_score", max_score);
     dl_json_num(&j, "skipped_points", skipped);
     dl_json_int(&j, "gpus", gpus);
     dl_json_str(&j, "device", gpus > 0 ? gpu_name : "cpu");

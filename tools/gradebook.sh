@@ -140,7 +140,7 @@ for s in "$subs"/*/; do
         zero_row "$name" invalid-results "$work/grade.log"
         continue
     fi
-    row="$name,$("$J" "$work/results.json" score),$("$J" "$work/results.json" max_score),$("$J" "$work/results.json" extra_data.skipped_points)"
+    row="$name,$("$J" "$work/results.json" score),$("$J" "$work/results.json" extra_data.max_score),$("$J" "$work/results.json" extra_data.skipped_points)"
     row="$row,$("$J" "$work/results.json" 'tests.*.score' | tr '\n' ',')graded"
     echo "$row" >>"$rows"
     echo "$name: $(grep '^Score:' "$work/grade.log")"

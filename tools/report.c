@@ -625,7 +625,7 @@ static void grade_part(FILE *f, const lab_page *p)
         return;
     }
     fprintf(f, "<p class=grade-line>Grade of the reference solution: <b>%.0f/%.0f</b>",
-            dl_jv_num(dl_jv_get(p->grade, "score"), 0), dl_jv_num(dl_jv_get(p->grade, "max_score"), 0));
+            dl_jv_num(dl_jv_get(p->grade, "score"), 0), dl_jv_num(dl_jv_get(p->grade, "extra_data.max_score"), 0));
     double sk = dl_jv_num(dl_jv_get(p->grade, "extra_data.skipped_points"), 0);
     if (sk > 0)
         fprintf(f, "; %.0f points SKIPPED (their tier cannot run here: no GPU) — not counted", sk);
@@ -829,7 +829,7 @@ static void overview(FILE *f, const lab_page *labs, int n)
         fputs("</td><td>", f);
         if (p->grade != NULL)
             fprintf(f, "%.0f/%.0f", dl_jv_num(dl_jv_get(p->grade, "score"), 0),
-                    dl_jv_num(dl_jv_get(p->grade, "max_score"), 0));
+                    dl_jv_num(dl_jv_get(p->grade, "extra_data.max_score"), 0));
         else
             fputs(p->grade_rc < 0 ? "not graded" : "<span class=bad>grader failed</span>", f);
         fputs("</td><td>", f);

@@ -32,11 +32,13 @@ grade_reference() {
         local out=$B/test/grade-$id-solutions.json
         mkdir -p "$B/test"
         if "$B/grader/lab$id" --impl solutions --json "$out"; then
-            echo "lab $id: reference scores $($J "$out" score)/$($J "$out" max_score) on the tiers that run here"
+            echo "lab $id: reference scores $($J "$out" score)/$($J "$out" extra_data.max_score) on the tiers that run here"
         else
             echo "lab $id: the reference solution lost points" >&2
             status=1
         fi
+        # Gradescope's documented fields only, and no red "failed" for a skipped item
+        "$J" --gradescope "$out" || { echo "lab $id: results.json is not what Gradescope documents" >&2; status=1; }
     done
     return $status
 }
@@ -51,6 +53,7 @@ grade_skeletons() {
             MUT_B="$B/skeleton" || { status=1; continue; }
         "$B/grader/lab$id" --code "$B/skeleton/mutant" --impl skeleton --json "$out" >"$B/test/grade-$id-skeleton.log" 2>&1
         local score n i bad=0
+        "$J" --gradescope "$out" || { echo "lab $id: the skeleton's results.json is not what Gradescope documents" >&2; bad=1; }
         score=$($J "$out" score)
         n=$($J "$out" 'tests.*.name' | wc -l)
         for ((i = 0; i < n; i++)); do
@@ -215,7 +218,7 @@ gradescope_flow() {
     cp solutions/01-logreg/* "$ag/submission/"
     AUTOGRADER_ROOT=$(realpath "$ag") B= bash "$ag/source/run_autograder" >"$B/test/gradescope-run.log" 2>&1
     local good bad
-    good=$("$J2" "$ag/results/results.json" score 2>/dev/null)/$("$J2" "$ag/results/results.json" max_score 2>/dev/null)
+    good=$("$J2" "$ag/results/results.json" score 2>/dev/null)/$("$J2" "$ag/results/results.json" extra_data.max_score 2>/dev/null)
     echo "not C" >>"$ag/submission/scaler.c"
     AUTOGRADER_ROOT=$(realpath "$ag") B= bash "$ag/source/run_autograder" >>"$B/test/gradescope-run.log" 2>&1
     bad=$("$J2" "$ag/results/results.json" score 2>/dev/null)
