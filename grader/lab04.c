@@ -573,12 +573,25 @@ START_TEST(test_segments)
             if (s == P)
                 break;
             size_t cnt = ring_segment_count(n, P, s);
-            if (cnt != seg_count(n, P, s) && cnt == n / (size_t)P && n % (size_t)P != 0)
-                GR_FAIL(
-                    GR_DIAG("remainder-dropped") "ring_segment_count(n = %zu, P = %d, s = %d) = %zu = floor(n/P), "
-                                                 "expected %zu: with n mod P = %zu the first %zu segments are one "
-                                                 "element longer, or the last n mod P elements belong to no segment",
-                    n, P, s, cnt, seg_count(n, P, s), n % (size_t)P, n % (size_t)P);
+            if (cnt != seg_count(n, P, s) && cnt == n / (size_t)P && n % (size_t)P != 0) {
+                // where the remainder went missing: in the offsets (the last n mod P
+                // elements in no segment), or in the counts alone (beside right offsets)
+                size_t next = ring_segment_offset(n, P, s + 1);
+                if (next == seg_lo(n, P, s + 1))
+                    GR_FAIL(GR_DIAG("remainder-dropped") "ring_segment_count(n = %zu, P = %d, s = %d) = %zu = "
+                                                         "floor(n/P), expected %zu: your offsets are right (segment "
+                                                         "%d runs from %zu to %zu), but the count leaves the "
+                                                         "remainder out, so the last element of each of the first "
+                                                         "%zu segments would be in no segment. A segment's count is "
+                                                         "its length, up to where the next one starts",
+                            n, P, s, cnt, seg_count(n, P, s), s, seg_lo(n, P, s), seg_lo(n, P, s + 1), n % (size_t)P);
+                GR_FAIL(GR_DIAG("remainder-dropped") "ring_segment_count(n = %zu, P = %d, s = %d) = %zu = "
+                                                     "floor(n/P), expected %zu, and segment %d would start at %zu, "
+                                                     "not %zu: segments of floor(n/P) leave the last n mod P = %zu "
+                                                     "elements in no segment. The first n mod P segments are one "
+                                                     "element longer (n = 10, P = 3: 4, 3, 3)",
+                        n, P, s, cnt, seg_count(n, P, s), s + 1, next, seg_lo(n, P, s + 1), n % (size_t)P);
+            }
             if (cnt != seg_count(n, P, s))
                 GR_FAIL("ring_segment_count(n = %zu, P = %d, s = %d) = %zu, expected %zu", n, P, s, cnt,
                         seg_count(n, P, s));
