@@ -17,6 +17,7 @@
 
 #include "backend.h" // dl_cuda_is_device_ptr_
 #include "comm_backend.h" // dl_comm_args, dl_mpi_*_, dl_nccl_*_, dl_comm_watch
+#include "dl/p2plog.h" // dl_p2plog_op_, dl_p2plog_wait_
 #include "dl/trace.h" // dl_trace_use_device
 #include "dl/timer.h" // dl_now
 #include "dl/trace.h" // dl_trace_begin
@@ -45,6 +46,7 @@ struct dl_comm_req {
     path where;
     void *impl; /* the transport's request */
     size_t trace; /* its span in dl/trace.h's timeline (allreduces) */
+    long log; /* its START in dl/p2plog.h's record, or -1 */
 };
 
 static const char *const op_names[DL_OP_COUNT] = {"barrier",   "broadcast", "allreduce",
@@ -451,6 +453,8 @@ static dl_status start(dl_comm *c, const dl_comm_args *a, dl_comm_op op, const c
     c->stats.bytes[op] += a->send_count * dl_dtype_size(a->t);
     if (a->op == DL_OP_SENDRECV && a->send_count > 0)
         c->stats.messages++;
+    size_t esz = dl_dtype_size(a->t);
+    r->log = dl_p2plog_op_(op, a->send, a->send_count * esz, a->recv, a->recv_count * esz);
     return DL_OK;
 }
 
@@ -464,6 +468,7 @@ static dl_status finish(dl_comm *c, dl_comm_req *r)
     if (st == DL_OK)
         c->stats.seconds[r->op] += dl_now() - r->t0;
     dl_trace_end(r->trace);
+    dl_p2plog_wait_(r->log);
     return st;
 }
 

@@ -9,6 +9,7 @@
 
 #include "backend.h" // dl_cuda_add_, dl_cuda_unscale_, dl_cuda_is_device_ptr_
 #include "dl/lowp.h" // dl_lowp_get, dl_lowp_put, dl_f32_to_lowp, dl_lowp_to_f32
+#include "dl/p2plog.h" // dl_p2plog_add_
 
 /* 1 for the float types the operations take: DL_F32, DL_F16, DL_BF16. */
 static int is_float(dl_dtype t)
@@ -63,6 +64,7 @@ dl_status dl_add(const dl_device *dev, void *dst, const void *src, size_t count,
     if (dst != src && overlap(dst, src, bytes))
         return dl_error_set(DL_ERR_ARG, "dl_add: dst and src overlap without being equal");
     dl_dev_count_launch(3.0 * (double)bytes); // read both, write dst
+    dl_p2plog_add_(dst, src, bytes); // a hand-written collective's adds, in order (lab 04's grader)
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_add_(dev, dst, src, count, t);
     if (t == DL_F32) {

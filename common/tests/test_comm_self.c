@@ -8,6 +8,8 @@
 #include <string.h> // memset
 
 #include "dl/comm.h"
+#include "dl/ops.h" // dl_add
+#include "dl/p2plog.h" // dl_p2plog_start, dl_p2plog_events
 #include "dl/rank.h" // dl_rank_exit
 
 START_TEST(test_world_of_one)
@@ -89,6 +91,50 @@ START_TEST(test_world_of_one_p2p)
     dl_comm_stats_reset(c);
     dl_comm_stats_get(c, &s);
     ck_assert_uint_eq(s.messages, 0);
+    dl_comm_finalize(c);
+}
+END_TEST
+
+/* The kit's record: what was started, finished and added, in order, with
+ * the ranges; nothing before dl_p2plog_start or after dl_p2plog_stop. */
+START_TEST(test_p2plog)
+{
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("PMI_SIZE");
+    unsetenv("PMIX_RANK");
+    dl_comm *c;
+    ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    float x[4] = {1, 2, 3, 4}, y[4] = {0};
+    dl_comm_req *r;
+    ck_assert_st(dl_comm_sendrecv(c, x, 1, 0, y, 1, 0, DL_F32), DL_OK); // not recorded
+    dl_p2plog_start(0);
+    ck_assert_st(dl_comm_isendrecv(c, x, 2, 0, y, 2, 0, DL_F32, &r), DL_OK);
+    ck_assert_st(dl_add(dl_cpu(), x + 2, y, 2, DL_F32), DL_OK); // while the request is open
+    ck_assert_st(dl_add(dl_cpu(), x, y, 0, DL_F32), DL_OK); // empty: not recorded
+    ck_assert_st(dl_comm_wait(c, r), DL_OK);
+    ck_assert_st(dl_comm_allreduce(c, x, 4, DL_F32, DL_RED_SUM), DL_OK);
+    ck_assert_st(dl_comm_sendrecv(c, x, 3, 1, y, 3, 0, DL_F32), DL_ERR_ARG); // refused: not recorded
+    dl_p2plog_stop();
+    ck_assert_st(dl_comm_sendrecv(c, x, 1, 0, y, 1, 0, DL_F32), DL_OK); // not recorded
+    size_t n = 0, dropped = 1;
+    const dl_p2p_ev *e = dl_p2plog_events(&n, &dropped);
+    ck_assert_uint_eq(n, 5);
+    ck_assert_uint_eq(dropped, 0);
+    ck_assert(e[0].kind == DL_P2P_START && e[0].op == DL_OP_SENDRECV && e[0].id == 0);
+    ck_assert(e[0].a == x && e[0].a_bytes == 2 * sizeof(float) && e[0].b == y && e[0].b_bytes == 2 * sizeof(float));
+    ck_assert(e[1].kind == DL_P2P_ADD && e[1].a == x + 2 && e[1].b == y && e[1].a_bytes == 2 * sizeof(float));
+    ck_assert(e[2].kind == DL_P2P_WAIT && e[2].id == 0);
+    ck_assert(e[3].kind == DL_P2P_START && e[3].op == DL_OP_ALLREDUCE && e[3].id == 1);
+    ck_assert(e[4].kind == DL_P2P_WAIT && e[4].id == 1);
+    ck_assert_str_eq(dl_p2plog_kind_name(DL_P2P_ADD), "add");
+    dl_p2plog_start(2); // a cap: later events are counted, not kept
+    for (int k = 0; k < 3; k++)
+        ck_assert_st(dl_comm_sendrecv(c, x, 1, 0, y, 1, 0, DL_F32), DL_OK);
+    dl_p2plog_stop();
+    e = dl_p2plog_events(&n, &dropped);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_uint_eq(dropped, 4);
+    ck_assert(e[1].kind == DL_P2P_WAIT && e[1].id == 0);
     dl_comm_finalize(c);
 }
 END_TEST
@@ -207,6 +253,7 @@ Suite *comm_suite(void)
     TCase *tc = tcase_with_timeout("world_of_one", 10);
     tcase_add_test(tc, test_world_of_one);
     tcase_add_test(tc, test_world_of_one_p2p);
+    tcase_add_test(tc, test_p2plog);
     tcase_add_test(tc, test_rank_exit);
     tcase_add_test(tc, test_claims);
     tcase_add_test(tc, test_claim_world_of_one);

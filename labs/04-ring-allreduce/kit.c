@@ -19,7 +19,7 @@ static const struct {
     {"library", DL_BW_ALLREDUCE},
     {"reduce-scatter", DL_BW_REDUCE_SCATTER},
     {"all-gather", DL_BW_ALLGATHER},
-    {"send-first", DL_BW_ALLREDUCE}, // its reduce-scatter, then the all-gather
+    {"send-first", DL_BW_ALLREDUCE}, // whole buffers round the ring, each added on arrival
 };
 
 const char *ring_algo_name(ring_algo a)
@@ -72,8 +72,9 @@ size_t ring_scratch_bytes(ring_algo a, size_t n, int P, dl_dtype t, size_t chunk
         return n * esz + (t == DL_F16 ? n * sizeof(float) : 0);
     case RING_RING:
     case RING_REDUCE_SCATTER:
-    case RING_SEND_FIRST:
         return seg * esz;
+    case RING_SEND_FIRST:
+        return 2 * n * esz;
     case RING_CHUNKED:
         return 2 * (chunk < seg ? chunk : seg) * esz;
     default:
@@ -81,26 +82,36 @@ size_t ring_scratch_bytes(ring_algo a, size_t n, int P, dl_dtype t, size_t chunk
     }
 }
 
-/* Every rank first sends its segment to the right with a blocking send, then
- * receives from the left. Below the transport's eager limit each send returns
- * at once (the message is buffered) and this works; above it a send waits for
- * the matching receive, which every rank only posts after its own send: the
- * ring deadlocks, and dl_comm's watchdog stops the job after DL_COMM_TIMEOUT. */
-static dl_status send_first_reduce_scatter(dl_comm *c, const dl_device *dev, void *buf, size_t n, dl_dtype t,
-                                           void *scratch)
+/* The deadlock the handout demonstrates: every rank first sends, with a
+ * blocking send, then receives. Below the transport's eager limit each send
+ * returns at once (the message is buffered) and this works; above it a send
+ * waits for the matching receive, which every rank only posts after its own
+ * send: the ring deadlocks, and dl_comm's watchdog stops the job after
+ * DL_COMM_TIMEOUT.
+ *
+ * Its layout is deliberately not the one of tasks 2 to 4, which is yours to
+ * work out: nothing is cut into segments. The whole buffer goes round the
+ * ring: in each of P - 1 steps every rank passes on the buffer it received
+ * last (its own, first) and adds the one that arrives. That is (P - 1) n
+ * elements out of every rank, where your ring sends 2 (P - 1) n / P; the
+ * send-then-receive order hangs the same way at any size above the limit.
+ * scratch holds two buffers: the one passed on and the one arriving. */
+static dl_status send_first_allreduce(dl_comm *c, const dl_device *dev, void *buf, size_t n, dl_dtype t, void *scratch)
 {
     int P = dl_comm_size(c), r = dl_comm_rank(c);
-    size_t esz = dl_dtype_size(t);
+    if (P == 1 || n == 0)
+        return DL_OK;
+    char *out = scratch, *in = out + n * dl_dtype_size(t);
+    DL_TRY(dl_copy(dev, out, buf, n, t));
     for (int k = 0; k < P - 1; k++) {
-        int s_send = ((r - k - 1) % P + P) % P, s_recv = ((r - k - 2) % P + P) % P;
-        size_t n_recv = ring_segment_count(n, P, s_recv);
-        char *b = buf;
         // the send, to completion: it returns at once below the eager limit, and
         // waits for the neighbour's receive above it
-        DL_TRY(dl_comm_send(c, b + ring_segment_offset(n, P, s_send) * esz, ring_segment_count(n, P, s_send),
-                            (r + 1) % P, t));
-        DL_TRY(dl_comm_recv(c, scratch, n_recv, (r + P - 1) % P, t));
-        DL_TRY(dl_add(dev, b + ring_segment_offset(n, P, s_recv) * esz, scratch, n_recv, t));
+        DL_TRY(dl_comm_send(c, out, n, (r + 1) % P, t));
+        DL_TRY(dl_comm_recv(c, in, n, (r + P - 1) % P, t));
+        DL_TRY(dl_add(dev, buf, in, n, t));
+        char *next = in; // what arrived goes on next step
+        in = out;
+        out = next;
     }
     return DL_OK;
 }
@@ -121,10 +132,8 @@ dl_status ring_run(ring_algo a, dl_comm *c, const dl_device *dev, void *buf, siz
         return ring_reduce_scatter(c, dev, buf, n, t, scratch);
     case RING_ALL_GATHER:
         return ring_all_gather(c, dev, buf, n, t);
-    case RING_SEND_FIRST: {
-        DL_TRY(send_first_reduce_scatter(c, dev, buf, n, t, scratch));
-        return ring_all_gather(c, dev, buf, n, t);
-    }
+    case RING_SEND_FIRST:
+        return send_first_allreduce(c, dev, buf, n, t, scratch);
     default:
         return dl_error_set(DL_ERR_ARG, "ring_run: unknown algorithm %d", (int)a);
     }

@@ -18,8 +18,11 @@
  * FILE writes the measured bus bandwidth and the per-hop latency as a
  * projection profile for labs 03 and 05 (--profile). --dump DIR writes each rank's
  * result of every algorithm for the sizes in --counts, with the
- * communication counters of each call, for the grader. Not a student file. */
+ * communication counters of each call and the kit's record of what it
+ * started, waited for and added (dl/p2plog.h), for the grader. Not a
+ * student file. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdint.h> // intptr_t
 #include <stdio.h> // printf
 #include <stdlib.h> // malloc, free
 #include <string.h> // strcmp, strtok_r
@@ -30,6 +33,7 @@
 #include "dl/fs.h" // dl_mkdir_p, dl_tmp_create
 #include "dl/half.h" // dl_half
 #include "dl/json.h" // the --dump records
+#include "dl/p2plog.h" // dl_p2plog_start, dl_p2plog_events: what each dumped call moved and added
 #include "dl/project.h" // dl_profile_load, dl_profile_cli
 #include "dl/rank.h" // dl_rank_device, dl_rank_exit
 #include "dl/timer.h" // dl_now
@@ -172,6 +176,32 @@ static dl_status time_it(bench *b, ring_algo a, size_t n, double *seconds)
 
 // ---- the grader's view: every result and the counters of each call ----
 
+/* Byte offset of p from buf (0 for NULL: an empty range). */
+static double offset_of(const bench *b, const void *p)
+{
+    return p == NULL ? 0.0 : (double)((intptr_t)p - (intptr_t)b->buf);
+}
+
+/* The kit's record of the call (dl/p2plog.h): "log" holds one row per event,
+ * [kind, op, id, a, a_bytes, b, b_bytes] with a and b as byte offsets from
+ * buf; "scratch_at" is scratch's. */
+static void write_log(dl_json *j, const bench *b)
+{
+    size_t n = 0, dropped = 0;
+    const dl_p2p_ev *ev = dl_p2plog_events(&n, &dropped);
+    dl_json_num(j, "scratch_at", offset_of(b, b->scratch));
+    dl_json_int(j, "log_dropped", (long long)dropped);
+    dl_json_array(j, "log");
+    for (size_t k = 0; k < n; k++) {
+        const dl_p2p_ev *e = &ev[k];
+        double row[7] = {
+            e->kind,           e->op, (double)e->id, offset_of(b, e->a), (double)e->a_bytes, offset_of(b, e->b),
+            (double)e->b_bytes};
+        dl_json_f64s(j, NULL, row, 7);
+    }
+    dl_json_end_array(j);
+}
+
 static dl_status dump(bench *b, const size_t *counts, int n_counts)
 {
     char path[1200], tmp[1300];
@@ -201,8 +231,10 @@ static dl_status dump(bench *b, const size_t *counts, int n_counts)
             st = dl_memcpy_h2d(b->dev, b->buf, b->host, n * b->esz);
             dl_comm_stats before, after;
             dl_comm_stats_get(b->c, &before);
+            dl_p2plog_start(0);
             if (st == DL_OK)
                 st = ring_run(a, b->c, b->dev, b->buf, n, b->t, chunk > 0 ? chunk : 1, b->scratch);
+            dl_p2plog_stop();
             dl_comm_stats_get(b->c, &after);
             if (st == DL_OK)
                 st = dl_memcpy_d2h(b->dev, b->host, b->buf, n * b->esz);
@@ -227,6 +259,7 @@ static dl_status dump(bench *b, const size_t *counts, int n_counts)
                 dl_json_int(&j, key, (long long)(after.bytes[op] - before.bytes[op]));
             }
             dl_json_int(&j, "messages", (long long)(after.messages - before.messages));
+            write_log(&j, b);
             dl_json_end_object(&j);
             if (st == DL_ERR_TODO) {
                 algo_st = st;
