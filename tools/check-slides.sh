@@ -262,6 +262,7 @@ if [ $have_pandoc = 1 ]; then
         printf '# A made-up deck\n\nIts first slide fits.\n\n---\n\n## Fits\n\n- one line\n- and another\n\n---\n\n'
         printf '## Too long\n\n'
         for i in $(seq 1 24); do printf -- '- line %d of a list that runs off the bottom\n' "$i"; done
+        # shellcheck disable=SC2016 # the backticks are Markdown's
         printf '\n---\n\n## Too wide\n\n```\n%s\n```\n\n---\n\n' "$(printf 'x%.0s' $(seq 1 160))"
         printf '## A plot that does not load\n\n![Nothing to see.](01-made-up/broken.svg)\n'
     } >"$F/src/01-made-up.md"

@@ -55,7 +55,7 @@ for md in "$src"/*.md; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "${DL_SLIDES_NO_RUN:-0}" = 1 ] || [ "$runs" != "$B/run" ]; then
-        echo "slides: no finished run in $runs for: ${missing[*]}; the decks show its plots (\`make run\` makes them)" >&2
+        echo "slides: no finished run in $runs for: ${missing[*]}; the decks show those runs' plots (\`make run\` makes them)" >&2
         exit 1
     fi
     echo "slides: no finished run of ${missing[*]} in $runs: the decks show that run's plots, so \`make run\` first"
@@ -64,7 +64,7 @@ fi
 
 # pandoc 2.19 renamed --self-contained (which 3.x still takes, with a warning) to --embed-resources
 embed=(--self-contained)
-pandoc --help | grep -q -- '--embed-resources' && embed=(--embed-resources --standalone)
+pandoc --help | grep -- '--embed-resources' >/dev/null && embed=(--embed-resources --standalone) # (no -q: pipefail)
 
 mkdir -p "$out"
 status=0
@@ -78,13 +78,13 @@ for md in "$src"/*.md; do
             echo "slides: $md shows $img, which is not in $runs (did \`make run\` write it?)" >&2
             bad=1
         }
-    done < <(grep -o '!\[[^]]*\]([^)]*)' "$md" | sed 's/.*](\([^) ]*\).*/\1/')
+    done < <(grep -o '](\([^) ]*\)\.\(svg\|png\))' "$md" | sed 's/^](//; s/)$//') # a caption may span lines
     if [ $bad = 1 ]; then
         status=1
         continue
     fi
     if pandoc -f markdown -t dzslides --slide-level=2 --mathml "${embed[@]}" --css=slides/style.css \
-        --resource-path="$runs" --metadata pagetitle="ddplab $d" -o "$html.tmp" "$md" 2>"$html.log"; then
+        --resource-path="$runs:." --metadata pagetitle="ddplab $d" -o "$html.tmp" "$md" 2>"$html.log"; then
         mv "$html.tmp" "$html"
         echo "slides: $html"
         sed 's/^/    pandoc: /' "$html.log"
