@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # deps.sh — installs the Debian/Ubuntu packages ddplab needs, and nothing else.
 #
+#   tools/deps.sh [slides] [--list]
+#
 # Called by `make deps`, and so by `make run` and `make test`: on a fresh
 # machine those two commands are the whole set-up. Says what it installs;
 # does nothing (quickly) when everything is there. Uses sudo when not root.
 # DL_NO_DEPS=1 skips it (for machines you manage yourself); --list prints the
-# package names.
+# package names. `slides` is the set `make slides` adds (tools/slides.sh).
 set -euo pipefail
 
 # What each package is for (the kit probes what it finds; these make it whole).
@@ -22,7 +24,15 @@ pkgs=(
     dataset-fashion-mnist  # Fashion-MNIST in /usr/share/datasets/fashion-mnist
     patch                  # applies the grader's mutants
 )
+# Only for `make slides`: most users never build the decks.
+slides_pkgs=(
+    pandoc                 # slides/*.md into one HTML file per deck (dzslides)
+)
 
+if [ "${1:-}" = slides ]; then
+    pkgs=("${slides_pkgs[@]}")
+    shift
+fi
 if [ "${1:-}" = --list ]; then
     echo "${pkgs[*]}"
     exit 0

@@ -6,6 +6,7 @@
 #   4 grader: skeletons score zero, no crash 7 CUDA code compiled for the GPUs we target
 #                                           8 gradebook and student release
 #                                           9 make run's report page, rendered in chromium
+#                                           9b every slide fits its window, in chromium
 # Runs where it stands (a clone of the kit); builds were done by `make all`.
 set -u
 unset MAKEFLAGS MFLAGS # the nested builds below are not part of the caller's jobserver
@@ -242,7 +243,18 @@ step "5b adversarial submissions: exactly their due on every grading path" bash 
 step "6 drivers end to end, plots, bad input" lab_scripts
 step "7 CUDA compiled and linked" cuda_compiled
 step "8 instructor tools: gradebook and student release" instructor_tools
+# the decks built from step 9's quick run (its plots), every slide at two window sizes
+slides_fit() {
+    local runs=$B/test/report-check/quick/run args=() rc
+    [ -d "$runs" ] && args=(--runs "$runs")
+    bash tools/check-slides.sh "${args[@]}"
+    rc=$?
+    [ $rc -eq 77 ] && return 0 # SKIPPED, and it said why
+    return $rc
+}
+
 step "9 report page: headlines, runs that went wrong, rendering in chromium (SKIPPED without it)" bash tools/check-report.sh
+step "9b slides: every slide shows all of its content at 1280x720 and 1920x1080 (SKIPPED without chromium or pandoc)" slides_fit
 echo
 if [ ${#failed[@]} -eq 0 ]; then
     echo "make test: all steps passed"
