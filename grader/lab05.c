@@ -1135,6 +1135,41 @@ static void check_same_decisions(amp_row *const *a, int P, long steps, long pois
         }
 }
 
+/* Judges, from the transport's log of run `name` on rank r, that every
+ * step's skip decision came after a reduction of the flag over the ranks:
+ * an allreduce of one element outside the gradient buffer (max, sum or
+ * avg) after the step's buckets started. */
+static void check_flag_reduced(const char *name, int r)
+{
+    ddp_bucket want[DDP_MAX_BUCKETS];
+    int nw = 0;
+    size_t n_params = 0;
+    model_buckets(want, &nw, &n_params);
+    recorded w;
+    read_recorded(name, r, (int)n_params / 2, 1, &w);
+    for (long s = 0; s < w.steps; s++) {
+        int flag = 0;
+        for (size_t i = 0; i < w.n; i++) {
+            const rec *e = &w.ev[i];
+            if (e->step != s || e->kind != DL_EV_ALLREDUCE)
+                continue;
+            const xrec *x = &w.x[e->xport];
+            if (x->offset >= 0)
+                flag = 0; // a bucket: the flag comes after the last one
+            else if (x->count == 1 && strcmp(x->red, "min") != 0)
+                flag = 1;
+        }
+        if (!flag)
+            GR_FAIL(GR_DIAG("flag-not-reduced") "--amp fp16, step %ld on rank %d: no allreduce of the inf/NaN flag "
+                                                "(one element, max or sum over the ranks) after the buckets' "
+                                                "allreduces: each rank decided alone on its own check. The summed "
+                                                "buckets agree here, so the decisions matched, but the rule is a "
+                                                "decision that rests on the flag reduced over the ranks",
+                    s + 1, r);
+    }
+    recorded_free(&w);
+}
+
 START_TEST(test_amp_skip)
 {
     enum { P = 2 };
@@ -1166,6 +1201,8 @@ START_TEST(test_amp_skip)
         if (after != before * 0.5)
             GR_FAIL("rank %d: the scale went from %g to %g after the overflow, expected it halved", r, before, after);
     }
+    for (int r = 0; r < P; r++)
+        check_flag_reduced("ampskip", r);
     for (int r = 0; r < P; r++)
         free(a[r]);
     free(p);
