@@ -1054,8 +1054,8 @@ static void check_amp_run(const char *name, int P, size_t B, dl_dtype t)
     for (long k = 0; k < nr; k++) {
         if (a[k].model_scale == 1.0 && a[k].scale != 1.0)
             GR_FAIL(GR_DIAG("no-loss-scaling") "step %ld: the scaler's scale is %g but the model's backward ran "
-                                               "with loss scale 1: the loss was never scaled (dl_mlp_set_loss_scale), "
-                                               "so small gradients still flush to zero in fp16",
+                                               "with loss scale 1: the loss was never scaled, so small gradients "
+                                               "still flush to zero in fp16",
                     k + 1, a[k].scale);
         if (a[k].model_scale != a[k].scale)
             GR_FAIL("step %ld: backward ran with loss scale %g, the scaler held %g", k + 1, a[k].model_scale,
@@ -1233,9 +1233,8 @@ START_TEST(test_amp_gpu)
         int want_skip = ref_scaler(&sc, k == poisoned);
         if (k == poisoned && got_skip == 0)
             GR_FAIL(GR_DIAG("step-not-skipped-on-inf") "on the GPU, step %ld: skipped = 0, but an inf was in its "
-                                                       "input: the device's gradients must be unscaled and checked "
-                                                       "on the device (dl_unscale on m->dev reads the flag back), as "
-                                                       "on the CPU",
+                                                       "input: the check must see the gradients the device summed, "
+                                                       "as it does on the CPU",
                     k + 1);
         if ((got_skip != 0) != want_skip || got_scale != want_scale)
             GR_FAIL("on the GPU, step %ld: scale %g, skipped = %g; on the CPU the same steps give scale %g, skipped = "
@@ -1340,19 +1339,22 @@ END_TEST
     }
 static const gr_item items[] = {
     ITEM(test_buckets, "buckets", "buckets: reverse order, first cap, whole parameters, exact views", 20, GR_CPU, NULL,
-         "walk the parameters from the last; close a bucket once it holds at least its cap", "task-1-buckets-20-points",
-         30, GR_WORKER),
+         "the first bucket holds what backward produces first; no bucket closes below its cap, none splits a parameter",
+         "task-1-buckets-20-points", 30, GR_WORKER),
     ITEM(test_equivalence, "equivalence",
          "bucketed P ranks equal one rank at P x batch after 20 steps (P = 2, 4); ranks bitwise equal", 25, GR_CPU,
-         "buckets", "pre-divide each bucket so the sum over ranks is the average; wait for every bucket",
+         "buckets",
+         "after the step every rank holds the mean gradient of the global batch, the same bits on every rank",
          "task-2-overlap-60-points", 300, GR_JUDGE),
     ITEM(test_overlap, "overlap",
          "recorded order, held against the transport's log: one allreduce per bucket view, in order, during backward",
-         20, GR_CPU, "buckets", "launch from ddp_grad_ready as soon as a bucket's lowest parameter is final",
+         20, GR_CPU, "buckets",
+         "a bucket can go once every gradient in it is final, not before; once per step, in order, on its view",
          "task-2-overlap-60-points", 300, GR_JUDGE),
     ITEM(test_accumulation, "accumulation",
          "accumulation: no communication before the last micro-batch; K x B equals K P B; no wait for the device", 15,
-         GR_CPU, "equivalence", "communicate only on the last micro-batch; average over micro-batches and ranks",
+         GR_CPU, "equivalence",
+         "the micro-batches before the last only add up; the step equals one rank's on all K x P x B rows",
          "task-3-gradient-accumulation-15-points", 300, GR_JUDGE),
     ITEM(test_projection, "projection",
          "your recorded order projects >= 0.9 x the reference's speedup on the default profile", 15, GR_CPU, "overlap",
@@ -1369,13 +1371,16 @@ static const gr_item items[] = {
          "task-4-the-loss-scaler-10-points", 30, GR_WORKER),
     ITEM(test_amp_training, "amp_training",
          "--amp fp16 on 2 and 4 ranks, bf16 on 2: 8 steps equal one rank in the same type; fp32 masters; ranks equal",
-         15, GR_CPU, "equivalence", "cast the masters to fp16, scale, allreduce fp16 buckets, unscale into fp32",
+         15, GR_CPU, "equivalence",
+         "backward sees the current masters in the model's type and the scaled loss; the optimizer, fp32 unscaled "
+         "gradients",
          "task-5-the-amp-step-25-points", 300, GR_JUDGE),
     ITEM(test_amp_skip, "amp_skip", "an inf on one rank before the sync: every rank skips that step together", 10,
-         GR_CPU, "amp_training", "check for inf/NaN after the buckets are summed, and decide on a reduced flag",
+         GR_CPU, "amp_training",
+         "every rank takes one decision from what every rank saw: it rests on a flag reduced over the ranks",
          "task-5-the-amp-step-25-points", 300, GR_JUDGE),
     ITEM(test_amp_gpu, "amp_gpu", "one GPU: 8 fp16 steps equal the CPU's; the poisoned one skipped on the device", 5,
-         GR_GPU1, "amp_training", "the same step on device pointers: cast, unscale and check on m->dev",
+         GR_GPU1, "amp_training", "the same step on device pointers: every pass runs where its data lives",
          "running-on-gpus", 300, GR_JUDGE),
     ITEM(test_ckpt_roundtrip, "ckpt_roundtrip",
          "checkpoint: saved and loaded back bitwise (weights, momentum, scaler, sampler, step, rng)", 10, GR_CPU, NULL,
@@ -1383,11 +1388,13 @@ static const gr_item items[] = {
          GR_WORKER),
     ITEM(test_ckpt_rejects, "ckpt_rejects",
          "checkpoint: truncated, corrupt and foreign files refused, naming the file, s untouched", 8, GR_CPU,
-         "ckpt_roundtrip", "check magic, version, length and crc32 of the whole file before the identity",
+         "ckpt_roundtrip",
+         "believe nothing of a file until all of it checks out; refuse it naming the file, s untouched",
          "task-6-checkpoints-35-points", 30, GR_WORKER),
     ITEM(test_ckpt_atomic, "ckpt_atomic",
          "checkpoint: a save that fails half-way leaves the old one loadable and no temporary file", 7, GR_CPU,
-         "ckpt_roundtrip", "write a temporary file beside path, check every write, rename it over path",
+         "ckpt_roundtrip",
+         "path changes only once a complete file exists; a failed save leaves the old one whole, no stray file",
          "task-6-checkpoints-35-points", 30, GR_WORKER),
     ITEM(test_ckpt_resume, "ckpt_resume",
          "--amp fp16 stopped after 5 steps, saved and resumed: bitwise the run that never stopped, loss scale too", 10,
