@@ -11,6 +11,7 @@
 #include "dl/ops.h" // dl_add
 #include "dl/p2plog.h" // dl_p2plog_start, dl_p2plog_events
 #include "dl/rank.h" // dl_rank_exit
+#include "dl/trace.h" // dl_trace_start, dl_trace_events
 
 START_TEST(test_world_of_one)
 {
@@ -247,6 +248,55 @@ START_TEST(test_claim_world_of_one)
 }
 END_TEST
 
+/* The transport's log: nothing before dl_comm_log_start, then every
+ * operation started, in order, with its buffer, count, dtype, reduction and
+ * the trace span it opened (allreduces, while the trace records); a call
+ * its checks refuse is not there; the cap counts the rest as dropped. */
+START_TEST(test_log)
+{
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("PMI_SIZE");
+    unsetenv("PMIX_RANK");
+    dl_comm *c;
+    ck_assert(dl_comm_init(NULL, NULL, &c) == DL_OK);
+    float x[4] = {1, 2, 3, 4};
+    int32_t flag = 0;
+    size_t n = 9, dropped = 9;
+    ck_assert_st(dl_comm_allreduce(c, x, 4, DL_F32, DL_RED_SUM), DL_OK); // before the log: not in it
+    ck_assert(dl_comm_log(c, &n, &dropped) == NULL);
+    ck_assert(n == 0 && dropped == 0);
+    dl_comm_log_start(c, 4);
+    dl_trace_clear();
+    dl_trace_start(0);
+    dl_comm_req *req = NULL;
+    ck_assert_st(dl_comm_allreduce_async(c, x + 2, 2, DL_F32, DL_RED_SUM, &req), DL_OK);
+    ck_assert_st(dl_comm_wait(c, req), DL_OK);
+    ck_assert_st(dl_comm_allreduce(c, &flag, 1, DL_I32, DL_RED_MAX), DL_OK);
+    ck_assert_st(dl_comm_allreduce(c, &flag, 1, DL_I32, DL_RED_AVG), DL_ERR_ARG); // refused: not logged
+    dl_trace_stop();
+    ck_assert_st(dl_comm_barrier(c), DL_OK);
+    ck_assert_st(dl_comm_broadcast(c, x, 4, DL_F32, 0), DL_OK);
+    ck_assert_st(dl_comm_broadcast(c, x, 4, DL_F32, 0), DL_OK); // the fifth: past the cap
+    const dl_comm_rec *r = dl_comm_log(c, &n, &dropped);
+    ck_assert(n == 4 && dropped == 1);
+    ck_assert(r[0].op == DL_OP_ALLREDUCE_ASYNC && r[0].buf == x + 2 && r[0].count == 2 && r[0].t == DL_F32);
+    ck_assert(r[1].op == DL_OP_ALLREDUCE && r[1].buf == &flag && r[1].count == 1 && r[1].red == DL_RED_MAX);
+    ck_assert(r[2].op == DL_OP_BARRIER && r[2].trace == -1);
+    ck_assert(r[3].op == DL_OP_BROADCAST && r[3].count == 4 && r[3].trace == -1);
+    size_t ne = 0;
+    const dl_span *ev = dl_trace_events(&ne);
+    ck_assert(r[0].trace >= 0 && (size_t)r[0].trace < ne && r[1].trace > r[0].trace && (size_t)r[1].trace < ne);
+    ck_assert(ev[r[0].trace].kind == DL_EV_ALLREDUCE && ev[r[0].trace].async == 1 && ev[r[0].trace].bytes == 8);
+    ck_assert(ev[r[1].trace].kind == DL_EV_ALLREDUCE && ev[r[1].trace].async == 0 && ev[r[1].trace].bytes == 4);
+    dl_comm_log_start(c, 100); // a second start changes nothing
+    ck_assert_st(dl_comm_barrier(c), DL_OK);
+    dl_comm_log(c, &n, &dropped);
+    ck_assert(n == 4 && dropped == 2);
+    dl_trace_clear();
+    dl_comm_finalize(c);
+}
+END_TEST
+
 Suite *comm_suite(void)
 {
     Suite *s = suite_create("comm");
@@ -257,6 +307,7 @@ Suite *comm_suite(void)
     tcase_add_test(tc, test_rank_exit);
     tcase_add_test(tc, test_claims);
     tcase_add_test(tc, test_claim_world_of_one);
+    tcase_add_test(tc, test_log);
     suite_add_tcase(s, tc);
     return s;
 }

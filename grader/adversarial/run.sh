@@ -37,8 +37,10 @@ field() { sed -n "s|^// $1: *||p" "grader/adversarial/$2.c" | head -n 1; }
 ok() { echo "ok      $1"; pass=$((pass + 1)); }
 not_ok() { echo "not ok  $1"; fail=$((fail + 1)); }
 
-# Points of each item, from the judge: "name points".
-points() { "$B/grader/lab$1" --list | awk '{print $1, $2}'; }
+# Points of each item, from the judge: "name points tier".
+points() { "$B/grader/lab$1" --list | awk '{print $1, $2, $4}'; }
+# The items of a GPU tier (skipped here, whatever their name), one per line.
+gpu_items() { "$B/grader/lab$1" --list | awk '$4 != "cpu" {print $1}'; }
 
 # What is left of a grading run after it ended: the processes of the user its
 # jobs ran as (from the table's "sandbox: ... as uid N"; a sandbox user is the
@@ -92,11 +94,12 @@ check_grade() {
         local score max failed
         score=$("$J" "$json" score)
         max=$("$J" "$json" extra_data.max_score)
-        # (a skipped item has no status: per test, not as two parallel lists)
+        # (a skipped item has no status: per test, not as two parallel lists; GPU items by their tier)
         failed=$(n=$("$J" "$json" tests); n=${n//[^0-9]/}
             for ((i = 0; i < ${n:-0}; i++)); do
                 echo "$("$J" "$json" "tests.$i.name" | sed 's/:.*//') $("$J" "$json" "tests.$i.status" 2>/dev/null)"
-            done | awk '$2 == "failed" && $1 !~ /^gpu/ { print $1 }' | sort | tr '\n' ' ' | sed 's/ $//')
+            done | awk '$2 == "failed" { print $1 }' | grep -vxF -f <(gpu_items "$lab"; echo -) | sort | tr '\n' ' ' |
+            sed 's/ $//')
         case $lose in
         all) [ "$score" = 0 ] || why+=("scored $score, expected 0") ;;
         none) [ "$score" = "$max" ] || why+=("scored $score/$max, expected full marks (lost: $failed)") ;;
@@ -173,10 +176,10 @@ for lab in $(for n in "${list[@]}"; do field lab "$n"; done | sort -u); do
         [ -n "$row" ] || why+=("no row in $csv")
         got_status=${row##*,}
         [ "$got_status" = "${status:-graded}" ] || why+=("status '$got_status', expected '${status:-graded}'")
-        while read -r item pts; do
+        while read -r item pts tier; do
             col=$(echo "$header" | tr ',' '\n' | grep -nx "$item" | cut -d: -f1)
             got=$(echo "$row" | cut -d, -f"$col")
-            case $item in gpu*) continue ;; esac
+            [ "$tier" = cpu ] || continue
             want=$pts
             case " $lose " in " all " | *" $item "*) want=0 ;; esac
             [ "$got" = "$want" ] || why+=("$item: $got points, expected $want")

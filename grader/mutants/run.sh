@@ -7,6 +7,9 @@
 #     # lab: NN
 #     # diagnosis: the name the grader must print as "[diagnosis: name]"
 #     # items: the graded items that must catch it (optional; default all)
+#     # lose: the items it must fail, and no others (optional; a full grade):
+#     #       one mistake, one item — every other item passes, is skipped,
+#     #       or says "parent failed"
 # (diagnosis "none" marks the control: it must score full marks, on every
 # item). Each is
 # applied to a temporary copy of solutions/NN-*/, built into its own grader
@@ -30,6 +33,8 @@ mutant() {
     # only the items that must catch it (and their parents): the mutant test asks
     # "is this mistake caught, by name, where it should be", not a full grade
     read -r -a items <<<"$(sed -n 's/^# items: *//p' "$diff")"
+    lose=$(sed -n 's/^# lose: *//p' "$diff" | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ' | sed 's/ $//')
+    [ -n "$lose" ] && items=()
     dir=$(basename "$(ls -d labs/"$lab"-*)")
     root=$MB/$name
     src=$root/src
@@ -59,10 +64,15 @@ mutant() {
         fi
         return
     fi
+    failed=$(sed -n 's/^\[FAIL\] *[0-9]*\/[0-9]* *\([a-z0-9_]*\).*/\1/p' "$root/grade.log" | sort | tr '\n' ' ' | sed 's/ $//')
     if [ $rc -eq 0 ]; then
         echo "not ok  $name: scored full marks ($score) — the grader misses: $what"
     elif ! grep -q "\[diagnosis: $diag\]" "$root/grade.log"; then
         echo "not ok  $name: caught ($score) but without [diagnosis: $diag]; see $root/grade.log"
+    elif [ -n "$lose" ] && [ "$failed" != "$lose" ]; then
+        echo "not ok  $name: failed '$failed', expected only '$lose' (the others pass or say parent failed); see $root/grade.log"
+    elif [ -n "$lose" ]; then
+        echo "ok      $name: caught as $diag, only in $lose ($score, $((SECONDS - t0)) s)"
     else
         echo "ok      $name: caught as $diag ($score, $((SECONDS - t0)) s)"
     fi

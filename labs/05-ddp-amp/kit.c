@@ -277,6 +277,9 @@ dl_status kit_ckpt_save(kit_ckpt *c, const char *dir, const dl_mlp *m, const amp
 dl_status kit_ckpt_resume(kit_ckpt *c, const char *path, int allow_reshard, dl_mlp *m, amp_scaler *sc, long *step,
                           int *epoch, long *batch)
 {
+    // what the run holds now goes in first: a field the load leaves alone keeps the run's value
+    c->s.scale = sc->scale;
+    c->s.growth_tracker = sc->growth_tracker;
     DL_TRY(ckpt_load(path, &c->s, allow_reshard));
     DL_TRY(dl_mlp_set_params(m, c->s.params));
     DL_TRY(dl_mlp_set_velocity(m, c->s.velocity));

@@ -66,8 +66,10 @@ dl_status kit_poison(const dl_device *dev, ddp_micro *mb);
  * run's identity (layer sizes, world size P, seed) and host buffers for the
  * weights and the momentum. save (rank 0): the model, the scaler and where
  * the run stands — the next step's number, epoch and batch within it — to
- * DIR/latest (DIR is made). resume (every rank): loads path and puts it
- * back into the model, the scaler and the three positions (after a reshard,
+ * DIR/latest (DIR is made). resume (every rank): loads path (into a state
+ * that holds the run's own scaler, so a load that leaves it alone leaves
+ * the run's) and puts it back into the model, the scaler and the three
+ * positions (after a reshard,
  * --allow-reshard, the batch number is the writer's: the driver goes on from
  * it in its own batches). end: frees. */
 typedef struct kit_ckpt {

@@ -2,12 +2,13 @@
  * projection of the three modes and the files rank 0 writes (see
  * outputs.h). Not a student file. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h> // snprintf
+#include <stdint.h> // uintptr_t
+#include <stdio.h> // snprintf, fprintf, rename
 #include <stdlib.h> // malloc, free
 #include <string.h> // strcmp
 
 #include "dl/fmt.h" // dl_pct
-#include "dl/fs.h" // dl_mkdir_p
+#include "dl/fs.h" // dl_mkdir_p, dl_tmp_create
 #include "dl/json.h" // dl_json
 #include "dl/metrics.h" // dl_csv_write
 #include "dl/plot.h" // dl_plots_draw
@@ -145,9 +146,42 @@ dl_status lab05_setup(lab05_run *R)
 static const char *const acols[] = {"step",      "loss",      "scale",       "skipped",
                                     "underflow", "unchanged", "model_scale", "subnormal"};
 
-dl_status lab05_dump(const char *dir, int rank, const dl_mlp *m, const double *arow, long rows)
+/* DIR/comm.RANK.csv: the transport's records of the traced run, each
+ * buffer placed in the gradient buffer (elements of esz bytes from grads). */
+static dl_status dump_log(const char *path, const lab05_run *R)
+{
+    static const char *const red_names[] = {"sum", "avg", "max", "min"};
+    const char *g = R->amp ? (const char *)R->m.grads16 : (const char *)R->m.grads;
+    size_t n = 0, esz = R->esz, end = R->m.n_params * esz;
+    const dl_comm_rec *rec = dl_comm_log(R->comm, &n, NULL);
+    n = n < R->logged ? n : R->logged;
+    char tmp[1200];
+    FILE *f = dl_tmp_create(path, tmp, sizeof tmp, "w");
+    if (f == NULL)
+        return dl_error_set(DL_ERR_IO, "%s: cannot write", path);
+    fprintf(f, "index,op,trace,offset,count,dtype,red\n");
+    for (size_t k = 0; k < n; k++) {
+        const dl_comm_rec *e = &rec[k];
+        const char *b = e->buf;
+        // pointers into one buffer compare as addresses: the same on the host and on a device
+        uintptr_t at = (uintptr_t)b, lo = (uintptr_t)g;
+        long offset = b != NULL && at >= lo && at < lo + end && (at - lo) % esz == 0 ? (long)((at - lo) / esz) : -1;
+        fprintf(f, "%zu,%s,%ld,%ld,%zu,%s,%s\n", k, dl_comm_op_name(e->op), e->trace, offset, e->count,
+                dl_dtype_name(e->t), (unsigned)e->red < 4 ? red_names[e->red] : "?");
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        remove(tmp);
+        return dl_error_set(DL_ERR_IO, "%s: write failed", path);
+    }
+    return DL_OK;
+}
+
+dl_status lab05_dump(const lab05_run *R)
 {
     char path[1100];
+    const char *dir = R->o.dump;
+    const dl_mlp *m = &R->m;
+    int rank = R->rank;
     float *p = malloc(m->n_params * sizeof *p);
     dl_status st = p ? dl_mkdir_p(dir) : dl_error_set(DL_ERR_NOMEM, "out of memory");
     if (st == DL_OK)
@@ -158,9 +192,12 @@ dl_status lab05_dump(const char *dir, int rank, const dl_mlp *m, const double *a
     snprintf(path, sizeof path, "%s/trace.%d.csv", dir, rank);
     if (st == DL_OK)
         st = dl_trace_write_csv(path);
+    snprintf(path, sizeof path, "%s/comm.%d.csv", dir, rank);
+    if (st == DL_OK)
+        st = dump_log(path, R);
     snprintf(path, sizeof path, "amp.%d.csv", rank);
-    if (st == DL_OK && arow != NULL)
-        st = dl_csv_write(dir, path, acols, 8, arow, (size_t)rows);
+    if (st == DL_OK && R->amp)
+        st = dl_csv_write(dir, path, acols, 8, R->arow + 8 * R->resumed_at, (size_t)(R->step - R->resumed_at));
     free(p);
     return st;
 }

@@ -14,10 +14,14 @@
  *   dl_summary_prepare), the profile, this rank's device (dl_rank_device),
  *   the data and the model's sizes. Returns the first failure (DL_ERR_ARG
  *   naming the flag for bad input).
- * - lab05_dump (every rank, --dump DIR): DIR/params.RANK.npy (the fp32
- *   parameters), DIR/trace.RANK.csv (dl_trace_write_csv) and, when arow is
- *   not NULL, DIR/amp.RANK.csv (rows rows of --amp's 8 values). DIR is made.
- *   Returns the first failure.
+ * - lab05_dump (every rank, --dump DIR = R->o.dump): DIR/params.RANK.npy
+ *   (the fp32 parameters), DIR/trace.RANK.csv (dl_trace_write_csv),
+ *   DIR/comm.RANK.csv (the transport's first R->logged records, dl_comm_log:
+ *   index, op, trace, offset, count, dtype, red; offset is where the buffer
+ *   starts in the gradient buffer the reducer's buckets are views of, in
+ *   elements, or -1 for a buffer outside it) and, under --amp,
+ *   DIR/amp.RANK.csv (one row of --amp's 8 values per step this run took).
+ *   DIR is made. Returns the first failure.
  * - lab05_write_outputs (every rank: trace.json is a collective) writes
  *   --out/trace.json; then rank 0 projects one step of each mode
  *   (dl_project_step, from the order the trace recorded for the second step
@@ -95,6 +99,7 @@ typedef struct lab05_run {
     dl_progress pr;
     /* what the end reports */
     long resumed_at, step; /* the first step this run took; the step after its last */
+    size_t logged; /* the transport's records (dl_comm_log) up to the end of the trace */
     const double *arow; /* --amp: 8 values per step, from step 0 */
     double test; /* test accuracy */
     double param_diff; /* the parameters' largest difference across ranks at the end */
@@ -103,7 +108,7 @@ typedef struct lab05_run {
 
 int lab05_parse(int argc, char **argv, lab05_options *o);
 dl_status lab05_setup(lab05_run *R);
-dl_status lab05_dump(const char *dir, int rank, const dl_mlp *m, const double *arow, long rows);
+dl_status lab05_dump(const lab05_run *R);
 dl_status lab05_write_outputs(lab05_run *R);
 
 #endif /* LAB05_OUTPUTS_H */

@@ -52,6 +52,13 @@
  *   starts successfully (a call refused by its checks counts nothing); see
  *   dl_comm_stats for what each one means. The grader and the speedup
  *   projection read them.
+ * - The log (dl_comm_log_start): from then on the transport also keeps its
+ *   own record of each operation this rank starts successfully — which
+ *   one, its buffer, count, dtype and reduction, and the span it opened in
+ *   dl/trace.h's timeline. Only the transport writes it and nothing stops
+ *   it, so it is the witness a trace is held against: an allreduce span
+ *   that no record names was not the transport's, and a record whose span
+ *   is missing ran while the trace was off.
  * - Transports: comm.c dispatches; src/comm_backend.h says what the MPI and
  *   NCCL transports implement (each has a stub for builds without it).
  */
@@ -230,6 +237,25 @@ dl_status dl_comm_wait(dl_comm *c, dl_comm_req *req);
 void dl_comm_stats_get(const dl_comm *c, dl_comm_stats *s);
 void dl_comm_stats_reset(dl_comm *c);
 const char *dl_comm_op_name(dl_comm_op op);
+
+/* One operation as the transport started it (dl_comm_log). */
+typedef struct dl_comm_rec {
+    dl_comm_op op; /* the counter it is counted under */
+    const void *buf; /* allreduce: its buffer (in place); otherwise the send buffer */
+    size_t count; /* elements of t this rank handed over (as dl_comm_stats' bytes count them) */
+    dl_dtype t;
+    dl_red red; /* allreduce(_async): its reduction; otherwise DL_RED_SUM */
+    long trace; /* the span it opened in dl/trace.h's timeline (its index); -1: none */
+} dl_comm_rec;
+
+/* Starts the log (see Contract): every operation this rank starts from now
+ * on, in the order started, at most cap records (0: 1 << 20); later ones,
+ * and any its memory cannot hold, are counted as dropped. A second call
+ * changes nothing. Cannot fail. */
+void dl_comm_log_start(dl_comm *c, size_t cap);
+/* The records so far (*n of them; NULL when none) and how many were
+ * dropped (dropped may be NULL). Valid until the next operation. */
+const dl_comm_rec *dl_comm_log(const dl_comm *c, size_t *n, size_t *dropped);
 
 /* Seconds a call waits for the other ranks before aborting (DL_COMM_TIMEOUT). */
 double dl_comm_timeout(void);
