@@ -2,7 +2,7 @@
  * the files (see outputs.h). Not a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // NAN
-#include <stdio.h> // snprintf
+#include <stdio.h> // snprintf, remove
 #include <stdlib.h> // malloc, free
 #include <string.h> // memcpy, memset
 
@@ -96,7 +96,8 @@ static dl_status write_scaling(const char *out, const lab01_run *scaled, const l
 
 // ---- the plots ----
 
-/* learning_curve and, with the comparison, scaling; the files drawn into list. Cannot fail. */
+/* learning_curve and, with the comparison, scaling (else an earlier run's
+ * scaling plot goes); the files drawn into list. Cannot fail. */
 static void draw(const lab01_options *o, int have_scaling, char *list, size_t len)
 {
     const char *out = o->a.out;
@@ -105,6 +106,8 @@ static void draw(const lab01_options *o, int have_scaling, char *list, size_t le
                   o->no_scale ? "raw features" : "standardised", o->a.lr, o->lambda);
     if (have_scaling)
         dl_plots_draw(&p, "scaling", "data='%s/scaling.csv'; lr=%g", out, o->a.lr);
+    else
+        dl_plots_skip(&p, "scaling");
     snprintf(list, len, "%s", p.list);
 }
 
@@ -184,6 +187,10 @@ dl_status lab01_write_outputs(const lab01_results *r, char *plots, size_t len)
         const lab01_run *scaled = o->no_scale ? r->other : r->main_run;
         const lab01_run *raw = o->no_scale ? r->main_run : r->other;
         DL_TRY(write_scaling(o->a.out, scaled, raw));
+    } else { // --no-compare: an earlier run's comparison must not stay beside this run's data
+        char stale[1100];
+        snprintf(stale, sizeof stale, "%s/scaling.csv", o->a.out);
+        remove(stale);
     }
     draw(o, r->other != NULL, plots, len);
     summary_ctx sc = {r, plots};

@@ -221,8 +221,12 @@ static dl_status write_curves(const lab02_results *r)
         memcpy(rows + k * 5, v, sizeof v);
     }
     DL_TRY(dl_csv_write(r->out, "metrics.csv", cols, 5, rows, nl));
-    if (r->epochs <= 0)
+    if (r->epochs <= 0) { // no curve: an earlier run's learning.csv must not stay beside this run's data
+        char stale[1200];
+        snprintf(stale, sizeof stale, "%s/learning.csv", r->out);
+        remove(stale);
         return DL_OK;
+    }
     char names[LAB02_MAX_LAMBDAS + 1][40];
     const char *lcols[LAB02_MAX_LAMBDAS + 1];
     snprintf(names[0], sizeof names[0], "epoch");
@@ -332,6 +336,8 @@ static void draw_plots(const lab02_results *r, char *plots, size_t len)
         snprintf(vars, sizeof vars, "data='%s/learning.csv'; n=%d", out, r->nl);
         dl_plot_listed("labs/02-evaluation/plots/learning_curve.gp", r->plot, out, "learning_curve", vars, "lab02",
                        plots, len);
+    } else {
+        dl_plot_forget(out, "learning_curve");
     }
 }
 

@@ -2,7 +2,7 @@
  * projection of the three modes and the files rank 0 writes (see
  * outputs.h). Not a student file. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h> // snprintf
+#include <stdio.h> // snprintf, remove
 #include <stdlib.h> // malloc, free
 #include <string.h> // strcmp
 
@@ -337,24 +337,37 @@ static dl_status write_tables(const lab05_run *R, const projected *p, const dl_s
     DL_TRY(dl_csv_write(out, "projection.csv", pcols, 7, p->rows, 3));
     DL_TRY(dl_csv_write(out, "sweep.csv", scols, 3, p->sweep, p->ns));
     DL_TRY(dl_csv_write(out, "timeline.csv", tcols, 5, trow, *nt));
+    char stale[1100]; // an fp32 run writes no amp.csv: an earlier AMP run's must not stay beside this run's data
+    snprintf(stale, sizeof stale, "%s/amp.csv", out);
     if (R->amp)
         DL_TRY(dl_csv_write(out, "amp.csv", acols, 8, R->arow + 8 * R->resumed_at, (size_t)(R->step - R->resumed_at)));
+    else
+        remove(stale);
     return DL_OK;
 }
 
 /* The plots of what write_tables wrote (nt, ns: timeline.csv's and
- * sweep.csv's rows) into p. Cannot fail. */
+ * sweep.csv's rows) into p; a plot this run does not draw is removed (an
+ * earlier run's). Cannot fail. */
 static void draw(const lab05_run *R, int nt, int ns, dl_plots *p)
 {
     const char *out = R->o.a.out, *mode = lab05_mode_names[R->mode];
     if (R->tally.done > 1)
         dl_plots_draw(p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, mode, R->P);
+    else
+        dl_plots_skip(p, "training");
     if (nt > 0)
         dl_plots_draw(p, "timeline", "data='%s/timeline.csv'; mode='%s'; P=%d", out, mode, R->P);
+    else
+        dl_plots_skip(p, "timeline");
     if (ns > 1)
         dl_plots_draw(p, "sweep", "data='%s/sweep.csv'; profile='%s'", out, R->prof.name);
+    else
+        dl_plots_skip(p, "sweep");
     if (R->amp && R->step > 1)
         dl_plots_draw(p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d", out, R->o.amp, R->P);
+    else
+        dl_plots_skip(p, "amp");
     dl_plots_draw(p, "speedup", "data='%s/projection.csv'; profile='%s'", out, R->prof.name);
 }
 
