@@ -312,7 +312,7 @@ static dl_status write_tables(const lab05_run *R, const projected *p, const dl_s
     static const char *const pcols[] = {"ranks",        "bucketed",         "ddp_flat", "per_param", "bucketed_exposed",
                                         "flat_exposed", "per_param_exposed"};
     static const char *const scols[] = {"cap_kib", "step_ms", "buckets"};
-    static const char *const tcols[] = {"rank0_kind", "id", "t0_ms", "t1_ms", "lane"};
+    static const char *const tcols[] = {"rank0_kind", "id", "t0_ms", "t1_ms", "lane", "async", "bytes"};
     const char *out = R->o.a.out;
     double brow[DDP_MAX_BUCKETS * 6];
     for (int k = 0; k < R->nb; k++) {
@@ -321,22 +321,24 @@ static dl_status write_tables(const lab05_run *R, const projected *p, const dl_s
         r[0] = k, r[1] = b->first, r[2] = b->last, r[3] = (double)b->offset;
         r[4] = (double)b->count, r[5] = (double)(R->esz * b->count);
     }
-    double trow[512 * 5];
+    double trow[512 * 7];
     double origin = -1;
     *nt = 0;
     for (size_t i = 0; i < nev && *nt < 512; i++) {
         if (ev[i].step != probe)
             continue;
         origin = origin < 0 ? ev[i].t0 : origin;
-        double *r = trow + 5 * (*nt)++;
+        double *r = trow + 7 * (*nt)++;
         r[0] = ev[i].kind, r[1] = ev[i].id, r[2] = (ev[i].t0 - origin) * 1e3, r[3] = (ev[i].t1 - origin) * 1e3;
         r[4] = ev[i].kind == DL_EV_ALLREDUCE ? 1 : ev[i].kind == DL_EV_STEP ? 2 : 0;
+        r[5] = ev[i].async; // 1: a bucket's allreduce, overlapped; 0: a blocking one (ddp-flat's, AMP's flag)
+        r[6] = ev[i].bytes;
     }
     DL_TRY(dl_csv_write(out, "metrics.csv", mcols, KIT_METRIC_COLS, R->tally.rows, R->tally.done));
     DL_TRY(dl_csv_write(out, "buckets.csv", bcols, 6, brow, R->nb));
     DL_TRY(dl_csv_write(out, "projection.csv", pcols, 7, p->rows, 3));
     DL_TRY(dl_csv_write(out, "sweep.csv", scols, 3, p->sweep, p->ns));
-    DL_TRY(dl_csv_write(out, "timeline.csv", tcols, 5, trow, *nt));
+    DL_TRY(dl_csv_write(out, "timeline.csv", tcols, 7, trow, *nt));
     char stale[1100]; // an fp32 run writes no amp.csv: an earlier AMP run's must not stay beside this run's data
     snprintf(stale, sizeof stale, "%s/amp.csv", out);
     if (R->amp)
@@ -361,7 +363,8 @@ static void draw(const lab05_run *R, int nt, int ns, dl_plots *p)
     else
         dl_plots_skip(p, "timeline");
     if (ns > 1)
-        dl_plots_draw(p, "sweep", "data='%s/sweep.csv'; profile='%s'", out, R->prof.name);
+        dl_plots_draw(p, "sweep", "data='%s/sweep.csv'; profile='%s'; cap_kib=%g; first_kib=%g", out, R->prof.name,
+                      R->o.bucket_mb * 1024, R->o.first_bucket_mb * 1024);
     else
         dl_plots_skip(p, "sweep");
     if (R->amp && R->step > 1)
