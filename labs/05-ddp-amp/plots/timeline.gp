@@ -30,7 +30,7 @@ set style fill solid 0.8 border -1
 eval key_below(3)
 set key maxrows 3
 # the wait: from the end of backward to the optimizer, when there is one to see
-if (exists("OPT_min") && exists("BWD_max") && OPT_min - BWD_max > 0.02 * T_max) {
+if (exists("OPT_min") && exists("BWD_max") && OPT_min - BWD_max > 0.05 * T_max) {
     set arrow 1 from BWD_max, 1.45 to OPT_min, 1.45 heads size screen 0.008, 90 lc rgb '#444444'
     set label 1 'wait' at (BWD_max + OPT_min) / 2, 1.55 center tc rgb '#444444'
 }
