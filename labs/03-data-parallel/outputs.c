@@ -224,7 +224,8 @@ static dl_status write_tables(const lab03_run *R, lab03_results *S)
         st = k < 0 ? DL_ERR_ARG
                    : dl_csv_write(out, "projection.csv",
                                   (const char *[]){"batch_per_rank", "speedup", "compute_ms", "comm_ms"}, 4, rows, k);
-    const char *runs[2] = {"naive: every rank all rows, no sync", "DDP: sharded rows + gradient allreduce"};
+    // no comma inside a name: gnuplot's strcol() cuts a quoted field at its comma
+    const char *runs[2] = {"naive: every rank all rows and no sync", "DDP: sharded rows + gradient allreduce"};
     if (st == DL_OK && !isnan(S->naive_s))
         st = dl_csv_write_named(out, "epoch_time.csv", (const char *[]){"run", "epoch_s"}, 2, runs,
                                 (double[2]){S->naive_s, S->r.steady_epoch_seconds}, 2);
