@@ -9,7 +9,8 @@ if (!exists("s_n")) s_n = -1
 if (!exists("r_n")) r_n = -1
 if (!exists("s_loss")) s_loss = NaN
 if (!exists("r_loss")) r_loss = NaN
-ended(n) = (n < max_epochs) ? sprintf("converged after %d epochs", n) : sprintf("%d epochs", n)
+epochs(n) = sprintf("%d epoch%s", n, n == 1 ? "" : "s")
+ended(n) = (n < max_epochs) ? "converged after " . epochs(n) : epochs(n)
 set title sprintf("Same learning rate (%g) on standardised and raw features\n%s", lr, \
     sub("raw features span 0.001 to 4000: a step that suits one scale throws the loss around"))
 set xlabel 'epoch'

@@ -3,9 +3,9 @@
 # the target against the same one-GPU baseline. Variables: data
 # (epoch_time.csv: run,epoch_s), pnaive, pddp (projected speedups; pddp <= 0:
 # DDP's run was not projected), P, profile.
-ddp = (pddp > 0) ? sprintf("DDP %.2fx", pddp) : "DDP not projected"
+ddp = (pddp > 0) ? sprintf("DDP %.2f×", pddp) : "DDP not projected"
 set title sprintf("A steady epoch: four serial copies vs data parallelism (%d ranks, measured here)\n%s", P, \
-    sub(sprintf("projected on %s: naive %.2fx, %s the speed of one GPU", profile, pnaive, ddp)))
+    sub(sprintf("projected on %s: naive %.2f×, %s the speed of one GPU", profile, pnaive, ddp)))
 set style data histograms
 set style fill solid 0.85 border -1
 set boxwidth 0.6
