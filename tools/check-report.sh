@@ -140,6 +140,62 @@ if [ -f "$s05/amp/summary.json" ] && [ -f "$s05/summary.json" ] && [ -n "$(secti
         && ok "lab 05's AMP headline carries the AMP run's test accuracy ($a) beside the fp32 run's ($b)" \
         || not_ok "lab 05's AMP headline lacks 'Test accuracy $a after' and '(the fp32 run above: $b'"
 fi
+# every number a headline gives that its key plot shows too is the same quantity, written the same way:
+# agree DIR N PLOT WHAT VALUE...: each VALUE (formatted as both write it) is in the section's N-th headline
+# and in the text of the key plot PLOT (an .svg; a .png has no text to read: said, not checked)
+agree() {
+    local dir=$1 n=$2 plot=$3 what=$4 h t v bad=""
+    shift 4
+    [ -n "$(section "$dir")" ] || return 0
+    h=$(section "$dir" | grep 'class="headline"' | text | sed -n "${n}p")
+    if [ ! -f "$plot" ]; then
+        echo "# $what: no $(basename "$plot") (a png run?): the headline against its plot is not checked"
+        return 0
+    fi
+    t=$(sed -e 's/<[^>]*>/ /g' -e 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' "$plot")
+    for v in "$@"; do
+        printf '%s' "$h" | grep -qF -- "$v" || bad="$bad '$v' is not in the headline;"
+        printf '%s' "$t" | grep -qF -- "$v" || bad="$bad '$v' is not in $(basename "$plot");"
+    done
+    if [ -z "$bad" ]; then ok "$what: $* in the headline and in the key plot"; else
+        not_ok "$what:$bad"
+        printf '    | headline: %s\n' "$h"
+    fi
+}
+# fmt FORMAT SUMMARY KEY [SCALE]: a summary.json number as printf FORMAT writes it (times SCALE)
+fmt() { awk -v f="$1" -v v="$($J "$2" "$3")" -v k="${4:-1}" 'BEGIN { printf f, v * k }'; }
+R=$(dirname "$page")/../run
+S=$R/01-logreg/summary.json
+[ -f "$S" ] && agree 01-logreg 1 "$R/01-logreg/scaling.svg" "lab 01: the training losses of both runs" \
+    "$(fmt %.3g "$S" train_loss)" "$(fmt %.3g "$S" raw_features_run.final_train_loss)"
+S=$R/02-evaluation/summary.json
+[ -f "$S" ] && agree 02-evaluation 1 "$R/02-evaluation/validation_curve.svg" \
+    "lab 02: the chosen lambda, its validation macro-F1 beside the first lambda's, its one test score" \
+    "λ = $(fmt %g "$S" chosen_lambda)" "$(fmt %.4f "$S" chosen_val_macro_f1)" "$(fmt %.4f "$S" first_val_macro_f1)" \
+    "$(fmt %.1f%% "$S" test_accuracy 100)" "$(fmt %.3f "$S" test_macro_f1)"
+S=$R/03-data-parallel/summary.json
+[ -f "$S" ] && agree 03-data-parallel 1 "$R/03-data-parallel/epoch_time.svg" \
+    "lab 03: a steady epoch of DDP and of the naive attempt, and their projected speedups" \
+    "$(fmt '%.3f s' "$S" steady_epoch_seconds)" "$(fmt '%.3f s' "$S" naive.epoch_seconds)" \
+    "$(fmt %.2f× "$S" projection.speedup)" "$(fmt %.2f× "$S" naive.projected_speedup)"
+S=$R/04-ring-allreduce/summary.json
+[ -f "$S" ] && agree 04-ring-allreduce 1 "$R/04-ring-allreduce/busbw.svg" \
+    "lab 04: the large messages' busbw of the ring, the library and the naive allreduce" \
+    "$(fmt '%.3g GB/s' "$S" algos.ring.large_busbw_gbs)" "$(fmt '%.3g GB/s' "$S" algos.library.large_busbw_gbs)" \
+    "$(fmt '%.3g GB/s' "$S" algos.naive.large_busbw_gbs)"
+S=$R/05-ddp-amp/summary.json
+[ -f "$S" ] && agree 05-ddp-amp 1 "$R/05-ddp-amp/speedup.svg" "lab 05: each mode's projected speedup, the exposed share" \
+    "$(fmt %.2f× "$S" projection.bucketed.speedup)" "$(fmt %.1f%% "$S" projection.bucketed.exposed_share 100)" \
+    "$(fmt %.2f× "$S" projection.ddp-flat.speedup)" "$(fmt %.2f× "$S" projection.per-param.speedup)"
+S=$R/05-ddp-amp/amp/summary.json
+if [ -f "$S" ]; then
+    shares=() # a share of 0 has no line on the plot's log axis (its title says so instead)
+    for k in mean_underflow_share mean_subnormal_share; do
+        awk -v v="$($J "$S" "amp_stats.$k")" 'BEGIN { exit !(v > 0) }' && shares+=("$(fmt %.3g%% "$S" "amp_stats.$k" 100)")
+    done
+    [ ${#shares[@]} -gt 0 ] && agree 05-ddp-amp 2 "$R/05-ddp-amp/amp/amp.svg" \
+        "lab 05 (AMP): the mean shares of the gradient flushed to zero and subnormal" "${shares[@]}"
+fi
 if the_imgs "$page"; then ok "all $IMGS <img src> of the page are files beside it"; else not_ok "broken <img src> on the page"; fi
 if balanced "$page"; then ok "every element the page opens is closed"; else not_ok "the page's elements do not balance"; fi
 
@@ -148,17 +204,19 @@ F=$W/fixture
 mkdir -p "$F/report" "$F/run/02-evaluation" "$F/run/02-nokey" "$F/run/05-failed" "$F/run/05-nosummary" \
     "$F/run/06-interrupted" "$F/run/09-noview" "$F/run/05-second/amp"
 svg='<svg xmlns="http://www.w3.org/2000/svg" width="400" height="200"><rect width="400" height="200" fill="#2a6fb0"/></svg>'
-echo "$svg" >"$F/run/02-evaluation/confusion.svg"
+echo "$svg" >"$F/run/02-evaluation/validation_curve.svg"
 echo "$svg" >"$F/run/02-evaluation/lost.svg"
 echo "$svg" >"$F/run/09-noview/a.svg"
 echo 0 | tee "$F/run/02-evaluation/run.rc" "$F/run/02-nokey/run.rc" "$F/run/05-nosummary/run.rc" \
     "$F/run/09-noview/run.rc" >/dev/null
 cat >"$F/run/02-evaluation/summary.json" <<'EOF'
 {"dataset": "<script>alert(1)</script> & \"q\"", "test_accuracy": 0.5, "test_macro_f1": 0.25,
- "rows": {"test": 7}, "chosen_lambda": 0.001,
- "plots": "confusion.svg,../../../etc/passwd.svg,x\" onload=\"y.svg,lost.svg,gone.svg"}
+ "rows": {"train": 9, "test": 7}, "chosen_lambda": 0.001, "chosen_val_macro_f1": 0.5, "first_lambda": 0,
+ "first_val_macro_f1": 0.4,
+ "plots": "validation_curve.svg,../../../etc/passwd.svg,x\" onload=\"y.svg,lost.svg,gone.svg"}
 EOF
-echo '{"dataset": "d", "test_accuracy": 0.5, "rows": {"test": 7}, "chosen_lambda": 0}' >"$F/run/02-nokey/summary.json"
+echo '{"dataset": "d", "test_accuracy": 0.5, "rows": {"train": 9, "test": 7}, "chosen_lambda": 0,
+ "chosen_val_macro_f1": 0.5, "first_lambda": 0, "first_val_macro_f1": 0.5}' >"$F/run/02-nokey/summary.json"
 echo 3 >"$F/run/05-failed/run.rc"
 printf 'loading\nerror: <b>boom</b> & more\n' >"$F/run/05-failed/run.log"
 echo '{"plots": "a.svg"}' >"$F/run/09-noview/summary.json"
@@ -189,8 +247,10 @@ expect_in 09-noview "a.svg" "… and still shows its plot"
 expect_in 05-second "the amp run: not run: the driver exited with status 4: error: fp16 <i>boom</i>" \
     "a second run that failed: its own 'not run' line, status and last line"
 expect_in 05-second "the amp run: driver output" "… and its output, folded"
-expect_in 02-evaluation "Softmax regression on <script>alert(1)</script> & \"q\": test accuracy 50.0%" \
+expect_in 02-evaluation "Softmax regression on <script>alert(1)</script> & \"q\", trained on 9 rows" \
     "the headline is filled, strings as text"
+expect_in 02-evaluation "reaches test accuracy 50.0% and macro-F1 0.250." "the headline's numbers are formatted"
+expect_in 02-evaluation "Validation macro-F1 and accuracy for each λ" "a plot's caption says what to see in it"
 expect_in 02-evaluation "gone.svg is missing from the run folder" "a listed plot that is not there is named"
 expect_in 02-evaluation "not a plain .svg/.png file name" "a plot name that is a path or markup is not linked"
 grep -q '<script>\|<b>boom\|<i>02\|<i>boom' "$FP" && not_ok "a string from a file reached the page unescaped" \

@@ -32,7 +32,7 @@
 #define _XOPEN_SOURCE 700 // realpath, strndup, open_memstream
 #include <dirent.h> // opendir, readdir
 #include <limits.h> // PATH_MAX
-#include <math.h> // floor
+#include <math.h> // floor, ldexp, ilogb
 #include <stdio.h> // fprintf, open_memstream
 #include <stdlib.h> // realpath, qsort
 #include <string.h> // strcmp, strspn
@@ -46,14 +46,18 @@
 // ---- the labs: one line each ----
 
 /* What a lab's section opens with. Adding a lab is adding a line here.
- * The headline is one or two sentences with placeholders filled from the
- * lab's summary.json:
- *   {path}       a value; path is a dotted key: "algos.ring.busbw_largest_gbs"
+ * The headline is two or three sentences with placeholders filled from the
+ * lab's summary.json; every number it gives that its key plot shows too is
+ * the same quantity, written the same way (tools/check-report.sh checks it):
+ *   {path}       a value; path is a dotted key: "algos.ring.large_busbw_gbs"
  *   {a/b}        the ratio of two numbers
  *   {path:fmt}   fmt: pct (x100, one decimal, "%"), x (two decimals, "×"),
- *                f1 f2 f3 (fixed decimals), g (3 significant digits, integers
- *                in full; the default for numbers)
- *                pctg (x100, 3 significant digits, "%": small shares)
+ *                f1 f2 f3 f4 (fixed decimals), g (3 significant digits,
+ *                integers in full; the default for numbers),
+ *                pctg (x100, 3 significant digits, "%": small shares),
+ *                pow2 (a power of two as "65536 = 2^16"; else as g),
+ *                #noun (a count and its noun, plural unless 1: {steps:#step}
+ *                gives "36 steps", "1 step")
  * In a second run's headline {^path} reads the lab's first run's summary.json.
  * Strings are written as they are (escaped). A placeholder summary.json
  * cannot fill turns the whole headline into a line that names it. */
@@ -66,37 +70,109 @@ typedef struct lab_view {
 
 static const lab_view views[] = {
     {"01", NULL, "scaling",
-     "Standardised features: test accuracy {test_accuracy:pct} and validation accuracy {val_acc:pct} "
-     "after epoch {epochs_run}. Raw features at the same learning rate (lr = {config.lr}): validation accuracy "
-     "{raw_features_run.final_val_acc:pct}, validation loss {raw_features_run.final_val_loss:g} after epoch "
-     "{raw_features_run.epochs_run}."},
-    {"02", NULL, "confusion",
-     "Softmax regression on {dataset}: test accuracy {test_accuracy:pct}, macro-F1 {test_macro_f1:f3} "
-     "on {rows.test} test rows. L2 strength chosen on the validation split: λ = {chosen_lambda}."},
+     "Standardised features: the training loss is {train_loss:g} after {epochs_run:#epoch}, and the model scores "
+     "test accuracy {test_accuracy:pct}. Raw features at the same learning rate (lr = {config.lr}): the training loss "
+     "is still {raw_features_run.final_train_loss:g} after {raw_features_run.epochs_run:#epoch}, with validation "
+     "accuracy {raw_features_run.final_val_acc:pct}."},
+    {"02", NULL, "validation_curve",
+     "Softmax regression on {dataset}, trained on {rows.train} rows: the validation split chose λ = {chosen_lambda}, "
+     "with validation macro-F1 {chosen_val_macro_f1:f4} (λ = {first_lambda}: {first_val_macro_f1:f4}). Scored once "
+     "on the {rows.test} test rows, that model reaches test accuracy {test_accuracy:pct} and macro-F1 "
+     "{test_macro_f1:f3}."},
     {"03", NULL, "epoch_time",
-     "Projected on {projection.profile}: data parallel runs at {projection.speedup:x} the speed of one GPU, "
-     "against {naive.projected_speedup:x} for {ranks} serial copies (naive); measured here, an epoch takes "
-     "{epoch_seconds:f2} s instead of {naive.epoch_seconds:f2} s. Final test accuracy {test_accuracy:pct}; "
-     "largest parameter difference across the {ranks} ranks: {param_diff_across_ranks:g}."},
+     "Projected on {projection.profile}, data parallelism runs at {projection.speedup:x} the speed of one GPU, "
+     "against {naive.projected_speedup:x} for {ranks} serial copies (naive). Measured here, a steady epoch (after "
+     "the first, which warms up) takes {steady_epoch_seconds:f3} s against {naive.epoch_seconds:f3} s for the naive "
+     "attempt. The final test accuracy is {test_accuracy:pct}, and the largest parameter difference across the "
+     "{ranks} ranks is {param_diff_across_ranks:g}."},
     {"04", NULL, "busbw",
-     "Ring allreduce on {ranks} ranks ({backend}, {device}): bus bandwidth {algos.ring.busbw_largest_gbs:f2} GB/s "
-     "at the largest size, {algos.ring.busbw_largest_gbs/algos.library.busbw_largest_gbs:pct} of the library's "
-     "{algos.library.busbw_largest_gbs:f2} GB/s (naive: {algos.naive.busbw_largest_gbs:f2} GB/s). "
-     "Correctness pass: {result}, {wrong} wrong."},
-    {"05", NULL, "timeline",
-     "{buckets} gradient buckets allreduced while backward runs ({mode}, {ranks} ranks): projected on "
-     "{projection.gpus} GPUs of {projection.profile} a step runs at {projection.bucketed.speedup:x} the speed of "
-     "one GPU with {projection.bucketed.exposed_share:pct} of it waiting for communication, against "
-     "{projection.ddp-flat.speedup:x} for one allreduce after backward and {projection.per-param.speedup:x} for one "
-     "per parameter. Test accuracy {test_accuracy:pct}."},
+     "The ring allreduce on {ranks} ranks ({backend}, {device}) moves {algos.ring.large_busbw_gbs:g} GB/s of bus "
+     "bandwidth on the large messages (median), "
+     "{algos.ring.large_busbw_gbs/algos.library.large_busbw_gbs:pct} of the library's "
+     "{algos.library.large_busbw_gbs:g} GB/s; the naive allreduce moves {algos.naive.large_busbw_gbs:g} GB/s. "
+     "The correctness pass: {result}, {wrong} wrong."},
+    {"05", NULL, "speedup",
+     "{buckets} gradient buckets, each allreduced while backward runs ({mode}, {ranks} ranks). Projected on "
+     "{projection.gpus} GPUs of {projection.profile}, the step runs at {projection.bucketed.speedup:x} the speed of "
+     "one GPU, with {projection.bucketed.exposed_share:pct} of it waiting for communication; one allreduce after "
+     "backward reaches {projection.ddp-flat.speedup:x}, and one per parameter {projection.per-param.speedup:x}. Test "
+     "accuracy {test_accuracy:pct} after {config.epochs:#epoch}."},
     {"05", "amp", "amp",
-     "Part 2, mixed precision (--amp {amp}, {ranks} ranks, {steps} steps): the loss scale ended at "
-     "{amp_stats.final_scale}, steps skipped (inf/NaN): {amp_stats.skipped_steps}; "
-     "{amp_stats.mean_underflow_share:pctg} of the gradient's nonzero elements flushed to zero in fp16 (the mean "
-     "over the steps probed: {amp_stats.probed_steps}). Projected on {projection.gpus} GPUs of {projection.profile}, "
-     "the bucketed step runs at {projection.bucketed.speedup:x} the speed of one fp16 GPU and "
-     "{projection.bucketed.speedup_vs_one_fp32_gpu:x} that of one fp32 GPU. Test accuracy {test_accuracy:pct} after "
-     "epochs: {config.epochs} (the fp32 run above: {^test_accuracy:pct} after {^config.epochs})."},
+     "Part 2, mixed precision: --amp {amp} on {ranks} ranks for {steps:#step}. The loss scaler skipped "
+     "{amp_stats.skipped_steps} of them for an inf or NaN, and the loss scale ended at {amp_stats.final_scale:pow2}. "
+     "Over the {amp_stats.probed_steps:#step} probed, a mean {amp_stats.mean_underflow_share:pctg} of the "
+     "gradient's nonzero elements flushed to zero in fp16 and {amp_stats.mean_subnormal_share:pctg} were subnormal. "
+     "Projected on {projection.gpus} GPUs of {projection.profile}, the bucketed step runs at "
+     "{projection.bucketed.speedup:x} the speed of one fp16 GPU and {projection.bucketed.speedup_vs_one_fp32_gpu:x} "
+     "that of one fp32 GPU. Test accuracy {test_accuracy:pct} after {config.epochs:#epoch} (the fp32 run above: "
+     "{^test_accuracy:pct} after {^config.epochs:#epoch})."},
+};
+
+/* What to see in each plot: its caption on the page (a plot without a line
+ * here is captioned with its file name). The lab's id and the plot's name
+ * without extension, as the drivers write them. */
+typedef struct plot_caption {
+    const char *id, *plot, *text;
+} plot_caption;
+
+static const plot_caption captions[] = {
+    {"01", "learning_curve",
+     "Training and validation loss per epoch (log scale) and the validation accuracy: where the two losses part, "
+     "the model starts to fit the noise of its training rows."},
+    {"01", "scaling",
+     "The same learning rate on standardised and on raw features: the standardised run converges and stops (the "
+     "point), the raw one keeps bouncing for every epoch it is given."},
+    {"02", "validation_curve",
+     "Validation macro-F1 and accuracy for each λ of the grid, the chosen one marked: too little L2 fits the noise of "
+     "the training rows, too much makes the model too simple; only the chosen model is scored on test."},
+    {"02", "confusion",
+     "The chosen model on the test split: rows are the true class, so the diagonal is each class's recall; the "
+     "off-diagonal blocks show which classes it mistakes for which."},
+    {"02", "shares",
+     "How far each class's share of the training and the validation part drifts from its share of all the rows: "
+     "a random split drifts, the stratified one does not."},
+    {"02", "spread",
+     "The rarest class's share of each part, one point per seed: random splits scatter, stratified ones hold it."},
+    {"02", "learning_curve",
+     "Training loss per epoch for each λ (log scale): the penalty is part of the loss, so a larger λ has a higher "
+     "floor."},
+    {"03", "epoch_time",
+     "A steady epoch of the naive first attempt (every rank all rows, no sync) against data parallelism, measured on "
+     "this machine; the title gives both as projected on the target's GPUs."},
+    {"03", "training",
+     "Training loss and validation accuracy per epoch (left), and the largest parameter difference across the ranks "
+     "(right): 0 means the ranks hold one model."},
+    {"03", "shards",
+     "Each rank's rows of each class in epoch 1, minus an even share: random shards wander by tens of rows, "
+     "stratified ones hold the even share."},
+    {"03", "equivalence",
+     "The loss of P ranks at batch B against one rank at batch P·B, step by step: with averaged gradients the two "
+     "curves coincide."},
+    {"03", "lr",
+     "The learning rate per step: a linear warmup to the base rate scaled by the global batch, against "
+     "the unscaled base rate (dashed)."},
+    {"03", "speedup_batch",
+     "Projected speedup on the target by rows per rank: the compute per step grows with the batch, the gradient's "
+     "allreduce does not."},
+    {"04", "busbw",
+     "Bus bandwidth by message size for each algorithm (points: measured) and the α–β fit (dashed, where it is close "
+     "to the measurement); the key gives the large messages' measured busbw."},
+    {"04", "time",
+     "Time per call by message size, log–log: flat where latency dominates, rising with a slope of one where "
+     "bandwidth does."},
+    {"05", "speedup",
+     "Projected speedup over one GPU for the three ways to synchronise gradients, against the ideal; the key gives "
+     "each one's speedup and exposed communication at the most GPUs."},
+    {"05", "timeline",
+     "One steady step on rank 0 (this machine's clock: read the order): each bucket's allreduce starts as soon as "
+     "backward has produced it; what runs past the last layer's backward is communication the step waits for."},
+    {"05", "sweep",
+     "Projected step time by bucket cap: small caps pay the ring's latency per bucket, one huge bucket starts only "
+     "after backward; the shaded caps are within 1% of the best."},
+    {"05", "training", "Training loss and validation accuracy per epoch."},
+    {"05", "amp",
+     "The loss scale per step, with any skipped step in red; below, at the probed steps and on a log axis, the shares "
+     "of the gradient that fp16 flushes to zero or keeps only as a subnormal, and their means (dashed)."},
 };
 
 // ---- HTML helpers ----
@@ -218,8 +294,14 @@ static int put_formatted(FILE *f, double v, const char *fmt)
         fprintf(f, "%.3g%%", dl_pct(v, 60)); // %g shows any magnitude: only -0 needs the fix
     else if (strcmp(fmt, "x") == 0)
         fprintf(f, "%.2f×", v);
-    else if (strcmp(fmt, "f1") == 0 || strcmp(fmt, "f2") == 0 || strcmp(fmt, "f3") == 0)
+    else if (fmt[0] == 'f' && fmt[1] >= '1' && fmt[1] <= '4' && fmt[2] == '\0')
         fprintf(f, "%.*f", fmt[1] - '0', v);
+    else if (fmt[0] == '#' && fmt[1] != '\0' && v == floor(v) && v > -1e15 && v < 1e15)
+        fprintf(f, "%.0f %s%s", v, fmt + 1, v == 1 ? "" : "s");
+    else if (strcmp(fmt, "pow2") == 0 && v >= 1 && v < 1e15 && v == ldexp(1, ilogb(v)))
+        fprintf(f, "%.0f = 2^%d", v, ilogb(v));
+    else if (strcmp(fmt, "pow2") == 0)
+        return put_formatted(f, v, "g");
     else if ((fmt[0] == '\0' || strcmp(fmt, "g") == 0) && v == floor(v) && v > -1e15 && v < 1e15)
         fprintf(f, "%.0f", v);
     else if (fmt[0] == '\0' || strcmp(fmt, "g") == 0)
@@ -314,6 +396,7 @@ static char *fill_headline(const char *tpl, const dl_jv *summary, const dl_jv *f
 typedef struct lab_page {
     const char *dir, *title;
     const char *name; // the folder's name: the section's id
+    const char *lab; // the lab's folder name ("05-ddp-amp", a second run's too): its plots' captions
     const lab_view *view; // NULL when views[] has no line for it
     dl_jv *summary, *grade;
     int run_rc, grade_rc; // -1 when the file is missing
@@ -433,6 +516,7 @@ static void run_load(lab_page *p, const char *page_dir)
 static void lab_load(lab_page *p, const char *page_dir)
 {
     p->name = base_name(p->dir);
+    p->lab = p->name;
     p->view = find_view(p->name, 0);
     run_load(p, page_dir);
     const lab_view *v2 = find_view(p->name, 1);
@@ -444,7 +528,7 @@ static void lab_load(lab_page *p, const char *page_dir)
         return;
     }
     snprintf(dir, len, "%s/%s", p->dir, v2->sub);
-    *q = (lab_page){.dir = dir, .title = p->title, .name = v2->sub, .view = v2, .own_dir = dir};
+    *q = (lab_page){.dir = dir, .title = p->title, .name = v2->sub, .lab = p->name, .view = v2, .own_dir = dir};
     run_load(q, page_dir);
     p->second = q;
 }
@@ -517,6 +601,21 @@ static int plot_exists(const lab_page *p, const char *name)
     return dl_file_exists(path);
 }
 
+/* The caption of plot file name (base.svg or base.png) of the lab in folder
+ * lab ("05-ddp-amp"), or NULL when captions[] has none. */
+static const char *caption_of(const char *lab, const char *name)
+{
+    size_t base = strcspn(name, ".");
+    for (size_t k = 0; k < sizeof captions / sizeof captions[0]; k++) {
+        const plot_caption *c = &captions[k];
+        size_t id = strlen(c->id);
+        if (strncmp(lab, c->id, id) == 0 && (lab[id] == '-' || lab[id] == '\0') && strlen(c->plot) == base &&
+            strncmp(name, c->plot, base) == 0)
+            return c->text;
+    }
+    return NULL;
+}
+
 /* One plot: <img> when its file is there, else a line that says why not. */
 static void figure(FILE *f, const lab_page *p, const char *name, const char *cls)
 {
@@ -540,7 +639,15 @@ static void figure(FILE *f, const lab_page *p, const char *name, const char *cls
     fputs("\" alt=\"plot ", f);
     esc(f, name);
     fputs(" (not found beside this page)\" onerror=\"this.className='broken'\"><figcaption>", f);
-    esc(f, name);
+    const char *what = caption_of(p->lab, name);
+    if (what != NULL) { // what to see, then the file it is in
+        esc(f, what);
+        fputs(" <span class=file>", f);
+        esc(f, name);
+        fputs("</span>", f);
+    } else {
+        esc(f, name);
+    }
     fputs("</figcaption></figure>\n", f);
 }
 
@@ -770,7 +877,8 @@ static const char *const style[] = {
     "figure.key img{width:100%;max-width:880px}",
     "img.broken{outline:3px solid #c62828;min-height:2em}",
     ".plots{display:grid;grid-template-columns:1fr 1fr;gap:1em}",
-    "figcaption{color:#666;font-size:.85em}",
+    "figcaption{color:#444;font-size:.9em;line-height:1.4}",
+    ".file{color:#999;font-size:.9em;white-space:nowrap}",
     "details{margin:.4em 0}",
     "summary{cursor:pointer;color:#2a6fb0}",
     "pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.85em}",

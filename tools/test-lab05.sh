@@ -2,7 +2,8 @@
 # test-lab05.sh — lab 05's driver under real mpirun with 1, 2 and 4 ranks:
 # the reference's outputs and plots, the Chrome trace (one process per rank),
 # the three modes side by side, gradient accumulation, the grader's dump
-# mode, fp16 with and without the loss scaler (the measured underflow), an
+# mode, fp16 with and without the loss scaler (the measured underflow), a
+# run that removes the outputs an earlier run left and it does not write, an
 # inf on one rank, checkpoints resumed bit for bit (parameters, losses,
 # metrics.csv and summary.json) and the files a resume refuses, the
 # skeleton, and bad input.
@@ -90,6 +91,14 @@ for a in fp16 fp16-noscale; do
     expect_file "$tmp/$a/amp.csv" "--amp $a writes amp.csv (scale, skipped, underflow per step)"
     expect_file "$tmp/$a/amp.png" "--amp $a draws the loss scale and the underflow"
 done
+# a run removes what it no longer writes: fp32, in svg, into (a copy of) the fp16 run's folder
+cp -r "$tmp/fp16" "$tmp/stale"
+# shellcheck disable=SC2086
+expect_rc 0 "an fp32 run into the folder of an fp16 run" -- "$D" $small $caps --plot svg --out "$tmp/stale" --quiet
+expect_no_file "$tmp/stale/amp.csv" "the fp32 run leaves no amp.csv of the fp16 run"
+expect_no_file "$tmp/stale/amp.png" "the fp32 run leaves no amp.png of the fp16 run"
+expect_no_file "$tmp/stale/training.png" "the svg run leaves no png of the png run"
+expect_file "$tmp/stale/training.svg" "the svg run draws its own plots"
 u16=$($J "$tmp/fp16/summary.json" amp_stats.mean_underflow_share)
 u1=$($J "$tmp/fp16-noscale/summary.json" amp_stats.mean_underflow_share)
 echo "# underflow share (nonzero fp32 gradient elements zero in fp16): scale 65536 $u16, scale 1 $u1"

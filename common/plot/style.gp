@@ -41,3 +41,10 @@ bytes_label(x) = x >= 2.0**30 ? sprintf('%g GiB', x / 2.0**30) : \
                  x >= 2.0**20 ? sprintf('%g MiB', x / 2.0**20) : \
                  x >= 2.0**10 ? sprintf('%g KiB', x / 2.0**10) : sprintf('%g B', x)
 bytes_axis(ax) = sprintf("set logscale %s 2; set %stics (); do for [i = 0:44] { set %stics add (i %% 4 == 0 ? bytes_label(2.0**i) : '' 2.0**i i %% 4 != 0) }", ax, ax, ax)
+
+# A key below the plot, clear of the data and of the x label: gnuplot's own
+# `set key below` lets its box cut through the x label, so the key sits at the
+# bottom of the canvas and the bottom margin makes room for `rows` lines of it.
+# Use: eval key_below(2)
+key_below(rows) = sprintf("set key at screen 0.5, screen 0.012 center bottom horizontal %s; set bmargin %g", \
+                          fmt eq 'dumb' ? 'nobox noopaque' : 'box opaque', 4.2 + 1.25 * rows)

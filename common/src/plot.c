@@ -4,7 +4,7 @@
 
 #include <errno.h> // errno
 #include <stdarg.h> // va_list
-#include <stdio.h> // snprintf, vsnprintf, rename
+#include <stdio.h> // snprintf, vsnprintf, rename, remove
 #include <stdlib.h> // getenv
 #include <string.h> // strchr, strcmp
 #include <sys/wait.h> // waitpid
@@ -133,16 +133,37 @@ void dl_plot_listed(const char *script, const char *fmt, const char *dir, const 
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", dir, base);
     dl_status st = dl_plot(script, fmt, path, vars);
+    const char *ext = st == DL_OK ? dl_plot_ext(fmt) : NULL;
+    for (int k = 0; k < 2; k++) { // what this call did not write is an earlier run's
+        const char *other = k ? "svg" : "png";
+        char stale[1220];
+        snprintf(stale, sizeof stale, "%s.%s", path, other);
+        if (ext == NULL || strcmp(ext, other) != 0)
+            remove(stale);
+    }
     if (st == DL_ERR_UNSUPPORTED)
         return;
     if (st != DL_OK) {
         fprintf(stderr, "%s: plot: %s\n", who, dl_last_error());
         return;
     }
-    const char *ext = dl_plot_ext(fmt);
     size_t k = strlen(list);
     if (ext != NULL && k < len)
         snprintf(list + k, len - k, "%s%s.%s", k ? "," : "", base, ext);
+}
+
+void dl_plot_forget(const char *dir, const char *base)
+{
+    char path[1220];
+    snprintf(path, sizeof path, "%s/%s.png", dir, base);
+    remove(path);
+    snprintf(path, sizeof path, "%s/%s.svg", dir, base);
+    remove(path);
+}
+
+void dl_plots_skip(const dl_plots *p, const char *base)
+{
+    dl_plot_forget(p->dir, base);
 }
 
 void dl_plots_draw(dl_plots *p, const char *base, const char *vars_fmt, ...)

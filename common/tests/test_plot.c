@@ -1,9 +1,10 @@
-/* test_plot.c — gnuplot runs with the shared style; files appear only on success. */
+/* test_plot.c — gnuplot runs with the shared style; files appear only on success, and an
+ * earlier run's plots that this run does not draw go. */
 #include "tests.h"
 
 #include <stdlib.h> // free
 
-#include "dl/plot.h" // dl_plot, dl_plot_available, dl_plot_ext
+#include "dl/plot.h" // dl_plot, dl_plot_available, dl_plot_ext, dl_plot_forget
 
 static const char *script(void)
 {
@@ -170,6 +171,39 @@ START_TEST(a_drivers_set)
 }
 END_TEST
 
+START_TEST(stale_plots_go)
+{
+    env_saved e = env_set("DL_GNUPLOT", NULL);
+    if (!dl_plot_available()) {
+        env_restore(&e);
+        return;
+    }
+    const char *gp = script();
+    char list[64] = "";
+    dl_plot_listed(gp, "png", t_dir, "a", NULL, "labX", list, sizeof list);
+    ck_assert(path_exists(tpath("a.png")));
+    list[0] = '\0';
+    dl_plot_listed(gp, "svg", t_dir, "a", NULL, "labX", list, sizeof list); // another run, another format
+    ck_assert_str_eq(list, "a.svg");
+    ck_assert(path_exists(tpath("a.svg")) && !path_exists(tpath("a.png")));
+    dl_plot_listed(gp, "none", t_dir, "a", NULL, "labX", list, sizeof list); // a run that draws nothing
+    ck_assert(!path_exists(tpath("a.svg")));
+    dl_plot_listed(gp, "png", t_dir, "b", NULL, "labX", list, sizeof list);
+    write_text(tpath("broken.gp"), "plot this is not gnuplot\n");
+    capture cap;
+    capture_start(&cap, 2);
+    dl_plot_listed(tpath("broken.gp"), "png", t_dir, "b", NULL, "labX", list, sizeof list); // drawing fails
+    free(capture_stop(&cap));
+    ck_assert(!path_exists(tpath("b.png")));
+    dl_plot_listed(gp, "svg", t_dir, "c", NULL, "labX", list, sizeof list);
+    dl_plots p = {t_dir, "png", t_dir, "labX", ""};
+    dl_plots_skip(&p, "c"); // this run does not draw c
+    ck_assert(!path_exists(tpath("c.svg")));
+    dl_plot_forget(t_dir, "never-drawn"); // nothing to remove: fine
+    env_restore(&e);
+}
+END_TEST
+
 Suite *plot_suite(void)
 {
     Suite *s = suite_create("plot");
@@ -180,6 +214,7 @@ Suite *plot_suite(void)
     tcase_add_test(tc, without_gnuplot);
     tcase_add_test(tc, listed_for_summaries);
     tcase_add_test(tc, a_drivers_set);
+    tcase_add_test(tc, stale_plots_go);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,7 @@
  * the files (see outputs.h). Not a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // NAN
-#include <stdio.h> // snprintf
+#include <stdio.h> // snprintf, remove
 #include <stdlib.h> // malloc, free
 #include <string.h> // memcpy, memset
 
@@ -96,15 +96,27 @@ static dl_status write_scaling(const char *out, const lab01_run *scaled, const l
 
 // ---- the plots ----
 
-/* learning_curve and, with the comparison, scaling; the files drawn into list. Cannot fail. */
-static void draw(const lab01_options *o, int have_scaling, char *list, size_t len)
+/* learning_curve and, with the comparison, scaling (its key gives each
+ * run's last epoch and training loss, the numbers of summary.json); the
+ * files drawn into list. Without the comparison an earlier run's scaling
+ * plot goes. Cannot fail. */
+static void draw(const lab01_results *r, char *list, size_t len)
 {
+    const lab01_options *o = r->o;
     const char *out = o->a.out;
     dl_plots p = {"labs/01-logreg/plots", o->a.plot, out, "lab01", ""};
     dl_plots_draw(&p, "learning_curve", "data='%s/metrics.csv'; subtitle='%s, lr %g, lambda %g'", out,
                   o->no_scale ? "raw features" : "standardised", o->a.lr, o->lambda);
-    if (have_scaling)
-        dl_plots_draw(&p, "scaling", "data='%s/scaling.csv'; lr=%g", out, o->a.lr);
+    if (r->other != NULL) {
+        const lab01_run *sc = o->no_scale ? r->other : r->main_run, *raw = o->no_scale ? r->main_run : r->other;
+        int sn = sc->c.n - 1, rn = raw->c.n - 1;
+        dl_plots_draw(&p, "scaling",
+                      "data='%s/scaling.csv'; lr=%g; max_epochs=%d; s_n=%d; s_loss=%.17g; r_n=%d; "
+                      "r_loss=%.17g",
+                      out, o->a.lr, o->a.epochs, sn, sc->c.train_loss[sn], rn, raw->c.train_loss[rn]);
+    } else {
+        dl_plots_skip(&p, "scaling");
+    }
     snprintf(list, len, "%s", p.list);
 }
 
@@ -184,8 +196,12 @@ dl_status lab01_write_outputs(const lab01_results *r, char *plots, size_t len)
         const lab01_run *scaled = o->no_scale ? r->other : r->main_run;
         const lab01_run *raw = o->no_scale ? r->main_run : r->other;
         DL_TRY(write_scaling(o->a.out, scaled, raw));
+    } else { // --no-compare: an earlier run's comparison must not stay beside this run's data
+        char stale[1100];
+        snprintf(stale, sizeof stale, "%s/scaling.csv", o->a.out);
+        remove(stale);
     }
-    draw(o, r->other != NULL, plots, len);
+    draw(r, plots, len);
     summary_ctx sc = {r, plots};
     return dl_summary_write(o->a.out, o->a.json, summary, &sc);
 }

@@ -55,8 +55,9 @@ typedef struct lab01_results {
 } lab01_results;
 
 /* Writes into r->o->a.out metrics.csv (main_run's curve), scaling.csv (when
- * other is not NULL: the standardised and raw training losses), draws the
- * plots (--plot) and writes summary.json (and --json). plots gets the list
+ * other is not NULL: the standardised and raw training losses; else an
+ * earlier run's scaling.csv and plot are removed), draws the plots (--plot)
+ * and writes summary.json (and --json). plots gets the list
  * of plot files drawn (len bytes). Stops at the first file that cannot be
  * written and returns its status. */
 dl_status lab01_write_outputs(const lab01_results *r, char *plots, size_t len);

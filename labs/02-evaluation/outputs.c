@@ -7,6 +7,7 @@
 #include <stdlib.h> // malloc, calloc, free, strtod
 #include <string.h> // memcpy, strlen
 
+#include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_tmp_create
 #include "dl/json.h" // summary.json
 #include "dl/metrics.h" // dl_csv_write
@@ -113,7 +114,7 @@ dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const 
     memset(b, 0, sizeof *b);
     b->C = C;
     b->seeds = seeds;
-    b->shares = calloc(C_ * 6, sizeof *b->shares);
+    b->shares = calloc(C_ * 7, sizeof *b->shares);
     b->counts = calloc(C_ * 3, sizeof *b->counts);
     b->spread = calloc((size_t)seeds * 7, sizeof *b->spread);
     size_t *cc = calloc(C_, sizeof *cc);
@@ -124,6 +125,8 @@ dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const 
     dl_dataset_class_counts(pool, cc);
     for (int c = 1; c < C; c++)
         b->rare = cc[c] < cc[b->rare] ? c : b->rare;
+    for (int c = 0; c < C && pool->n > 0; c++) // what a part drifts from: the class's share of the pool
+        b->shares[(size_t)c * 7 + 6] = (double)cc[c] / (double)pool->n;
     free(cc);
     const dl_split *sp[2] = {rnd, strat};
     for (int k = 0; k < 2; k++) {
@@ -131,7 +134,7 @@ dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const 
             size_t m = dl_split_size(sp[k], p);
             for (size_t i = 0; i < m; i++) {
                 int c = pool->y[sp[k]->idx[sp[k]->offset[p] + i]];
-                b->shares[(size_t)c * 6 + 3 * k + p] += 1.0 / (double)m;
+                b->shares[(size_t)c * 7 + 3 * k + p] += 1.0 / (double)m;
                 if (k == 1)
                     b->counts[(size_t)c * 3 + p] += 1.0;
             }
@@ -141,7 +144,7 @@ dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const 
         for (size_t i = 0; i < data->test.n; i++)
             b->counts[(size_t)data->test.y[i] * 3 + 2] += 1.0;
         for (int c = 0; c < C; c++)
-            b->shares[(size_t)c * 6 + 2] = b->shares[(size_t)c * 6 + 5] =
+            b->shares[(size_t)c * 7 + 2] = b->shares[(size_t)c * 7 + 5] =
                 b->counts[(size_t)c * 3 + 2] / (double)data->test.n;
     }
     DL_TRY(spread(pool, frac, seeds, b->rare, b->spread));
@@ -221,8 +224,12 @@ static dl_status write_curves(const lab02_results *r)
         memcpy(rows + k * 5, v, sizeof v);
     }
     DL_TRY(dl_csv_write(r->out, "metrics.csv", cols, 5, rows, nl));
-    if (r->epochs <= 0)
+    if (r->epochs <= 0) { // no curve: an earlier run's learning.csv must not stay beside this run's data
+        char stale[1200];
+        snprintf(stale, sizeof stale, "%s/learning.csv", r->out);
+        remove(stale);
         return DL_OK;
+    }
     char names[LAB02_MAX_LAMBDAS + 1][40];
     const char *lcols[LAB02_MAX_LAMBDAS + 1];
     snprintf(names[0], sizeof names[0], "epoch");
@@ -290,8 +297,8 @@ static dl_status write_tables(const lab02_results *r)
     free(pc);
     DL_TRY(st);
     DL_TRY(write_named(r->out, "shares.csv",
-                       "class,random_train,random_val,random_test,stratified_train,stratified_val,stratified_test",
-                       pool, C, r->balance->shares, 6, 0));
+                       "class,random_train,random_val,random_test,stratified_train,stratified_val,stratified_test,pool",
+                       pool, C, r->balance->shares, 7, 0));
     const char *scols[] = {"seed",           "random_train",   "random_val", "random_test", "stratified_train",
                            "stratified_val", "stratified_test"};
     DL_TRY(dl_csv_write(r->out, "spread.csv", scols, 7, r->balance->spread, r->balance->seeds));
@@ -315,12 +322,15 @@ static void draw_plots(const lab02_results *r, char *plots, size_t len)
     char vars[2600], buf[32];
     char name[128];
     dl_plot_escape(r->data->name, name, sizeof name);
+    // the subtitle's numbers as the report's headline writes them: accuracy in %, one decimal; macro-F1, 3
     snprintf(vars, sizeof vars,
-             "data='%s/confusion_norm.csv'; cells='%s/confusion_long.csv'; C=%d; subtitle='%s, lambda %g, test "
-             "accuracy %.3f'",
-             out, out, pool->n_classes, name, r->lambdas[r->curve->chosen], r->curve->test.accuracy);
+             "data='%s/confusion_norm.csv'; cells='%s/confusion_long.csv'; C=%d; subtitle='%s, λ = %g chosen on "
+             "validation: test accuracy %.1f%%, macro-F1 %.3f on %zu test rows'",
+             out, out, pool->n_classes, name, r->lambdas[r->curve->chosen], dl_pct(r->curve->test.accuracy, 1),
+             r->curve->test.macro_f1, r->rows[2]);
     dl_plot_listed("labs/02-evaluation/plots/confusion.gp", r->plot, out, "confusion", vars, "lab02", plots, len);
-    snprintf(vars, sizeof vars, "data='%s/metrics.csv'", out);
+    snprintf(vars, sizeof vars, "data='%s/metrics.csv'; test_acc=%.17g; test_f1=%.17g; test_rows=%zu", out,
+             dl_pct(r->curve->test.accuracy, 1), r->curve->test.macro_f1, r->rows[2]);
     dl_plot_listed("labs/02-evaluation/plots/validation_curve.gp", r->plot, out, "validation_curve", vars, "lab02",
                    plots, len);
     snprintf(vars, sizeof vars, "data='%s/shares.csv'", out);
@@ -332,6 +342,8 @@ static void draw_plots(const lab02_results *r, char *plots, size_t len)
         snprintf(vars, sizeof vars, "data='%s/learning.csv'; n=%d", out, r->nl);
         dl_plot_listed("labs/02-evaluation/plots/learning_curve.gp", r->plot, out, "learning_curve", vars, "lab02",
                        plots, len);
+    } else {
+        dl_plot_forget(out, "learning_curve");
     }
 }
 
@@ -363,6 +375,9 @@ static dl_status write_summary(const lab02_results *r, const char *path, const c
     dl_json_f64s(&j, "val_macro_f1", curve->val_macro_f1, (size_t)r->nl);
     dl_json_f64s(&j, "val_accuracy", curve->val_accuracy, (size_t)r->nl);
     dl_json_num(&j, "chosen_lambda", r->lambdas[curve->chosen]);
+    dl_json_num(&j, "chosen_val_macro_f1", curve->val_macro_f1[curve->chosen]);
+    dl_json_num(&j, "first_lambda", r->lambdas[0]); // the grid's first (0 by default: no L2), to compare with
+    dl_json_num(&j, "first_val_macro_f1", curve->val_macro_f1[0]);
     dl_json_num(&j, "test_accuracy", curve->test.accuracy);
     dl_json_num(&j, "test_macro_f1", curve->test.macro_f1);
     dl_json_num(&j, "test_micro_f1", curve->test.micro_f1);

@@ -38,7 +38,7 @@ void lab02_part_free(lab02_part *p);
 typedef struct lab02_balance {
     int C;
     int rare; /* the class with the fewest rows in the pool (the first on ties) */
-    double *shares; /* (C, 6): share in random train/val/test, then stratified train/val/test */
+    double *shares; /* (C, 7): share in random train/val/test, then stratified train/val/test, then in the pool */
     double *counts; /* (C, 3): rows in the stratified train/val/test parts */
     int seeds;
     double *spread; /* (seeds, 7): the seed, then the rare class's share in the six parts */

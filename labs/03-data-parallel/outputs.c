@@ -3,7 +3,7 @@
  * a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // NAN, isnan, fabs, fmax
-#include <stdio.h> // snprintf, fprintf
+#include <stdio.h> // snprintf, fprintf, remove
 #include <stdlib.h> // malloc, calloc, free
 #include <string.h> // memcmp, memcpy, memset, strcmp
 
@@ -224,15 +224,26 @@ static dl_status write_tables(const lab03_run *R, lab03_results *S)
         st = k < 0 ? DL_ERR_ARG
                    : dl_csv_write(out, "projection.csv",
                                   (const char *[]){"batch_per_rank", "speedup", "compute_ms", "comm_ms"}, 4, rows, k);
-    const char *runs[2] = {"naive: every rank all rows, no sync", "DDP: sharded rows + gradient allreduce"};
+    // no comma inside a name: gnuplot's strcol() cuts a quoted field at its comma
+    const char *runs[2] = {"naive: every rank all rows and no sync", "DDP: sharded rows + gradient allreduce"};
     if (st == DL_OK && !isnan(S->naive_s))
         st = dl_csv_write_named(out, "epoch_time.csv", (const char *[]){"run", "epoch_s"}, 2, runs,
                                 (double[2]){S->naive_s, S->r.steady_epoch_seconds}, 2);
     free(rows);
+    // what this run did not write is an earlier run's: it must not stay beside this run's data
+    const int wrote[4] = {S->K > 0, total > 0, R->P <= 8, !isnan(S->naive_s)};
+    const char *const names[4] = {"steps.csv", "lr.csv", "shards.csv", "epoch_time.csv"};
+    for (int f = 0; st == DL_OK && f < 4; f++) {
+        char stale[1200];
+        snprintf(stale, sizeof stale, "%s/%s", out, names[f]);
+        if (!wrote[f])
+            remove(stale);
+    }
     return st;
 }
 
-/* The plots of what write_tables wrote; S->plots gets the files drawn. Cannot fail. */
+/* The plots of what write_tables wrote; S->plots gets the files drawn. A
+ * plot this run does not draw is removed (an earlier run's). Cannot fail. */
 static void draw(const lab03_run *R, lab03_results *S)
 {
     const char *out = R->o.a.out;
@@ -241,15 +252,23 @@ static void draw(const lab03_run *R, lab03_results *S)
     dl_plots_draw(&p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, R->o.mode, R->P);
     if (R->P > 1 && R->P <= 8)
         dl_plots_draw(&p, "shards", "data='%s/shards.csv'; P=%d", out, R->P);
+    else
+        dl_plots_skip(&p, "shards");
     if (S->K > 0 && S->one_curve != NULL)
         dl_plots_draw(&p, "equivalence", "data='%s/steps.csv'; P=%d; B=%zu", out, R->P, b);
+    else
+        dl_plots_skip(&p, "equivalence");
     dl_plots_draw(&p, "lr", "data='%s/lr.csv'; P=%d", out, R->naive ? 1 : R->P);
     if (S->sweep > 0)
         dl_plots_draw(&p, "speedup_batch", "data='%s/projection.csv'; B=%zu; profile='%s'; gpus=%d", out, b,
                       R->prof.name, R->prof.gpus);
+    else
+        dl_plots_skip(&p, "speedup_batch");
     if (!isnan(S->naive_s))
         dl_plots_draw(&p, "epoch_time", "data='%s/epoch_time.csv'; pnaive=%g; pddp=%g; P=%d; profile='%s'", out,
                       S->naive.speedup, S->r.why_not ? -1.0 : S->r.proj.speedup, R->P, R->prof.name);
+    else
+        dl_plots_skip(&p, "epoch_time");
     memcpy(S->plots, p.list, sizeof S->plots);
 }
 

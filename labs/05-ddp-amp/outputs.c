@@ -3,7 +3,7 @@
  * outputs.h). Not a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h> // uintptr_t
-#include <stdio.h> // snprintf, fprintf, rename
+#include <stdio.h> // snprintf, fprintf, rename, remove
 #include <stdlib.h> // malloc, free
 #include <string.h> // strcmp
 
@@ -349,7 +349,7 @@ static dl_status write_tables(const lab05_run *R, const projected *p, const dl_s
     static const char *const pcols[] = {"ranks",        "bucketed",         "ddp_flat", "per_param", "bucketed_exposed",
                                         "flat_exposed", "per_param_exposed"};
     static const char *const scols[] = {"cap_kib", "step_ms", "buckets"};
-    static const char *const tcols[] = {"rank0_kind", "id", "t0_ms", "t1_ms", "lane"};
+    static const char *const tcols[] = {"rank0_kind", "id", "t0_ms", "t1_ms", "lane", "async", "bytes"};
     const char *out = R->o.a.out;
     double brow[DDP_MAX_BUCKETS * 6];
     for (int k = 0; k < R->nb; k++) {
@@ -358,40 +358,56 @@ static dl_status write_tables(const lab05_run *R, const projected *p, const dl_s
         r[0] = k, r[1] = b->first, r[2] = b->last, r[3] = (double)b->offset;
         r[4] = (double)b->count, r[5] = (double)(R->esz * b->count);
     }
-    double trow[512 * 5];
+    double trow[512 * 7];
     double origin = -1;
     *nt = 0;
     for (size_t i = 0; i < nev && *nt < 512; i++) {
         if (ev[i].step != probe)
             continue;
         origin = origin < 0 ? ev[i].t0 : origin;
-        double *r = trow + 5 * (*nt)++;
+        double *r = trow + 7 * (*nt)++;
         r[0] = ev[i].kind, r[1] = ev[i].id, r[2] = (ev[i].t0 - origin) * 1e3, r[3] = (ev[i].t1 - origin) * 1e3;
         r[4] = ev[i].kind == DL_EV_ALLREDUCE ? 1 : ev[i].kind == DL_EV_STEP ? 2 : 0;
+        r[5] = ev[i].async; // 1: a bucket's allreduce, overlapped; 0: a blocking one (ddp-flat's, AMP's flag)
+        r[6] = ev[i].bytes;
     }
     DL_TRY(dl_csv_write(out, "metrics.csv", mcols, KIT_METRIC_COLS, R->tally.rows, R->tally.done));
     DL_TRY(dl_csv_write(out, "buckets.csv", bcols, 6, brow, R->nb));
     DL_TRY(dl_csv_write(out, "projection.csv", pcols, 7, p->rows, 3));
     DL_TRY(dl_csv_write(out, "sweep.csv", scols, 3, p->sweep, p->ns));
-    DL_TRY(dl_csv_write(out, "timeline.csv", tcols, 5, trow, *nt));
+    DL_TRY(dl_csv_write(out, "timeline.csv", tcols, 7, trow, *nt));
+    char stale[1100]; // an fp32 run writes no amp.csv: an earlier AMP run's must not stay beside this run's data
+    snprintf(stale, sizeof stale, "%s/amp.csv", out);
     if (R->amp)
         DL_TRY(dl_csv_write(out, "amp.csv", acols, 8, R->arow + 8 * R->resumed_at, (size_t)(R->step - R->resumed_at)));
+    else
+        remove(stale);
     return DL_OK;
 }
 
 /* The plots of what write_tables wrote (nt, ns: timeline.csv's and
- * sweep.csv's rows) into p. Cannot fail. */
+ * sweep.csv's rows) into p; a plot this run does not draw is removed (an
+ * earlier run's). Cannot fail. */
 static void draw(const lab05_run *R, int nt, int ns, dl_plots *p)
 {
     const char *out = R->o.a.out, *mode = lab05_mode_names[R->mode];
     if (R->tally.done > 1)
         dl_plots_draw(p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, mode, R->P);
+    else
+        dl_plots_skip(p, "training");
     if (nt > 0)
         dl_plots_draw(p, "timeline", "data='%s/timeline.csv'; mode='%s'; P=%d", out, mode, R->P);
+    else
+        dl_plots_skip(p, "timeline");
     if (ns > 1)
-        dl_plots_draw(p, "sweep", "data='%s/sweep.csv'; profile='%s'", out, R->prof.name);
+        dl_plots_draw(p, "sweep", "data='%s/sweep.csv'; profile='%s'; cap_kib=%g; first_kib=%g", out, R->prof.name,
+                      R->o.bucket_mb * 1024, R->o.first_bucket_mb * 1024);
+    else
+        dl_plots_skip(p, "sweep");
     if (R->amp && R->step > 1)
         dl_plots_draw(p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d", out, R->o.amp, R->P);
+    else
+        dl_plots_skip(p, "amp");
     dl_plots_draw(p, "speedup", "data='%s/projection.csv'; profile='%s'", out, R->prof.name);
 }
 

@@ -33,9 +33,17 @@ void dl_plot_escape(const char *text, char *out, size_t len);
 /* A driver's plot: draws dir/base with dl_plot and, when that wrote a file,
  * appends "base.ext" to the comma-separated list (len bytes, for
  * summary.json). Without gnuplot it stays quiet (dl_plot said so once);
- * other failures are reported on stderr as "who: plot: reason". */
+ * other failures are reported on stderr as "who: plot: reason". Every
+ * dir/base.png and dir/base.svg this call did not write (an earlier run's
+ * other format; its own format when drawing failed or fmt is dumb or none)
+ * is removed: a folder never shows a plot of another run beside this run's
+ * data. */
 void dl_plot_listed(const char *script, const char *fmt, const char *dir, const char *base, const char *vars,
                     const char *who, char *list, size_t len);
+
+/* Removes dir/base.png and dir/base.svg: a plot an earlier run drew that this
+ * run does not draw. Cannot fail (a file that is not there is fine). */
+void dl_plot_forget(const char *dir, const char *base);
 
 /* A driver's set of plots: the scripts in one folder (relative to DL_HOME),
  * drawn in format fmt into dir, failures reported as "who: plot: ...".
@@ -52,6 +60,9 @@ void dl_plots_draw(dl_plots *p, const char *base, const char *vars_fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* This run does not draw base: an earlier run's dir/base.png and .svg go
+ * (dl_plot_forget). Cannot fail. */
+void dl_plots_skip(const dl_plots *p, const char *base);
 
 /* The file extension for fmt ("png", "svg"), or NULL when fmt draws no file. */
 const char *dl_plot_ext(const char *fmt);
