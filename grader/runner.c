@@ -483,6 +483,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "grader: error: %s\n", plan == NULL ? "out of memory" : why);
         return 2;
     }
+    gr_sandbox_hide(gr_code_dir); // jobs run staged copies of what is there
     gr_sandbox_init();
     worker_path = gr_stage(worker);
     gr_sandbox_mkdir("work", 1, gr_scratch_dir, sizeof gr_scratch_dir);
