@@ -168,6 +168,16 @@ include $(wildcard labs/*/lab.mk)
 lab_id = $(firstword $(subst -, ,$(1)))
 lab_dir = $(filter $(1)-%,$(LABS))
 
+# What a student's object may be made of (tools/check-submission.sh; the
+# README's instructor section): every build of student files below checks
+# the files the preprocessor read and the assembly the compiler made before
+# assembling, then the object's symbols, against the lab's rules, derived
+# once per lab into $(B)/api/labNN.rules from grader/api/{kit,labNN}.txt,
+# the headers and the kit's objects. A refusal fails that build.
+CHECK_SUB := bash tools/check-submission.sh
+API_CPPFLAGS := $(filter-out -DDL_SOURCE_DIR%,$(filter -D%,$(CFLAGS_BASE)))
+lab_rules = $(B)/api/lab$(1).rules
+
 # $(call student_objs,lab-id,impl-name)
 student_objs = $(patsubst %.c,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_C)) \
                $(if $(HAVE_CUDA),$(patsubst %.cu,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_CU)))
@@ -207,6 +217,13 @@ $(B)/obj/grader/lab$(1)_calls-record.o: grader/lab$(1)_calls.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
 	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -DGR_RECORD -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(call lab_rules,$(1)): grader/api/kit.txt grader/api/lab$(1).txt tools/check-submission.sh \
+                        $(wildcard common/include/dl/*.h labs/$(2)/*.h) $(call kit_objs,$(1)) $(LIB)
+	@mkdir -p $$(@D)
+	$$(call say,API,$$@)
+	$$(Q)CC='$$(CC)' NVCC='$$(NVCC)' CUDA_LIBDIR='$$(CUDA_LIBDIR)' SAN=$$(SAN) $$(CHECK_SUB) rules $$@ labs/$(2) \
+	    $$(LIB) "$$(LAB_$(1)_STUDENT_C) $$(LAB_$(1)_STUDENT_CU) $$(LAB_$(1)_STUDENT_H)" $(call kit_objs,$(1)) \
+	    -- $$(API_CPPFLAGS)
 $(B)/grader/lab$(1): $(GRADER_JUDGE_OBJ) $(B)/obj/grader/lab$(1).o $(B)/obj/grader/lab$(1)_calls-judge.o \
                      $(call kit_objs,$(1)) $(LIB)
 	@mkdir -p $$(@D)
@@ -217,14 +234,21 @@ endef
 # $(call LAB_IMPL,lab-id,lab-dir,impl-name,impl-source-dir,obj-root): the driver
 # and the grader's worker, built from the student files found in impl-source-dir.
 define LAB_IMPL
-$(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP)
+$(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP) $(call lab_rules,$(1))
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
-	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(STUDENT_CFLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
-$(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP)
+	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(STUDENT_CFLAGS) -I$(4) -Ilabs/$(2) -MD -MP -MF $$(@:.o=.d) -MT $$@ -S $$< \
+	    -o $$(@:.o=.s)
+	$$(Q)$$(CHECK_SUB) source $(call lab_rules,$(1)) $(4) $$< $$(@:.o=.d) $$(@:.o=.s)
+	$$(Q)$$(CC) -c $$(@:.o=.s) -o $$@
+	$$(Q)$$(CHECK_SUB) symbols $(call lab_rules,$(1)) $$< $$@
+$(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP) $(call lab_rules,$(1))
 	@mkdir -p $$(@D)
 	$$(call say,NVCC,$$<)
-	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -I$(4) -Ilabs/$(2) -MD -MP -MF $$(@:.o=.d) -Xcompiler -save-temps=obj -c $$< -o $$@
+	$$(Q)rm -f $$(@:.o=.ii)
+	$$(Q)$$(CHECK_SUB) source $(call lab_rules,$(1)) $(4) $$< $$(@:.o=.d) $$(@:.o=.s)
+	$$(Q)$$(CHECK_SUB) symbols $(call lab_rules,$(1)) $$< $$@
 $(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)
