@@ -398,15 +398,26 @@ unit: $(B)/tests/unit $(B)/tests/grader
 
 LAB ?= 01
 IMPL ?= labs
+# The code under test is built first; when it does not build (a compiler
+# error, or tools/check-submission.sh refusing it) the judge still writes the
+# table and results.json: every item 0, with the reason (--not-built).
+GRADE_JUDGE = $(B)/grader/lab$(LAB) $(if $(JSON),--json $(JSON)) $(TESTS)
 ifeq ($(SRC),)
-grade: $(B)/grader/lab$(LAB) $(B)/$(IMPL)/lab$(LAB)-worker $(B)/$(IMPL)/lab$(LAB)
-	@$(B)/grader/lab$(LAB) --impl $(IMPL) $(if $(JSON),--json $(JSON)) $(TESTS)
+grade: $(B)/grader/lab$(LAB)
+	@mkdir -p $(B)/grade-build
+	@set -o pipefail; $(MAKE) --no-print-directory $(B)/$(IMPL)/lab$(LAB)-worker $(B)/$(IMPL)/lab$(LAB) 2>&1 | \
+	    tee $(B)/grade-build/lab$(LAB)-$(IMPL).log || \
+	    { $(GRADE_JUDGE) --impl $(IMPL) --not-built $(B)/grade-build/lab$(LAB)-$(IMPL).log; exit 1; }
+	@$(GRADE_JUDGE) --impl $(IMPL)
 else
 # make grade LAB=01 SRC=dir: the lab's student files from dir (one submission, by hand)
 GRADE_SRC_B = $(B)/grade-src/$(subst /,_,$(abspath $(SRC)))
 grade: $(B)/grader/lab$(LAB)
-	@$(MAKE) --no-print-directory -s mutant-grader LAB=$(LAB) MUT_DIR=$(abspath $(SRC)) MUT_B=$(GRADE_SRC_B)
-	@$(B)/grader/lab$(LAB) --code $(GRADE_SRC_B)/mutant --impl $(SRC) $(if $(JSON),--json $(JSON)) $(TESTS)
+	@mkdir -p $(GRADE_SRC_B)
+	@set -o pipefail; $(MAKE) --no-print-directory -s mutant-grader LAB=$(LAB) MUT_DIR=$(abspath $(SRC)) \
+	    MUT_B=$(GRADE_SRC_B) 2>&1 | tee $(GRADE_SRC_B)/build.log || \
+	    { $(GRADE_JUDGE) --impl $(SRC) --not-built $(GRADE_SRC_B)/build.log; exit 1; }
+	@$(GRADE_JUDGE) --code $(GRADE_SRC_B)/mutant --impl $(SRC)
 endif
 
 run: deps
