@@ -189,11 +189,11 @@ static const char *worker_path;
 /* Runs item i's test body in the worker (sandboxed), recording the student's calls. */
 static void run_worker(const gr_item *it, const char *dir)
 {
-    char wlog[1100], work[800];
+    char wlog[1100], name[300], work[800];
     snprintf(record_path, sizeof record_path, "%s/record", dir);
     snprintf(wlog, sizeof wlog, "%s/worker.log", dir);
-    snprintf(work, sizeof work, "items/%s/work", it->name);
-    gr_sandbox_mkdir(work, 1, work, sizeof work);
+    snprintf(name, sizeof name, "items/%s/work", it->name); // each item its own (not one shared by all)
+    gr_sandbox_mkdir(name, 1, work, sizeof work);
     int rec = open(record_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     int out = open(wlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     gr_job job = gr_job_defaults(it->timeout * gr_timeout_multiplier(), it->tier != GR_CPU);

@@ -233,7 +233,7 @@ source_check() {
                 for (i = 1; i <= nd && !good; i++) if (index(real, dirs[i] "/") == 1) good = 1
             }
             if (!good) {
-                printf "refused [includes-outside-files] %s: it includes %s%s: a student file may include only the lab'"'"'s student files (from the directory it came from), the lab'"'"'s headers (%s/*.h), the kit'"'"'s headers (common/include/dl/) and the system'"'"'s\n", src, path, (real != path ? " (" real ")" : ""), labdir
+                printf "refused [includes-outside-files] %s: the compiler read %s%s: a student file may include only the lab'"'"'s student files (from the directory it came from), the lab'"'"'s headers (%s/*.h), the kit'"'"'s headers (common/include/dl/) and the system'"'"'s\n", src, path, (real != path ? " (that is, " real ")" : ""), labdir
                 bad = 1
             }
         }
