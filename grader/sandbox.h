@@ -13,6 +13,7 @@
  *             starts with a copy of what is at its path on the host (what the
  *             item's earlier jobs left, e.g. a checkpoint to resume) and whose
  *             contents are copied back to the same path on the host at the end.
+ *             The rest of the grading run's directory is read-only.
  *     uid     (root without namespaces) the job runs as a sandbox user; at the
  *             end every process of that user is killed.
  *     pgroup  (neither) the job runs in its own session; at the end its process
