@@ -77,7 +77,9 @@ declared_functions() { # cppflags...
     local tmp
     tmp=$(mktemp -d) || return 1
     cat >"$tmp/all.c"
-    if ! "${CC:-cc}" -std=c11 "$@" -aux-info "$tmp/all.aux" -fsyntax-only "$tmp/all.c" 2>"$tmp/err"; then
+    # -aux-info is GCC's: another CC (clang) reads them through gcc where there is one
+    if ! "${CC:-cc}" -std=c11 "$@" -aux-info "$tmp/all.aux" -fsyntax-only "$tmp/all.c" 2>"$tmp/err" &&
+        ! gcc -std=c11 "$@" -aux-info "$tmp/all.aux" -fsyntax-only "$tmp/all.c" 2>>"$tmp/err"; then
         cat "$tmp/err" >&2
         rm -rf "$tmp"
         return 1
