@@ -172,6 +172,16 @@ include $(wildcard labs/*/lab.mk)
 lab_id = $(firstword $(subst -, ,$(1)))
 lab_dir = $(filter $(1)-%,$(LABS))
 
+# What a student's object may be made of (tools/check-submission.sh; the
+# README's instructor section): every build of student files below checks
+# the files the preprocessor read and the assembly the compiler made before
+# assembling, then the object's symbols, against the lab's rules, derived
+# once per lab into $(B)/api/labNN.rules from grader/api/{kit,labNN}.txt,
+# the headers and the kit's objects. A refusal fails that build.
+CHECK_SUB := bash tools/check-submission.sh
+API_CPPFLAGS := $(filter-out -DDL_SOURCE_DIR%,$(filter -D%,$(CFLAGS_BASE)))
+lab_rules = $(B)/api/lab$(1).rules
+
 # $(call student_objs,lab-id,impl-name)
 student_objs = $(patsubst %.c,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_C)) \
                $(if $(HAVE_CUDA),$(patsubst %.cu,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_CU)))
@@ -211,6 +221,13 @@ $(B)/obj/grader/lab$(1)_calls-record.o: grader/lab$(1)_calls.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
 	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -DGR_RECORD -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(call lab_rules,$(1)): grader/api/kit.txt grader/api/lab$(1).txt tools/check-submission.sh \
+                        $(wildcard common/include/dl/*.h labs/$(2)/*.h) $(call kit_objs,$(1)) $(LIB)
+	@mkdir -p $$(@D)
+	$$(call say,API,$$@)
+	$$(Q)CC='$$(CC)' NVCC='$$(NVCC)' CUDA_LIBDIR='$$(CUDA_LIBDIR)' SAN=$$(SAN) $$(CHECK_SUB) rules $$@ labs/$(2) \
+	    $$(LIB) "$$(LAB_$(1)_STUDENT_C) $$(LAB_$(1)_STUDENT_CU) $$(LAB_$(1)_STUDENT_H)" $(call kit_objs,$(1)) \
+	    -- $$(API_CPPFLAGS)
 $(B)/grader/lab$(1): $(GRADER_JUDGE_OBJ) $(B)/obj/grader/lab$(1).o $(B)/obj/grader/lab$(1)_calls-judge.o \
                      $(call kit_objs,$(1)) $(LIB)
 	@mkdir -p $$(@D)
@@ -221,14 +238,21 @@ endef
 # $(call LAB_IMPL,lab-id,lab-dir,impl-name,impl-source-dir,obj-root): the driver
 # and the grader's worker, built from the student files found in impl-source-dir.
 define LAB_IMPL
-$(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP)
+$(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP) $(call lab_rules,$(1))
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
-	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(STUDENT_CFLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
-$(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP)
+	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(STUDENT_CFLAGS) -I$(4) -Ilabs/$(2) -MD -MP -MF $$(@:.o=.d) -MT $$@ -S $$< \
+	    -o $$(@:.o=.s)
+	$$(Q)$$(CHECK_SUB) source $(call lab_rules,$(1)) $(4) $$< $$(@:.o=.d) $$(@:.o=.s)
+	$$(Q)$$(CC) -c $$(@:.o=.s) -o $$@
+	$$(Q)$$(CHECK_SUB) symbols $(call lab_rules,$(1)) $$< $$@
+$(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP) $(call lab_rules,$(1))
 	@mkdir -p $$(@D)
 	$$(call say,NVCC,$$<)
-	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -I$(4) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -I$(4) -Ilabs/$(2) -MD -MP -MF $$(@:.o=.d) -Xcompiler -save-temps=obj -c $$< -o $$@
+	$$(Q)rm -f $$(@:.o=.ii)
+	$$(Q)$$(CHECK_SUB) source $(call lab_rules,$(1)) $(4) $$< $$(@:.o=.d) $$(@:.o=.s)
+	$$(Q)$$(CHECK_SUB) symbols $(call lab_rules,$(1)) $$< $$@
 $(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)
@@ -383,16 +407,25 @@ IMPL ?= labs
 # no error banner that reads as a crash; STRICT=1 passes the 1 on (CI, scripts).
 GRADE_RC = rc=$$?; if [ $$rc -eq 1 ] && [ "$(STRICT)" != 1 ]; then \
            echo "make grade: points were lost (exit status 1; STRICT=1 makes that an error)"; else exit $$rc; fi
+# The code under test is built first; when it does not build (a compiler
+# error, or tools/check-submission.sh refusing it) the judge still writes the
+# table and results.json: every item 0, with the reason (--not-built).
+GRADE_JUDGE = $(B)/grader/lab$(LAB) $(if $(JSON),--json $(JSON)) $(TESTS)
 ifeq ($(SRC),)
-grade: $(B)/grader/lab$(LAB) $(B)/$(IMPL)/lab$(LAB)-worker $(B)/$(IMPL)/lab$(LAB)
-	@$(B)/grader/lab$(LAB) --impl $(IMPL) $(if $(JSON),--json $(JSON)) $(TESTS) || { $(GRADE_RC); }
+grade: $(B)/grader/lab$(LAB)
+	@mkdir -p $(B)/grade-build
+	@set -o pipefail; if $(MAKE) --no-print-directory $(B)/$(IMPL)/lab$(LAB)-worker $(B)/$(IMPL)/lab$(LAB) 2>&1 | \
+	    tee $(B)/grade-build/lab$(LAB)-$(IMPL).log; then $(GRADE_JUDGE) --impl $(IMPL) || { $(GRADE_RC); }; \
+	else $(GRADE_JUDGE) --impl $(IMPL) --not-built $(B)/grade-build/lab$(LAB)-$(IMPL).log || { $(GRADE_RC); }; fi
 else
 # make grade LAB=01 SRC=dir: the lab's student files from dir (one submission, by hand)
 GRADE_SRC_B = $(B)/grade-src/$(subst /,_,$(abspath $(SRC)))
 grade: $(B)/grader/lab$(LAB)
-	@$(MAKE) --no-print-directory -s mutant-grader LAB=$(LAB) MUT_DIR=$(abspath $(SRC)) MUT_B=$(GRADE_SRC_B)
-	@$(B)/grader/lab$(LAB) --code $(GRADE_SRC_B)/mutant --impl $(SRC) $(if $(JSON),--json $(JSON)) $(TESTS) || \
-	    { $(GRADE_RC); }
+	@mkdir -p $(GRADE_SRC_B)
+	@set -o pipefail; if $(MAKE) --no-print-directory -s mutant-grader LAB=$(LAB) MUT_DIR=$(abspath $(SRC)) \
+	    MUT_B=$(GRADE_SRC_B) 2>&1 | tee $(GRADE_SRC_B)/build.log; then \
+	    $(GRADE_JUDGE) --code $(GRADE_SRC_B)/mutant --impl $(SRC) || { $(GRADE_RC); }; \
+	else $(GRADE_JUDGE) --impl $(SRC) --not-built $(GRADE_SRC_B)/build.log || { $(GRADE_RC); }; fi
 endif
 
 run: deps

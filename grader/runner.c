@@ -122,16 +122,78 @@ static void find_diag(const char *msg, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)k, p);
 }
 
+// ---- a submission that was not built ----
+
+/* Copies text into out (len bytes), valid UTF-8 only: a byte that starts no
+ * whole character, or a control character but '\n', becomes '?'. */
+static void clean_utf8(const char *text, size_t n, char *out, size_t len)
+{
+    size_t o = 0;
+    for (size_t k = 0; k < n && o + 5 < len;) {
+        unsigned c = (unsigned char)text[k];
+        size_t want = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        int whole = want > 0 && k + want <= n;
+        for (size_t m = 1; whole && m < want; m++)
+            whole = ((unsigned char)text[k + m] & 0xC0) == 0x80;
+        if (!whole || (c < 0x20 && c != '\n') || c == 0x7F) {
+            out[o++] = '?';
+            k++;
+        } else {
+            memcpy(out + o, text + k, want);
+            o += want;
+            k += want;
+        }
+    }
+    out[o] = '\0';
+}
+
+/* Why the build whose log is at path failed: the check's refusals
+ * ("refused [STATUS] ...", tools/check-submission.sh) when there are any,
+ * else the compiler's and the linker's errors (else the log's last lines).
+ * status gets STATUS, or "build-failed". */
+static void not_built_reason(const char *path, char *status, size_t slen, char *why, size_t wlen)
+{
+    char *text = NULL;
+    size_t n = 0;
+    snprintf(status, slen, "build-failed");
+    snprintf(why, wlen, "(no build log at %s)", path);
+    if (dl_read_file(path, &text, &n) != DL_OK)
+        return;
+    static const char *const marks[] = {"refused [", "error", NULL};
+    char picked[2048] = "";
+    for (int m = 0; marks[m] != NULL && picked[0] == '\0'; m++) {
+        int lines = 0;
+        for (const char *p = text; *p && lines < 4; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n')) {
+            size_t k = strcspn(p, "\n");
+            const char *hit = m == 0 ? (strncmp(p, marks[0], 9) == 0 ? p : NULL) : strstr(p, marks[1]);
+            if (hit == NULL || hit >= p + k)
+                continue;
+            if (m == 0 && lines == 0)
+                snprintf(status, slen, "%.*s", (int)strcspn(p + 9, "] \n"), p + 9);
+            size_t used = strlen(picked);
+            snprintf(picked + used, sizeof picked - used, "%.*s\n", (int)(k < 400 ? k : 400), p);
+            lines++;
+        }
+    }
+    if (picked[0] == '\0') // the last lines, whatever they say
+        tail_of(path, picked, sizeof picked, 4);
+    size_t k = strlen(picked);
+    while (k > 0 && picked[k - 1] == '\n')
+        picked[--k] = '\0';
+    clean_utf8(picked, k, why, wlen);
+    free(text);
+}
+
 static const char *worker_path;
 
 /* Runs item i's test body in the worker (sandboxed), recording the student's calls. */
 static void run_worker(const gr_item *it, const char *dir)
 {
-    char wlog[1100], work[800];
+    char wlog[1100], name[300], work[800];
     snprintf(record_path, sizeof record_path, "%s/record", dir);
     snprintf(wlog, sizeof wlog, "%s/worker.log", dir);
-    snprintf(work, sizeof work, "items/%s/work", it->name);
-    gr_sandbox_mkdir(work, 1, work, sizeof work);
+    snprintf(name, sizeof name, "items/%s/work", it->name); // each item its own (not one shared by all)
+    gr_sandbox_mkdir(name, 1, work, sizeof work);
     int rec = open(record_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     int out = open(wlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     gr_job job = gr_job_defaults(it->timeout * gr_timeout_multiplier(), it->tier != GR_CPU);
@@ -296,10 +358,12 @@ static void print_indented(const char *label, const char *text)
 static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
-            "usage: %s [--impl NAME] [--code DIR] [--json FILE] [--list] [--verbose] [ITEM ...]\n"
+            "usage: %s [--impl NAME] [--code DIR] [--not-built LOG] [--json FILE] [--list] [--verbose] [ITEM ...]\n"
             "Grades lab %s (%s). With ITEMs, runs only those (and their parents).\n"
             "  --impl NAME   the code under test: build/NAME/lab%s and its worker (default: labs)\n"
             "  --code DIR    the directory holding lab%s and lab%s-worker, if not build/NAME\n"
+            "  --not-built LOG  the code under test did not build (LOG is its build's output): every item\n"
+            "                scores 0, with the reason (tools/check-submission.sh's refusal, or the errors)\n"
             "  --json FILE   write Gradescope results.json to FILE\n"
             "  --list        list the items with points and tiers, run nothing\n"
             "  --verbose     show what passing tests printed too\n"
@@ -310,7 +374,7 @@ static void usage(FILE *f, const char *prog)
 }
 
 static dl_status write_json(const char *path, const result *res, const gr_plan *plan, const char *impl, int gpus,
-                            const char *gpu_name, int score, int max_score, int skipped)
+                            const char *gpu_name, int score, int max_score, int skipped, const char *build)
 {
     const gr_lab *lab = gr_the_lab;
     dl_json j;
@@ -338,6 +402,8 @@ static dl_status write_json(const char *path, const result *res, const gr_plan *
         else if (r->kind == R_SKIP)
             snprintf(out, sizeof out, "SKIPPED: %s (worth %d points where the %s tier runs; not counted)", r->msg,
                      it->points, gr_tier_name(it->tier));
+        else if (build != NULL)
+            snprintf(out, sizeof out, "%s", r->msg);
         else
             snprintf(out, sizeof out, "%s%s\nhint: %s\nsee: labs/%s/%s%s%s", r->msg, note, it->hint, lab->dir,
                      it->section, r->output[0] ? "\noutput:\n" : "", r->output);
@@ -371,7 +437,8 @@ static dl_status write_json(const char *path, const result *res, const gr_plan *
     dl_json_str(&j, "cuda_driver", dl_cuda_driver_version());
     dl_json_str(&j, "nccl", dl_nccl_version());
     dl_json_str(&j, "blas", dl_blas_name());
-    dl_json_str(&j, "sandbox", gr_sandbox_describe());
+    dl_json_str(&j, "sandbox", build != NULL ? "none: nothing ran" : gr_sandbox_describe());
+    dl_json_str(&j, "build", build != NULL ? build : "built");
     dl_json_str(&j, "git_revision", rev);
     dl_json_str(&j, "graded_at", when);
     dl_json_end_object(&j);
@@ -405,7 +472,7 @@ int main(int argc, char **argv)
     const gr_lab *lab = gr_the_lab;
     gr_setup_hook = child_setup;
     gr_teardown_hook = child_teardown;
-    const char *json = NULL, *impl = "labs", *code = NULL;
+    const char *json = NULL, *impl = "labs", *code = NULL, *not_built = NULL;
     int list = 0, verbose = 0;
     int *selected = calloc((size_t)lab->n_items, sizeof *selected);
     result *res = calloc((size_t)lab->n_items, sizeof *res);
@@ -417,6 +484,8 @@ int main(int argc, char **argv)
             impl = argv[++a];
         } else if (strcmp(argv[a], "--code") == 0 && a + 1 < argc) {
             code = argv[++a];
+        } else if (strcmp(argv[a], "--not-built") == 0 && a + 1 < argc) {
+            not_built = argv[++a];
         } else if (strcmp(argv[a], "--list") == 0) {
             list = 1;
         } else if (strcmp(argv[a], "--verbose") == 0) {
@@ -465,9 +534,11 @@ int main(int argc, char **argv)
     char resolved[PATH_MAX]; // the jobs start in their own directories: absolute paths only
     if (realpath(gr_code_dir, resolved) != NULL)
         snprintf(gr_code_dir, sizeof gr_code_dir, "%.1000s", resolved);
-    char worker[1200];
+    char worker[1200], build_status[64] = "", build_why[2048] = "";
     snprintf(worker, sizeof worker, "%s/lab%s-worker", gr_code_dir, lab->id);
-    if (access(worker, X_OK) != 0) {
+    if (not_built != NULL)
+        not_built_reason(not_built, build_status, sizeof build_status, build_why, sizeof build_why);
+    else if (access(worker, X_OK) != 0) {
         fprintf(stderr, "grader: error: no worker at %s (build it: make %s)\n", worker, code ? worker : "all");
         return 2;
     }
@@ -484,13 +555,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "grader: error: %s\n", plan == NULL ? "out of memory" : why);
         return 2;
     }
-    gr_sandbox_init();
-    worker_path = gr_stage(worker);
-    gr_sandbox_mkdir("work", 1, gr_scratch_dir, sizeof gr_scratch_dir);
+    if (not_built == NULL) {
+        gr_sandbox_hide(gr_code_dir); // jobs run staged copies of what is there
+        gr_sandbox_init();
+        worker_path = gr_stage(worker);
+        gr_sandbox_mkdir("work", 1, gr_scratch_dir, sizeof gr_scratch_dir);
+    }
     printf("== ddplab lab %s: %s ==\n", lab->id, lab->title);
     printf("   code: %s   device: %s\n", impl,
            gpus > 0 ? gpu_name : (dl_built_with_cuda() ? "cpu (no CUDA GPU answers)" : "cpu (built without CUDA)"));
-    printf("   sandbox: %s\n", gr_sandbox_describe());
+    if (not_built != NULL) {
+        printf("   not built (%s), so nothing ran and every item scores 0:\n", build_status);
+        print_indented("", build_why);
+    } else {
+        printf("   sandbox: %s\n", gr_sandbox_describe());
+    }
     int score = 0, max_score = 0, skipped = 0;
     int skipped_tiers[3] = {0, 0, 0};
     for (int i = 0; i < lab->n_items; i++) {
@@ -518,7 +597,13 @@ int main(int argc, char **argv)
                 snprintf(r->note, sizeof r->note,
                          "run because %s needs it, though GR_TIERS=%.60s leaves out the %s tier",
                          lab->items[plan[i].needed_by].name, tiers, gr_tier_name(it->tier));
-            if (parent >= 0 && res[parent].kind != R_PASS) {
+            if (not_built != NULL) {
+                r->kind = R_FAIL;
+                snprintf(r->msg, sizeof r->msg, "not graded: your code was not built (%s):\n%s", build_status,
+                         build_why);
+                snprintf(r->diag, sizeof r->diag, "%s", build_status);
+                max_score += it->points;
+            } else if (parent >= 0 && res[parent].kind != R_PASS) {
                 r->kind = R_PARENT;
                 snprintf(r->msg, sizeof r->msg, "parent failed: %s must pass first", it->parent);
                 max_score += it->points;
@@ -540,7 +625,9 @@ int main(int argc, char **argv)
                    it->title);
         if (r->note[0])
             print_indented("", r->note);
-        if (r->kind == R_FAIL) {
+        if (r->kind == R_FAIL && not_built != NULL) {
+            print_indented("", "not graded: your code was not built (above)");
+        } else if (r->kind == R_FAIL) {
             print_indented("saw:", r->msg);
             print_indented("hint:", it->hint);
             char see[300];
@@ -555,7 +642,8 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
-    gr_sandbox_cleanup();
+    if (not_built == NULL)
+        gr_sandbox_cleanup();
     printf("Score: %d/%d", score, max_score);
     if (skipped > 0) {
         printf("   (skipped: %d points in the", skipped);
@@ -567,7 +655,8 @@ int main(int argc, char **argv)
     }
     printf("\n");
     int rc = score == max_score ? 0 : 1;
-    if (json != NULL && write_json(json, res, plan, impl, gpus, gpu_name, score, max_score, skipped) != DL_OK) {
+    if (json != NULL && write_json(json, res, plan, impl, gpus, gpu_name, score, max_score, skipped,
+                                   not_built != NULL ? build_status : NULL) != DL_OK) {
         fprintf(stderr, "grader: %s\n", dl_last_error());
         rc = 3;
     }

@@ -12,6 +12,8 @@
 #include <errno.h> // errno
 #include <fcntl.h> // open, openat
 #include <grp.h> // setgroups
+#include <limits.h> // PATH_MAX
+#include <linux/capability.h> // struct __user_cap_*, _LINUX_CAPABILITY_VERSION_3
 #include <poll.h> // poll
 #include <sched.h> // unshare, CLONE_NEW*
 #include <signal.h> // kill, SIGKILL
@@ -23,6 +25,7 @@
 #include <sys/prctl.h> // prctl
 #include <sys/resource.h> // setrlimit
 #include <sys/stat.h> // mkdir, stat
+#include <sys/syscall.h> // SYS_capset
 #include <sys/wait.h> // waitpid
 #include <time.h> // clock_gettime, nanosleep
 #include <unistd.h> // fork, execve
@@ -46,6 +49,8 @@ static struct {
     char home[400];
     char desc[600];
     int ready;
+    char hide[8][PATH_MAX]; /* directories a job sees empty (ns mode) */
+    int n_hide;
 } sb = {.lock_fd = -1};
 
 // ---- small helpers ----
@@ -246,6 +251,19 @@ static void chown_tree(int dir, uid_t uid, gid_t gid, int depth)
 
 // ---- the job's own process ----
 
+/* No capabilities, now or after exec: a job that is root in its user namespace
+ * (the grader is not root) could otherwise unmount what hides the kit. */
+static void drop_capabilities(void)
+{
+    for (int cap = 0; cap < 64; cap++)
+        prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); // fails harmlessly when there is nothing to drop
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    memset(d, 0, sizeof d);
+    syscall(SYS_capset, &h, d);
+}
+
 /* Limits, descriptors, user, directory, then exec. Never returns. */
 static void exec_job(const gr_job *job)
 {
@@ -284,6 +302,7 @@ static void exec_job(const gr_job *job)
     r.rlim_cur = r.rlim_max = (rlim_t)(job->nproc + (sb.drop ? 0 : user_processes(getuid())));
     setrlimit(RLIMIT_NPROC, &r);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    drop_capabilities();
     if (chdir(job->workdir) != 0) {
         dprintf(2, "sandbox: cannot enter %s: %s\n", job->workdir, strerror(errno));
         _exit(126);
@@ -295,7 +314,8 @@ static void exec_job(const gr_job *job)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (strncmp(environ[i], "HOME=", 5) != 0 && strncmp(environ[i], "TMPDIR=", 7) != 0 &&
-            strncmp(environ[i], "DL_HOME=", 8) != 0 && strncmp(environ[i], "PWD=", 4) != 0)
+            strncmp(environ[i], "DL_HOME=", 8) != 0 && strncmp(environ[i], "PWD=", 4) != 0 &&
+            strncmp(environ[i], "OLDPWD=", 7) != 0 && strncmp(environ[i], "GR_HIDE=", 8) != 0)
             env[k++] = environ[i];
     }
     char home[1100], tmp[1100], dlhome[500];
@@ -321,23 +341,51 @@ static void mount_tmpfs(const char *where, size_t bytes, const char *mode)
     mount("tmpfs", where, "tmpfs", MS_NOSUID | MS_NODEV, opts);
 }
 
+/* Whether hidden directory i lies inside another one (that one's mount hides it). */
+static int hidden_by_another(int i)
+{
+    for (int j = 0; j < sb.n_hide; j++) {
+        size_t n = strlen(sb.hide[j]);
+        if (j != i && strncmp(sb.hide[i], sb.hide[j], n) == 0 && sb.hide[i][n] == '/')
+            return 1;
+    }
+    return 0;
+}
+
 /* pid 1 of the job's namespace. Reports the job's wait status on status_fd. */
 static void ns_init(const gr_job *job, int status_fd, int run_fd, int host_work_fd, int probe)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int ok = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+    // the judge's directory (the kit, most likely) is no way back to what is hidden
+    int ok = chdir("/") == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
     char opts[64];
     snprintf(opts, sizeof opts, "size=%zu,mode=1777", job->disk_bytes);
     ok = ok && mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) == 0;
     mount("tmpfs", "/var/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts);
     mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opts);
-    // the run directory (staged programs, the kit's home) back in view, read-only
+    // the kit's tree (solutions/, build/solutions/, the path compiled into the
+    // library) and whatever else the judge hides: an empty directory; one
+    // that is gone already (under /tmp) needs nothing
     struct stat st;
-    if (ok && stat(sb.run, &st) != 0) {
+    int hidden[8] = {0};
+    for (int i = 0; ok && i < sb.n_hide; i++) {
+        if (hidden_by_another(i) || stat(sb.hide[i], &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        ok = mount("tmpfs", sb.hide[i], "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64k,mode=0755") == 0;
+        hidden[i] = ok;
+    }
+    // the run directory (staged programs, the kit's home) back in view, read-only
+    // (also where /tmp did not hide it: a TMPDIR elsewhere)
+    if (ok) {
         char src[64];
         snprintf(src, sizeof src, "/proc/self/fd/%d", run_fd);
         ok = dl_mkdir_p(sb.run) == DL_OK && mount(src, sb.run, NULL, MS_BIND | MS_REC, NULL) == 0 &&
              mount(NULL, sb.run, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) == 0;
+    }
+    for (int i = 0; ok && i < sb.n_hide; i++) { // read-only once the run directory's path is made in it
+        if (hidden[i])
+            ok = mount(NULL, sb.hide[i], NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                       "size=64k,mode=0755") == 0;
     }
     if (ok && job->workdir != NULL) {
         mount_tmpfs(job->workdir, job->disk_bytes, "0755");
@@ -500,11 +548,45 @@ static void stage_home(void)
         closedir(d);
 }
 
+void gr_sandbox_hide(const char *path)
+{
+    // what jobs need stays: the system's directories, and no hidden directory holds one
+    static const char *keep[] = {"/usr",  "/etc", "/lib", "/lib64", "/bin", "/sbin",      "/dev",
+                                 "/proc", "/sys", "/run", "/tmp",   "/var", "/opt/nvidia"};
+    char real[PATH_MAX];
+    struct stat st;
+    if (path == NULL || path[0] == '\0' || realpath(path, real) == NULL || stat(real, &st) != 0 ||
+        !S_ISDIR(st.st_mode) || strcmp(real, "/") == 0 || sb.n_hide == 8)
+        return;
+    size_t n = strlen(real);
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        if (strncmp(keep[i], real, n) == 0 && (keep[i][n] == '\0' || keep[i][n] == '/'))
+            return;
+    }
+    for (int i = 0; i < sb.n_hide; i++) {
+        if (strcmp(sb.hide[i], real) == 0)
+            return;
+    }
+    snprintf(sb.hide[sb.n_hide++], sizeof sb.hide[0], "%s", real);
+}
+
 void gr_sandbox_init(void)
 {
     if (sb.ready)
         return;
     sb.ready = 1;
+    // the kit's tree, at the path compiled into the library (a student's code
+    // can read it there) and where DL_HOME says; GR_HIDE adds more (a:b:c)
+    gr_sandbox_hide(DL_SOURCE_DIR);
+    gr_sandbox_hide(dl_home());
+    const char *more = getenv("GR_HIDE");
+    while (more != NULL && *more != '\0') {
+        char one[PATH_MAX];
+        size_t k = strcspn(more, ":");
+        snprintf(one, sizeof one, "%.*s", (int)k, more);
+        gr_sandbox_hide(one);
+        more += k + (more[k] == ':');
+    }
     const char *base = getenv("TMPDIR");
     snprintf(sb.run, sizeof sb.run, "%s/ddplab-grade-XXXXXX", base && base[0] == '/' ? base : "/tmp");
     if (mkdtemp(sb.run) == NULL) {

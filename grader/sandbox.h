@@ -13,6 +13,7 @@
  *             starts with a copy of what is at its path on the host (what the
  *             item's earlier jobs left, e.g. a checkpoint to resume) and whose
  *             contents are copied back to the same path on the host at the end.
+ *             The rest of the grading run's directory is read-only.
  *     uid     (root without namespaces) the job runs as a sandbox user; at the
  *             end every process of that user is killed.
  *     pgroup  (neither) the job runs in its own session; at the end its process
@@ -29,6 +30,16 @@
  *   stdout and stderr go to job->out_fd; job->rec_fd, when >= 0, becomes fd 3.
  *   It returns when every process of the job is gone, with what ended it in
  *   *fate, each limit named ("CPU time limit (70 s) reached").
+ * - In ns mode a job sees these directories empty (read-only tmpfs mounts):
+ *   the kit's tree, at the path compiled into the library (DL_SOURCE_DIR) and
+ *   at dl_home(); every directory named by gr_sandbox_hide before
+ *   gr_sandbox_init (the code under test's); and GR_HIDE's (a:b:c). So its
+ *   solutions/ and build/solutions/ are out of reach, whatever path the
+ *   student's code finds. The jobs need nothing there: they run staged copies
+ *   (gr_stage) and read the kit's files from gr_sandbox_home(), which the
+ *   judge passes as DL_HOME. A job has no capabilities (it cannot unmount
+ *   them, even as root of its user namespace). uid and pgroup modes hide
+ *   nothing: there the kit's tree must be unreadable to the sandbox user.
  * - gr_stage(path) returns a copy of an executable that the sandbox user can run
  *   (the kit may live where it cannot, e.g. under /root); gr_sandbox_home() is
  *   the DL_HOME jobs see (a copy of what the drivers read at run time).
@@ -60,6 +71,9 @@ typedef struct gr_fate {
     char text[300]; /* "exited with status 0", "killed by SIGSEGV (segmentation fault)", ... */
 } gr_fate;
 
+/* A directory jobs must not see (ns mode); before gr_sandbox_init. The
+ * system's directories and their ancestors are never hidden. */
+void gr_sandbox_hide(const char *path);
 /* Once, in the judge, before any job. */
 void gr_sandbox_init(void);
 /* One line: the mode and the user jobs run as. */

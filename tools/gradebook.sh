@@ -9,11 +9,15 @@
 # Each submission is graded on its own:
 #   1. its files go into a fresh copy of the student release (no solutions/,
 #      no mutants; tools/release-tree.sh), where its driver and the grader's
-#      worker are built against this kit's library; a build that includes a
-#      file from outside that tree or the system (or embeds one) is refused;
+#      worker are built against this kit's library; that build refuses what
+#      tools/check-submission.sh refuses in every build (a file included from
+#      outside the submission, the lab's and kit's headers and the system's;
+#      an .incbin or assembler macro; a symbol defined or referenced outside
+#      the lab's rules), and its refusal becomes the status;
 #   2. this kit's judge (build/grader/labNN, which holds no student code)
 #      grades it, in its own session, under a time limit, student code in the
-#      sandbox (see the README's instructor section).
+#      sandbox (see the README's instructor section), which hides this kit's
+#      tree and SUBMISSIONS from it (GR_HIDE).
 # A build that fails, a grader that dies or times out, or results that are
 # missing or invalid give that submission 0 with the reason in `status`, and
 # the next one is graded. Writes, each at the end and atomically:
@@ -52,6 +56,9 @@ csv=$B/gradebook/lab$lab.csv
 rows=$root/rows.csv
 echo "student,score,max_score,skipped_points,$(echo "$items" | tr '\n' ',')status" >"$rows"
 
+# what the sandbox hides from each submission's code besides this kit's tree
+# (the judge's own): every submission, and the gradebook's work
+hide="$(realpath "$subs"):$root"
 pristine=$root/.release
 # the release staged for this lab: no later lab, and none of the kit's code that answers its tasks
 bash tools/release-tree.sh "$pristine" "$lab" || { echo "gradebook: cannot lay out the student release" >&2; exit 1; }
@@ -68,26 +75,15 @@ zero_row() { # name status [log]: a 0 in the CSV, and a results.json that says w
     local why="this submission was not graded: $2"
     case $2 in
     build-failed) why="$why (your files do not build with the lab's header; the compiler said:)" ;;
-    includes-outside-files) why="$why (it includes a file from outside your lab's files)" ;;
+    includes-outside-files) why="$why (it includes a file from outside your lab's files, the lab's and the kit's headers and the system's)" ;;
     not-a-regular-file:*) why="$why (hand in plain files, not links)" ;;
-    embeds-a-file:*) why="$why (.incbin and #embed are not allowed)" ;;
+    embeds-a-file) why="$why (.incbin, .include and assembler macros are not allowed)" ;;
+    defines-outside-api) why="$why (it defines a symbol that is not one of the lab's functions: make helpers static)" ;;
+    references-outside-api) why="$why (it calls a function that is not the lab's, the kit's or the system's to call)" ;;
     esac
     printf '{\n  "score": 0,\n  "output": "%s\\n%s",\n  "tests": [],\n  "extra_data": {"lab": "%s", "status": "%s"}\n}\n' \
         "$why" "$(json_text "${3:-/dev/null}")" "$lab" "$2" >"$root/$1/results.json.tmp"
     mv "$root/$1/results.json.tmp" "$root/$1/results.json"
-}
-
-# The build's dependency files name every header it read: all must be in the
-# submission's tree or the system's include directories.
-outside_includes() { # tree
-    local tree=$1 d f
-    for d in "$tree"/build/obj/labs/"$lab"/*.d; do
-        [ -f "$d" ] || continue
-        sed -e 's/\\$//' -e 's/^[^:]*://' "$d" | tr ' ' '\n' | sed '/^$/d; /:$/d' | while read -r f; do
-            f=$(cd "$tree" && realpath -m "$f")
-            case $f in "$tree"/* | /usr/* | /opt/*) ;; *) echo "$f" ;; esac
-        done
-    done | sort -u | head -n 3
 }
 
 n=0
@@ -104,11 +100,7 @@ for s in "$subs"/*/; do
         if [ -L "$s/$f" ] || { [ -e "$s/$f" ] && [ ! -f "$s/$f" ]; }; then
             bad="not-a-regular-file:$f"
         elif [ -f "$s/$f" ]; then
-            if grep -qE 'incbin|#[[:space:]]*embed' "$s/$f"; then
-                bad="embeds-a-file:$f"
-            else
-                cp "$s/$f" "$tree/labs/$dir/$f"
-            fi
+            cp "$s/$f" "$tree/labs/$dir/$f"
         fi
     done
     if [ -n "$bad" ]; then
@@ -117,17 +109,26 @@ for s in "$subs"/*/; do
     fi
     if ! timeout 900 make -s --no-print-directory -C "$tree" B=build DL_NO_DEPS=1 LIB_PREBUILT="$lib" $nocuda \
         "build/labs/lab$lab-worker" "build/labs/lab$lab" >"$work/build.log" 2>&1; then
-        zero_row "$name" build-failed "$work/build.log"
-        continue
-    fi
-    out=$(outside_includes "$tree")
-    if [ -n "$out" ]; then
-        echo "includes files outside the submission: $out" >>"$work/build.log"
-        zero_row "$name" "includes-outside-files" "$work/build.log"
+        why=$(sed -n 's/^refused \[\([a-z-]*\)\].*/\1/p' "$work/build.log" | head -n 1)
+        why=${why:-build-failed}
+        # the judge's own word on it (--not-built: nothing of the submission runs):
+        # every item 0 with the compiler's or the check's reason, and the lab's maximum
+        if "$judge" --impl "$name" --not-built "$work/build.log" --json "$work/results.json" \
+            </dev/null >"$work/grade.log" 2>&1 || [ $? -eq 1 ]; then
+            if [ "$("$J" "$work/results.json" extra_data.build 2>/dev/null)" = "$why" ] &&
+                [ "$("$J" "$work/results.json" 'tests.*.score' 2>/dev/null | wc -l)" = "$n_items" ]; then
+                row="$name,0,$("$J" "$work/results.json" extra_data.max_score),$("$J" "$work/results.json" extra_data.skipped_points)"
+                echo "$row,${zeros}$why" >>"$rows"
+                echo "$name: 0 ($why)"
+                rm -rf "$tree"
+                continue
+            fi
+        fi
+        zero_row "$name" "$why" "$work/build.log"
         continue
     fi
     # its own session: nothing the grading does reaches this loop
-    setsid -w timeout -k 10 "${GB_TIMEOUT:-3600}" "$judge" --code "$tree/build/labs" --impl "$name" \
+    GR_HIDE="$hide" setsid -w timeout -k 10 "${GB_TIMEOUT:-3600}" "$judge" --code "$tree/build/labs" --impl "$name" \
         --json "$work/results.json" </dev/null >"$work/grade.log" 2>&1
     rc=$?
     if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then

@@ -6,7 +6,7 @@
 // lose: none
 #include <sys/prctl.h> // prctl
 #include <unistd.h> // fork, setsid, sleep
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     if (fork() == 0) {
         setsid();

@@ -7,7 +7,7 @@
 // lose: all
 // expect: wall-clock limit|CPU time limit
 // multiplier: 0.3
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     for (volatile unsigned long k = 0;; k++)
         ;

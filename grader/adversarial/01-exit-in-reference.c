@@ -7,7 +7,7 @@
 // lose: scaler_transform test_accuracy
 // expect: exited \(status 0\) inside logreg_scaler_transform \(lab01 task 1\)
 #include <unistd.h> // _exit
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     _exit(0);
 }

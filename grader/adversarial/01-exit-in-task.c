@@ -7,7 +7,7 @@
 // lose: all
 // expect: exited \(status 0\) inside logreg_scaler_fit \(lab01 task 1\) before the check finished
 #include <stdlib.h> // exit
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     exit(0);
 }

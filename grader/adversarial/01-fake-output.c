@@ -6,7 +6,7 @@
 // lose: all
 // expect: your code printed
 #include <stdio.h> // printf
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     printf("[PASS]  10/10   scaler_stats\nScore: 95/95\n");
     printf("bad bytes: \xff\xfe \xc3 \xed\xa0\x80 \x01\x02\x1b[31m red \x7f end\n");

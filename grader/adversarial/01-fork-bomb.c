@@ -7,7 +7,7 @@
 // expect: wall-clock limit
 // multiplier: 0.3
 #include <unistd.h> // fork
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     for (;;)
         fork();

@@ -7,7 +7,7 @@
 // lose: all
 // expect: crashed: SIGSEGV.*memory limit is 8 GiB
 #include <stdlib.h> // malloc
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     size_t n = (size_t)64 << 30;
     volatile char *p = malloc(n); // NULL past the limit: the first write crashes

@@ -6,7 +6,7 @@
 // lose: all
 // expect: file size limit
 #include <stdio.h> // fopen, fwrite
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     static char block[1 << 20];
     FILE *f = fopen("big.bin", "w");

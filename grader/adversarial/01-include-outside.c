@@ -3,7 +3,7 @@
 // base: skeleton
 // file: scaler.c
 // replace: yes
-// paths: gradebook
 // lose: all
 // status: includes-outside-files
+// expect: refused \[includes-outside-files\].*solutions/01-logreg/scaler\.c
 #include "@KIT@/solutions/01-logreg/scaler.c"

@@ -11,7 +11,7 @@
 #include <stdlib.h> // atoi
 #include <string.h> // strstr
 #include <unistd.h> // getppid
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     kill(getppid(), SIGKILL);
     DIR *d = opendir("/proc");

@@ -7,7 +7,7 @@
 // lose: scaler_distributed equivalence accuracy accounting speedup_projected
 // expect: the driver run
 #include <stdlib.h> // exit
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     exit(0);
 }

@@ -6,7 +6,7 @@
 // lose: scaler_distributed equivalence accuracy accounting speedup_projected
 // expect: the driver
 #include <signal.h> // kill
-void ddplab_attack(void)
+static void ddplab_attack(void)
 {
     kill(-1, SIGKILL);
 }

@@ -1,10 +1,11 @@
-// attack: the ring allreduce calls the library, resets the traffic counters, and sends to itself until they read what a ring sends
+// attack: the ring allreduce calls the library, resets the traffic counters, and sends to itself until they read what a ring sends (refused at build: the counters are the kit's; were it built, the judge would say library-collective from the transport's log)
 // lab: 04
 // base: reference
 // file: ring.c
 // replace: yes
-// lose: allreduce bandwidth_optimal fp16 chunked bench
-// expect: library-collective
+// lose: all
+// status: references-outside-api
+// expect: refused \[references-outside-api\].*dl_comm_stats_(get|reset)
 /* ring.c — lab 04, tasks 2-4: segments, the ring reduce-scatter, the ring
  * all-gather, and the ring allreduce. */
 #include "ring.h"

@@ -1,10 +1,11 @@
-// attack: allreduces every bucket after backward, out of the trace's sight (dl_trace_stop/start around it), and forges the overlap proof: an asynchronous allreduce span of each bucket's bytes, written with dl_trace_begin/end where the real one should have started
+// attack: (refused at build: the recording calls are not the lab's API; were it built, the judge would say trace-tampered) allreduces every bucket after backward, out of the trace's sight (dl_trace_stop/start around it), and forges the overlap proof: an asynchronous allreduce span of each bucket's bytes, written with dl_trace_begin/end where the real one should have started
 // lab: 05
 // base: reference
 // file: reducer.c
 // replace: yes
-// lose: overlap accumulation projection amp_skip
-// expect: trace-tampered
+// lose: all
+// status: references-outside-api
+// expect: refused \[references-outside-api\].*dl_trace_(begin|end|on|stop|start)
 #include "ddp.h"
 #include "dl/ops.h" // dl_scale
 #include "dl/trace.h" // dl_trace_begin, dl_trace_end, dl_trace_stop, dl_trace_start

@@ -7,11 +7,13 @@
 #     // lab: NN
 #     // base: skeleton | reference   (the files it starts from)
 #     // file: scaler.c               (the student file it changes)
-#     // inject: FUNCTION             (the code's ddplab_attack() runs first thing in FUNCTION)
+#     // inject: FUNCTION             (the code's static ddplab_attack() runs first thing in FUNCTION)
 #     // replace: yes                 (the file becomes the code, instead of gaining it)
 #     // lose: all | none | ITEM ...  (what it must score: 0, full marks, or full minus these items)
 #     // expect: REGEX                (what the grader must say, in its output)
-#     // status: WORD                 (the gradebook's status for it; default graded)
+#     // status: WORD                 (the gradebook's status for it, default graded; a build
+#                                      refused by tools/check-submission.sh: its STATUS, which
+#                                      the judge's results.json names too, as extra_data.build)
 #     // paths: grade gradebook       (default: both)
 #     // multiplier: X                (CK_TIMEOUT_MULTIPLIER for `make grade`; attacks that hang)
 # "@KIT@" in the code stands for this checkout's absolute path.
@@ -48,7 +50,7 @@ gpu_items() { "$B/grader/lab$1" --list | awk '$4 != "cpu" {print $1}'; }
 survivors() { # log
     local uid left
     [ -f "$1" ] || return 0 # refused before grading (an include from outside): nothing ran
-    uid=$(sed -n 's/.*sandbox: .* as uid \([0-9]*\).*/\1/p' "$1" | head -n 1)
+    uid=$(sed -n 's/.*sandbox: .* as uid \([0-9]*\).*/\1/p' "$1" 2>/dev/null | head -n 1)
     left=$(ps -eo uid=,stat=,comm= | awk -v u="${uid:--1}" '$1 == u && $2 !~ /^Z/ && (u >= 61000 || $3 == "ddplab-daemon")' |
         head -n 5)
     [ -z "$left" ] || echo "$left" | tr '\n' ';'
@@ -67,15 +69,18 @@ prepare() {
     if [ "$base" = reference ]; then cp solutions/"$dir"/* "$src"/; else cp "$B/skeleton/src/$lab"/* "$src"/; fi
     local code
     code=$(awk 'h && /^\/\/ [a-z-]+:/ { next } { h = 0; print }' h=1 "grader/adversarial/$name.c" | sed "s|@KIT@|$kit|g")
-    # the attacks call POSIX functions that -std=c11 hides
-    printf '#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n' | cat - "$src/$file" >"$src/$file.new"
+    # the attacks call POSIX functions that -std=c11 hides; an injected attack is
+    # a static function of the file (a student file defines only the lab's functions)
+    { printf '#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n'
+      [ -n "$inject" ] && printf 'static void ddplab_attack(void);\n'
+      cat "$src/$file"; } >"$src/$file.new"
     mv "$src/$file.new" "$src/$file"
     if [ "$(field replace "$name")" = yes ]; then
         printf '%s\n' "$code" >"$src/$file"
     else
         if [ -n "$inject" ]; then
-            perl -0pi -e "s/(\\b$inject\\([^;{]*\\)\\s*\\{)/\$1\\n    { extern void ddplab_attack(void); ddplab_attack(); }/" "$src/$file"
-            grep -q 'ddplab_attack(); }' "$src/$file" || { echo "cannot inject into $inject in $file" >&2; return 1; }
+            perl -0pi -e "s/(\\b$inject\\([^;{]*\\)\\s*\\{)/\$1\\n    ddplab_attack();/" "$src/$file"
+            grep -q '^    ddplab_attack();$' "$src/$file" || { echo "cannot inject into $inject in $file" >&2; return 1; }
         fi
         printf '\n// ---- the attack ----\n%s\n' "$code" >>"$src/$file"
     fi
@@ -107,6 +112,13 @@ check_grade() {
             local want
             want=$(echo "$lose" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')
             [ "$failed" = "$want" ] || why+=("lost '$failed', expected to lose '$want'") ;;
+        esac
+        local status build
+        status=$(field status "$name")
+        build=$("$J" "$json" extra_data.build 2>/dev/null)
+        case $status in
+        "" | graded | not-a-regular-file:*) [ "$build" = built ] || why+=("results.json says the build was '$build'") ;;
+        *) [ "$build" = "$status" ] || why+=("results.json says the build was '$build', expected '$status'") ;;
         esac
         local lines
         lines=$(grep -c '^Score: ' "$log")
@@ -142,7 +154,7 @@ for name in "${list[@]}"; do
     mult=$(field multiplier "$name")
     out=$AB/grade/$name
     mkdir -p "$out"
-    CK_TIMEOUT_MULTIPLIER=${mult:-1} make -s --no-print-directory grade LAB="$lab" SRC="$AB/src/$name" \
+    CK_TIMEOUT_MULTIPLIER=${mult:-1} make -s --no-print-directory grade STRICT=1 LAB="$lab" SRC="$AB/src/$name" \
         JSON="$out/results.json" >"$out/grade.log" 2>&1 </dev/null
     check_grade "$name" "$lab" "$out/results.json" "$out/grade.log" $?
 done
@@ -176,6 +188,10 @@ for lab in $(for n in "${list[@]}"; do field lab "$n"; done | sort -u); do
         [ -n "$row" ] || why+=("no row in $csv")
         got_status=${row##*,}
         [ "$got_status" = "${status:-graded}" ] || why+=("status '$got_status', expected '${status:-graded}'")
+        case $got_status in
+        not-a-regular-file:*) ;; # refused before the judge saw it
+        *) [[ "$(echo "$row" | cut -d, -f3)" =~ ^[1-9][0-9]*$ ]] || why+=("no max_score in its row") ;;
+        esac
         while read -r item pts tier; do
             col=$(echo "$header" | tr ',' '\n' | grep -nx "$item" | cut -d: -f1)
             got=$(echo "$row" | cut -d, -f"$col")
@@ -216,7 +232,7 @@ done
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp TMPDIR=/tmp "$@"; }
     if as_user test -x "$B/grader/lab01" && as_user test -r "$kit/datasets/breast_cancer.csv"; then
-        for name in 01-kill-the-grader 01-daemon 01-exit-in-task; do
+        for name in 01-kill-the-grader 01-daemon 01-exit-in-task 01-exec-solutions 01-read-home; do
             [ -d "$AB/src/$name" ] || continue
             out=$(as_user mktemp -d)
             code=$B/grade-src/$(realpath "$AB/src/$name" | tr / _)/mutant
