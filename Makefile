@@ -165,8 +165,10 @@ TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq
 #   LAB_<id>_KIT_CU                 the same in CUDA (built when nvcc is found; kit.c stands in without it)
 #   LAB_<id>_KIT_ANSWERS            kit files (common/...) whose code answers this lab's tasks: a student
 #                                   release staged for this lab or an earlier one leaves them out
-# `make -s print-VAR` prints a variable (LAB_03_KIT_ANSWERS, LABS, ...): how the
-# scripts read the labs' manifests.
+# The other fields (the title, make run's flags, the report's headline...) and
+# the whole list: tools/manifest.mk. Scripts read a manifest through
+# tools/lab.sh (make's reading of it), never by hand; `make -s print-VAR`
+# prints any variable of this Makefile.
 LABS := $(patsubst labs/%/lab.mk,%,$(sort $(wildcard labs/*/lab.mk)))
 include $(wildcard labs/*/lab.mk)
 lab_id = $(firstword $(subst -, ,$(1)))

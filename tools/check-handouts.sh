@@ -7,9 +7,9 @@
 set -uo pipefail
 B=${B:-build}
 status=0
-for mk in labs/*/lab.mk; do
-    dir=$(dirname "$mk")
-    id=$(basename "$dir" | cut -d- -f1)
+for lab in $(bash tools/lab.sh list); do
+    dir=labs/$lab
+    id=${lab%%-*}
     judge=$B/grader/lab$id
     [ -x "$judge" ] || { echo "no $judge: build first" >&2; status=1; continue; }
     want=$("$judge" --list | awk '{ after = ""; if (match($0, /\(after [a-z_0-9]+\)/)) after = substr($0, RSTART + 7, RLENGTH - 8);

@@ -14,7 +14,7 @@
 #     is a file beside it; the elements it opens are closed
 #   2 made-up run folders: a lab that never ran, an interrupted one, a failed
 #     driver, no summary.json, a summary without a headline key, a lab with
-#     no line in views[], a second run that failed, hostile strings and
+#     no headline given, a second run that failed, hostile strings and
 #     plot names: each says why in
 #     its own line, everything is escaped, nothing unsafe is linked
 #   3 in chromium: a screenshot of the window's size that is not blank, and
@@ -29,7 +29,7 @@ W=$B/test/report-check
 rm -rf "$W"
 mkdir -p "$W"
 labs=()
-for mk in labs/*/lab.mk; do labs+=("$(basename "$(dirname "$mk")")"); done
+mapfile -t labs < <(bash tools/lab.sh list) || exit 1
 
 # ---- the page to check ----
 if [ $# -ge 1 ]; then
@@ -93,7 +93,7 @@ for dir in "${labs[@]}"; do
         continue
     fi
     id=${dir%%-*}
-    run2=$(sed -n "s/^LAB_${id}_RUN2 *:= *//p" "labs/$dir/lab.mk")
+    run2=$(bash tools/lab.sh get "$id" RUN2)
     want=1
     [ -n "$run2" ] && want=2
     h=$(printf '%s\n' "$s" | grep -c 'class="headline"')
@@ -224,10 +224,19 @@ echo 0 >"$F/run/05-second/run.rc"
 echo '{"buckets": 2}' >"$F/run/05-second/summary.json"
 echo 4 >"$F/run/05-second/amp/run.rc"
 printf 'error: fp16 <i>boom</i>\n' >"$F/run/05-second/amp/run.log"
+# each made-up lab shows what the real lab's manifest says (09-noview: nothing given)
+mapfile -d '' v02 < <(bash tools/lab.sh view 02)
+mapfile -d '' v05 < <(bash tools/lab.sh view 05)
 expect_rc 0 "the report builds from broken run folders" -- "$B/tools/report" "$F/report/index.html" \
-    "$F/run/02-evaluation" "Lab <i>02</i>" "$F/run/02-nokey" "no key" "$F/run/05-failed" "failed" \
-    "$F/run/05-nosummary" "no summary" "$F/run/06-interrupted" "interrupted" "$F/run/07-never" "never" \
-    "$F/run/09-noview" "no view" "$F/run/05-second" "second run failed"
+    --lab "$F/run/02-evaluation" "Lab <i>02</i>" "${v02[@]}" --lab "$F/run/02-nokey" "no key" "${v02[@]}" \
+    --lab "$F/run/05-failed" "failed" "${v05[@]}" --lab "$F/run/05-nosummary" "no summary" "${v05[@]}" \
+    --lab "$F/run/06-interrupted" "interrupted" --lab "$F/run/07-never" "never" --lab "$F/run/09-noview" "no view" \
+    --lab "$F/run/05-second" "second run failed" "${v05[@]}"
+expect_rc 2 "report: an unknown argument is refused" -- "$B/tools/report" "$W/x.html" --lab "$F/run/02-nokey" t --bogus
+expect_rc 2 "report: a --run2 that is a path is refused" -- "$B/tools/report" "$W/x.html" --lab "$F/run/02-nokey" t \
+    --run2 ../x
+expect_rc 2 "report: a --headline before any --lab is refused" -- "$B/tools/report" "$W/x.html" --headline h
+expect_no_file "$W/x.html" "a refused report writes no page"
 FP=$F/report/index.html
 # expect_in ID PATTERN WHAT: a section's text matches a fixed string
 expect_in() {
@@ -242,7 +251,8 @@ expect_in 05-failed "not run: the driver exited with status 3: error: <b>boom</b
     "a failed driver: its status and last line"
 expect_in 05-nosummary "summary.json is missing or unreadable" "no summary.json: 'not run' and why"
 expect_in 02-nokey "headline unavailable: summary.json has no value 'test_macro_f1'" "a missing headline key is named"
-expect_in 09-noview "no headline declared for this lab" "a lab with no line in views[] is told to add one"
+expect_in 09-noview "no headline given for this lab: its manifest (lab.mk) sets LAB_NN_HEADLINE" \
+    "a lab with no headline is told where to declare one"
 expect_in 09-noview "a.svg" "… and still shows its plot"
 expect_in 05-second "the amp run: not run: the driver exited with status 4: error: fp16 <i>boom</i>" \
     "a second run that failed: its own 'not run' line, status and last line"

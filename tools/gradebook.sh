@@ -34,17 +34,13 @@ if [ -z "$subs" ] || [ ! -d "$subs" ]; then
     echo "usage: make gradebook SUBMISSIONS=dir LAB=NN   (dir/<student>/ holds each student's lab files)" >&2
     exit 2
 fi
-dir=$(basename "$(ls -d labs/"$lab"-* 2>/dev/null | head -n 1)")
-if [ -z "$dir" ] || [ ! -f "labs/$dir/lab.mk" ]; then
-    echo "gradebook: no lab $lab in labs/" >&2
-    exit 2
-fi
+dir=$(bash tools/lab.sh dir "$lab") || exit 2 # names the labs there are
 judge=$(realpath "$B/grader/lab$lab")
 lib=$(realpath "$B/lib/libddplab.a")
 [ -x "$judge" ] && [ -f "$lib" ] || { echo "gradebook: build the kit first (make all)" >&2; exit 2; }
 nocuda=
 nm "$lib" | grep ' U cudaMalloc$' >/dev/null || nocuda=NO_CUDA=1 # built without CUDA
-files=$(for v in C CU H; do make -s --no-print-directory print-LAB_"${lab}"_STUDENT_$v; done | tr '\n' ' ')
+files=$(bash tools/lab.sh files "$lab") || exit 2
 items=$("$judge" --list | awk '{print $1}')
 n_items=$(echo "$items" | wc -l)
 zeros=$(echo "$items" | sed 's/.*/0/' | tr '\n' ',')

@@ -17,14 +17,13 @@ drop='^(solutions/|grader/mutants/|grader/bench/|grader/adversarial/|grader/grad
 if [ -n "$lab" ]; then
     [[ $lab =~ ^[0-9][0-9]$ ]] && ls -d labs/"$lab"-* >/dev/null 2>&1 ||
         { echo "release-tree: LAB '$lab': expected the number of a lab in labs/ (01, 02, ...)" >&2; exit 2; }
-    for mk in labs/*/lab.mk; do
-        dir=$(basename "$(dirname "$mk")")
+    for dir in $(bash tools/lab.sh list); do
         id=${dir%%-*}
         if [ "$((10#$id))" -gt "$((10#$lab))" ]; then # a later lab: not in this release at all
             drop="$drop|^labs/$dir/|^slides/$dir\\.md\$|^grader/lab${id}[._]|^tools/test-lab$id\\.sh\$"
         fi
         if [ "$((10#$id))" -ge "$((10#$lab))" ]; then # open or later: the kit's answers to its tasks stay out
-            for f in $(make -s --no-print-directory print-LAB_"${id}"_KIT_ANSWERS); do
+            for f in $(bash tools/lab.sh get "$id" KIT_ANSWERS); do
                 drop="$drop|^${f//./\\.}\$"
             done
         fi

@@ -1,6 +1,14 @@
 /* report.c — builds `make run`'s one-page report: build/report/index.html.
  *
- *   report [--note TEXT] OUT.html DIR TITLE [DIR TITLE ...]
+ *   report [--note TEXT] OUT.html LAB [LAB ...]
+ *   LAB: --lab DIR TITLE [--key-plot NAME] [--headline TEXT] [--caption PLOT TEXT ...]
+ *        [--run2 SUB [--key-plot NAME] [--headline TEXT]]
+ *
+ * What a lab shows comes from its manifest (labs/NN-name/lab.mk: TITLE,
+ * KEY_PLOT, HEADLINE, CAPTION_<plot>, RUN2, RUN2_KEY_PLOT, RUN2_HEADLINE),
+ * which tools/run.sh reads (tools/lab.sh) and hands over as these flags:
+ * --key-plot and --headline belong to the --lab or --run2 before them, a
+ * --caption to the lab (both its runs). This file knows no lab.
  *
  * Each DIR is one lab's run folder as tools/run.sh leaves it: summary.json
  * (the driver's), run.log and run.rc (the driver's output and exit status),
@@ -9,18 +17,18 @@
  *
  * Contract
  * - A lab's section opens with its headline, one or two sentences whose
- *   numbers come from its summary.json through the lab's line in views[]
- *   below, and its key plot. The summary table, the other plots, the grade
+ *   numbers come from its summary.json through the lab's --headline, and
+ *   its key plot. The summary table, the other plots, the grade
  *   items and the driver's output fold away in <details>.
- * - A lab may have a second run (tools/run.sh: LAB_NN_RUN2 in its lab.mk,
- *   its outputs in the subfolder DIR/NAME): a views[] line with that sub
- *   NAME gives it a second headline and key plot under the first, and its
+ * - A lab may have a second run (--run2 SUB: LAB_NN_RUN2 in its lab.mk,
+ *   its outputs in the subfolder DIR/SUB): its own headline and key plot
+ *   come under the first run's, and its
  *   plots, summary and output fold away beside the first run's. A second
  *   run that did not run to the end gets its own "not run" line.
  * - A lab that did not run to the end (no folder, no run.rc, a non-zero exit,
  *   no summary.json) gets one "not run: <why>" line (class "notrun") instead.
- *   A headline that cannot be filled (a key summary.json lacks, no line in
- *   views[]) and a key plot that is not there each get a line that says so
+ *   A headline that cannot be filled (a key summary.json lacks, none
+ *   given) and a key plot that is not there each get a line that says so
  *   (class "unavailable"). The page is always complete and valid.
  * - Every string read from a file (JSON, logs) or the command line is
  *   HTML-escaped. Plots are linked, not copied: <img src> is the plot's path
@@ -43,9 +51,9 @@
 #include "dl/fs.h" // dl_read_file, dl_tmp_create, dl_file_exists
 #include "dl/json.h" // dl_json_parse_file, dl_jv_get
 
-// ---- the labs: one line each ----
+// ---- what a lab shows: its manifest's view, from the command line ----
 
-/* What a lab's section opens with. Adding a lab is adding a line here.
+/* What a lab's section opens with, its --key-plot and --headline.
  * The headline is two or three sentences with placeholders filled from the
  * lab's summary.json; every number it gives that its key plot shows too is
  * the same quantity, written the same way (tools/check-report.sh checks it):
@@ -62,118 +70,17 @@
  * Strings are written as they are (escaped). A placeholder summary.json
  * cannot fill turns the whole headline into a line that names it. */
 typedef struct lab_view {
-    const char *id; // "01": matches the run folder "01-logreg"
-    const char *sub; // NULL: the lab's run; else its second run, in the subfolder of that name
-    const char *key_plot; // the plot's name without extension (.svg, else .png)
-    const char *headline;
+    const char *key_plot; // the plot's name without extension (.svg, else .png); NULL: the first plot
+    const char *headline; // NULL: none given
 } lab_view;
 
-static const lab_view views[] = {
-    {"01", NULL, "scaling",
-     "Standardised features: the training loss is {train_loss:g} after {epochs_run:#epoch}, and the model scores "
-     "test accuracy {test_accuracy:pct}. Raw features at the same learning rate (lr = {config.lr}): the training loss "
-     "is still {raw_features_run.final_train_loss:g} after {raw_features_run.epochs_run:#epoch}, with validation "
-     "accuracy {raw_features_run.final_val_acc:pct}."},
-    {"02", NULL, "validation_curve",
-     "Softmax regression on {dataset}, trained on {rows.train} rows: the validation split chose λ = {chosen_lambda}, "
-     "with validation macro-F1 {chosen_val_macro_f1:f4} (λ = {first_lambda}: {first_val_macro_f1:f4}). Scored once "
-     "on the {rows.test} test rows, that model reaches test accuracy {test_accuracy:pct} and macro-F1 "
-     "{test_macro_f1:f3}."},
-    {"03", NULL, "epoch_time",
-     "Projected on {projection.profile}, data parallelism runs at {projection.speedup:x} the speed of one GPU, "
-     "against {naive.projected_speedup:x} for {ranks} serial copies (naive). Measured here, a steady epoch (after "
-     "the first, which warms up) takes {steady_epoch_seconds:f3} s against {naive.epoch_seconds:f3} s for the naive "
-     "attempt. The final test accuracy is {test_accuracy:pct}, and the largest parameter difference across the "
-     "{ranks} ranks is {param_diff_across_ranks:g}."},
-    {"04", NULL, "busbw",
-     "The ring allreduce on {ranks} ranks ({backend}, {device}) moves {algos.ring.large_busbw_gbs:g} GB/s of bus "
-     "bandwidth on the large messages (median), "
-     "{algos.ring.large_busbw_gbs/algos.library.large_busbw_gbs:pct} of the library's "
-     "{algos.library.large_busbw_gbs:g} GB/s; the naive allreduce moves {algos.naive.large_busbw_gbs:g} GB/s. "
-     "The correctness pass: {result}, {wrong} wrong."},
-    {"05", NULL, "speedup",
-     "{buckets} gradient buckets, each allreduced while backward runs ({mode}, {ranks} ranks). Projected on "
-     "{projection.gpus} GPUs of {projection.profile}, the step runs at {projection.bucketed.speedup:x} the speed of "
-     "one GPU, with {projection.bucketed.exposed_share:pct} of it waiting for communication; one allreduce after "
-     "backward reaches {projection.ddp-flat.speedup:x}, and one per parameter {projection.per-param.speedup:x}. Test "
-     "accuracy {test_accuracy:pct} after {config.epochs:#epoch}."},
-    {"05", "amp", "amp",
-     "Part 2, mixed precision: --amp {amp} on {ranks} ranks for {steps:#step}. The loss scaler skipped "
-     "{amp_stats.skipped_steps} of them for an inf or NaN, and the loss scale ended at {amp_stats.final_scale:pow2}. "
-     "Over the {amp_stats.probed_steps:#step} probed, a mean {amp_stats.mean_underflow_share:pctg} of the "
-     "gradient's nonzero elements flushed to zero in fp16 and {amp_stats.mean_subnormal_share:pctg} were subnormal. "
-     "Projected on {projection.gpus} GPUs of {projection.profile}, the bucketed step runs at "
-     "{projection.bucketed.speedup:x} the speed of one fp16 GPU and {projection.bucketed.speedup_vs_one_fp32_gpu:x} "
-     "that of one fp32 GPU. Test accuracy {test_accuracy:pct} after {config.epochs:#epoch} (the fp32 run above: "
-     "{^test_accuracy:pct} after {^config.epochs:#epoch})."},
-};
-
-/* What to see in each plot: its caption on the page (a plot without a line
- * here is captioned with its file name). The lab's id and the plot's name
- * without extension, as the drivers write them. */
+/* What to see in a plot: its caption on the page (a plot without one is
+ * captioned with its file name). The plot's name without extension. */
 typedef struct plot_caption {
-    const char *id, *plot, *text;
+    const char *plot, *text;
 } plot_caption;
 
-static const plot_caption captions[] = {
-    {"01", "learning_curve",
-     "Training and validation loss per epoch (log scale) and the validation accuracy: where the two losses part, "
-     "the model starts to fit the noise of its training rows."},
-    {"01", "scaling",
-     "The same learning rate on standardised and on raw features: the standardised run converges and stops (the "
-     "point), the raw one keeps bouncing for every epoch it is given."},
-    {"02", "validation_curve",
-     "Validation macro-F1 and accuracy for each λ of the grid, the chosen one marked: too little L2 fits the noise of "
-     "the training rows, too much makes the model too simple; only the chosen model is scored on test."},
-    {"02", "confusion",
-     "The chosen model on the test split: rows are the true class, so the diagonal is each class's recall; the "
-     "off-diagonal blocks show which classes it mistakes for which."},
-    {"02", "shares",
-     "How far each class's share of the training and the validation part drifts from its share of all the rows: "
-     "a random split drifts, the stratified one does not."},
-    {"02", "spread",
-     "The rarest class's share of each part, one point per seed: random splits scatter, stratified ones hold it."},
-    {"02", "learning_curve",
-     "Training loss per epoch for each λ (log scale): the penalty is part of the loss, so a larger λ has a higher "
-     "floor."},
-    {"03", "epoch_time",
-     "A steady epoch of the naive first attempt (every rank all rows, no sync) against data parallelism, measured on "
-     "this machine; the title gives both as projected on the target's GPUs."},
-    {"03", "training",
-     "Training loss and validation accuracy per epoch (left), and the largest parameter difference across the ranks "
-     "(right): 0 means the ranks hold one model."},
-    {"03", "shards",
-     "Each rank's rows of each class in epoch 1, minus an even share: random shards wander by tens of rows, "
-     "stratified ones hold the even share."},
-    {"03", "equivalence",
-     "The loss of P ranks at batch B against one rank at batch P·B, step by step: with averaged gradients the two "
-     "curves coincide."},
-    {"03", "lr",
-     "The learning rate per step: a linear warmup to the base rate scaled by the global batch, against "
-     "the unscaled base rate (dashed)."},
-    {"03", "speedup_batch",
-     "Projected speedup on the target by rows per rank: the compute per step grows with the batch, the gradient's "
-     "allreduce does not."},
-    {"04", "busbw",
-     "Bus bandwidth by message size for each algorithm (points: measured) and the α–β fit (dashed, where it is close "
-     "to the measurement); the key gives the large messages' measured busbw."},
-    {"04", "time",
-     "Time per call by message size, log–log: flat where latency dominates, rising with a slope of one where "
-     "bandwidth does."},
-    {"05", "speedup",
-     "Projected speedup over one GPU for the three ways to synchronise gradients, against the ideal; the key gives "
-     "each one's speedup and exposed communication at the most GPUs."},
-    {"05", "timeline",
-     "One steady step on rank 0 (this machine's clock: read the order): each bucket's allreduce starts as soon as "
-     "backward has produced it; what runs past the last layer's backward is communication the step waits for."},
-    {"05", "sweep",
-     "Projected step time by bucket cap: small caps pay the ring's latency per bucket, one huge bucket starts only "
-     "after backward; the shaded caps are within 1% of the best."},
-    {"05", "training", "Training loss and validation accuracy per epoch."},
-    {"05", "amp",
-     "The loss scale per step, with any skipped step in red; below, at the probed steps and on a log axis, the shares "
-     "of the gradient that fp16 flushes to zero or keeps only as a subnormal, and their means (dashed)."},
-};
+#define MAX_CAPTIONS 64
 
 // ---- HTML helpers ----
 
@@ -283,7 +190,7 @@ static int summary_rows(FILE *f, const dl_jv *obj, const char *prefix)
     return rows;
 }
 
-// ---- headlines: the templates of views[] filled from summary.json ----
+// ---- headlines: the templates filled from summary.json ----
 
 /* Writes v in format fmt ("" is g); returns 0, or -1 for an unknown fmt. */
 static int put_formatted(FILE *f, double v, const char *fmt)
@@ -396,14 +303,17 @@ static char *fill_headline(const char *tpl, const dl_jv *summary, const dl_jv *f
 typedef struct lab_page {
     const char *dir, *title;
     const char *name; // the folder's name: the section's id
-    const char *lab; // the lab's folder name ("05-ddp-amp", a second run's too): its plots' captions
-    const lab_view *view; // NULL when views[] has no line for it
+    lab_view view; // its key plot and headline
+    const plot_caption *captions; // the lab's (both runs'), n_captions of them
+    int n_captions;
     dl_jv *summary, *grade;
     int run_rc, grade_rc; // -1 when the file is missing
     char why[600]; // why the lab did not run to the end; "" when it did
     char *rel; // the folder relative to the page's folder, NULL when it does not exist
     char *own_dir; // a second run's folder, malloc'ed (dir points to it)
-    struct lab_page *second; // the lab's second run, when views[] declares one; NULL when not
+    const char *sub; // the second run's folder name (--run2), NULL when none
+    lab_view view2; // the second run's key plot and headline
+    struct lab_page *second; // the lab's second run (--run2); NULL when none
 } lab_page;
 
 static int read_rc(const char *dir, const char *name)
@@ -468,20 +378,6 @@ static char *rel_path(const char *from_dir, const char *target)
     return out;
 }
 
-/* The line of views[] for the run folder name: the lab's run (second 0) or
- * its second run (1); NULL when there is none. */
-static const lab_view *find_view(const char *name, int second)
-{
-    const lab_view *found = NULL;
-    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
-        size_t len = strlen(views[v].id);
-        if (strncmp(name, views[v].id, len) == 0 && (name[len] == '-' || name[len] == '\0') &&
-            (views[v].sub != NULL) == second)
-            found = &views[v];
-    }
-    return found;
-}
-
 /* A run folder's files, its path from the page and, when it did not run to
  * the end, why. */
 static void run_load(lab_page *p, const char *page_dir)
@@ -516,19 +412,22 @@ static void run_load(lab_page *p, const char *page_dir)
 static void lab_load(lab_page *p, const char *page_dir)
 {
     p->name = base_name(p->dir);
-    p->lab = p->name;
-    p->view = find_view(p->name, 0);
     run_load(p, page_dir);
-    const lab_view *v2 = find_view(p->name, 1);
-    lab_page *q = v2 != NULL ? calloc(1, sizeof *q) : NULL;
-    size_t len = strlen(p->dir) + strlen(v2 != NULL ? v2->sub : "") + 2;
+    lab_page *q = p->sub != NULL ? calloc(1, sizeof *q) : NULL;
+    size_t len = strlen(p->dir) + strlen(p->sub != NULL ? p->sub : "") + 2;
     char *dir = q != NULL ? malloc(len) : NULL;
     if (dir == NULL) {
         free(q);
         return;
     }
-    snprintf(dir, len, "%s/%s", p->dir, v2->sub);
-    *q = (lab_page){.dir = dir, .title = p->title, .name = v2->sub, .lab = p->name, .view = v2, .own_dir = dir};
+    snprintf(dir, len, "%s/%s", p->dir, p->sub);
+    *q = (lab_page){.dir = dir,
+                    .title = p->title,
+                    .name = p->sub,
+                    .view = p->view2,
+                    .captions = p->captions,
+                    .n_captions = p->n_captions,
+                    .own_dir = dir};
     run_load(q, page_dir);
     p->second = q;
 }
@@ -601,16 +500,14 @@ static int plot_exists(const lab_page *p, const char *name)
     return dl_file_exists(path);
 }
 
-/* The caption of plot file name (base.svg or base.png) of the lab in folder
- * lab ("05-ddp-amp"), or NULL when captions[] has none. */
-static const char *caption_of(const char *lab, const char *name)
+/* The caption of plot file name (base.svg or base.png) in p's lab, or NULL
+ * when its manifest gives none. */
+static const char *caption_of(const lab_page *p, const char *name)
 {
     size_t base = strcspn(name, ".");
-    for (size_t k = 0; k < sizeof captions / sizeof captions[0]; k++) {
-        const plot_caption *c = &captions[k];
-        size_t id = strlen(c->id);
-        if (strncmp(lab, c->id, id) == 0 && (lab[id] == '-' || lab[id] == '\0') && strlen(c->plot) == base &&
-            strncmp(name, c->plot, base) == 0)
+    for (int k = 0; k < p->n_captions; k++) {
+        const plot_caption *c = &p->captions[k];
+        if (strlen(c->plot) == base && strncmp(name, c->plot, base) == 0)
             return c->text;
     }
     return NULL;
@@ -639,7 +536,7 @@ static void figure(FILE *f, const lab_page *p, const char *name, const char *cls
     fputs("\" alt=\"plot ", f);
     esc(f, name);
     fputs(" (not found beside this page)\" onerror=\"this.className='broken'\"><figcaption>", f);
-    const char *what = caption_of(p->lab, name);
+    const char *what = caption_of(p, name);
     if (what != NULL) { // what to see, then the file it is in
         esc(f, what);
         fputs(" <span class=file>", f);
@@ -651,22 +548,22 @@ static void figure(FILE *f, const lab_page *p, const char *name, const char *cls
     fputs("</figcaption></figure>\n", f);
 }
 
-/* The key plot's file name in key (len bytes): views[]'s name with .svg or
+/* The key plot's file name in key (len bytes): --key-plot's name with .svg or
  * .png, whichever the run wrote, else the first listed plot. "" when none. */
 static void key_plot(const lab_page *p, char **names, int n, char *key, size_t len)
 {
     key[0] = '\0';
-    if (p->view == NULL) {
+    if (p->view.key_plot == NULL) {
         if (n > 0)
             snprintf(key, len, "%s", names[0]);
         return;
     }
-    snprintf(key, len, "%s.svg", p->view->key_plot);
+    snprintf(key, len, "%s.svg", p->view.key_plot);
     if (plot_exists(p, key))
         return;
-    snprintf(key, len, "%s.png", p->view->key_plot);
+    snprintf(key, len, "%s.png", p->view.key_plot);
     if (!plot_exists(p, key))
-        snprintf(key, len, "%s.svg", p->view->key_plot); // named as missing by figure()
+        snprintf(key, len, "%s.svg", p->view.key_plot); // named as missing by figure()
 }
 
 // ---- a lab's section ----
@@ -754,9 +651,9 @@ static void grade_part(FILE *f, const lab_page *p)
 static void headline(FILE *f, const lab_page *p, const dl_jv *first)
 {
     char why[300];
-    char *html = p->view != NULL ? fill_headline(p->view->headline, p->summary, first, why, sizeof why) : NULL;
-    if (p->view == NULL)
-        snprintf(why, sizeof why, "no headline declared for this lab: add a line for it to views[] in tools/report.c");
+    char *html = p->view.headline != NULL ? fill_headline(p->view.headline, p->summary, first, why, sizeof why) : NULL;
+    if (p->view.headline == NULL)
+        snprintf(why, sizeof why, "no headline given for this lab: its manifest (lab.mk) sets LAB_NN_HEADLINE");
     if (html != NULL) {
         fprintf(f, "<p class=\"headline\">%s</p>\n", html);
     } else {
@@ -967,6 +864,15 @@ static void page(FILE *f, const lab_page *labs, int n, const char *note)
     fputs("</body></html>\n", f);
 }
 
+static int usage(const char *why, const char *arg)
+{
+    fprintf(stderr, "report: %s%s%s\n", why, arg != NULL ? ": " : "", arg != NULL ? arg : "");
+    fprintf(stderr, "usage: report [--note TEXT] OUT.html LAB [LAB ...]\n"
+                    "  LAB: --lab DIR TITLE [--key-plot NAME] [--headline TEXT] [--caption PLOT TEXT ...]\n"
+                    "       [--run2 SUB [--key-plot NAME] [--headline TEXT]]\n");
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     const char *note = NULL;
@@ -975,11 +881,9 @@ int main(int argc, char **argv)
         note = argv[2];
         a = 3;
     }
-    if (argc - a < 3 || (argc - a) % 2 != 1) {
-        fprintf(stderr, "usage: report [--note TEXT] OUT.html DIR TITLE [DIR TITLE ...]\n");
-        return 2;
-    }
-    const char *out = argv[a];
+    if (a >= argc || argv[a][0] == '-')
+        return usage("expected the page's file name", a < argc ? argv[a] : NULL);
+    const char *out = argv[a++];
     char page_dir[1200];
     snprintf(page_dir, sizeof page_dir, "%s", out);
     char *slash = strrchr(page_dir, '/');
@@ -987,17 +891,62 @@ int main(int argc, char **argv)
         *slash = '\0';
     else
         snprintf(page_dir, sizeof page_dir, ".");
-    int n = (argc - a - 1) / 2;
+    // every --lab, then what follows it, up to the next --lab
+    int n = 0;
+    for (int i = a; i < argc; i++)
+        n += strcmp(argv[i], "--lab") == 0;
+    if (n == 0)
+        return usage("no --lab given", NULL);
     lab_page *labs = calloc((size_t)n, sizeof *labs);
-    if (labs == NULL)
+    plot_caption *caps = calloc((size_t)n * MAX_CAPTIONS, sizeof *caps);
+    if (labs == NULL || caps == NULL)
         return 1;
-    for (int i = 0; i < n; i++) {
-        labs[i].dir = argv[a + 1 + 2 * i];
-        labs[i].title = argv[a + 2 + 2 * i];
-        lab_load(&labs[i], page_dir);
+    int k = -1, second = 0, status = 0;
+    for (int i = a; i < argc && status == 0; i++) {
+        const char *flag = argv[i];
+        int need = strcmp(flag, "--lab") == 0 || strcmp(flag, "--caption") == 0 ? 2 : 1;
+        if (strcmp(flag, "--lab") != 0 && strcmp(flag, "--key-plot") != 0 && strcmp(flag, "--headline") != 0 &&
+            strcmp(flag, "--caption") != 0 && strcmp(flag, "--run2") != 0)
+            status = usage("unknown argument", flag);
+        else if (i + need >= argc)
+            status = usage("missing its value(s)", flag);
+        else if (k < 0 && strcmp(flag, "--lab") != 0)
+            status = usage("comes before any --lab", flag);
+        if (status != 0)
+            break;
+        const char *v = argv[i + 1];
+        if (strcmp(flag, "--lab") == 0) {
+            k++;
+            second = 0;
+            labs[k].dir = v;
+            labs[k].title = argv[i + 2];
+            labs[k].captions = caps + (size_t)k * MAX_CAPTIONS;
+        } else if (strcmp(flag, "--run2") == 0) {
+            if (v[0] == '\0' || v[0] == '.' || strchr(v, '/') != NULL) {
+                status = usage("--run2 takes a plain folder name (inside the lab's run folder)", v);
+                break;
+            }
+            second = 1;
+            labs[k].sub = v;
+        } else if (strcmp(flag, "--key-plot") == 0) {
+            (second ? &labs[k].view2 : &labs[k].view)->key_plot = v;
+        } else if (strcmp(flag, "--headline") == 0) {
+            (second ? &labs[k].view2 : &labs[k].view)->headline = v;
+        } else if (labs[k].n_captions == MAX_CAPTIONS) {
+            status = usage("too many --caption for one lab", v);
+        } else {
+            caps[(size_t)k * MAX_CAPTIONS + labs[k].n_captions++] = (plot_caption){v, argv[i + 2]};
+        }
+        i += need;
     }
+    if (status != 0) {
+        free(labs);
+        free(caps);
+        return status;
+    }
+    for (int i = 0; i < n; i++)
+        lab_load(&labs[i], page_dir);
     char tmp[1300];
-    int status = 0;
     FILE *f = dl_tmp_create(out, tmp, sizeof tmp, "w");
     if (f == NULL) {
         fprintf(stderr, "report: cannot create a file beside %s (does its folder exist?)\n", out);
@@ -1015,5 +964,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         lab_free(&labs[i]);
     free(labs);
+    free(caps);
     return status;
 }

@@ -7,12 +7,14 @@
 #   DIR/run/NN-name/        the driver's outputs (metrics, summary.json, plots),
 #                           run.log, run.rc, grade.json (Gradescope format),
 #                           grade.log, grade.rc
-#   DIR/run/NN-name/SUB/    a lab's second run, when its lab.mk names one
+#   DIR/run/NN-name/SUB/    a lab's second run, when its manifest names one
 #                           (LAB_NN_RUN2 := SUB, LAB_NN_RUN2_ARGS := flags):
 #                           the same driver with those flags (not the first
 #                           run's); the outputs, run.log and run.rc
 #   DIR/report/index.html   the page: each lab's headline and key plot, then its
 #                           grade, other plots, summary and log (tools/report.c)
+# What runs, and what the page says of it, comes from the labs' manifests
+# (labs/NN-name/lab.mk, read through tools/lab.sh): nothing here names a lab.
 #
 #   --into DIR  write there instead of $B (build/)
 #   --quick     one epoch per run and no grading: a smoke run whose page
@@ -34,6 +36,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 mkdir -p "$into/report"
+lab() { bash tools/lab.sh "$@" || exit 2; }
+lab check >/dev/null
 # drive OUT ARGS...: the lab's reference with the flags, outputs into OUT;
 # leaves run.log and run.rc there and returns the status. On a terminal it
 # shows where the run is (the log's last epoch line and the seconds so far),
@@ -60,14 +64,13 @@ drive() {
 args=()
 fail=0
 printf '%-28s %-14s %s\n' "lab" "run(s)" "grade (reference)"
-for mk in labs/*/lab.mk; do
-    dir=$(basename "$(dirname "$mk")")
+for dir in $(lab list); do
     id=${dir%%-*}
-    title=$(sed -n 's/^# lab [0-9]* — //p' "$mk" | head -n 1)
-    run_args=$(sed -n "s/^LAB_${id}_RUN_ARGS *:= *//p" "$mk")
-    launcher=$(sed -n "s/^LAB_${id}_LAUNCH *:= *//p" "$mk")
-    run2=$(sed -n "s/^LAB_${id}_RUN2 *:= *//p" "$mk")
-    run2_args=$(sed -n "s/^LAB_${id}_RUN2_ARGS *:= *//p" "$mk")
+    title=$(lab get "$id" TITLE)
+    run_args=$(lab get "$id" RUN_ARGS)
+    launcher=$(lab get "$id" LAUNCH)
+    run2=$(lab get "$id" RUN2)
+    run2_args=$(lab get "$id" RUN2_ARGS)
     if [ $quick -eq 1 ]; then
         run_args="$run_args --epochs 1"
         run2_args="$run2_args --epochs 1"
@@ -79,16 +82,11 @@ for mk in labs/*/lab.mk; do
     drive "$out" $run_args
     rc=$?
     status=$([ $rc -eq 0 ] && echo ok || echo "FAILED($rc)")
-    if [ -n "$run2" ]; then
-        if ! [[ $run2 =~ ^[A-Za-z0-9_-]+$ ]]; then
-            echo "run: $mk: LAB_${id}_RUN2 '$run2' is not a plain folder name" >&2
-            rc2=2
-        else
-            sub=$run2
-            # shellcheck disable=SC2086
-            drive "$out/$run2" $run2_args
-            rc2=$?
-        fi
+    if [ -n "$run2" ]; then # a plain folder name (tools/lab.sh checks)
+        sub=$run2
+        # shellcheck disable=SC2086
+        drive "$out/$run2" $run2_args
+        rc2=$?
         status="$status, $run2 $([ $rc2 -eq 0 ] && echo ok || echo "FAILED($rc2)")"
         [ $rc2 -eq 0 ] || fail=1
     fi
@@ -103,7 +101,8 @@ for mk in labs/*/lab.mk; do
     fi
     printf '%-28s %-14s %s\n' "$dir" "$status" "${score:-grader did not finish}"
     [ $rc -eq 0 ] && [ $grc -eq 0 ] || fail=1
-    args+=("$out" "Lab $id — $title")
+    mapfile -d '' view < <(lab view "$id")
+    args+=(--lab "$out" "Lab $id — $title" "${view[@]}")
 done
 note=()
 [ $quick -eq 1 ] && note=(--note "A quick run (tools/run.sh --quick): one epoch per lab, not graded. \

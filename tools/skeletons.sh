@@ -18,10 +18,11 @@ checked=0
 edited=()
 in_git=0
 git rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
-for mk in labs/*/lab.mk; do
-    lab=$(basename "$(dirname "$mk")")
+labs=$(bash tools/lab.sh list) || exit 2
+for lab in $labs; do
     id=${lab%%-*}
-    files=$(sed -n 's/^LAB_[0-9]*_STUDENT_[A-Z]* *:= *//p' "$mk" | tr '\n' ' ')
+    mk=labs/$lab/lab.mk
+    files=$(bash tools/lab.sh files "$id") || exit 2
     for f in $files; do
         src=solutions/$lab/$f
         if [ ! -f "$src" ]; then

@@ -19,11 +19,8 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git archive --format=tar --prefix=src/ HEAD | tar -x -C "$tmp"
-labs=()
-for mk in "$tmp"/src/labs/*/lab.mk; do
-    dir=$(basename "$(dirname "$mk")")
-    labs+=("${dir%%-*}")
-done
+mapfile -t labs < <(bash "$tmp/src/tools/lab.sh" ids)
+[ ${#labs[@]} -gt 0 ] || exit 2
 last=${labs[${#labs[@]} - 1]}
 want=("${labs[@]}")
 [ -n "${LAB:-}" ] && want=("$LAB")

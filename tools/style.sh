@@ -6,11 +6,10 @@ set -uo pipefail
 all=$(git ls-files '*.c' '*.h' '*.cu' 2>/dev/null || find common labs solutions grader tools -name '*.[ch]' -o -name '*.cu')
 # The student files (and the references that mirror them) are the student's to
 # lay out; everything else follows .clang-format.
-student=$(for mk in labs/*/lab.mk; do
-    lab=$(dirname "$mk")
-    for f in $(sed -n 's/^LAB_[0-9]*_STUDENT_[A-Z]* *:= *//p' "$mk"); do
-        echo "$lab/$f"
-        echo "solutions/${lab#labs/}/$f"
+student=$(for lab in $(bash tools/lab.sh list); do
+    for f in $(bash tools/lab.sh files "${lab%%-*}"); do
+        echo "labs/$lab/$f"
+        echo "solutions/$lab/$f"
     done
 done)
 # The hostile submissions in grader/adversarial are attacks, not kit code.

@@ -49,19 +49,17 @@ for c in "2 cuda:0" "$((ngpu + 1)) cuda"; do
     fi
 done
 echo "=== 2 grader gpu tiers on the reference ==="
-for mk in labs/*/lab.mk; do
-    dir=$(basename "$(dirname "$mk")")
+for dir in $(bash tools/lab.sh list); do
     id=${dir%%-*}
     [ -x "$B/grader/lab$id" ] || continue
     GR_TIERS=gpu1,gpu4 "$B/grader/lab$id" --impl solutions --json "$out/grade-$id.json" \
         || failed+=("lab $id gpu grader")
 done
 echo "=== 3 drivers on the GPU ==="
-for mk in labs/*/lab.mk; do
-    dir=$(basename "$(dirname "$mk")")
+for dir in $(bash tools/lab.sh list); do
     id=${dir%%-*}
-    run_args=$(sed -n "s/^LAB_${id}_RUN_ARGS *:= *//p" "$mk")
-    launcher=$(sed -n "s/^LAB_${id}_LAUNCH *:= *//p" "$mk")
+    run_args=$(bash tools/lab.sh get "$id" RUN_ARGS)
+    launcher=$(bash tools/lab.sh get "$id" LAUNCH)
     [ -n "$launcher" ] && launcher="common/bin/dlrun -n $ngpu" # one rank per GPU here
     # shellcheck disable=SC2086
     if $launcher "$B/solutions/lab$id" --device cuda --out "$out/$dir" --plot png --quiet $run_args; then
@@ -71,9 +69,9 @@ for mk in labs/*/lab.mk; do
         failed+=("lab $id driver on cuda")
     fi
     # a lab's second run (make run's LAB_NN_RUN2, e.g. lab 05's --amp fp16), on the GPU too
-    sub=$(sed -n "s/^LAB_${id}_RUN2 *:= *//p" "$mk")
+    sub=$(bash tools/lab.sh get "$id" RUN2)
     [ -n "$sub" ] || continue
-    run2_args=$(sed -n "s/^LAB_${id}_RUN2_ARGS *:= *//p" "$mk")
+    run2_args=$(bash tools/lab.sh get "$id" RUN2_ARGS)
     # shellcheck disable=SC2086
     if $launcher "$B/solutions/lab$id" --device cuda --out "$out/$dir/$sub" --plot png --quiet $run2_args; then
         echo "lab $id ($sub) on $($J "$out/$dir/$sub/summary.json" device): test accuracy $($J "$out/$dir/$sub/summary.json" test_accuracy)"

@@ -2,6 +2,7 @@
 # test.sh — `make test`: the kit's own tests, in order, with a tally.
 #   1 library and grader unit tests (Check) 5 mutants: every classic mistake caught by name
 #   2 skeletons match the generator         5b hostile submissions get exactly their due
+#   2c the labs' manifests (tools/lab.sh)
 #   3 grader: reference scores full marks   6 each lab's driver end to end, plots, bad input
 #   4 grader: skeletons score zero, no crash 7 CUDA code compiled for the GPUs we target
 #                                           8 gradebook and student release
@@ -23,8 +24,8 @@ step() {
     if "$@"; then echo "=== $name: ok ($((SECONDS - t0)) s)"; else echo "=== $name: FAILED ($((SECONDS - t0)) s)"; failed+=("$name"); fi
 }
 
-labs=()
-for mk in labs/*/lab.mk; do labs+=("$(basename "$(dirname "$mk")")"); done
+mapfile -t labs < <(bash tools/lab.sh list)
+[ ${#labs[@]} -gt 0 ] || exit 2
 
 grade_reference() {
     local status=0
@@ -174,7 +175,7 @@ instructor_tools() {
             for d2 in "${labs[@]}"; do
                 later=${d2%%-*}
                 [ "$((10#$later))" -ge "$((10#$id))" ] || continue
-                answers=$(make -s --no-print-directory print-LAB_"${later}"_KIT_ANSWERS)
+                answers=$(bash tools/lab.sh get "$later" KIT_ANSWERS)
                 for f in $answers; do
                     grep -qx "ddplab/$f" <<<"$list" && { echo "lab $id's release holds $f, which answers lab $later" >&2; bad=1; }
                 done
@@ -236,6 +237,7 @@ step "1a unit tests of the grader (its run plan)" "$B/tests/grader"
 step "1b dl_comm and dlrun under mpirun (1-4 ranks, failures)" bash tools/test-comm.sh
 step "2 skeletons match the generator" bash tools/skeletons.sh check
 step "2b handouts' item tables match the graders" bash tools/check-handouts.sh
+step "2c the labs' manifests: read as make reads them, broken ones refused" bash tools/test-manifest.sh
 step "3 grader: reference solutions score full marks" grade_reference
 step "4 grader: untouched skeletons score zero without crashing" grade_skeletons
 step "5 mutants: every classic mistake caught by name" bash grader/mutants/run.sh

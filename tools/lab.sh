@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# lab.sh — the labs' manifests (labs/NN-name/lab.mk), as make reads them
+# (tools/manifest.mk): the one way the kit's scripts learn what a lab is.
+#
+#   tools/lab.sh list              every lab's folder name, in order (01-logreg ...)
+#   tools/lab.sh ids               every lab's number, in order (01 02 ...)
+#   tools/lab.sh dir NN            lab NN's folder name
+#   tools/lab.sh get NN FIELD      a field's value, whitespace folded ("" when the lab leaves it out)
+#   tools/lab.sh files NN          the student files (C, CUDA, headers), one line
+#   tools/lab.sh captions NN       one line per captioned plot: PLOT<TAB>TEXT
+#   tools/lab.sh view NN           what make run's report shows of the lab: tools/report's flags
+#                                  (--key-plot, --headline, --caption ..., --run2 ...), each
+#                                  argument ended by a NUL (read with mapfile -d '')
+#   tools/lab.sh check             every manifest against the rules (below)
+#
+# The fields are listed in tools/manifest.mk. The rules: a lab's folder is
+# NN-name; its manifest has TITLE, a student file, KEY_PLOT and HEADLINE; a
+# RUN2 is a plain folder name with RUN2_KEY_PLOT and RUN2_HEADLINE; KEY_PLOT
+# and plot captions name plain plots. Every command checks first: a broken
+# manifest, an unknown lab or field is named, exit 2.
+set -uo pipefail
+die() {
+    echo "lab.sh: $*" >&2
+    exit 2
+}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+manifest=$(make -s --no-print-directory -C "$here" -f tools/manifest.mk 2>&1) || die "make cannot read the manifests: $manifest"
+fields=" TITLE STUDENT_C STUDENT_CU STUDENT_H KIT_C KIT_CU CFLAGS KIT_ANSWERS LAUNCH RUN_ARGS KEY_PLOT HEADLINE RUN2 \
+RUN2_ARGS RUN2_KEY_PLOT RUN2_HEADLINE "
+
+# value NN FIELD: from the printed manifest
+value() { awk -F'\t' -v id="$1" -v f="$2" '$1 == id && $3 == f { print $4 }' <<<"$manifest"; }
+dirs=$(for mk in "$here"/labs/*/lab.mk; do [ -f "$mk" ] && basename "$(dirname "$mk")"; done)
+
+check() {
+    local d id bad=0 f plot
+    for d in $dirs; do
+        id=${d%%-*}
+        mk="labs/$d/lab.mk"
+        [[ $d =~ ^[0-9][0-9]-[a-z0-9][a-z0-9-]*$ ]] ||
+            { echo "lab.sh: labs/$d: a lab's folder is NN-name (two digits, a dash, a lowercase name)" >&2; bad=1; continue; }
+        for f in TITLE KEY_PLOT HEADLINE; do
+            [ -n "$(value "$id" $f)" ] || { echo "lab.sh: $mk: LAB_${id}_$f is missing or empty" >&2; bad=1; }
+        done
+        [ -n "$(value "$id" STUDENT_C)$(value "$id" STUDENT_CU)" ] ||
+            { echo "lab.sh: $mk: LAB_${id}_STUDENT_C names no student file: a lab has at least one task" >&2; bad=1; }
+        local run2
+        run2=$(value "$id" RUN2)
+        if [ -n "$run2" ]; then
+            [[ $run2 =~ ^[A-Za-z0-9_-]+$ ]] ||
+                { echo "lab.sh: $mk: LAB_${id}_RUN2 '$run2': expected a plain folder name (letters, digits, - and _)" >&2; bad=1; }
+            for f in RUN2_KEY_PLOT RUN2_HEADLINE; do
+                [ -n "$(value "$id" $f)" ] || { echo "lab.sh: $mk: LAB_${id}_RUN2 is set but LAB_${id}_$f is missing" >&2; bad=1; }
+            done
+        fi
+        for plot in "$(value "$id" KEY_PLOT)" "$(value "$id" RUN2_KEY_PLOT)" \
+            $(awk -F'\t' -v id="$id" '$1 == id && $3 ~ /^CAPTION_/ { sub(/^CAPTION_/, "", $3); print $3 }' <<<"$manifest"); do
+            [ -z "$plot" ] || [[ $plot =~ ^[A-Za-z0-9_-]+$ ]] ||
+                { echo "lab.sh: $mk: plot '$plot': expected a plot's name without extension (letters, digits, - and _)" >&2; bad=1; }
+        done
+    done
+    [ -n "$dirs" ] || { echo "lab.sh: no labs/*/lab.mk under $here" >&2; bad=1; }
+    return $bad
+}
+lab_dir() {
+    [[ ${1:-} =~ ^[0-9][0-9]$ ]] || die "'${1:-}': expected a lab's number (01, 02, ...)"
+    local d
+    for d in $dirs; do [ "${d%%-*}" = "$1" ] && { echo "$d"; return; }; done
+    die "no lab $1 in labs/ (the labs: $(echo $dirs | tr '\n' ' '))"
+}
+
+check || exit 2
+case ${1:-} in
+list) echo "$dirs" ;;
+ids) for d in $dirs; do echo "${d%%-*}"; done ;;
+dir) lab_dir "${2:-}" ;;
+get)
+    lab_dir "${2:-}" >/dev/null
+    f=${3:-}
+    [[ $fields == *" $f "* || $f =~ ^CAPTION_[A-Za-z0-9_-]+$ ]] || die "'$f': not a manifest field (the fields:$fields)"
+    value "$2" "$f" ;;
+files)
+    lab_dir "${2:-}" >/dev/null
+    # shellcheck disable=SC2046 # each field is a word list: one line of words
+    echo $(value "$2" STUDENT_C) $(value "$2" STUDENT_CU) $(value "$2" STUDENT_H) ;;
+captions)
+    lab_dir "${2:-}" >/dev/null
+    awk -F'\t' -v id="$2" '$1 == id && $3 ~ /^CAPTION_/ { sub(/^CAPTION_/, "", $3); print $3 "\t" $4 }' <<<"$manifest" ;;
+view)
+    lab_dir "${2:-}" >/dev/null
+    {
+        printf '%s\0' --key-plot "$(value "$2" KEY_PLOT)" --headline "$(value "$2" HEADLINE)"
+        awk -F'\t' -v id="$2" '$1 == id && $3 ~ /^CAPTION_/ { sub(/^CAPTION_/, "", $3); printf "--caption%c%s%c%s%c", 0, $3, 0, $4, 0 }' <<<"$manifest"
+        run2=$(value "$2" RUN2)
+        [ -z "$run2" ] || printf '%s\0' --run2 "$run2" --key-plot "$(value "$2" RUN2_KEY_PLOT)" \
+            --headline "$(value "$2" RUN2_HEADLINE)"
+    } ;;
+check) ;;
+*) die "usage: tools/lab.sh list | ids | dir NN | get NN FIELD | files NN | captions NN | view NN | check" ;;
+esac
