@@ -6,6 +6,7 @@
 #   3 grader: reference scores full marks   6 each lab's driver end to end, plots, bad input
 #   4 grader: skeletons score zero, no crash 7 CUDA code compiled for the GPUs we target
 #                                           8 gradebook and student release
+#                                           8b tools/new-lab.sh: a new lab, end to end
 #                                           9 make run's report page, rendered in chromium
 #                                           9b every slide fits its window, in chromium
 # Runs where it stands (a clone of the kit); builds were done by `make all`.
@@ -255,6 +256,7 @@ slides_fit() {
     return $rc
 }
 
+step "8b a new lab (tools/new-lab.sh) works with nothing else edited" bash tools/test-new-lab.sh
 step "9 report page: headlines, runs that went wrong, rendering in chromium (SKIPPED without it)" bash tools/check-report.sh
 step "9b slides: every slide shows all of its content at 1280x720 and 1920x1080 (SKIPPED without chromium or pandoc)" slides_fit
 echo
