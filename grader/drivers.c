@@ -6,7 +6,7 @@
 #include <fcntl.h> // open
 #include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free
-#include <string.h> // strcspn, strstr
+#include <string.h> // strcspn, strstr, memset
 #include <unistd.h> // close
 
 #include "dl/fs.h" // dl_read_file
@@ -159,49 +159,114 @@ float *gr_load_npy(const char *file, size_t *n)
     return a.data;
 }
 
+void gr_csv_load(gr_csv *t, const char *path)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", path);
+    size_t len = 0;
+    if (dl_read_file(path, &t->text, &len) != DL_OK)
+        GR_FAIL("cannot read %s: %s", path, dl_last_error());
+    // lines (a last one without its newline too; blank lines and \r dropped), then cells
+    size_t lines = 0, cap = 0;
+    char **line = NULL;
+    for (char *p = t->text; *p;) {
+        char *end = p + strcspn(p, "\n");
+        char next = *end;
+        *end = '\0';
+        if (end > p && end[-1] == '\r')
+            end[-1] = '\0';
+        if (*p) {
+            if (lines == cap) {
+                char **more = realloc(line, (cap = cap ? 2 * cap : 256) * sizeof *line);
+                if (more == NULL)
+                    GR_FAIL("out of memory reading %s", path);
+                line = more;
+            }
+            line[lines++] = p;
+        }
+        p = next ? end + 1 : end;
+    }
+    if (lines == 0) {
+        free(line);
+        GR_FAIL("%s is empty: expected a header row", path);
+    }
+    t->ncols = 1;
+    for (const char *c = line[0]; *c; c++)
+        t->ncols += *c == ',';
+    t->nrows = lines - 1;
+    t->cell = malloc(lines * (size_t)t->ncols * sizeof *t->cell);
+    if (t->cell == NULL)
+        GR_FAIL("out of memory reading %s", path);
+    for (size_t r = 0; r < lines; r++) {
+        char *p = line[r];
+        for (int c = 0; c < t->ncols; c++) {
+            t->cell[r * (size_t)t->ncols + (size_t)c] = p;
+            char *end = p + strcspn(p, ",");
+            if (*end == '\0' && c < t->ncols - 1) {
+                free(line);
+                GR_FAIL("%s: line %zu has %d cells, expected %d (as the header)", path, r + 1, c + 1, t->ncols);
+            }
+            if (*end == ',' && c == t->ncols - 1) {
+                free(line);
+                GR_FAIL("%s: line %zu has more than the header's %d cells", path, r + 1, t->ncols);
+            }
+            if (*end == ',')
+                *end++ = '\0';
+            p = end;
+        }
+    }
+    free(line);
+}
+
+int gr_csv_col(const gr_csv *t, const char *name)
+{
+    for (int c = 0; c < t->ncols; c++)
+        if (strcmp(t->cell[c], name) == 0)
+            return c;
+    char have[600] = "";
+    for (int c = 0; c < t->ncols && strlen(have) < sizeof have - 40; c++)
+        snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", c ? "," : "", t->cell[c]);
+    GR_FAIL("%s has no column '%s' (its columns: %s)", t->path, name, have);
+    return -1;
+}
+
+const char *gr_csv_str(const gr_csv *t, size_t row, int col)
+{
+    ck_assert_msg(row < t->nrows && col >= 0 && col < t->ncols, "%s: no cell (%zu, %d)", t->path, row, col);
+    return t->cell[(row + 1) * (size_t)t->ncols + (size_t)col];
+}
+
+double gr_csv_num(const gr_csv *t, size_t row, int col)
+{
+    const char *s = gr_csv_str(t, row, col);
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0')
+        GR_FAIL("%s: line %zu, column '%s': '%s' is not a number", t->path, row + 2, t->cell[col], s);
+    return v;
+}
+
+void gr_csv_free(gr_csv *t)
+{
+    free(t->cell);
+    free(t->text);
+    memset(t, 0, sizeof *t);
+}
+
 size_t gr_csv_column(const char *path, const char *column, double *out, size_t max)
 {
-    char *text = NULL;
-    if (dl_read_file(path, &text, NULL) != DL_OK)
-        GR_FAIL("cannot read %s: %s", path, dl_last_error());
-    // the header: which field is the column?
-    int want = -1, field = 0;
-    size_t len = strlen(column);
-    const char *p = text;
-    while (*p && *p != '\n') {
-        size_t k = strcspn(p, ",\n\r");
-        if (k == len && strncmp(p, column, len) == 0)
-            want = field;
-        field++;
-        p += k;
-        if (*p == ',')
-            p++;
-        else if (*p == '\r')
-            p++;
-    }
-    if (want < 0) {
-        free(text);
-        GR_FAIL("%s has no column '%s'", path, column);
-    }
+    gr_csv t;
+    gr_csv_load(&t, path);
+    int c = gr_csv_col(&t, column);
     size_t n = 0;
-    while (*p == '\n' || *p == '\r')
-        p++;
-    while (*p && n < max) {
-        const char *line = p;
-        for (int f = 0; f < want && *p && *p != '\n'; f++) {
-            p += strcspn(p, ",\n");
-            if (*p == ',')
-                p++;
-        }
+    for (size_t r = 0; r < t.nrows && n < max; r++) {
         char *end;
-        double v = strtod(p, &end);
-        if (end != p && line[0] != '\n')
+        const char *s = gr_csv_str(&t, r, c);
+        double v = strtod(s, &end);
+        if (end != s)
             out[n++] = v;
-        p += strcspn(p, "\n");
-        while (*p == '\n' || *p == '\r')
-            p++;
     }
-    free(text);
+    gr_csv_free(&t);
     return n;
 }
 

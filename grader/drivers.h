@@ -21,6 +21,14 @@
  * - gr_csv_column(path, column, out, max) reads the column named `column` of a
  *   CSV file with a header row into out (at most max values) and returns how
  *   many; the test fails when the file or the column is missing.
+ * - gr_csv_load(&t, path) reads a CSV file the kit wrote (a header row, then
+ *   rows of as many cells) whole; gr_csv_col(&t, "name") is a column's index,
+ *   found by its name in the header, so a reader never depends on the column
+ *   order or count; gr_csv_str / gr_csv_num read a cell (row 0 is the first
+ *   row after the header). Each fails the test naming the file: missing,
+ *   a row with another number of cells (its line), a column it lacks (with
+ *   the columns it has), a cell that is not a number (its line and column).
+ *   gr_csv_free frees it.
  * - gr_gpu4_speedup(flags, key, &want) (a gpu4 item's measurement): the
  *   driver under test on 1 GPU and on 4 with flags (--out is added), its
  *   speedup = the steady epoch on 1 over the one on 4 (each the median of
@@ -44,6 +52,18 @@ const char *gr_path(const char *name);
 dl_jv *gr_summary(const char *name);
 float *gr_load_npy(const char *file, size_t *n);
 size_t gr_csv_column(const char *path, const char *column, double *out, size_t max);
+typedef struct gr_csv {
+    char path[1200];
+    char *text; /* the file, cut into cells in place */
+    int ncols;
+    size_t nrows; /* after the header */
+    char **cell; /* (nrows + 1) x ncols, row-major; the header first */
+} gr_csv;
+void gr_csv_load(gr_csv *t, const char *path);
+int gr_csv_col(const gr_csv *t, const char *name);
+const char *gr_csv_str(const gr_csv *t, size_t row, int col);
+double gr_csv_num(const gr_csv *t, size_t row, int col);
+void gr_csv_free(gr_csv *t);
 double gr_gpu4_speedup(const char *flags, const char *key, double *want);
 /* The driver under test (a path the sandbox can run). */
 const char *gr_driver(void);

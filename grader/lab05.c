@@ -281,10 +281,10 @@ static void run_dumped_on(const char *device, const char *name, int P, size_t B,
         return;
     snprintf(args, sizeof args,
              "%s--data %s --hidden %s --batch-size %zu --accum %d --max-steps %ld --epochs 50 --lr %g "
-             "--base-batch %d --warmup %d --momentum %g --weight-decay %g --seed %d --first-bucket-mb %.9f "
-             "--bucket-mb %.9f --dump '%s/dump'",
-             device, DATA, HIDDEN, B, accum, steps, LR, BASE, WARMUP, MOMENTUM, WD, SEED, FIRST_CAP / 1048576.0,
-             CAP / 1048576.0, gr_path(name));
+             "--base-batch %d --warmup %d --momentum %g --weight-decay %g --seed %d --first-bucket-cap %zu "
+             "--bucket-cap %zu --dump '%s/dump'",
+             device, DATA, HIDDEN, B, accum, steps, LR, BASE, WARMUP, MOMENTUM, WD, SEED, (size_t)FIRST_CAP,
+             (size_t)CAP, gr_path(name));
     int rc = gr_run_driver(P, name, args);
     if (rc != 0)
         gr_fail_run(name, rc);
@@ -396,60 +396,55 @@ typedef struct recorded {
     long steps; /* steps 0 .. steps - 1 are in the trace */
 } recorded;
 
-/* The rows of SCRATCH/name/dump/file.r.csv after its header, each parsed
- * by parse into an element of sz bytes (*n of them, malloc'ed); fails the
- * test on a missing file or a row parse refuses (columns names them). */
-static void *read_dump(const char *name, const char *file, int r, size_t sz, int (*parse)(const char *, void *),
-                       const char *columns, size_t *n)
+/* The rows of SCRATCH/name/dump/file.r.csv (*n of them, malloc'ed, sz
+ * bytes each), each filled by fill from the table's cells, read by column
+ * name (gr_csv); fails the test on a missing file, column or number. */
+static void *read_dump(const char *name, const char *file, int r, size_t sz,
+                       void (*fill)(const gr_csv *, size_t, void *), size_t *n)
 {
-    char path[1300], *text = NULL;
+    char path[1300];
     snprintf(path, sizeof path, "%s/dump/%s.%d.csv", gr_path(name), file, r);
-    if (dl_read_file(path, &text, NULL) != DL_OK)
+    if (access(path, R_OK) != 0)
         GR_FAIL("the driver run '%s' left no %s for rank %d (%s)", name, file, r, path);
-    size_t cap = 1024, k = 0;
-    char *v = malloc(cap * sz);
-    char *line = strchr(text, '\n');
-    while (line != NULL && line[1] != '\0') {
-        line++;
-        if (k == cap) {
-            char *more = realloc(v, (cap *= 2) * sz);
-            if (more == NULL)
-                GR_FAIL("out of memory reading %s", path);
-            v = more;
-        }
-        if (!parse(line, v + k * sz))
-            GR_FAIL("%s: line %zu is not %s", path, k + 2, columns);
-        k++;
-        line = strchr(line, '\n');
-    }
-    free(text);
-    *n = k;
+    gr_csv t;
+    gr_csv_load(&t, path);
+    char *v = malloc((t.nrows > 0 ? t.nrows : 1) * sz);
+    if (v == NULL)
+        GR_FAIL("out of memory reading %s", path);
+    for (size_t k = 0; k < t.nrows; k++)
+        fill(&t, k, v + k * sz);
+    *n = t.nrows;
+    gr_csv_free(&t);
     return v;
 }
 
-static int parse_span(const char *line, void *out)
+/* A trace span from its row: kind, id, step, bytes, async, syncs. */
+static void fill_span(const gr_csv *t, size_t row, void *out)
 {
     rec *e = out;
-    char kind[32];
-    size_t index;
-    double t0, t1, launches;
-    if (sscanf(line, "%zu,%31[a-z],%d,%ld,%lf,%lf,%lf,%d,%lf,%lf", &index, kind, &e->id, &e->step, &t0, &t1, &e->bytes,
-               &e->async, &launches, &e->syncs) != 10)
-        return 0;
+    const char *kind = gr_csv_str(t, row, gr_csv_col(t, "kind"));
+    e->id = (int)gr_csv_num(t, row, gr_csv_col(t, "id"));
+    e->step = (long)gr_csv_num(t, row, gr_csv_col(t, "step"));
+    e->bytes = gr_csv_num(t, row, gr_csv_col(t, "bytes"));
+    e->async = (int)gr_csv_num(t, row, gr_csv_col(t, "async"));
+    e->syncs = gr_csv_num(t, row, gr_csv_col(t, "syncs"));
     e->kind = -1;
     e->xport = -1;
     for (int q = 0; q < DL_EV_KINDS; q++)
         if (strcmp(kind, dl_trace_kind_name(q)) == 0)
             e->kind = q;
-    return 1;
 }
 
-static int parse_op(const char *line, void *out)
+/* A transport record from its row: op, trace, offset, count, dtype, red. */
+static void fill_op(const gr_csv *t, size_t row, void *out)
 {
     xrec *x = out;
-    size_t index;
-    return sscanf(line, "%zu,%23[a-z_],%ld,%ld,%zu,%7[a-z0-9],%7[a-z]", &index, x->op, &x->trace, &x->offset, &x->count,
-                  x->dtype, x->red) == 7;
+    snprintf(x->op, sizeof x->op, "%s", gr_csv_str(t, row, gr_csv_col(t, "op")));
+    snprintf(x->dtype, sizeof x->dtype, "%s", gr_csv_str(t, row, gr_csv_col(t, "dtype")));
+    snprintf(x->red, sizeof x->red, "%s", gr_csv_str(t, row, gr_csv_col(t, "red")));
+    x->trace = (long)gr_csv_num(t, row, gr_csv_col(t, "trace"));
+    x->offset = (long)gr_csv_num(t, row, gr_csv_col(t, "offset"));
+    x->count = (size_t)gr_csv_num(t, row, gr_csv_col(t, "count"));
 }
 
 /* Bytes per element of the dtype named t ("f32"), 0 if unknown. */
@@ -474,9 +469,8 @@ static size_t dtype_bytes(const char *t)
  * layer first (what dl_mlp records). Fails, naming the first mismatch. */
 static void read_recorded(const char *name, int r, int n_layers, int accum, recorded *w)
 {
-    w->ev = read_dump(name, "trace", r, sizeof(rec), parse_span, "index,kind,id,step,t0,t1,bytes,async,launches,syncs",
-                      &w->n);
-    w->x = read_dump(name, "comm", r, sizeof(xrec), parse_op, "index,op,trace,offset,count,dtype,red", &w->nx);
+    w->ev = read_dump(name, "trace", r, sizeof(rec), fill_span, &w->n);
+    w->x = read_dump(name, "comm", r, sizeof(xrec), fill_op, &w->nx);
     for (size_t k = 0; k < w->nx; k++) {
         const xrec *x = &w->x[k];
         int async = strcmp(x->op, "allreduce_async") == 0;
@@ -789,8 +783,8 @@ START_TEST(test_gpu_one_rank)
     char args[1024];
     snprintf(args, sizeof args,
              "--device cuda --data %s --hidden %s --batch-size 64 --max-steps 20 --epochs 50 --lr %g --base-batch %d "
-             "--warmup %d --seed %d --first-bucket-mb %.9f --bucket-mb %.9f --dump '%s/dump'",
-             DATA, HIDDEN, LR, BASE, WARMUP, SEED, FIRST_CAP / 1048576.0, CAP / 1048576.0, gr_path("gpu1"));
+             "--warmup %d --seed %d --first-bucket-cap %zu --bucket-cap %zu --dump '%s/dump'",
+             DATA, HIDDEN, LR, BASE, WARMUP, SEED, (size_t)FIRST_CAP, (size_t)CAP, gr_path("gpu1"));
     int rc = gr_run_driver(0, "gpu1", args);
     if (rc != 0)
         gr_fail_run("gpu1", rc);
@@ -969,10 +963,10 @@ static void run_amp(const char *name, int P, size_t B, long steps, long poison_s
         return;
     snprintf(args, sizeof args,
              "%s--data %s --hidden %s --batch-size %zu --max-steps %ld --epochs 50 --lr %g --base-batch %d --warmup %d "
-             "--momentum %g --weight-decay %g --seed %d --first-bucket-mb %.9f --bucket-mb %.9f --amp %s "
+             "--momentum %g --weight-decay %g --seed %d --first-bucket-cap %zu --bucket-cap %zu --amp %s "
              "--init-scale %g --growth-interval %d --probe-every 0 --poison-step %ld --poison-rank %d --dump '%s/dump'",
              gpu ? "--device cuda " : "", DATA, HIDDEN, B, steps, LR, BASE, WARMUP, MOMENTUM, WD, SEED,
-             FIRST_CAP / 1048576.0, CAP / 1048576.0, t == DL_BF16 ? "bf16" : "fp16", AMP_INIT, AMP_GROWTH, poison_step,
+             (size_t)FIRST_CAP, (size_t)CAP, t == DL_BF16 ? "bf16" : "fp16", AMP_INIT, AMP_GROWTH, poison_step,
              P - 1, gr_path(name));
     int rc = gr_run_driver(gpu ? 0 : P, name, args);
     if (rc != 0)
@@ -983,32 +977,25 @@ typedef struct amp_row {
     double step, loss, scale, skipped, underflow, unchanged, model_scale;
 } amp_row;
 
+/* An --amp run's per-step row, by column name. */
+static void fill_amp(const gr_csv *t, size_t row, void *out)
+{
+    amp_row *a = out;
+    a->step = gr_csv_num(t, row, gr_csv_col(t, "step"));
+    a->loss = gr_csv_num(t, row, gr_csv_col(t, "loss"));
+    a->scale = gr_csv_num(t, row, gr_csv_col(t, "scale"));
+    a->skipped = gr_csv_num(t, row, gr_csv_col(t, "skipped"));
+    a->underflow = gr_csv_num(t, row, gr_csv_col(t, "underflow"));
+    a->unchanged = gr_csv_num(t, row, gr_csv_col(t, "unchanged"));
+    a->model_scale = gr_csv_num(t, row, gr_csv_col(t, "model_scale"));
+}
+
 /* Rank r's per-step rows of an --amp run (step, loss, scale, skipped, ...). */
 static amp_row *read_amp(const char *name, int r, long *n)
 {
-    char path[1300], *text = NULL;
-    snprintf(path, sizeof path, "%s/dump/amp.%d.csv", gr_path(name), r);
-    if (dl_read_file(path, &text, NULL) != DL_OK)
-        GR_FAIL("the --amp run '%s' left no per-step rows for rank %d (%s)", name, r, path);
-    long cap = 64, k = 0;
-    amp_row *v = malloc((size_t)cap * sizeof *v);
-    char *line = strchr(text, '\n');
-    while (line != NULL && line[1] != '\0') {
-        amp_row a;
-        if (sscanf(line + 1, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &a.step, &a.loss, &a.scale, &a.skipped, &a.underflow,
-                   &a.unchanged, &a.model_scale) != 7)
-            GR_FAIL("%s: line %ld is not step,loss,scale,skipped,underflow,unchanged,model_scale", path, k + 2);
-        if (k == cap) {
-            amp_row *more = realloc(v, (size_t)(cap *= 2) * sizeof *v);
-            if (more == NULL)
-                GR_FAIL("out of memory reading %s", path);
-            v = more;
-        }
-        v[k++] = a;
-        line = strchr(line + 1, '\n');
-    }
-    free(text);
-    *n = k;
+    size_t k = 0;
+    amp_row *v = read_dump(name, "amp", r, sizeof *v, fill_amp, &k);
+    *n = (long)k;
     return v;
 }
 
@@ -1269,9 +1256,9 @@ static int run_resume(const char *name, const char *extra)
     char args[1600];
     snprintf(args, sizeof args,
              "--data %s --hidden %s --batch-size 32 --epochs 50 --lr %g --base-batch %d --warmup %d --momentum %g "
-             "--weight-decay %g --seed %d --first-bucket-mb %.9f --bucket-mb %.9f --amp fp16 --init-scale %g "
+             "--weight-decay %g --seed %d --first-bucket-cap %zu --bucket-cap %zu --amp fp16 --init-scale %g "
              "--growth-interval %d --probe-every 0 %s",
-             DATA, HIDDEN, LR, BASE, WARMUP, MOMENTUM, WD, SEED, FIRST_CAP / 1048576.0, CAP / 1048576.0, AMP_INIT,
+             DATA, HIDDEN, LR, BASE, WARMUP, MOMENTUM, WD, SEED, (size_t)FIRST_CAP, (size_t)CAP, AMP_INIT,
              AMP_GROWTH, extra);
     return gr_run_driver(2, name, args);
 }

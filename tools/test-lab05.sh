@@ -14,7 +14,7 @@ R=common/bin/dlrun
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 small="--data fashion_mnist:train=8000,test=500 --hidden 64,64,64 --batch-size 128 --epochs 2 --base-batch 128"
-caps="--first-bucket-mb 0.002 --bucket-mb 0.01"
+caps="--first-bucket-cap 2097 --bucket-cap 10485" # small caps: several buckets in the small model
 
 # shellcheck disable=SC2086
 expect_rc 0 "lab05 (reference) on one rank" -- "$D" $small $caps --out "$tmp/one"
@@ -241,7 +241,22 @@ fi
 expect_rc 2 "an unknown tier in GR_TIERS is refused" -- env GR_TIERS=gpu "$B/grader/lab05" --impl solutions
 expect_out "GR_TIERS: unknown tier 'gpu'" "the tier is named"
 
-for bad in "--bucket-mb 0" "--accum 0" "--mode nope" "--hidden 0" "--batch-size 0" "--amp fp8" \
+# bucket caps are byte counts: exact as given, as MiB rounded to the nearest byte
+expect_rc 0 "--bucket-cap 1000 (bytes)" -- "$D" $small --bucket-cap 1000 --first-bucket-cap 1K --max-steps 1 \
+    --out "$tmp/cap" --plot none --quiet
+expect_cmp "$(awk -v m="$($J "$tmp/cap/summary.json" config.bucket_mb)" 'BEGIN { printf "%.6f", m * 1048576 }')" == 1000 \
+    "… the cap is 1000 bytes, not 999"
+expect_cmp "$(awk -v m="$($J "$tmp/cap/summary.json" config.first_bucket_mb)" 'BEGIN { printf "%.6f", m * 1048576 }')" == 1024 \
+    "… the first cap 1K = 1024 bytes"
+expect_rc 0 "--bucket-mb 0.01 (MiB: 10485.76 bytes)" -- "$D" $small --bucket-mb 0.01 --max-steps 1 --out "$tmp/capmb" \
+    --plot none --quiet
+expect_cmp "$(awk -v m="$($J "$tmp/capmb/summary.json" config.bucket_mb)" 'BEGIN { printf "%.6f", m * 1048576 }')" == 10486 \
+    "… rounded to the nearest byte, 10486 (not truncated)"
+expect_rc 2 "--bucket-cap and --bucket-mb both given" -- "$D" --bucket-cap 1M --bucket-mb 2 --out "$tmp/bad"
+expect_out "--bucket-cap and --bucket-mb both given" "… refused, naming both"
+expect_rc 2 "--bucket-mb under half a byte" -- "$D" --bucket-mb 0.0000001 --out "$tmp/bad"
+expect_out "--bucket-mb 1e-07 is 0.105 bytes" "… refused with its size in bytes"
+for bad in "--bucket-mb 0" "--bucket-cap 0" "--bucket-cap 1.5M" "--accum 0" "--mode nope" "--hidden 0" "--batch-size 0" "--amp fp8" \
     "--amp fp16 --mode ddp-flat" "--growth-interval 0" "--checkpoint-every -1" "--profile h300"; do
     # shellcheck disable=SC2086
     expect_rc 2 "bad flag: $bad" -- "$D" $bad --out "$tmp/bad"

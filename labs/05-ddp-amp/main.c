@@ -165,9 +165,8 @@ static dl_status build(trainer *t)
         DL_TRY(dl_mlp_set_precision(&R->m, R->lowp)); // 16-bit forward and backward; the masters stay fp32
     R->esz = R->amp ? dl_dtype_size(R->lowp) : sizeof(float); // bytes per gradient element
     R->n_tensors = kit_param_counts(&R->m, R->counts);
-    size_t cap = (size_t)(o->bucket_mb * 1048576.0), first_cap = (size_t)(o->first_bucket_mb * 1048576.0);
-    cap = cap ? cap : 1;
-    R->first_cap = first_cap ? first_cap : 1;
+    size_t cap = o->bucket_cap; // bytes, at least 1 (lab05_parse)
+    R->first_cap = o->first_bucket_cap;
     DL_TRY(ddp_assign_buckets(R->counts, R->n_tensors, R->esz, R->first_cap, cap, R->assigned, &R->na));
     if (R->mode == 2) {
         R->nb = kit_per_param_buckets(&R->m, R->buckets);

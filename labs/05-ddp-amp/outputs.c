@@ -2,6 +2,7 @@
  * projection of the three modes and the files rank 0 writes (see
  * outputs.h). Not a student file. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h> // llround
 #include <stdint.h> // uintptr_t
 #include <stdio.h> // snprintf, fprintf, rename, remove
 #include <stdlib.h> // malloc, free
@@ -21,6 +22,22 @@ const char *const lab05_mode_names[LAB05_MODES] = {"bucketed", "ddp-flat", "per-
 
 // ---- the flags ----
 
+/* A bucket cap in bytes into *cap: --NAME-cap as given (a size; dflt when
+ * not), or --NAME-mb when given (mb >= 0: MiB, PyTorch's unit, rounded to the
+ * nearest byte). Both given, or an MiB value under half a byte, is DL_ERR_ARG. */
+static dl_status resolve_cap(const char *name, size_t *cap, double mb, size_t dflt)
+{
+    if (mb < 0)
+        return DL_OK;
+    if (*cap != dflt)
+        return dl_error_set(DL_ERR_ARG, "--%s-cap and --%s-mb both given: give the cap once", name, name);
+    double bytes = mb * 1048576.0;
+    if (bytes < 0.5)
+        return dl_error_set(DL_ERR_ARG, "--%s-mb %g is %.3g bytes: a cap is at least 1 byte", name, mb, bytes);
+    *cap = (size_t)llround(bytes);
+    return DL_OK;
+}
+
 int lab05_parse(int argc, char **argv, lab05_options *o)
 {
     dl_args_defaults(&o->a);
@@ -33,8 +50,10 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
     o->hidden = "512,512,512,512";
     o->profile = NULL;
     o->dump = NULL;
-    o->bucket_mb = 25;
-    o->first_bucket_mb = 1;
+    o->bucket_cap = (size_t)25 << 20; // PyTorch's defaults: 25 MiB, the first bucket 1 MiB
+    o->first_bucket_cap = (size_t)1 << 20;
+    o->bucket_mb = -1;
+    o->first_bucket_mb = -1;
     o->momentum = 0.9;
     o->weight_decay = 5e-4;
     o->base_batch = 4096;
@@ -56,9 +75,15 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
         {"mode", DL_OPT_CHOICE, &o->mode, "MODE",
          "bucketed (yours), ddp-flat (one allreduce after backward), per-param (one per parameter)",
          "bucketed|ddp-flat|per-param", 1, 0, 'm'},
-        {"bucket-mb", DL_OPT_DOUBLE, &o->bucket_mb, "X", "bucket cap in MiB (PyTorch: 25)", NULL, 1e-6, 1e6, 0},
-        {"first-bucket-mb", DL_OPT_DOUBLE, &o->first_bucket_mb, "X", "the first bucket's cap in MiB (PyTorch: 1)", NULL,
-         1e-6, 1e6, 0},
+        {"bucket-cap", DL_OPT_SIZE, &o->bucket_cap, "SIZE", "bucket cap in bytes: 1000, 64K, 25M (PyTorch: 25M)", NULL,
+         1, 1e12, 0},
+        {"first-bucket-cap", DL_OPT_SIZE, &o->first_bucket_cap, "SIZE", "the first bucket's cap (PyTorch: 1M)", NULL,
+         1, 1e12, 0},
+        {"bucket-mb", DL_OPT_DOUBLE, &o->bucket_mb, "X",
+         "the bucket cap in MiB instead (PyTorch's bucket_cap_mb), rounded to the nearest byte; -1: --bucket-cap",
+         NULL, 0, 1e6, 0},
+        {"first-bucket-mb", DL_OPT_DOUBLE, &o->first_bucket_mb, "X",
+         "the first bucket's cap in MiB instead, the same way; -1: --first-bucket-cap", NULL, 0, 1e6, 0},
         {"accum", DL_OPT_INT, &o->accum, "K", "micro-batches per optimizer step (gradient accumulation)", NULL, 1, 1024,
          0},
         {"hidden", DL_OPT_STRING, &o->hidden, "LIST", "hidden layer widths, comma-separated", NULL, 1, 0, 0},
@@ -106,6 +131,12 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
                           "Lab 05: DistributedDataParallel as PyTorch builds it: gradient buckets allreduced while "
                           "backward runs. Start it with common/bin/dlrun -n P.",
                           &o->a, extra, sizeof extra / sizeof extra[0]);
+    if (rc == DL_CLI_RUN && (resolve_cap("bucket", &o->bucket_cap, o->bucket_mb, (size_t)25 << 20) != DL_OK ||
+                             resolve_cap("first-bucket", &o->first_bucket_cap, o->first_bucket_mb, (size_t)1 << 20) !=
+                                 DL_OK)) {
+        fprintf(stderr, "lab05: error: %s\n", dl_last_error());
+        return DL_CLI_ERROR;
+    }
     return rc == DL_CLI_RUN ? dl_profile_cli("lab05", o->profile) : rc; // --profile list
 }
 
@@ -401,7 +432,7 @@ static void draw(const lab05_run *R, int nt, int ns, dl_plots *p)
         dl_plots_skip(p, "timeline");
     if (ns > 1)
         dl_plots_draw(p, "sweep", "data='%s/sweep.csv'; profile='%s'; cap_kib=%g; first_kib=%g", out, R->prof.name,
-                      R->o.bucket_mb * 1024, R->o.first_bucket_mb * 1024);
+                      R->o.bucket_cap / 1024.0, R->o.first_bucket_cap / 1024.0);
     else
         dl_plots_skip(p, "sweep");
     if (R->amp && R->step > 1)
@@ -449,8 +480,8 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_int(j, "batch_per_rank", (long long)B);
     dl_json_int(j, "accum", o->accum);
     dl_json_int(j, "global_batch", (long long)(B * (size_t)o->accum * (size_t)R->P));
-    dl_json_num(j, "bucket_mb", o->bucket_mb);
-    dl_json_num(j, "first_bucket_mb", o->first_bucket_mb);
+    dl_json_num(j, "bucket_mb", (double)o->bucket_cap / 1048576.0);
+    dl_json_num(j, "first_bucket_mb", (double)o->first_bucket_cap / 1048576.0);
     dl_json_int(j, "epochs", o->a.epochs);
     dl_json_int(j, "seed", (long long)o->a.seed);
     dl_json_end_object(j);

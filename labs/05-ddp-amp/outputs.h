@@ -64,6 +64,9 @@ extern const char *const lab05_mode_names[LAB05_MODES];
 typedef struct lab05_options {
     dl_args a;
     const char *mode, *hidden, *profile, *dump, *amp, *ckpt_dir, *resume;
+    /* the bucket caps in bytes (--bucket-cap, --first-bucket-cap: sizes; --bucket-mb and --first-bucket-mb,
+     * PyTorch's bucket_cap_mb, in MiB rounded to the nearest byte: -1 when not given) */
+    size_t bucket_cap, first_bucket_cap;
     double bucket_mb, first_bucket_mb, momentum, weight_decay, init_scale;
     long base_batch, warmup, max_steps, train_rows, growth_interval, probe_every, poison_step, poison_rank;
     long ckpt_every;

@@ -4,8 +4,8 @@
 # shaded as one range (the curve is flat there: no one cap is "the" optimum);
 # the number over each point is how many buckets that cap makes.
 # Variables: data (sweep.csv: cap_kib, step_ms, buckets), profile, cap_kib
-# (this run's --bucket-mb in KiB; 0: not marked), first_kib (--first-bucket-mb
-# in KiB: the first bucket's cap when it is below the cap swept).
+# (this run's bucket cap in KiB; 0: not marked), first_kib (the first
+# bucket's cap in KiB, when it is below the cap swept).
 if (!exists("cap_kib")) cap_kib = 0
 if (!exists("first_kib")) first_kib = 0
 within = 0.01
