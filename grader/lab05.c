@@ -966,8 +966,8 @@ static void run_amp(const char *name, int P, size_t B, long steps, long poison_s
              "--momentum %g --weight-decay %g --seed %d --first-bucket-cap %zu --bucket-cap %zu --amp %s "
              "--init-scale %g --growth-interval %d --probe-every 0 --poison-step %ld --poison-rank %d --dump '%s/dump'",
              gpu ? "--device cuda " : "", DATA, HIDDEN, B, steps, LR, BASE, WARMUP, MOMENTUM, WD, SEED,
-             (size_t)FIRST_CAP, (size_t)CAP, t == DL_BF16 ? "bf16" : "fp16", AMP_INIT, AMP_GROWTH, poison_step,
-             P - 1, gr_path(name));
+             (size_t)FIRST_CAP, (size_t)CAP, t == DL_BF16 ? "bf16" : "fp16", AMP_INIT, AMP_GROWTH, poison_step, P - 1,
+             gr_path(name));
     int rc = gr_run_driver(gpu ? 0 : P, name, args);
     if (rc != 0)
         gr_fail_run(name, rc);
@@ -1258,8 +1258,8 @@ static int run_resume(const char *name, const char *extra)
              "--data %s --hidden %s --batch-size 32 --epochs 50 --lr %g --base-batch %d --warmup %d --momentum %g "
              "--weight-decay %g --seed %d --first-bucket-cap %zu --bucket-cap %zu --amp fp16 --init-scale %g "
              "--growth-interval %d --probe-every 0 %s",
-             DATA, HIDDEN, LR, BASE, WARMUP, MOMENTUM, WD, SEED, (size_t)FIRST_CAP, (size_t)CAP, AMP_INIT,
-             AMP_GROWTH, extra);
+             DATA, HIDDEN, LR, BASE, WARMUP, MOMENTUM, WD, SEED, (size_t)FIRST_CAP, (size_t)CAP, AMP_INIT, AMP_GROWTH,
+             extra);
     return gr_run_driver(2, name, args);
 }
 

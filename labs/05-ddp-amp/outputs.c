@@ -77,11 +77,11 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
          "bucketed|ddp-flat|per-param", 1, 0, 'm'},
         {"bucket-cap", DL_OPT_SIZE, &o->bucket_cap, "SIZE", "bucket cap in bytes: 1000, 64K, 25M (PyTorch: 25M)", NULL,
          1, 1e12, 0},
-        {"first-bucket-cap", DL_OPT_SIZE, &o->first_bucket_cap, "SIZE", "the first bucket's cap (PyTorch: 1M)", NULL,
-         1, 1e12, 0},
+        {"first-bucket-cap", DL_OPT_SIZE, &o->first_bucket_cap, "SIZE", "the first bucket's cap (PyTorch: 1M)", NULL, 1,
+         1e12, 0},
         {"bucket-mb", DL_OPT_DOUBLE, &o->bucket_mb, "X",
-         "the bucket cap in MiB instead (PyTorch's bucket_cap_mb), rounded to the nearest byte; -1: --bucket-cap",
-         NULL, 0, 1e6, 0},
+         "the bucket cap in MiB instead (PyTorch's bucket_cap_mb), rounded to the nearest byte; -1: --bucket-cap", NULL,
+         0, 1e6, 0},
         {"first-bucket-mb", DL_OPT_DOUBLE, &o->first_bucket_mb, "X",
          "the first bucket's cap in MiB instead, the same way; -1: --first-bucket-cap", NULL, 0, 1e6, 0},
         {"accum", DL_OPT_INT, &o->accum, "K", "micro-batches per optimizer step (gradient accumulation)", NULL, 1, 1024,
@@ -131,9 +131,9 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
                           "Lab 05: DistributedDataParallel as PyTorch builds it: gradient buckets allreduced while "
                           "backward runs. Start it with common/bin/dlrun -n P.",
                           &o->a, extra, sizeof extra / sizeof extra[0]);
-    if (rc == DL_CLI_RUN && (resolve_cap("bucket", &o->bucket_cap, o->bucket_mb, (size_t)25 << 20) != DL_OK ||
-                             resolve_cap("first-bucket", &o->first_bucket_cap, o->first_bucket_mb, (size_t)1 << 20) !=
-                                 DL_OK)) {
+    if (rc == DL_CLI_RUN &&
+        (resolve_cap("bucket", &o->bucket_cap, o->bucket_mb, (size_t)25 << 20) != DL_OK ||
+         resolve_cap("first-bucket", &o->first_bucket_cap, o->first_bucket_mb, (size_t)1 << 20) != DL_OK)) {
         fprintf(stderr, "lab05: error: %s\n", dl_last_error());
         return DL_CLI_ERROR;
     }
