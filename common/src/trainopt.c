@@ -1,7 +1,7 @@
 /* trainopt.c — the data-parallel drivers' shared flags. See dl/trainopt.h. */
 #include "dl/trainopt.h"
 
-#include <string.h> // memcpy, memset
+#include <string.h> // memcpy, memset, strcspn, strncmp, strlen
 
 void dl_train_opts_defaults(dl_train_opts *t)
 {
@@ -26,7 +26,10 @@ int dl_train_opts_table(dl_train_opts *t, dl_opt *out)
         {"stratified", DL_OPT_FLAG, &t->stratified, NULL, "stratified shards (equal class counts per rank)", NULL, 1,
          0},
         {"drop-last", DL_OPT_FLAG, &t->drop_last, NULL, "drop the tail instead of padding the shards", NULL, 1, 0},
-        {"max-steps", DL_OPT_LONG, &t->max_steps, "N", "stop after N optimizer steps (0 = all epochs)", NULL, 0, 1e12},
+        {"max-steps", DL_OPT_LONG, &t->max_steps, "N",
+         "stop after N optimizer steps in all, as an interruption would (the schedule still spans every epoch; 0 = "
+         "all epochs)",
+         NULL, 0, 1e12},
         {"profile", DL_OPT_STRING, &t->profile, "NAME|FILE",
          "the projection's target: a shipped profile by name (default a10; --profile list shows them) or a .conf file",
          NULL, 1, 0},
@@ -37,6 +40,35 @@ int dl_train_opts_table(dl_train_opts *t, dl_opt *out)
     };
     memcpy(out, opts, sizeof opts);
     return DL_TRAIN_OPTS;
+}
+
+int dl_train_opts_pick(dl_train_opts *t, const char *names, dl_opt *out)
+{
+    dl_opt all[DL_TRAIN_OPTS];
+    dl_train_opts_table(t, all);
+    int n = 0, wanted = 0;
+    for (const char *p = names; *p;) { // every name must be one of the table's
+        size_t len = strcspn(p, ",");
+        int found = 0;
+        for (int k = 0; k < DL_TRAIN_OPTS; k++)
+            found |= strlen(all[k].name) == len && strncmp(all[k].name, p, len) == 0;
+        if (!found)
+            return -1;
+        wanted++;
+        p += len + (p[len] == ',');
+    }
+    for (int k = 0; k < DL_TRAIN_OPTS; k++) {
+        size_t len = strlen(all[k].name);
+        for (const char *p = names; *p;) {
+            size_t l = strcspn(p, ",");
+            if (l == len && strncmp(all[k].name, p, len) == 0) {
+                out[n++] = all[k];
+                break;
+            }
+            p += l + (p[l] == ',');
+        }
+    }
+    return n == wanted ? n : -1; // a name given twice
 }
 
 int dl_train_stop(const dl_train_opts *t, long steps)

@@ -335,6 +335,23 @@ START_TEST(shared_training_flags)
     ck_assert_int_eq(rc, DL_CLI_ERROR);
     ck_assert_has(err, "--momentum");
     free(err);
+    // a driver's pick: only those flags, in the table's order, whatever the order asked
+    dl_opt some[DL_TRAIN_OPTS];
+    ck_assert_int_eq(dl_train_opts_pick(&t, "profile,hidden,warmup", some), 3);
+    ck_assert_str_eq(some[0].name, "hidden");
+    ck_assert_str_eq(some[1].name, "warmup");
+    ck_assert_str_eq(some[2].name, "profile");
+    ck_assert(some[0].dst == &t.hidden && some[2].dst == &t.profile);
+    ck_assert_int_eq(dl_train_opts_pick(&t, "hidden,cosine-decay", some), -1); // not one of them
+    ck_assert_int_eq(dl_train_opts_pick(&t, "hidden,hidden", some), -1); // twice
+    char *no_cosine[] = {"labX", "--cosine", "--out", t_dir}; // a flag the driver did not pick is unknown
+    ck_assert_int_eq(dl_train_opts_pick(&t, "profile,hidden,warmup", some), 3);
+    capture_start(&cap, 2);
+    rc = dl_cli_parse(4, no_cosine, "labX", "a test", &a, some, 3);
+    err = capture_stop(&cap);
+    ck_assert_int_eq(rc, DL_CLI_ERROR);
+    ck_assert_has(err, "--cosine");
+    free(err);
 }
 END_TEST
 

@@ -149,7 +149,7 @@ static dl_status shape(trainer *t)
                             t->per, t->K, t->B);
     // the schedule spans every epoch; --max-steps only stops early (an interruption)
     t->total_steps = (long)(t->steps_per_epoch * (size_t)o->a.epochs);
-    t->last_step = o->max_steps > 0 && o->max_steps < t->total_steps ? o->max_steps : t->total_steps;
+    t->last_step = o->t.max_steps > 0 && o->t.max_steps < t->total_steps ? o->t.max_steps : t->total_steps;
     return DL_OK;
 }
 
@@ -207,9 +207,9 @@ static dl_status buffers(trainer *t)
     DL_TRY(work_alloc(&t->w, &R->dev, t->per, t->K, t->B, tr->d, R->P, R->amp, t->last_step, R->m.n_params));
     R->arow = t->w.arow; // --amp: one row per step (rank 0's view)
     t->lrc = (dl_lr_config){.base_lr = o->a.lr,
-                            .base_batch = (size_t)o->base_batch,
+                            .base_batch = (size_t)o->t.base_batch,
                             .global_batch = t->B * t->K * (size_t)R->P,
-                            .warmup_steps = o->warmup,
+                            .warmup_steps = o->t.warmup,
                             .total_steps = t->total_steps,
                             .cosine = 1};
     return kit_ckpt_begin(&t->ck, &R->m, R->P, o->a.seed);
@@ -279,7 +279,7 @@ static dl_status train_step(trainer *t, int e, size_t s, long step, double *loss
     }
     if (st == DL_OK && step == o->poison_step && R->rank == o->poison_rank)
         st = kit_poison(&R->dev, &w->mb[0]);
-    ddp_sgd opt = {(float)dl_lr_at(&t->lrc, step), (float)o->momentum, (float)o->weight_decay};
+    ddp_sgd opt = {(float)dl_lr_at(&t->lrc, step), (float)o->t.momentum, (float)o->t.weight_decay};
     // --amp: what 16 bits lose of this step's gradient, measured before the step (outside its span)
     int probe = R->amp && o->probe_every > 0 && step % o->probe_every == 0;
     double underflow = -1, subnormal = -1, unchanged = -1, scale = R->scaler.scale;
@@ -453,8 +453,8 @@ int main(int argc, char **argv)
     dl_progress_begin(&R->pr, o->a.epochs, T.steps_per_epoch, o->a.quiet);
     dl_progress_line(&R->pr, 0,
                      "lab05: %s on %d rank(s) (%s, %s), model %s, %d buckets, batch %zu x %zu micro x %d ranks = %zu",
-                     lab05_mode_names[R->mode], R->P, dl_comm_backend(R->comm), dl_device_describe(&R->dev), o->hidden,
-                     R->nb, T.B, T.K, R->P, T.B * T.K * (size_t)R->P);
+                     lab05_mode_names[R->mode], R->P, dl_comm_backend(R->comm), dl_device_describe(&R->dev),
+                     o->t.hidden, R->nb, T.B, T.K, R->P, T.B * T.K * (size_t)R->P);
 
     // ---- training ----
     dl_dev_stats_get(&R->io.resident); // the data is where the model reads it

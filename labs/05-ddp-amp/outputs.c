@@ -6,7 +6,7 @@
 #include <stdint.h> // uintptr_t
 #include <stdio.h> // snprintf, fprintf, rename, remove
 #include <stdlib.h> // malloc, free
-#include <string.h> // strcmp
+#include <string.h> // strcmp, memcpy
 
 #include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_mkdir_p, dl_tmp_create
@@ -47,18 +47,13 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
     o->a.lr = 0.02;
     o->a.out = "build/run/05-ddp-amp";
     o->mode = "bucketed";
-    o->hidden = "512,512,512,512";
-    o->profile = NULL;
+    dl_train_opts_defaults(&o->t); // momentum 0.9, weight decay 5e-4, base batch 4096, 10 warmup steps, no limit
+    o->t.hidden = "512,512,512,512";
     o->dump = NULL;
     o->bucket_cap = (size_t)25 << 20; // PyTorch's defaults: 25 MiB, the first bucket 1 MiB
     o->first_bucket_cap = (size_t)1 << 20;
     o->bucket_mb = -1;
     o->first_bucket_mb = -1;
-    o->momentum = 0.9;
-    o->weight_decay = 5e-4;
-    o->base_batch = 4096;
-    o->warmup = 10;
-    o->max_steps = 0;
     o->train_rows = 0;
     o->accum = 1;
     o->amp = "off";
@@ -86,16 +81,6 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
          "the first bucket's cap in MiB instead, the same way; -1: --first-bucket-cap", NULL, 0, 1e6, 0},
         {"accum", DL_OPT_INT, &o->accum, "K", "micro-batches per optimizer step (gradient accumulation)", NULL, 1, 1024,
          0},
-        {"hidden", DL_OPT_STRING, &o->hidden, "LIST", "hidden layer widths, comma-separated", NULL, 1, 0, 0},
-        {"base-batch", DL_OPT_LONG, &o->base_batch, "N", "the batch --lr was tuned for (LR scales by global/base)",
-         NULL, 1, 1e9, 0},
-        {"warmup", DL_OPT_LONG, &o->warmup, "N", "linear warmup steps", NULL, 0, 1e9, 0},
-        {"momentum", DL_OPT_DOUBLE, &o->momentum, "X", "SGD momentum", NULL, 0, 0.9999, 0},
-        {"weight-decay", DL_OPT_DOUBLE, &o->weight_decay, "X", "L2 weight decay (weights only)", NULL, 0, 1, 0},
-        {"max-steps", DL_OPT_LONG, &o->max_steps, "N",
-         "stop after N optimizer steps in all, as an interruption would (the schedule still spans every epoch; 0 = "
-         "all epochs)",
-         NULL, 0, 1e12, 0},
         {"checkpoint-dir", DL_OPT_STRING, &o->ckpt_dir, "DIR",
          "rank 0 saves DIR/latest (your ckpt_save) every --checkpoint-every steps and at the end", NULL, 1, 0, 0},
         {"checkpoint-every", DL_OPT_LONG, &o->ckpt_every, "N", "steps between checkpoints (0 = only at the end)", NULL,
@@ -105,9 +90,6 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
         {"allow-reshard", DL_OPT_FLAG, &o->allow_reshard, NULL,
          "--resume a checkpoint written by another number of ranks (with a warning)", NULL, 0, 0, 0},
         {"train-rows", DL_OPT_LONG, &o->train_rows, "N", "train on the first N rows only (0 = all)", NULL, 0, 1e9, 0},
-        {"profile", DL_OPT_STRING, &o->profile, "NAME|FILE",
-         "the projection's target: a shipped profile by name (default a10; --profile list shows them) or a .conf file",
-         NULL, 1, 0, 0},
         {"dump", DL_OPT_STRING, &o->dump, "DIR", "write each rank's parameters and trace (for the grader)", NULL, 1, 0,
          0},
         {"amp", DL_OPT_CHOICE, &o->amp, "MODE",
@@ -127,17 +109,27 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
          1e12, 0},
         {"poison-rank", DL_OPT_LONG, &o->poison_rank, "R", "the rank --poison-step poisons", NULL, 0, 1e6, 0},
     };
+    // lab 05's own flags, then the shared training flags it takes (dl/trainopt.h)
+    dl_opt opts[sizeof extra / sizeof extra[0] + DL_TRAIN_OPTS];
+    size_t n = sizeof extra / sizeof extra[0];
+    memcpy(opts, extra, sizeof extra);
+    int k = dl_train_opts_pick(&o->t, "hidden,base-batch,warmup,momentum,weight-decay,max-steps,profile", opts + n);
+    if (k < 0) {
+        fprintf(stderr, "lab05: error: a shared training flag it names is not in dl/trainopt.h (a kit bug)\n");
+        return DL_CLI_ERROR;
+    }
+    n += (size_t)k;
     int rc = dl_cli_parse(argc, argv, "lab05",
                           "Lab 05: DistributedDataParallel as PyTorch builds it: gradient buckets allreduced while "
                           "backward runs. Start it with common/bin/dlrun -n P.",
-                          &o->a, extra, sizeof extra / sizeof extra[0]);
+                          &o->a, opts, n);
     if (rc == DL_CLI_RUN &&
         (resolve_cap("bucket", &o->bucket_cap, o->bucket_mb, (size_t)25 << 20) != DL_OK ||
          resolve_cap("first-bucket", &o->first_bucket_cap, o->first_bucket_mb, (size_t)1 << 20) != DL_OK)) {
         fprintf(stderr, "lab05: error: %s\n", dl_last_error());
         return DL_CLI_ERROR;
     }
-    return rc == DL_CLI_RUN ? dl_profile_cli("lab05", o->profile) : rc; // --profile list
+    return rc == DL_CLI_RUN ? dl_profile_cli("lab05", o->t.profile) : rc; // --profile list
 }
 
 dl_status lab05_setup(lab05_run *R)
@@ -155,13 +147,13 @@ dl_status lab05_setup(lab05_run *R)
     if (R->amp && R->mode != 0)
         return dl_error_set(DL_ERR_ARG, "--amp %s runs with --mode bucketed (your reducer), not --mode %s", o->amp,
                             o->mode);
-    DL_TRY(dl_mlp_parse_hidden("--hidden", o->hidden, R->sizes, &R->n_sizes));
+    DL_TRY(dl_mlp_parse_hidden("--hidden", o->t.hidden, R->sizes, &R->n_sizes));
     if (o->a.batch_size < 1)
         return dl_error_set(DL_ERR_ARG, "--batch-size %ld: lab 05 needs a per-rank batch of at least 1 row",
                             o->a.batch_size);
     if (R->rank == 0) // a run that fails leaves no summary.json that looks like its own
         DL_TRY(dl_summary_prepare(o->a.out));
-    DL_TRY(dl_profile_load(o->profile != NULL ? o->profile : dl_profile_default(), &R->prof));
+    DL_TRY(dl_profile_load(o->t.profile != NULL ? o->t.profile : dl_profile_default(), &R->prof));
     DL_TRY(dl_rank_device(R->comm, o->a.device, &R->dev));
     if (o->probe_every < 0) // the probe reads gradients back: on a GPU that stalls every step it measures
         R->o.probe_every = R->dev.kind == DL_DEVICE_CUDA ? 0 : 1;
@@ -476,7 +468,7 @@ static void summary(dl_json *j, const void *ctx)
     dl_summary_run(j, "05-ddp-amp", lab05_mode_names[R->mode], R->comm, &R->dev, R->data.name);
     dl_json_str(j, "amp", o->amp);
     dl_json_object(j, "config");
-    dl_json_str(j, "hidden", o->hidden);
+    dl_json_str(j, "hidden", o->t.hidden);
     dl_json_int(j, "batch_per_rank", (long long)B);
     dl_json_int(j, "accum", o->accum);
     dl_json_int(j, "global_batch", (long long)(B * (size_t)o->accum * (size_t)R->P));

@@ -54,6 +54,7 @@
 #include "dl/project.h" // dl_profile, dl_profile_cli
 #include "dl/status.h" // dl_status
 #include "dl/summary.h" // dl_run_io
+#include "dl/trainopt.h" // dl_train_opts
 #include "kit.h" // kit_tally, amp_scaler, ddp_bucket
 
 #define LAB05_MODES 3
@@ -63,12 +64,13 @@ extern const char *const lab05_mode_names[LAB05_MODES];
 /* The driver's flags: those of every driver, then lab 05's own. */
 typedef struct lab05_options {
     dl_args a;
-    const char *mode, *hidden, *profile, *dump, *amp, *ckpt_dir, *resume;
+    dl_train_opts t; /* the data-parallel drivers' shared flags lab 05 takes (dl/trainopt.h) */
+    const char *mode, *dump, *amp, *ckpt_dir, *resume;
     /* the bucket caps in bytes (--bucket-cap, --first-bucket-cap: sizes; --bucket-mb and --first-bucket-mb,
      * PyTorch's bucket_cap_mb, in MiB rounded to the nearest byte: -1 when not given) */
     size_t bucket_cap, first_bucket_cap;
-    double bucket_mb, first_bucket_mb, momentum, weight_decay, init_scale;
-    long base_batch, warmup, max_steps, train_rows, growth_interval, probe_every, poison_step, poison_rank;
+    double bucket_mb, first_bucket_mb, init_scale;
+    long train_rows, growth_interval, probe_every, poison_step, poison_rank;
     long ckpt_every;
     int accum, allow_reshard;
 } lab05_options;

@@ -14,7 +14,11 @@
  *   pointing into t, into out (room for DL_TRAIN_OPTS entries) and returns
  *   how many it wrote; the driver appends its own and hands the whole table
  *   to dl_cli_parse, which checks the values (ranges as below) and names a
- *   bad one. Cannot fail.
+ *   bad one. Cannot fail. dl_train_opts_pick(t, names, out) writes only the
+ *   flags named in names (comma-separated, without "--": "hidden,warmup"),
+ *   in the table's order, for a driver that has no use for the others;
+ *   returns how many, or -1 for a name that is not one of them (a driver's
+ *   bug: nothing to parse).
  *     --hidden LIST       hidden layer widths (dl_mlp_parse_hidden checks them)
  *     --base-batch N      the batch --lr was tuned for, 1 to 1e9
  *     --warmup N          linear warmup steps, 0 to 1e9
@@ -51,6 +55,7 @@ typedef struct dl_train_opts {
 
 void dl_train_opts_defaults(dl_train_opts *t);
 int dl_train_opts_table(dl_train_opts *t, dl_opt *out);
+int dl_train_opts_pick(dl_train_opts *t, const char *names, dl_opt *out);
 int dl_train_stop(const dl_train_opts *t, long steps);
 
 #ifdef __cplusplus
