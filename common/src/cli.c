@@ -15,7 +15,8 @@ void dl_args_defaults(dl_args *a)
 {
     memset(a, 0, sizeof *a);
     a->data = "breast_cancer";
-    a->device = getenv("DL_DEVICE") != NULL ? getenv("DL_DEVICE") : "auto";
+    a->device = dl_device_env();
+    dl_device_parse("auto", &a->dev);
     a->epochs = 100;
     a->batch_size = 0;
     a->lr = 0.1;
@@ -332,6 +333,13 @@ int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, d
         }
         if (!set_value(o, value, err, sizeof err))
             goto fail;
+    }
+    // --device, parsed once: the driver opens the spec
+    if (dl_device_parse(a->device, &a->dev) != DL_OK) {
+        const char *m = dl_last_error(), *env = getenv("DL_DEVICE");
+        snprintf(err, sizeof err, "%s %s", env != NULL && a->device == env ? "DL_DEVICE" : "--device",
+                 strncmp(m, "device ", 7) == 0 ? m + 7 : m);
+        goto fail;
     }
     // nothing is written before every flag is known to be usable
     if (dl_check_writable("--out", a->out, 1) != DL_OK ||

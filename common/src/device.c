@@ -52,44 +52,51 @@ const char *dl_nccl_version(void)
     return buf;
 }
 
-dl_status dl_device_parse(const char *spec, dl_device_kind *kind, int *ordinal, int *is_auto)
+const char *dl_device_env(void)
 {
-    if (spec == NULL || spec[0] == '\0')
-        spec = getenv("DL_DEVICE");
-    if (spec == NULL || spec[0] == '\0')
-        spec = "auto";
-    *ordinal = 0;
-    *is_auto = 0;
-    if (strcmp(spec, "auto") == 0) {
-        *is_auto = 1;
-        *kind = DL_DEVICE_CPU;
-        return DL_OK;
-    }
-    if (strcmp(spec, "cpu") == 0) {
-        *kind = DL_DEVICE_CPU;
-        return DL_OK;
-    }
-    if (strncmp(spec, "cuda", 4) == 0 && (spec[4] == '\0' || spec[4] == ':')) {
-        *kind = DL_DEVICE_CUDA;
-        if (spec[4] == ':') {
-            char *end = NULL;
-            long v = strtol(spec + 5, &end, 10);
-            if (end == spec + 5 || *end != '\0' || v < 0 || v > 1023)
-                return dl_error_set(DL_ERR_ARG, "device '%s': expected cuda:N with N a GPU index (0, 1, ...)", spec);
-            *ordinal = (int)v;
-        }
-        return DL_OK;
-    }
-    return dl_error_set(DL_ERR_ARG, "device '%s': expected auto, cpu, cuda or cuda:N", spec);
+    const char *e = getenv("DL_DEVICE");
+    return e != NULL && e[0] != '\0' ? e : "auto";
 }
 
-dl_status dl_device_open(const char *spec, dl_device *dev)
+dl_status dl_device_parse(const char *text, dl_device_spec *spec)
 {
-    dl_device_kind kind;
-    int ordinal, is_auto;
-    DL_TRY(dl_device_parse(spec, &kind, &ordinal, &is_auto));
+    if (text == NULL || text[0] == '\0')
+        text = "auto";
+    dl_device_spec s = {DL_DEVICE_CPU, 0, 0, 0};
+    if (strcmp(text, "auto") == 0) {
+        s.is_auto = 1;
+    } else if (strcmp(text, "cpu") == 0) {
+        // the CPU
+    } else if (strncmp(text, "cuda", 4) == 0 && (text[4] == '\0' || text[4] == ':')) {
+        s.kind = DL_DEVICE_CUDA;
+        s.any_gpu = text[4] == '\0';
+        if (text[4] == ':') {
+            char *end = NULL;
+            long v = strtol(text + 5, &end, 10);
+            if (end == text + 5 || *end != '\0' || v < 0 || v > 1023)
+                return dl_error_set(DL_ERR_ARG, "device '%s': expected cuda:N with N a GPU index (0, 1, ...)", text);
+            s.ordinal = (int)v;
+        }
+    } else {
+        return dl_error_set(DL_ERR_ARG, "device '%s': expected auto, cpu, cuda or cuda:N", text);
+    }
+    *spec = s;
+    return DL_OK;
+}
+
+dl_status dl_device_open(const char *text, dl_device *dev)
+{
+    dl_device_spec spec;
+    DL_TRY(dl_device_parse(text != NULL && text[0] != '\0' ? text : dl_device_env(), &spec));
+    return dl_device_open_spec(&spec, dev);
+}
+
+dl_status dl_device_open_spec(const dl_device_spec *spec, dl_device *dev)
+{
+    dl_device_kind kind = spec->kind;
+    int ordinal = spec->ordinal;
     memset(dev, 0, sizeof *dev);
-    if (is_auto && dl_built_with_cuda() && dl_cuda_count_() > 0)
+    if (spec->is_auto && dl_built_with_cuda() && dl_cuda_count_() > 0)
         kind = DL_DEVICE_CUDA;
     if (kind == DL_DEVICE_CPU) {
         dev->kind = DL_DEVICE_CPU;

@@ -2,27 +2,20 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/rank.h"
 
-#include <stdio.h> // snprintf, fprintf
-#include <stdlib.h> // getenv
-#include <string.h> // strcmp
+#include <stdio.h> // fprintf
 
-dl_status dl_rank_device(dl_comm *c, const char *spec, dl_device *dev)
+dl_status dl_rank_device(dl_comm *c, const dl_device_spec *spec, dl_device *dev)
 {
-    if (spec == NULL || spec[0] == '\0')
-        spec = getenv("DL_DEVICE");
-    char name[64];
-    snprintf(name, sizeof name, "%s", spec != NULL && spec[0] != '\0' ? spec : "auto");
-    int gpus = dl_built_with_cuda() && strcmp(name, "auto") == 0 ? dl_cuda_device_count() : 0;
-    if (strcmp(name, "cuda") == 0 || (strcmp(name, "auto") == 0 && gpus > 0 && dl_comm_local_size(c) <= gpus))
-        snprintf(name, sizeof name, "cuda:%d", dl_comm_local_rank(c));
-    else if (strcmp(name, "auto") == 0)
-        snprintf(name, sizeof name, "cpu");
-    dl_device_kind kind;
-    int ordinal, is_auto;
-    DL_TRY(dl_device_parse(name, &kind, &ordinal, &is_auto));
+    // this rank's device, decided here: auto and cuda become cuda:LOCAL_RANK or cpu
+    dl_device_spec mine = *spec;
+    int gpus = dl_built_with_cuda() && spec->is_auto ? dl_cuda_device_count() : 0;
+    if (spec->any_gpu || (spec->is_auto && gpus > 0 && dl_comm_local_size(c) <= gpus))
+        mine = (dl_device_spec){DL_DEVICE_CUDA, dl_comm_local_rank(c), 0, 0};
+    else if (spec->is_auto)
+        mine = (dl_device_spec){DL_DEVICE_CPU, 0, 0, 0};
     // every rank agrees on the devices before any opens one (two ranks on one GPU)
-    DL_TRY(dl_comm_claim_device(c, kind, ordinal));
-    DL_TRY(dl_device_open(name, dev));
+    DL_TRY(dl_comm_claim_device(c, mine.kind, mine.ordinal));
+    DL_TRY(dl_device_open_spec(&mine, dev));
     return dl_comm_use_device(c, dev);
 }
 

@@ -71,6 +71,7 @@ START_TEST(defaults)
     ck_assert_str_eq(r.err, "");
     ck_assert_str_eq(a.data, "breast_cancer");
     ck_assert_str_eq(a.device, "auto");
+    ck_assert(a.dev.is_auto == 1 && a.dev.kind == DL_DEVICE_CPU); // parsed with the flags
     ck_assert_int_eq(a.epochs, 100);
     ck_assert_int_eq(a.batch_size, 0);
     ck_assert_double_eq(a.lr, 0.1);
@@ -139,6 +140,7 @@ START_TEST(flags_choices_and_extras)
     ck_assert_int_eq(a.quiet, 1);
     ck_assert_str_eq(a.plot, "svg");
     ck_assert_str_eq(a.device, "cuda:1");
+    ck_assert(a.dev.kind == DL_DEVICE_CUDA && a.dev.ordinal == 1 && !a.dev.any_gpu && !a.dev.is_auto);
     ck_assert_uint_eq(a.seed, UINT64_MAX);
     ck_assert_str_eq(a.out, "/tmp/o");
     ck_assert_str_eq(a.json, "s.json");
@@ -207,6 +209,20 @@ START_TEST(errors)
     expect_error(emptystr, "--out: expected a non-empty DIR");
     char *single[] = {"labXX", "-epochs", "5", NULL};
     expect_error(single, "unexpected argument '-epochs'");
+    char *device[] = {"labXX", "--device", "gpu", NULL}; // refused with the flags, before anything opens
+    expect_error(device, "--device 'gpu': expected auto, cpu, cuda or cuda:N");
+    char *ordinal[] = {"labXX", "--device=cuda:x", NULL};
+    expect_error(ordinal, "--device 'cuda:x': expected cuda:N with N a GPU index");
+    env_saved e = env_set("DL_DEVICE", "tpu"); // a bad default is named as the variable it came from
+    char *none[] = {"labXX", "--quiet", NULL};
+    expect_error(none, "DL_DEVICE 'tpu': expected auto, cpu, cuda or cuda:N");
+    char *given[] = {"labXX", "--device", "cpu", NULL}; // the flag wins over the variable
+    dl_args a;
+    result r = parse(&a, given);
+    ck_assert_msg(r.rc == DL_CLI_RUN, "rc %d: %s", r.rc, r.err);
+    ck_assert(a.dev.kind == DL_DEVICE_CPU && !a.dev.is_auto);
+    result_free(&r);
+    env_restore(&e);
 }
 END_TEST
 

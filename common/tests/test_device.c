@@ -9,29 +9,27 @@
 
 START_TEST(parse_specs)
 {
-    env_saved e = env_set("DL_DEVICE", NULL);
-    dl_device_kind kind;
-    int ord = -1, is_auto = -1;
-    ck_assert_st(dl_device_parse("auto", &kind, &ord, &is_auto), DL_OK);
-    ck_assert_int_eq(is_auto, 1);
-    ck_assert_int_eq(ord, 0);
-    ck_assert_st(dl_device_parse("cpu", &kind, &ord, &is_auto), DL_OK);
-    ck_assert_int_eq(kind, DL_DEVICE_CPU);
-    ck_assert_int_eq(is_auto, 0);
-    ck_assert_st(dl_device_parse("cuda", &kind, &ord, &is_auto), DL_OK);
-    ck_assert_int_eq(kind, DL_DEVICE_CUDA);
-    ck_assert_int_eq(ord, 0);
-    ck_assert_int_eq(is_auto, 0);
-    ck_assert_st(dl_device_parse("cuda:3", &kind, &ord, &is_auto), DL_OK);
-    ck_assert_int_eq(kind, DL_DEVICE_CUDA);
-    ck_assert_int_eq(ord, 3);
-    ck_assert_st(dl_device_parse(NULL, &kind, &ord, &is_auto), DL_OK);
-    ck_assert_int_eq(is_auto, 1);
-    ck_assert_st(dl_device_parse("", &kind, &ord, &is_auto), DL_OK);
-    ck_assert_int_eq(is_auto, 1);
+    env_saved e = env_set("DL_DEVICE", "cuda:2"); // never read by the parser
+    dl_device_spec d = {DL_DEVICE_CUDA, -1, -1, -1};
+    ck_assert_st(dl_device_parse("auto", &d), DL_OK);
+    ck_assert(d.kind == DL_DEVICE_CPU && d.is_auto == 1 && d.ordinal == 0 && d.any_gpu == 0);
+    ck_assert_st(dl_device_parse("cpu", &d), DL_OK);
+    ck_assert(d.kind == DL_DEVICE_CPU && d.is_auto == 0 && d.ordinal == 0 && d.any_gpu == 0);
+    ck_assert_st(dl_device_parse("cuda", &d), DL_OK);
+    ck_assert(d.kind == DL_DEVICE_CUDA && d.is_auto == 0 && d.ordinal == 0 && d.any_gpu == 1);
+    ck_assert_st(dl_device_parse("cuda:3", &d), DL_OK);
+    ck_assert(d.kind == DL_DEVICE_CUDA && d.ordinal == 3 && d.any_gpu == 0);
+    ck_assert_st(dl_device_parse("cuda:0", &d), DL_OK); // GPU 0 as asked, not "any"
+    ck_assert(d.kind == DL_DEVICE_CUDA && d.ordinal == 0 && d.any_gpu == 0);
+    ck_assert_st(dl_device_parse(NULL, &d), DL_OK);
+    ck_assert_int_eq(d.is_auto, 1);
+    ck_assert_st(dl_device_parse("", &d), DL_OK);
+    ck_assert_int_eq(d.is_auto, 1);
     const char *bad[] = {"gpu", "CPU", "cudax", "cuda:", "cuda:x", "cuda:-1", "cuda:1x", " cpu"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        ck_assert_st(dl_device_parse(bad[i], &kind, &ord, &is_auto), DL_ERR_ARG);
+        dl_device_spec before = d;
+        ck_assert_st(dl_device_parse(bad[i], &d), DL_ERR_ARG);
+        ck_assert(d.kind == before.kind && d.is_auto == before.is_auto); // untouched on failure
         char quoted[32];
         snprintf(quoted, sizeof quoted, "'%s'", bad[i]);
         ck_assert_has(dl_last_error(), quoted);
@@ -43,22 +41,21 @@ END_TEST
 START_TEST(env_var_is_the_default)
 {
     env_saved e = env_set("DL_DEVICE", "cuda:2");
-    dl_device_kind kind;
-    int ord, is_auto;
-    ck_assert_st(dl_device_parse(NULL, &kind, &ord, &is_auto), DL_OK);
-    ck_assert_int_eq(kind, DL_DEVICE_CUDA);
-    ck_assert_int_eq(ord, 2);
-    ck_assert_int_eq(is_auto, 0);
-    ck_assert_st(dl_device_parse("cpu", &kind, &ord, &is_auto), DL_OK); // an explicit spec wins
-    ck_assert_int_eq(kind, DL_DEVICE_CPU);
+    ck_assert_str_eq(dl_device_env(), "cuda:2"); // the one place DL_DEVICE is read
+    setenv("DL_DEVICE", "", 1);
+    ck_assert_str_eq(dl_device_env(), "auto");
+    unsetenv("DL_DEVICE");
+    ck_assert_str_eq(dl_device_env(), "auto");
     setenv("DL_DEVICE", "cpu", 1);
     dl_device dev;
-    ck_assert_st(dl_device_open(NULL, &dev), DL_OK);
+    ck_assert_st(dl_device_open(NULL, &dev), DL_OK); // NULL: DL_DEVICE
     ck_assert_int_eq(dev.kind, DL_DEVICE_CPU);
     dl_device_close(&dev);
     setenv("DL_DEVICE", "tpu", 1);
     ck_assert_st(dl_device_open("", &dev), DL_ERR_ARG);
     ck_assert_has(dl_last_error(), "'tpu'");
+    ck_assert_st(dl_device_open("cpu", &dev), DL_OK); // an explicit spec wins
+    dl_device_close(&dev);
     env_restore(&e);
 }
 END_TEST

@@ -341,7 +341,10 @@ static void test_counters(dl_comm *c)
 static int test_cuda(dl_comm *c, const char *spec)
 {
     dl_device dev;
-    dl_status got = dl_rank_device(c, spec, &dev); // as the drivers do: refused together
+    dl_device_spec ds;
+    dl_status got = dl_device_parse(spec, &ds);
+    if (got == DL_OK)
+        got = dl_rank_device(c, &ds, &dev); // as the drivers do: refused together
     if (got != DL_OK)
         exit(dl_rank_exit(c, got, "test_comm cuda"));
     size_t n = 1 << 16;
@@ -561,7 +564,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "claim") == 0) {
         dl_device dev;
-        dl_status st = dl_rank_device(c, argc > 2 ? argv[2] : "cuda", &dev);
+        dl_device_spec ds;
+        dl_status st = dl_device_parse(argc > 2 ? argv[2] : "cuda", &ds);
+        if (st == DL_OK)
+            st = dl_rank_device(c, &ds, &dev);
         if (st != DL_OK)
             return dl_rank_exit(c, st, "test_comm claim");
         OK(dl_comm_barrier(c));

@@ -16,7 +16,7 @@
 
 #include "dl/cli.h" // dl_cli_parse
 #include "dl/data.h" // dl_data_load
-#include "dl/device.h" // dl_device_open
+#include "dl/device.h" // dl_device_open_spec
 #include "dl/progress.h" // dl_progress_line
 #include "dl/summary.h" // dl_summary_prepare
 #include "dl/timer.h" // dl_now
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
         return fail(st);
     }
     dl_device dev;
-    st = dl_device_open(o.a.device, &dev);
+    st = dl_device_open_spec(&o.a.dev, &dev);
     if (st != DL_OK) {
         lab01_split_free(&sd);
         dl_data_free(&data);

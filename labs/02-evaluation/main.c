@@ -19,7 +19,7 @@
 
 #include "dl/cli.h" // dl_cli_parse
 #include "dl/data.h" // dl_data_load
-#include "dl/device.h" // dl_device_open
+#include "dl/device.h" // dl_device_open_spec
 #include "dl/fs.h" // dl_mkdir_p
 #include "dl/progress.h" // dl_progress_line
 #include "dl/timer.h" // dl_now
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
     if (o.train_rows > 0 && (double)o.train_rows < frac[0] * (double)pool->n) // fewer rows: the rest in no part
         frac[0] = (double)o.train_rows / (double)pool->n;
     dl_device dev;
-    st = dl_device_open(o.a.device, &dev);
+    st = dl_device_open_spec(&o.a.dev, &dev);
     if (st != DL_OK) {
         dl_data_free(&data);
         return fail(st);

@@ -53,7 +53,7 @@ dl_status lab03_setup(lab03_run *R)
     R->o.a.quiet |= R->rank != 0; // one voice
     DL_TRY(dl_mlp_parse_hidden("--hidden", o->t.hidden, R->sizes, &R->n_sizes));
     DL_TRY(dl_profile_load(o->t.profile != NULL ? o->t.profile : dl_profile_default(), &R->prof));
-    DL_TRY(dl_rank_device(R->comm, o->a.device, &R->dev));
+    DL_TRY(dl_rank_device(R->comm, &o->a.dev, &R->dev));
     DL_TRY(dl_data_load(o->a.data, &R->data));
     if (!R->data.has_test)
         return dl_error_set(DL_ERR_ARG, "--data %s has no test split; lab 03 needs one (fashion_mnist)", o->a.data);

@@ -400,7 +400,7 @@ int main(int argc, char **argv)
     o.a.quiet |= b.rank != 0;
 
     dl_device dev;
-    st = dl_rank_device(c, o.a.device, &dev);
+    st = dl_rank_device(c, &o.a.dev, &dev);
     if (st != DL_OK)
         return fail(c, st);
     b.dev = &dev;

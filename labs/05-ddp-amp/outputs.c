@@ -154,7 +154,7 @@ dl_status lab05_setup(lab05_run *R)
     if (R->rank == 0) // a run that fails leaves no summary.json that looks like its own
         DL_TRY(dl_summary_prepare(o->a.out));
     DL_TRY(dl_profile_load(o->t.profile != NULL ? o->t.profile : dl_profile_default(), &R->prof));
-    DL_TRY(dl_rank_device(R->comm, o->a.device, &R->dev));
+    DL_TRY(dl_rank_device(R->comm, &o->a.dev, &R->dev));
     if (o->probe_every < 0) // the probe reads gradients back: on a GPU that stalls every step it measures
         R->o.probe_every = R->dev.kind == DL_DEVICE_CUDA ? 0 : 1;
     DL_TRY(dl_data_load(o->a.data, &R->data));

@@ -15,6 +15,10 @@
  *   "prog: error: <what>" and the usage to stderr (the driver exits 2).
  *   It also refuses (DL_CLI_ERROR) an --out or --json where nothing could be
  *   written, before the driver writes anything.
+ * - --device is parsed once, with the flags, into dl_args.dev (dl/device.h's
+ *   dl_device_spec; its text stays in dl_args.device): a value that is not
+ *   auto, cpu, cuda or cuda:N is refused as a flag error, naming it. Its
+ *   default is DL_DEVICE (dl_device_env), else auto.
  */
 #ifndef DL_CLI_H
 #define DL_CLI_H
@@ -22,13 +26,16 @@
 #include <stddef.h> // size_t
 #include <stdint.h> // uint64_t
 
+#include "dl/device.h" // dl_device_spec
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct dl_args {
     const char *data;
-    const char *device;
+    const char *device; /* --device as given (or DL_DEVICE, or "auto") */
+    dl_device_spec dev; /* --device, parsed (dl_cli_parse) */
     int epochs;
     long batch_size; /* 0 = full batch */
     double lr;

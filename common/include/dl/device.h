@@ -1,8 +1,12 @@
 /* dl/device.h — where memory lives and where work runs: CPU or one CUDA GPU.
  *
  * Contract
- * - A dl_device is opened from a spec: "auto", "cpu", "cuda" or "cuda:N".
- *   NULL or "" means the DL_DEVICE environment variable, else "auto".
+ * - A dl_device is opened from a spec: "auto", "cpu", "cuda" or "cuda:N",
+ *   parsed once (dl_device_parse: a flag's value is checked when the flags
+ *   are, dl/cli.h) into a dl_device_spec and opened from it
+ *   (dl_device_open_spec). dl_device_open(text, dev) does both; its NULL or
+ *   "" means dl_device_env(): the DL_DEVICE environment variable, else
+ *   "auto" — the one place the kit reads DL_DEVICE.
  *   "auto" picks CUDA when the library was built with it *and* a GPU answers,
  *   else the CPU. "cuda" when no GPU answers fails with DL_ERR_NO_DEVICE (or
  *   DL_ERR_NO_CUDA in a build without CUDA) and a message that says why.
@@ -61,10 +65,22 @@ const char *dl_cuda_driver_version(void);
 /* NCCL's version ("2.28.3") when built with NCCL, else "none". Cannot fail. */
 const char *dl_nccl_version(void);
 
-/* Parses spec without opening anything: kind and ordinal. */
-dl_status dl_device_parse(const char *spec, dl_device_kind *kind, int *ordinal, int *is_auto);
+/* A device as a flag names it, parsed. */
+typedef struct dl_device_spec {
+    dl_device_kind kind; /* DL_DEVICE_CPU for "auto" too */
+    int ordinal; /* cuda:N's N; 0 otherwise */
+    int is_auto; /* "auto": CUDA when built with it and a GPU answers, else the CPU */
+    int any_gpu; /* "cuda" without :N: GPU 0, or the rank's own (dl/rank.h) */
+} dl_device_spec;
 
-dl_status dl_device_open(const char *spec, dl_device *dev);
+/* The default device spec: DL_DEVICE when set and not empty, else "auto". */
+const char *dl_device_env(void);
+/* Parses text ("auto", "cpu", "cuda", "cuda:N"; NULL or "": "auto") without
+ * opening anything; DL_ERR_ARG naming the text and what was expected. */
+dl_status dl_device_parse(const char *text, dl_device_spec *spec);
+dl_status dl_device_open_spec(const dl_device_spec *spec, dl_device *dev);
+/* dl_device_parse then dl_device_open_spec; NULL or "": dl_device_env(). */
+dl_status dl_device_open(const char *text, dl_device *dev);
 /* A CPU device that is always open (for host-only code such as CPU losses). */
 const dl_device *dl_cpu(void);
 void dl_device_close(dl_device *dev);

@@ -2,8 +2,8 @@
  *
  * Contract
  * - dl_rank_device(c, spec, dev) opens this rank's device and binds c to it
- *   (dl_comm_use_device). spec "auto" (or NULL/"": DL_DEVICE, else auto)
- *   takes cuda:LOCAL_RANK when the library was built with CUDA and this
+ *   (dl_comm_use_device). spec (parsed: dl_device_parse, a driver's
+ *   dl_args.dev) "auto" takes cuda:LOCAL_RANK when the library was built with CUDA and this
  *   machine has at least as many GPUs as ranks on it, else the CPU; "cuda"
  *   takes cuda:LOCAL_RANK (one GPU per rank, as torchrun does); anything else
  *   ("cpu", "cuda:N") is opened as given.
@@ -41,7 +41,7 @@
 extern "C" {
 #endif
 
-dl_status dl_rank_device(dl_comm *c, const char *spec, dl_device *dev);
+dl_status dl_rank_device(dl_comm *c, const dl_device_spec *spec, dl_device *dev);
 int dl_rank_exit(dl_comm *c, dl_status st, const char *who);
 
 #ifdef __cplusplus
