@@ -14,9 +14,11 @@
 #   tools/lab.sh check             every manifest against the rules (below)
 #
 # The fields are listed in tools/manifest.mk. The rules: a lab's folder is
-# NN-name; its manifest has TITLE, a student file, KEY_PLOT and HEADLINE; a
-# RUN2 is a plain folder name with RUN2_KEY_PLOT and RUN2_HEADLINE; KEY_PLOT
-# and plot captions name plain plots. Every command checks first: a broken
+# NN-name, its number its own; its manifest sets only its own LAB_NN_ fields,
+# each one of the fields there are (a misspelt one would be ignored); it has
+# TITLE, a student file, KEY_PLOT and HEADLINE; each student file is in the
+# lab's folder and in solutions/; a RUN2 is a plain folder name with
+# RUN2_KEY_PLOT and RUN2_HEADLINE; KEY_PLOT and plot captions name plain plots. Every command checks first: a broken
 # manifest, an unknown lab or field is named, exit 2.
 set -uo pipefail
 die() {
@@ -33,12 +35,36 @@ value() { awk -F'\t' -v id="$1" -v f="$2" '$1 == id && $3 == f { print $4 }' <<<
 dirs=$(for mk in "$here"/labs/*/lab.mk; do [ -f "$mk" ] && basename "$(dirname "$mk")"; done)
 
 check() {
-    local d id bad=0 f plot
+    local d id bad=0 f plot seen=" "
     for d in $dirs; do
         id=${d%%-*}
         mk="labs/$d/lab.mk"
         [[ $d =~ ^[0-9][0-9]-[a-z0-9][a-z0-9-]*$ ]] ||
             { echo "lab.sh: labs/$d: a lab's folder is NN-name (two digits, a dash, a lowercase name)" >&2; bad=1; continue; }
+        if [[ $seen == *" $id "* ]]; then
+            echo "lab.sh: labs/$d: lab $id is also $(echo "$dirs" | grep "^$id-" | head -n 1): one folder per number" >&2
+            bad=1
+            continue
+        fi
+        seen="$seen$id "
+        # what the file sets (a lint of its text; the values are make's): its own fields, known ones
+        local v
+        for v in $(grep -oE '^[[:space:]]*(define[[:space:]]+|override[[:space:]]+)?LAB_[0-9]{2}_[A-Za-z0-9_]+' "$here/$mk" |
+            grep -oE 'LAB_[0-9]{2}_[A-Za-z0-9_]+' | sort -u); do
+            f=${v#LAB_??_}
+            if [ "${v:4:2}" != "$id" ]; then
+                echo "lab.sh: $mk sets $v, a field of lab ${v:4:2}: a manifest sets only its own lab's (LAB_${id}_$f?)" >&2
+                bad=1
+            elif [[ $fields != *" $f "* && ! $f =~ ^CAPTION_[A-Za-z0-9_-]+$ ]]; then
+                echo "lab.sh: $mk: LAB_${id}_$f is not a manifest field (misspelt? the fields:$fields CAPTION_<plot>)" >&2
+                bad=1
+            fi
+        done
+        for f in $(value "$id" STUDENT_C) $(value "$id" STUDENT_CU) $(value "$id" STUDENT_H); do
+            [ -f "$here/labs/$d/$f" ] || { echo "lab.sh: $mk names the student file $f, but labs/$d/$f is missing" >&2; bad=1; }
+            [ -f "$here/solutions/$d/$f" ] ||
+                { echo "lab.sh: $mk names the student file $f, but solutions/$d/$f (its reference) is missing" >&2; bad=1; }
+        done
         for f in TITLE KEY_PLOT HEADLINE; do
             [ -n "$(value "$id" $f)" ] || { echo "lab.sh: $mk: LAB_${id}_$f is missing or empty" >&2; bad=1; }
         done

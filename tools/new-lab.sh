@@ -46,15 +46,27 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$dir" ] || die "$usage"
 [[ $dir =~ ^([0-9][0-9])-([a-z][a-z0-9-]*[a-z0-9])$ ]] ||
-    die "'$dir': expected NN-name: two digits, a dash, a lowercase name of letters, digits and dashes (06-sharded)"
+    die "'$dir': expected NN-name: two digits, a dash, then a name of at least two characters that starts with a \
+lowercase letter and holds lowercase letters, digits and dashes, ending in a letter or digit (06-sharded)"
 id=${BASH_REMATCH[1]}
 name=${BASH_REMATCH[2]}
 pfx=${name//-/_}
+# the task's function, <name>_mean, must be the student's to define: not in the kit's namespace (dl_) nor
+# one that grader/api/kit.txt keeps from student files (gr_*, ...)
+fn=${pfx}_mean
+[[ $fn == dl_* || $fn == __* ]] && die "'$dir': the task's function would be $fn, in the kit's namespace; pick another name"
+set -f # the deny patterns are patterns, not file names
+for pat in $(sed -n 's/^deny //p' grader/api/kit.txt 2>/dev/null); do
+    # shellcheck disable=SC2053 # the pattern is a shell pattern by design
+    [[ $fn == $pat ]] && die "'$dir': the task's function would be $fn, which grader/api/kit.txt denies to student files \
+(deny $pat); pick another name"
+done
+set +f
 [ -n "$title" ] || title="$name (a new lab: say in a line what it teaches)"
 [[ $title == *$'\n'* || $title =~ [\"\\\$#@\`] ]] &&
     die "--title '$title': one line without \" \\ \$ # @ or \` (it goes into C strings and the manifest)"
 [ -d labs ] && [ -f tools/lab.sh ] || die "run from the kit's top folder"
-taken=$(ls -d labs/"$id"-* solutions/"$id"-* grader/lab"$id".c grader/lab"$id"_calls.c grader/api/lab"$id".txt \
+taken=$(ls -d labs/"$id"-* solutions/"$id"-* slides/"$id"-* grader/lab"$id".c grader/lab"$id"_calls.c grader/api/lab"$id".txt \
     tools/test-lab"$id".sh slides/"$id"-* grader/mutants/"$id"-* 2>/dev/null | head -n 3)
 [ -z "$taken" ] || die "lab $id is taken: $(echo $taken)"
 T=tools/new-lab
@@ -125,14 +137,10 @@ echo "new-lab: lab $id made:"
 printf '  %s\n' "${made[@]}"
 cat <<MSG
 Next:
-  make && make grade LAB=$id SRC=solutions/$dir   # full marks: 15/15
-  make grade LAB=$id                               # the skeleton: 0/15
-  grader/mutants/run.sh $id-control $id-float-sum
-  bash tools/test-lab$id.sh
-Then make it the lab it is meant to be, in this order: the contract (task.h),
-the reference (solutions/$dir/, then make skeletons), the driver (main.c:
-under 100 lines, outputs through common/), the items (grader/lab$id.c: each
-checks the lab's point against an independent reference), one mutant per
-classic mistake, the handout and its item table, the manifest's headline and
-captions, the deck, and a row in the README's lab map.
+  make -j2 && make grade LAB=$id SRC=solutions/$dir   # full marks: 15/15
+  make grade LAB=$id                                   # the skeleton: 0/15
+  grader/mutants/run.sh $id-control $id-float-sum      # both caught as named
+  bash tools/test-lab$id.sh                            # the driver end to end
+Then make it the lab it is meant to be: the README's "Adding a lab" lists
+every file to change, in order.
 MSG

@@ -34,12 +34,14 @@ if [ -z "$hand" ]; then ok "no script reads a lab.mk with sed, awk or make print
 fi
 
 # ---- made-up kits: what make makes of a manifest, and what is refused ----
-# kit NAME: a folder with the reader and one lab whose lab.mk is stdin
+# kit NAME [DIR]: a folder with the reader and one lab whose lab.mk is stdin
+# (its student files a.c and b.c, and their references, exist)
 kit() {
-    local k=$W/$1
-    mkdir -p "$k/tools" "$k/labs/${2:-01-made-up}"
+    local k=$W/$1 d=${2:-01-made-up}
+    mkdir -p "$k/tools" "$k/labs/$d" "$k/solutions/$d"
     cp tools/lab.sh tools/manifest.mk "$k/tools/"
-    cat >"$k/labs/${2:-01-made-up}/lab.mk"
+    cat >"$k/labs/$d/lab.mk"
+    touch "$k/labs/$d/a.c" "$k/labs/$d/b.c" "$k/solutions/$d/a.c" "$k/solutions/$d/b.c"
     echo "$k"
 }
 good='LAB_01_TITLE := a made-up lab
@@ -80,6 +82,23 @@ expect_out "LAB_01_RUN2 is set but LAB_01_RUN2_HEADLINE is missing" "… and the
 k=$(kit folder 1-bad <<<"$good")
 expect_rc 2 "a lab folder not named NN-name is refused" -- bash "$k/tools/lab.sh" list
 expect_out "labs/1-bad: a lab's folder is NN-name" "… naming the folder"
+k=$(kit foreign <<<"$good
+LAB_02_TITLE := a field of another lab")
+expect_rc 2 "a manifest that sets another lab's field is refused" -- bash "$k/tools/lab.sh" check
+expect_out "sets LAB_02_TITLE, a field of lab 02: a manifest sets only its own lab's" "… naming the field and its lab"
+k=$(kit misspelt <<<"$good
+LAB_01_RUN_ARG := --lr 1")
+expect_rc 2 "a misspelt field (it would be ignored) is refused" -- bash "$k/tools/lab.sh" check
+expect_out "LAB_01_RUN_ARG is not a manifest field \(misspelt\?" "… naming it, with the fields there are"
+k=$(kit nofile <<<"${good/b.c/c.c}")
+expect_rc 2 "a student file that is not there is refused" -- bash "$k/tools/lab.sh" check
+expect_out "names the student file c.c, but labs/01-made-up/c.c is missing" "… naming the file"
+k=$(kit twice <<<"$good")
+mkdir -p "$k/labs/01-again" "$k/solutions/01-again"
+sed 's/LAB_01_/LAB_01_/' "$k/labs/01-made-up/lab.mk" >"$k/labs/01-again/lab.mk"
+touch "$k/labs/01-again/a.c" "$k/labs/01-again/b.c" "$k/solutions/01-again/a.c" "$k/solutions/01-again/b.c"
+expect_rc 2 "two folders with one number are refused" -- bash "$k/tools/lab.sh" check
+expect_out "lab 01 is also 01-again: one folder per number|labs/01-made-up: lab 01 is also" "… naming both"
 k=$(kit syntax <<<"define LAB_01_HEADLINE
 never ended")
 expect_rc 2 "a manifest make cannot read is refused" -- bash "$k/tools/lab.sh" list

@@ -30,6 +30,9 @@ expect_rc 2 "new-lab: a number that is taken is refused" -- bash tools/new-lab.s
 expect_out "lab $last is taken" "… naming the number"
 expect_rc 2 "new-lab: a title that would break a C string or the manifest is refused" -- \
     bash tools/new-lab.sh "$dir" --title 'say "hi" # there'
+expect_rc 2 "new-lab: a name whose task function the kit denies to students (gr_*) is refused" -- \
+    bash tools/new-lab.sh "$id-gr"
+expect_out "would be gr_mean, which grader/api/kit.txt denies" "… naming the function and the rule"
 [ "$(find labs solutions grader tools slides | sort | md5sum)" = "$before" ] && ok "… and the refusals wrote nothing" ||
     not_ok "a refused new-lab left files behind"
 
