@@ -17,7 +17,7 @@
 # NN-name, its number its own; its manifest sets only its own LAB_NN_ fields,
 # each one of the fields there are (a misspelt one would be ignored); it has
 # TITLE, a student file, KEY_PLOT and HEADLINE; each student file is in the
-# lab's folder and in solutions/; a RUN2 is a plain folder name with
+# lab's folder and, where the kit has solutions/ (not a student release), there; a RUN2 is a plain folder name with
 # RUN2_KEY_PLOT and RUN2_HEADLINE; KEY_PLOT and plot captions name plain plots. Every command checks first: a broken
 # manifest, an unknown lab or field is named, exit 2.
 set -uo pipefail
@@ -62,7 +62,8 @@ check() {
         done
         for f in $(value "$id" STUDENT_C) $(value "$id" STUDENT_CU) $(value "$id" STUDENT_H); do
             [ -f "$here/labs/$d/$f" ] || { echo "lab.sh: $mk names the student file $f, but labs/$d/$f is missing" >&2; bad=1; }
-            [ -f "$here/solutions/$d/$f" ] ||
+            # (a student release has no solutions/ at all)
+            [ ! -d "$here/solutions" ] || [ -f "$here/solutions/$d/$f" ] ||
                 { echo "lab.sh: $mk names the student file $f, but solutions/$d/$f (its reference) is missing" >&2; bad=1; }
         done
         for f in TITLE KEY_PLOT HEADLINE; do

@@ -93,6 +93,9 @@ expect_out "LAB_01_RUN_ARG is not a manifest field \(misspelt\?" "… naming it,
 k=$(kit nofile <<<"${good/b.c/c.c}")
 expect_rc 2 "a student file that is not there is refused" -- bash "$k/tools/lab.sh" check
 expect_out "names the student file c.c, but labs/01-made-up/c.c is missing" "… naming the file"
+k=$(kit release <<<"$good")
+rm -rf "$k/solutions"
+expect_rc 0 "a kit without solutions/ (a student release) passes" -- bash "$k/tools/lab.sh" check
 k=$(kit twice <<<"$good")
 mkdir -p "$k/labs/01-again" "$k/solutions/01-again"
 sed 's/LAB_01_/LAB_01_/' "$k/labs/01-made-up/lab.mk" >"$k/labs/01-again/lab.mk"
