@@ -311,56 +311,180 @@ static int parse_algos(const char *text, ring_algo *algo, int max)
     return n;
 }
 
-int main(int argc, char **argv)
+/* The flags into o: DL_CLI_RUN, DL_CLI_HELP or DL_CLI_ERROR (dl/cli.h). */
+static int parse(int argc, char **argv, options *o)
 {
-    options o;
-    memset(&o, 0, sizeof o);
-    dl_args_defaults(&o.a);
-    o.a.out = "build/run/04-ring-allreduce";
-    o.min_bytes = 8;
-    o.max_bytes = (size_t)64 << 20;
-    o.factor = 2;
-    o.algos = "naive,ring,ring-chunked,library";
-    o.dtype = "float";
-    o.iters = 20;
-    o.warmup = 5;
-    o.budget = 1.0;
-    o.chunk_bytes = (size_t)256 << 10;
-    o.counts = "0,1,3,4,5,1009";
-    o.data = "int";
+    memset(o, 0, sizeof *o);
+    dl_args_defaults(&o->a);
+    o->a.out = "build/run/04-ring-allreduce";
+    o->min_bytes = 8;
+    o->max_bytes = (size_t)64 << 20;
+    o->factor = 2;
+    o->algos = "naive,ring,ring-chunked,library";
+    o->dtype = "float";
+    o->iters = 20;
+    o->warmup = 5;
+    o->budget = 1.0;
+    o->chunk_bytes = (size_t)256 << 10;
+    o->counts = "0,1,3,4,5,1009";
+    o->data = "int";
     const dl_opt extra[] = {
-        {"minbytes", DL_OPT_SIZE, &o.min_bytes, "SIZE", "smallest message per rank", NULL, 1, 1ULL << 34, 'b'},
-        {"maxbytes", DL_OPT_SIZE, &o.max_bytes, "SIZE", "largest message per rank", NULL, 1, 1ULL << 34, 'e'},
-        {"stepfactor", DL_OPT_LONG, &o.factor, "N", "multiply the size by N each step", NULL, 2, 1024, 'f'},
-        {"algo", DL_OPT_STRING, &o.algos, "LIST",
+        {"minbytes", DL_OPT_SIZE, &o->min_bytes, "SIZE", "smallest message per rank", NULL, 1, 1ULL << 34, 'b'},
+        {"maxbytes", DL_OPT_SIZE, &o->max_bytes, "SIZE", "largest message per rank", NULL, 1, 1ULL << 34, 'e'},
+        {"stepfactor", DL_OPT_LONG, &o->factor, "N", "multiply the size by N each step", NULL, 2, 1024, 'f'},
+        {"algo", DL_OPT_STRING, &o->algos, "LIST",
          "comma-separated: naive, ring, ring-chunked, library, reduce-scatter, all-gather, send-first", NULL, 1, 0,
          'a'},
-        {"dtype", DL_OPT_CHOICE, &o.dtype, "T", "element type", "float|half", 1, 0, 'd'},
-        {"iters", DL_OPT_INT, &o.iters, "N", "timed calls per size (fewer for big sizes, see --budget)", NULL, 1,
+        {"dtype", DL_OPT_CHOICE, &o->dtype, "T", "element type", "float|half", 1, 0, 'd'},
+        {"iters", DL_OPT_INT, &o->iters, "N", "timed calls per size (fewer for big sizes, see --budget)", NULL, 1,
          100000, 'n'},
-        {"warmup", DL_OPT_INT, &o.warmup, "N", "untimed calls first", NULL, 1, 100000, 'w'},
-        {"budget", DL_OPT_DOUBLE, &o.budget, "S", "about this many seconds per size and algorithm", NULL, 1e-3, 3600},
-        {"chunk-bytes", DL_OPT_SIZE, &o.chunk_bytes, "SIZE", "ring-chunked: bytes per chunk", NULL, 2, 1ULL << 34},
-        {"write-profile", DL_OPT_STRING, &o.write_profile, "FILE",
+        {"warmup", DL_OPT_INT, &o->warmup, "N", "untimed calls first", NULL, 1, 100000, 'w'},
+        {"budget", DL_OPT_DOUBLE, &o->budget, "S", "about this many seconds per size and algorithm", NULL, 1e-3, 3600},
+        {"chunk-bytes", DL_OPT_SIZE, &o->chunk_bytes, "SIZE", "ring-chunked: bytes per chunk", NULL, 2, 1ULL << 34},
+        {"write-profile", DL_OPT_STRING, &o->write_profile, "FILE",
          "write the fitted bus bandwidth and hop latency as a projection profile", NULL, 1, 0},
-        {"profile", DL_OPT_STRING, &o.profile, "NAME|FILE",
+        {"profile", DL_OPT_STRING, &o->profile, "NAME|FILE",
          "the profile --write-profile copies compute numbers from: a shipped one by name (default a10; --profile list "
          "shows them) or a .conf file",
          NULL, 1, 0},
-        {"dump", DL_OPT_STRING, &o.dump, "DIR", "write every result and the counters of each call (grader)", NULL, 1,
+        {"dump", DL_OPT_STRING, &o->dump, "DIR", "write every result and the counters of each call (grader)", NULL, 1,
          0},
-        {"counts", DL_OPT_STRING, &o.counts, "LIST", "--dump: element counts", NULL, 1, 0},
-        {"data", DL_OPT_CHOICE, &o.data, "KIND", "--dump: input data", "int|random|crafted", 1, 0},
+        {"counts", DL_OPT_STRING, &o->counts, "LIST", "--dump: element counts", NULL, 1, 0},
+        {"data", DL_OPT_CHOICE, &o->data, "KIND", "--dump: input data", "int|random|crafted", 1, 0},
     };
+    int rc = dl_cli_parse(argc, argv, "lab04",
+                          "Lab 04: your naive and ring allreduces against the library's, timed over a sweep of "
+                          "message sizes like nccl-tests. Start it with common/bin/dlrun -n P.",
+                          &o->a, extra, sizeof extra / sizeof extra[0]);
+    return rc == DL_CLI_RUN ? dl_profile_cli("lab04", o->profile) : rc; // --profile list
+}
+
+/* b from the flags (algorithms, type, --dump's counts into counts), each
+ * checked before anything is measured; a wrong --profile stops the run here. */
+static dl_status setup(bench *b, options *o, size_t *counts, int *n_counts)
+{
+    b->o = o;
+    b->P = dl_comm_size(b->c);
+    b->rank = dl_comm_rank(b->c);
+    b->t = strcmp(o->dtype, "half") == 0 ? DL_F16 : DL_F32;
+    b->esz = dl_dtype_size(b->t);
+    b->n_algos = parse_algos(o->algos, b->algo, RING_N_ALGOS);
+    *n_counts = parse_counts(o->counts, counts, MAX_COUNTS);
+    if (b->n_algos < 1)
+        return dl_error_set(DL_ERR_ARG,
+                            "--algo '%s': expected a comma-separated list of naive, ring, ring-chunked, "
+                            "library, reduce-scatter, all-gather, send-first",
+                            o->algos);
+    if (o->min_bytes > o->max_bytes)
+        return dl_error_set(DL_ERR_ARG, "-b %zu is larger than -e %zu: the sweep runs from -b up to -e", o->min_bytes,
+                            o->max_bytes);
+    if (*n_counts < 0)
+        return dl_error_set(DL_ERR_ARG, "--counts '%s': expected element counts like 0,1,3,1009", o->counts);
+    if (o->write_profile != NULL && b->P < 2)
+        return dl_error_set(DL_ERR_ARG, "--write-profile needs at least 2 ranks: one rank measures no link");
+    if (o->write_profile != NULL)
+        DL_TRY(lab04_check_profile_path(o->write_profile));
+    dl_profile base;
+    if (o->write_profile != NULL || o->profile != NULL)
+        DL_TRY(dl_profile_load(o->profile != NULL ? o->profile : dl_profile_default(), &base));
+    if (o->dump != NULL)
+        DL_TRY(dl_mkdir_p(o->dump));
+    o->a.quiet |= b->rank != 0;
+    return DL_OK;
+}
+
+/* The sweep's sizes (bytes, whole elements) into w, and b's buffers for the
+ * largest message (or --dump's largest count); *most gets its elements. */
+static dl_status buffers(bench *b, lab04_sweep *w, const size_t *counts, int n_counts, size_t *most)
+{
+    const options *o = b->o;
+    memset(w, 0, sizeof *w);
+    for (size_t s = o->min_bytes; s <= o->max_bytes && w->n_sizes < LAB04_MAX_SIZES; s *= (size_t)o->factor) {
+        w->sizes[w->n_sizes++] = s / b->esz * b->esz;
+        if (s > o->max_bytes / (size_t)o->factor)
+            break;
+    }
+    size_t m = o->dump != NULL || w->n_sizes == 0 ? 0 : w->sizes[w->n_sizes - 1] / b->esz, scratch = 0;
+    for (int q = 0; o->dump != NULL && q < n_counts; q++)
+        m = counts[q] > m ? counts[q] : m;
+    for (int k = 0; k < b->n_algos; k++) {
+        size_t s = ring_scratch_bytes(b->algo[k], m, b->P, b->t, o->chunk_bytes / b->esz);
+        scratch = s > scratch ? s : scratch;
+    }
+    *most = m;
+    DL_TRY(dl_malloc(b->dev, &b->buf, m * b->esz + 16));
+    DL_TRY(dl_malloc(b->dev, &b->scratch, scratch + 16));
+    b->host = malloc(m * b->esz + 16);
+    b->want = malloc(m * b->esz + 16);
+    if (b->host == NULL || b->want == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory for %zu elements", m);
+    return DL_OK;
+}
+
+/* Every algorithm at every size: checked once, then timed, into w's cells; the table on rank 0. */
+static dl_status sweep(bench *b, lab04_sweep *w)
+{
+    const options *o = b->o;
+    if (!o->a.quiet) {
+        printf("# lab04: allreduce of %s on %d rank(s), %s (%s), %d iterations after %d warm-up (budget %g s)\n",
+               dl_dtype_name(b->t), b->P, b->dev->name, dl_comm_backend(b->c), o->iters, o->warmup, o->budget);
+        printf("# %12s %12s %6s  %-14s %12s %12s %12s %8s\n", "size", "count", "type", "algo", "time(us)",
+               "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+    }
+    w->P = b->P, w->t = b->t, w->esz = b->esz, w->dev = b->dev, w->backend = dl_comm_backend(b->c);
+    memcpy(w->algo, b->algo, sizeof w->algo);
+    w->n_algos = b->n_algos;
+    w->cells = calloc((size_t)w->n_sizes * (size_t)b->n_algos, sizeof *w->cells);
+    for (int s = 0; s < w->n_sizes; s++) {
+        size_t n = w->sizes[s] / b->esz;
+        for (int k = 0; k < b->n_algos; k++) {
+            lab04_cell *x = &w->cells[s * b->n_algos + k];
+            double secs = 0;
+            DL_TRY(check_once(b, b->algo[k], n, &x->wrong));
+            DL_TRY(time_it(b, b->algo[k], n, &secs));
+            w->wrong += x->wrong;
+            x->us = secs * 1e6;
+            x->algbw = dl_bw_algbw((double)w->sizes[s], secs) / 1e9;
+            x->busbw = dl_bw_busbw(ring_algo_coll(b->algo[k]), b->P, (double)w->sizes[s], secs) / 1e9;
+            if (!o->a.quiet)
+                printf("  %12zu %12zu %6s  %-14s %12.2f %12.3f %12.3f %8.0f\n", w->sizes[s], n, dl_dtype_name(b->t),
+                       ring_algo_name(b->algo[k]), x->us, x->algbw, x->busbw, x->wrong);
+        }
+    }
+    return DL_OK;
+}
+
+/* The ceiling of a rank's adds and copies: a one-thread copy of half the
+ * largest message on its device, into w (nothing when there is none). */
+static dl_status copy_ceiling(bench *b, lab04_sweep *w, size_t most)
+{
+    size_t half = most / 2;
+    if (half == 0)
+        return DL_OK;
+    int reps = 0;
+    dl_status st;
+    double t0 = dl_now();
+    do {
+        st = dl_copy(b->dev, (char *)b->buf + half * b->esz, b->buf, half, b->t);
+        reps++;
+    } while (st == DL_OK && dl_now() - t0 < 0.2 && reps < 100);
+    DL_TRY(st);
+    DL_TRY(dl_device_sync(b->dev));
+    w->copy_bytes = half * b->esz;
+    w->copy_gbs = (double)(half * b->esz) * reps / (dl_now() - t0) / 1e9;
+    return DL_OK;
+}
+
+/* Parse, set up, open this rank's device, then either the grader's dump or
+ * the sweep, the copy ceiling, the closing lines and (rank 0) the files. */
+int main(int argc, char **argv)
+{
+    options o;
     dl_comm *c = NULL;
     dl_status st = dl_comm_init(&argc, &argv, &c);
     if (st != DL_OK)
         return fail(NULL, st);
-    int rc = dl_cli_parse(argc, argv, "lab04",
-                          "Lab 04: your naive and ring allreduces against the library's, timed over a sweep of "
-                          "message sizes like nccl-tests. Start it with common/bin/dlrun -n P.",
-                          &o.a, extra, sizeof extra / sizeof extra[0]);
-    rc = rc == DL_CLI_RUN ? dl_profile_cli("lab04", o.profile) : rc; // --profile list
+    int rc = parse(argc, argv, &o);
     if (rc != DL_CLI_RUN) {
         dl_comm_finalize(c);
         return rc == DL_CLI_HELP ? 0 : 2;
@@ -368,122 +492,30 @@ int main(int argc, char **argv)
     bench b;
     memset(&b, 0, sizeof b);
     b.c = c;
-    b.o = &o;
-    b.P = dl_comm_size(c);
-    b.rank = dl_comm_rank(c);
-    b.t = strcmp(o.dtype, "half") == 0 ? DL_F16 : DL_F32;
-    b.esz = dl_dtype_size(b.t);
-    b.n_algos = parse_algos(o.algos, b.algo, RING_N_ALGOS);
-    size_t counts[MAX_COUNTS];
-    int n_counts = parse_counts(o.counts, counts, MAX_COUNTS);
-    if (b.n_algos < 1)
-        st = dl_error_set(DL_ERR_ARG,
-                          "--algo '%s': expected a comma-separated list of naive, ring, ring-chunked, "
-                          "library, reduce-scatter, all-gather, send-first",
-                          o.algos);
-    else if (o.min_bytes > o.max_bytes)
-        st = dl_error_set(DL_ERR_ARG, "-b %zu is larger than -e %zu: the sweep runs from -b up to -e", o.min_bytes,
-                          o.max_bytes);
-    else if (n_counts < 0)
-        st = dl_error_set(DL_ERR_ARG, "--counts '%s': expected element counts like 0,1,3,1009", o.counts);
-    else if (o.write_profile != NULL && b.P < 2)
-        st = dl_error_set(DL_ERR_ARG, "--write-profile needs at least 2 ranks: one rank measures no link");
-    else if (o.write_profile != NULL)
-        st = lab04_check_profile_path(o.write_profile);
-    dl_profile base; // read before the sweep, so a wrong --profile stops the run at once
-    if (st == DL_OK && (o.write_profile != NULL || o.profile != NULL))
-        st = dl_profile_load(o.profile != NULL ? o.profile : dl_profile_default(), &base);
-    if (st == DL_OK && o.dump != NULL)
-        st = dl_mkdir_p(o.dump);
-    if (st != DL_OK)
-        return fail(c, st);
-    o.a.quiet |= b.rank != 0;
-
+    size_t counts[MAX_COUNTS], most = 0;
+    int n_counts = 0;
     dl_device dev;
-    st = dl_rank_device(c, &o.a.dev, &dev);
+    lab04_sweep w;
+    st = setup(&b, &o, counts, &n_counts);
+    if (st == DL_OK)
+        st = dl_rank_device(c, &o.a.dev, &dev);
     if (st != DL_OK)
         return fail(c, st);
     b.dev = &dev;
-
-    // sizes (bytes, whole elements)
-    lab04_sweep w;
-    memset(&w, 0, sizeof w);
-    for (size_t s = o.min_bytes; s <= o.max_bytes && w.n_sizes < LAB04_MAX_SIZES; s *= (size_t)o.factor) {
-        w.sizes[w.n_sizes++] = s / b.esz * b.esz;
-        if (s > o.max_bytes / (size_t)o.factor)
-            break;
-    }
-    size_t most = o.dump != NULL || w.n_sizes == 0 ? 0 : w.sizes[w.n_sizes - 1] / b.esz, scratch = 0;
-    for (int q = 0; o.dump != NULL && q < n_counts; q++)
-        most = counts[q] > most ? counts[q] : most;
-    for (int k = 0; k < b.n_algos; k++) {
-        size_t s = ring_scratch_bytes(b.algo[k], most, b.P, b.t, o.chunk_bytes / b.esz);
-        scratch = s > scratch ? s : scratch;
-    }
-    st = dl_malloc(&dev, &b.buf, most * b.esz + 16);
-    if (st == DL_OK)
-        st = dl_malloc(&dev, &b.scratch, scratch + 16);
-    b.host = malloc(most * b.esz + 16);
-    b.want = malloc(most * b.esz + 16);
-    if (st == DL_OK && (b.host == NULL || b.want == NULL))
-        st = dl_error_set(DL_ERR_NOMEM, "out of memory for %zu elements", most);
-    if (st != DL_OK)
-        return fail(c, st);
-
-    if (o.dump != NULL) {
+    st = buffers(&b, &w, counts, n_counts, &most);
+    if (st == DL_OK && o.dump != NULL) {
         st = dump(&b, counts, n_counts);
         if (st != DL_OK)
             return fail(c, st);
         dl_comm_finalize(c);
         return 0;
     }
-
-    // ---- the sweep ----
-    if (!o.a.quiet) {
-        printf("# lab04: allreduce of %s on %d rank(s), %s (%s), %d iterations after %d warm-up (budget %g s)\n",
-               dl_dtype_name(b.t), b.P, dev.name, dl_comm_backend(c), o.iters, o.warmup, o.budget);
-        printf("# %12s %12s %6s  %-14s %12s %12s %12s %8s\n", "size", "count", "type", "algo", "time(us)",
-               "algbw(GB/s)", "busbw(GB/s)", "#wrong");
-    }
-    w.P = b.P, w.t = b.t, w.esz = b.esz, w.dev = &dev, w.backend = dl_comm_backend(c);
-    memcpy(w.algo, b.algo, sizeof w.algo);
-    w.n_algos = b.n_algos;
-    w.cells = calloc((size_t)w.n_sizes * (size_t)b.n_algos, sizeof *w.cells);
-    for (int s = 0; s < w.n_sizes; s++) {
-        size_t n = w.sizes[s] / b.esz;
-        for (int k = 0; k < b.n_algos; k++) {
-            lab04_cell *x = &w.cells[s * b.n_algos + k];
-            double secs = 0;
-            st = check_once(&b, b.algo[k], n, &x->wrong);
-            if (st == DL_OK)
-                st = time_it(&b, b.algo[k], n, &secs);
-            if (st != DL_OK)
-                return fail(c, st);
-            w.wrong += x->wrong;
-            x->us = secs * 1e6;
-            x->algbw = dl_bw_algbw((double)w.sizes[s], secs) / 1e9;
-            x->busbw = dl_bw_busbw(ring_algo_coll(b.algo[k]), b.P, (double)w.sizes[s], secs) / 1e9;
-            if (!o.a.quiet)
-                printf("  %12zu %12zu %6s  %-14s %12.2f %12.3f %12.3f %8.0f\n", w.sizes[s], n, dl_dtype_name(b.t),
-                       ring_algo_name(b.algo[k]), x->us, x->algbw, x->busbw, x->wrong);
-        }
-    }
-    // the ceiling of a rank's adds and copies: a one-thread copy of the largest size on its device
-    size_t half = most / 2;
-    if (half > 0) {
-        int reps = 0;
-        double t0 = dl_now();
-        do {
-            st = dl_copy(&dev, (char *)b.buf + half * b.esz, b.buf, half, b.t);
-            reps++;
-        } while (st == DL_OK && dl_now() - t0 < 0.2 && reps < 100);
-        if (st == DL_OK)
-            st = dl_device_sync(&dev);
-        if (st != DL_OK)
-            return fail(c, st);
-        w.copy_bytes = half * b.esz;
-        w.copy_gbs = (double)(half * b.esz) * reps / (dl_now() - t0) / 1e9;
-    }
+    if (st == DL_OK)
+        st = sweep(&b, &w);
+    if (st == DL_OK)
+        st = copy_ceiling(&b, &w, most);
+    if (st != DL_OK)
+        return fail(c, st);
     // what it adds up to: the closing lines and, on rank 0, the files
     lab04_summarise(&w);
     if (!o.a.quiet)
