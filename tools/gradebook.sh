@@ -9,7 +9,11 @@
 # Each submission is graded on its own:
 #   1. its files go into a fresh copy of the student release (no solutions/,
 #      no mutants; tools/release-tree.sh), where its driver and the grader's
-#      worker are built against this kit's library; that build refuses what
+#      worker are built against this kit's library; the kit's part of that
+#      build (no student code in it) is made once, before the first
+#      submission, and every copy starts from it at the same path (the
+#      compile flags name the tree), so only the submission's files compile
+#      and link; that build refuses what
 #      tools/check-submission.sh refuses in every build (a file included from
 #      outside the submission, the lab's and kit's headers and the system's;
 #      an .incbin or assembler macro; a symbol defined or referenced outside
@@ -56,8 +60,18 @@ echo "student,score,max_score,skipped_points,$(echo "$items" | tr '\n' ',')statu
 # (the judge's own): every submission, and the gradebook's work
 hide="$(realpath "$subs"):$root"
 pristine=$root/.release
+tree=$root/.tree
+build_here() { # log: the driver and the worker of the files in $tree
+    timeout 900 make -s --no-print-directory -C "$tree" B=build DL_NO_DEPS=1 LIB_PREBUILT="$lib" $nocuda \
+        "build/labs/lab$lab-worker" "build/labs/lab$lab" >"$1" 2>&1
+}
 # the release staged for this lab: no later lab, and none of the kit's code that answers its tasks
-bash tools/release-tree.sh "$pristine" "$lab" || { echo "gradebook: cannot lay out the student release" >&2; exit 1; }
+bash tools/release-tree.sh "$tree" "$lab" || { echo "gradebook: cannot lay out the student release" >&2; exit 1; }
+# built once with its untouched skeleton: the kit's objects, the grader's and the
+# lab's API rules; a submission's files, copied in later, are newer than all of it
+build_here "$root/kit-build.log" ||
+    { echo "gradebook: the kit does not build in the student release (see $root/kit-build.log)" >&2; exit 1; }
+cp -a "$tree" "$pristine"
 
 # The last lines of a log as the body of a JSON string: valid UTF-8, escaped.
 json_text() {
@@ -88,8 +102,8 @@ for s in "$subs"/*/; do
     case $name in *[!A-Za-z0-9._-]* | .*) echo "gradebook: skipping '$name' (use letters, digits, . _ -)" >&2; continue ;; esac
     n=$((n + 1))
     work=$root/$name
-    tree=$work/tree
     mkdir -p "$work"
+    rm -rf "$tree"
     cp -a "$pristine" "$tree"
     bad=
     for f in $files; do
@@ -103,8 +117,7 @@ for s in "$subs"/*/; do
         zero_row "$name" "$bad"
         continue
     fi
-    if ! timeout 900 make -s --no-print-directory -C "$tree" B=build DL_NO_DEPS=1 LIB_PREBUILT="$lib" $nocuda \
-        "build/labs/lab$lab-worker" "build/labs/lab$lab" >"$work/build.log" 2>&1; then
+    if ! build_here "$work/build.log"; then
         why=$(sed -n 's/^refused \[\([a-z-]*\)\].*/\1/p' "$work/build.log" | head -n 1)
         why=${why:-build-failed}
         # the judge's own word on it (--not-built: nothing of the submission runs):
@@ -144,5 +157,5 @@ for s in "$subs"/*/; do
     rm -rf "$tree" # the build is large; its logs and results stay
 done
 mv "$rows" "$csv.tmp.$$" && mv "$csv.tmp.$$" "$csv"
-rm -rf "$pristine"
+rm -rf "$pristine" "$tree"
 echo "gradebook: $n submission(s) -> $csv"

@@ -10,20 +10,28 @@
 #                                           9 make run's report page, rendered in chromium
 #                                           9b every slide fits its window, in chromium
 # Runs where it stands (a clone of the kit); builds were done by `make all`.
+#   tools/test.sh [STEP...]   only those steps, by number (e.g. 5b 8)
 set -u
 unset MAKEFLAGS MFLAGS # the nested builds below are not part of the caller's jobserver
 B=${B:-build}
 export B
 J=$B/tools/jsonq
 failed=()
+only=" $* " # tools/test.sh [STEP...]: only those steps (by number: 3 5b 8)
 step() {
     local name=$1
     shift
+    [ "$only" = "  " ] || [[ $only == *" ${name%% *} "* ]] || return 0
     echo
     echo "=== $name ==="
-    local t0=$SECONDS
-    if "$@"; then echo "=== $name: ok ($((SECONDS - t0)) s)"; else echo "=== $name: FAILED ($((SECONDS - t0)) s)"; failed+=("$name"); fi
+    local t0=$SECONDS c0 took
+    c0=$(cpu_s)
+    if "$@"; then took=ok; else took=FAILED; failed+=("$name"); fi
+    echo "=== $name: $took ($((SECONDS - t0)) s, cpu $(($(cpu_s) - c0)) s)"
 }
+# CPU seconds (user + system) of the processes this script has waited for: a
+# step's work, whatever else the machine runs
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($16 + $17) / hz }' /proc/$$/stat; }
 
 mapfile -t labs < <(bash tools/lab.sh list)
 [ ${#labs[@]} -gt 0 ] || exit 2
