@@ -354,7 +354,7 @@ $(B)/tests/comm: $(B)/obj/tests_mpi/test_comm.o $(LIB)
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 
 # ---- top-level targets ----
-.PHONY: all help deps features lib run test unit grade bench bench-gpu skeletons check-skeletons \
+.PHONY: all autograder help deps features lib run test unit grade bench bench-gpu skeletons check-skeletons \
         test-gpu slides style clean mutants plots student-release gradescope gradebook mutant-grader \
         mutant-driver
 
@@ -376,6 +376,7 @@ help:
 	@echo "  make gradebook SUBMISSIONS=dir LAB=01   grade a folder of submissions into a CSV"
 	@echo "  make student-release  a tarball for students (no solutions/, no mutants)"
 	@echo "  make gradescope LAB=01   the Gradescope autograder for a lab (build/gradescope/)"
+	@echo "  make autograder       only what grading needs: the library, the judges, jsonq (no drivers, tests, benches)"
 	@echo "  make clean            remove build/"
 	@echo "options: NO_CUDA=1  SAN=1 (ASan+UBSan)  CUDA_ARCH='86 90'  DL_DEVICE=cpu|cuda"
 
@@ -397,6 +398,11 @@ lib: $(LIB)
 
 all: features $(LIB) $(DRIVERS) $(GRADERS) $(B)/tests/unit $(B)/tests/grader $(B)/tests/gpu $(B)/tests/comm \
      $(BENCHES) $(TOOLS)
+
+# What grading needs and nothing else (a Gradescope image, a grading machine):
+# the library, every lab's judge and the JSON reader; a submission's driver and
+# worker are built with its files (tools/gradebook.sh).
+autograder: features $(LIB) $(foreach l,$(LABS),$(B)/grader/lab$(call lab_id,$(l))) $(B)/tools/jsonq
 
 unit: $(B)/tests/unit $(B)/tests/grader
 	$(B)/tests/unit

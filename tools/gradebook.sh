@@ -28,7 +28,8 @@
 #   build/gradebook/labNN.csv          student,score,max_score,skipped_points,<item...>,status
 #   build/gradebook/labNN/<student>/results.json   Gradescope format (score 0 and the
 #                                                  reason when it could not be graded)
-# GB_TIMEOUT (seconds, default 3600) bounds one submission's grading.
+# GB_TIMEOUT (seconds, default 3600) bounds one submission's grading; GB_OUT
+# (default build/gradebook) is where it writes.
 set -uo pipefail
 subs=${1:-}
 lab=${2:-01}
@@ -48,11 +49,12 @@ files=$(bash tools/lab.sh files "$lab") || exit 2
 items=$("$judge" --list | awk '{print $1}')
 n_items=$(echo "$items" | wc -l)
 zeros=$(echo "$items" | sed 's/.*/0/' | tr '\n' ',')
-root=$B/gradebook/lab$lab
+out=${GB_OUT:-$B/gradebook}
+root=$out/lab$lab
 rm -rf "$root"
 mkdir -p "$root"
 root=$(realpath "$root")
-csv=$B/gradebook/lab$lab.csv
+csv=$out/lab$lab.csv
 rows=$root/rows.csv
 echo "student,score,max_score,skipped_points,$(echo "$items" | tr '\n' ',')status" >"$rows"
 
@@ -109,7 +111,8 @@ for s in "$subs"/*/; do
     for f in $files; do
         if [ -L "$s/$f" ] || { [ -e "$s/$f" ] && [ ! -f "$s/$f" ]; }; then
             bad="not-a-regular-file:$f"
-        elif [ -f "$s/$f" ]; then
+        elif [ -f "$s/$f" ] && ! cmp -s "$s/$f" "$tree/labs/$dir/$f"; then
+            # (a file the same as the skeleton's keeps the object built from it)
             cp "$s/$f" "$tree/labs/$dir/$f"
         fi
     done

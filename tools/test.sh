@@ -221,7 +221,7 @@ gradescope_flow() {
     bash tools/gradescope.sh 01 >/dev/null || return 1
     mkdir -p "$ag/submission"
     cp -a "$B/gradescope/lab01" "$ag/source"
-    if ! make -s -C "$ag/source" NO_CUDA=1 B=build/nocuda DL_NO_DEPS=1 -j2 all >"$B/test/gradescope-build.log" 2>&1; then
+    if ! make -s -C "$ag/source" NO_CUDA=1 B=build/nocuda DL_NO_DEPS=1 -j2 autograder >"$B/test/gradescope-build.log" 2>&1; then
         echo "the Gradescope autograder does not build (see $B/test/gradescope-build.log)" >&2
         return 1
     fi

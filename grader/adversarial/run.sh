@@ -22,6 +22,10 @@
 # no process of the sandbox users and no "ddplab-daemon" may be left. As root,
 # a few attacks are graded again as an unprivileged user (the grader's
 # user-namespace sandbox), when that user can read this checkout.
+# The attacks' gradings and the gradebooks run ADV_JOBS (default 2) at a time,
+# each in its own sandbox user: an attack that runs beside other submissions'
+# gradings must not disturb them either. The forced fallback sandboxes, where
+# jobs share a user, run one at a time, after.
 #   grader/adversarial/run.sh [NAME ...]
 set -uo pipefail
 B=${B:-build}
@@ -36,6 +40,8 @@ list=("$@")
 [ ${#list[@]} -eq 0 ] && list=($(ls grader/adversarial/*.c | xargs -n1 basename | sed 's/\.c$//'))
 
 field() { sed -n "s|^// $1: *||p" "grader/adversarial/$2.c" | head -n 1; }
+# on_path grade|gradebook NAME: whether the attack is graded on that path ("paths:", default both)
+on_path() { case " $(field paths "$2") " in "  " | *" $1 "*) return 0 ;; esac; return 1; }
 ok() { echo "ok      $1"; pass=$((pass + 1)); }
 not_ok() { echo "not ok  $1"; fail=$((fail + 1)); }
 
@@ -66,7 +72,20 @@ prepare() {
     dir=$(basename "$(ls -d labs/"$lab"-*)")
     src=$AB/src/$name
     mkdir -p "$src"
-    if [ "$base" = reference ]; then cp solutions/"$dir"/* "$src"/; else cp "$B/skeleton/src/$lab"/* "$src"/; fi
+    # the base's files with their times, and its objects (built by make all and
+    # make test's step 4), so that make grade compiles only the file the attack changes
+    local objs gobj
+    if [ "$base" = reference ]; then
+        cp -p solutions/"$dir"/* "$src"/
+        objs=$B/obj/solutions/$lab
+    else
+        cp -p "$B/skeleton/src/$lab"/* "$src"/
+        objs=$B/skeleton/obj/mutant/$lab
+    fi
+    gobj=$B/grade-src/$(realpath "$src" | tr / _)
+    rm -rf "$gobj"
+    mkdir -p "$gobj/obj/mutant/$lab"
+    cp "$objs"/*.o "$gobj/obj/mutant/$lab/" 2>/dev/null
     local code
     code=$(awk 'h && /^\/\/ [a-z-]+:/ { next } { h = 0; print }' h=1 "grader/adversarial/$name.c" | sed "s|@KIT@|$kit|g")
     # the attacks call POSIX functions that -std=c11 hides; an injected attack is
@@ -147,9 +166,19 @@ for name in "${list[@]}"; do
     prepare "$name" || { not_ok "$name: cannot prepare"; continue; }
 done
 
+# The pool: each job's verdict lines go to its own file, read in order at the end.
+verdicts=()
+pool() { # file command...: runs the command in the background, at most ADV_JOBS at a time
+    local file=$1
+    shift
+    verdicts+=("$file")
+    "$@" >"$file" 2>&1 </dev/null &
+    while [ "$(jobs -rp | wc -l)" -ge "${ADV_JOBS:-2}" ]; do wait -n; done
+}
+
 # ---- path 1: make grade SRC=dir JSON=file ----
-for name in "${list[@]}"; do
-    case " $(field paths "$name") " in "  " | *" grade "*) ;; *) continue ;; esac
+grade_path() { # name
+    local name=$1 lab mult out
     lab=$(field lab "$name")
     mult=$(field multiplier "$name")
     out=$AB/grade/$name
@@ -157,28 +186,28 @@ for name in "${list[@]}"; do
     CK_TIMEOUT_MULTIPLIER=${mult:-1} make -s --no-print-directory grade STRICT=1 LAB="$lab" SRC="$AB/src/$name" \
         JSON="$out/results.json" >"$out/grade.log" 2>&1 </dev/null
     check_grade "$name" "$lab" "$out/results.json" "$out/grade.log" $?
-done
+}
 
 # ---- path 2: the gradebook, one run per lab with every attack as a submission ----
 # (the attacks on the other submissions, the machine or the gradebook's own
 # files; those marked "paths: grade" only fool the judge, which is the same
 # program on both paths)
-for lab in $(for n in "${list[@]}"; do field lab "$n"; done | sort -u); do
+gradebook_path() { # lab
+    local lab=$1 subs mult names name m csv header row lose status why got_status item pts tier col got want left
     subs=$AB/subs-$lab
     mult=1
     names=()
     for name in "${list[@]}"; do
-        [ "$(field lab "$name")" = "$lab" ] || continue
-        case " $(field paths "$name") " in "  " | *" gradebook "*) ;; *) continue ;; esac
+        [ "$(field lab "$name")" = "$lab" ] && on_path gradebook "$name" || continue
         mkdir -p "$subs/$name"
         cp "$AB/src/$name"/* "$subs/$name/"
         names+=("$name")
         m=$(field multiplier "$name")
         [ -n "$m" ] && mult=$m
     done
-    [ ${#names[@]} -gt 0 ] || continue
-    CK_TIMEOUT_MULTIPLIER=$mult bash tools/gradebook.sh "$subs" "$lab" >"$AB/gradebook-$lab.log" 2>&1 </dev/null
-    csv=$B/gradebook/lab$lab.csv
+    [ ${#names[@]} -gt 0 ] || return 0
+    GB_OUT=$AB/gradebook CK_TIMEOUT_MULTIPLIER=$mult bash tools/gradebook.sh "$subs" "$lab" >"$AB/gradebook-$lab.log" 2>&1 </dev/null
+    csv=$AB/gradebook/lab$lab.csv
     header=$(head -n 1 "$csv")
     for name in "${names[@]}"; do
         row=$(grep "^$name," "$csv")
@@ -200,7 +229,7 @@ for lab in $(for n in "${list[@]}"; do field lab "$n"; done | sort -u); do
             case " $lose " in " all " | *" $item "*) want=0 ;; esac
             [ "$got" = "$want" ] || why+=("$item: $got points, expected $want")
         done < <(points "$lab")
-        left=$(survivors "$B/gradebook/lab$lab/$name/grade.log")
+        left=$(survivors "$AB/gradebook/lab$lab/$name/grade.log")
         [ -z "$left" ] || why+=("processes survived: $left")
         if [ ${#why[@]} -eq 0 ]; then
             ok "$name (gradebook): $(echo "$row" | cut -d, -f2,3 | tr , /) ${got_status}"
@@ -208,6 +237,26 @@ for lab in $(for n in "${list[@]}"; do field lab "$n"; done | sort -u); do
             not_ok "$name (gradebook): $(printf '%s; ' "${why[@]}")see $AB/gradebook-$lab.log"
         fi
     done
+}
+
+# the judges first (shared by every job of a lab), so that the jobs build only their own files
+for lab in $(for n in "${list[@]}"; do field lab "$n"; done | sort -u); do
+    make -s --no-print-directory "$B/grader/lab$lab" >/dev/null || exit 1
+done
+# the gradebooks first (the longest jobs), then every attack's make grade
+for lab in $(for n in "${list[@]}"; do on_path gradebook "$n" && field lab "$n"; done | sort -u); do
+    pool "$AB/verdicts-gradebook-$lab" gradebook_path "$lab"
+done
+for name in "${list[@]}"; do
+    on_path grade "$name" || continue
+    pool "$AB/verdicts-grade-$name" grade_path "$name"
+done
+wait
+for file in "${verdicts[@]}"; do
+    cat "$file"
+    grep -Eq '^(not )?ok ' "$file" || { echo "not ok  $(basename "$file"): the job gave no verdict"; fail=$((fail + 1)); }
+    pass=$((pass + $(grep -c '^ok ' "$file")))
+    fail=$((fail + $(grep -vc '^ok ' "$file")))
 done
 
 # ---- the fallback sandboxes, forced: a sandbox user without namespaces, and a

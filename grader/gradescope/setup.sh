@@ -10,4 +10,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2046 # the list is words
 apt-get install -y -qq --no-install-recommends $(bash tools/deps.sh --list) util-linux iproute2 >/dev/null
-make NO_CUDA=1 B=build/nocuda -j"$(nproc)" all
+make NO_CUDA=1 B=build/nocuda -j"$(nproc)" autograder
