@@ -18,9 +18,8 @@
 #include "backend.h" // dl_cuda_is_device_ptr_
 #include "comm_backend.h" // dl_comm_args, dl_mpi_*_, dl_nccl_*_, dl_comm_watch
 #include "dl/p2plog.h" // dl_p2plog_op_, dl_p2plog_wait_
-#include "dl/trace.h" // dl_trace_use_device
 #include "dl/timer.h" // dl_now
-#include "dl/trace.h" // dl_trace_begin
+#include "dl/trace.h" // dl_trace_begin, dl_trace_end, dl_trace_use_device
 
 enum { BACKEND_SELF = 0, BACKEND_MPI = 1, BACKEND_NCCL = 2 };
 

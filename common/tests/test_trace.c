@@ -11,6 +11,7 @@
 #include "dl/json.h"
 #include "dl/mlp.h"
 #include "dl/trace.h"
+#include "dl/trace_chrome.h" // dl_trace_write_chrome
 
 typedef struct launch_ctx {
     dl_comm *c;
