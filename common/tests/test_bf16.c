@@ -273,14 +273,8 @@ END_TEST
 
 Suite *bf16_suite(void)
 {
-    Suite *s = suite_create("bf16");
-    TCase *tc = tcase_with_timeout("bf16", 30);
-    tcase_add_test(tc, every_bf16_round_trips);
-    tcase_add_test(tc, midpoints_round_to_even);
-    tcase_add_test(tc, specials_subnormals_and_overflow);
-    tcase_add_test(tc, agrees_with_independent_conversion);
-    tcase_add_test(tc, add_is_correctly_rounded);
-    tcase_add_test(tc, bulk_and_by_dtype_match_scalar);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("bf16", tcase_with_timeout("bf16", 30),
+                    TESTS(every_bf16_round_trips, midpoints_round_to_even, specials_subnormals_and_overflow,
+                          agrees_with_independent_conversion, add_is_correctly_rounded,
+                          bulk_and_by_dtype_match_scalar));
 }

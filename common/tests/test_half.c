@@ -211,13 +211,7 @@ END_TEST
 
 Suite *half_suite(void)
 {
-    Suite *s = suite_create("half");
-    TCase *tc = tcase_with_timeout("half", 30);
-    tcase_add_test(tc, every_half_round_trips);
-    tcase_add_test(tc, midpoints_round_to_even);
-    tcase_add_test(tc, subnormals_and_overflow);
-    tcase_add_test(tc, agrees_with_independent_conversion);
-    tcase_add_test(tc, bulk_conversions_match_scalar);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("half", tcase_with_timeout("half", 30),
+                    TESTS(every_half_round_trips, midpoints_round_to_even, subnormals_and_overflow,
+                          agrees_with_independent_conversion, bulk_conversions_match_scalar));
 }

@@ -540,20 +540,9 @@ END_TEST
 
 Suite *ops_suite(void)
 {
-    Suite *s = suite_create("ops");
-    TCase *tc = tcase_with_timeout("add_copy", 30);
-    tcase_add_test(tc, test_add_f32_against_double);
-    tcase_add_test(tc, test_add_f16_against_double);
-    tcase_add_test(tc, test_add_f16_rounding_cases);
-    tcase_add_test(tc, test_add_f16_rounds_each_addition);
-    tcase_add_test(tc, test_add_refuses);
-    tcase_add_test(tc, test_add_bf16_against_double);
-    tcase_add_test(tc, test_bf16_cast_scale_accumulate);
-    tcase_add_test(tc, test_unscale_bf16);
-    tcase_add_test(tc, test_copy);
-    tcase_add_test(tc, test_accumulate_and_cast);
-    tcase_add_test(tc, test_scale);
-    tcase_add_test(tc, test_unscale);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("ops", tcase_with_timeout("add_copy", 30),
+                    TESTS(test_add_f32_against_double, test_add_f16_against_double, test_add_f16_rounding_cases,
+                          test_add_f16_rounds_each_addition, test_add_refuses, test_add_bf16_against_double,
+                          test_bf16_cast_scale_accumulate, test_unscale_bf16, test_copy, test_accumulate_and_cast,
+                          test_scale, test_unscale));
 }

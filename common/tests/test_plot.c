@@ -206,15 +206,7 @@ END_TEST
 
 Suite *plot_suite(void)
 {
-    Suite *s = suite_create("plot");
-    TCase *tc = tcase_with_tmp("plot", 30);
-    tcase_add_test(tc, png_and_svg);
-    tcase_add_test(tc, dumb_draws_on_stdout);
-    tcase_add_test(tc, none_and_bad_requests);
-    tcase_add_test(tc, without_gnuplot);
-    tcase_add_test(tc, listed_for_summaries);
-    tcase_add_test(tc, a_drivers_set);
-    tcase_add_test(tc, stale_plots_go);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("plot", tcase_with_tmp("plot", 30),
+                    TESTS(png_and_svg, dumb_draws_on_stdout, none_and_bad_requests, without_gnuplot,
+                          listed_for_summaries, a_drivers_set, stale_plots_go));
 }

@@ -51,6 +51,13 @@ Suite *train_suite(void);
 
 // ---- helpers (util.c) ----
 
+/* A TCase's tests, in the order they run: TESTS(a, b, c). */
+#define TESTS(...) ((const TTest *const[]){__VA_ARGS__, NULL})
+/* Adds the tests (TESTS(...), or NULL for none) to tc; returns tc. */
+TCase *tcase_of(TCase *tc, const TTest *const *tests);
+/* A suite named name with the one TCase tc and its tests (as tcase_of). */
+Suite *suite_of(const char *name, TCase *tc, const TTest *const *tests);
+
 /* A TCase with a timeout in seconds (scaled by CK_TIMEOUT_MULTIPLIER). */
 TCase *tcase_with_timeout(const char *name, double seconds);
 
