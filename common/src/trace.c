@@ -6,12 +6,13 @@
 #include "dl/trace.h"
 
 #include <stdio.h> // fprintf
-#include <stdlib.h> // malloc, realloc, free
+#include <stdlib.h> // realloc, free
 
 #include "dl/blas.h" // dl_flops
 #include "dl/device.h" // dl_event_record, dl_dev_stats_get,, dl_event_elapsed_ms, dl_stream_wait_event
 #include "dl/fs.h" // dl_tmp_create
 #include "dl/timer.h" // dl_now
+#include "record.h" // dl_record, dl_record_push_
 
 #define POOL_STEP 1024 /* CUDA events made at once (at dl_trace_start, then as spans need them) */
 #define POOL_MAX 65536 /* events held at most; then the ended spans are converted to free theirs */
@@ -25,8 +26,7 @@ typedef struct gspan {
 
 static struct {
     int on;
-    dl_span *ev;
-    size_t n, cap, limit, dropped;
+    dl_record rec; /* of dl_span: the events, numbered in the order they began */
     long step;
     int allreduces; /* in this step so far */
     double origin;
@@ -47,6 +47,12 @@ static struct {
     size_t pending1; /* 1 + the allreduce whose end event the next call records; 0: none */
     size_t settled; /* spans before this one hold no events */
 } T;
+
+/* Event k of the record. */
+static dl_span *span_at(size_t k)
+{
+    return (dl_span *)T.rec.items + k;
+}
 
 // ---- device times: CUDA events, converted to the host clock when read ----
 
@@ -119,7 +125,7 @@ static void gpu_teardown(void)
     T.anchor = NULL;
     T.anchor_t = NULL;
     T.pool_n = T.nfree = T.n_anchor = T.cap_anchor = T.known = T.pending1 = 0;
-    T.settled = T.n;
+    T.settled = T.rec.n;
     T.gpu = 0;
 }
 
@@ -129,7 +135,7 @@ static void gpu_setup(void)
 {
     if (T.gpu || T.dev == NULL)
         return;
-    T.settled = T.n;
+    T.settled = T.rec.n;
     int ok = dl_event_create(T.dev, &T.wait_ev) == DL_OK && grow_pool();
     ok = ok && dl_device_sync(T.dev) == DL_OK && new_anchor();
     if (!ok) {
@@ -145,7 +151,7 @@ static void settle(void)
 {
     if (!T.gpu)
         return;
-    size_t end = T.n < T.g_cap ? T.n : T.g_cap;
+    size_t end = T.rec.n < T.g_cap ? T.rec.n : T.g_cap;
     for (size_t k = T.settled; k < end; k++) {
         gspan *g = &T.g[k];
         if (g->b < 0 || g->e < 0)
@@ -160,7 +166,7 @@ static void settle(void)
         float m0 = 0, m1 = 0;
         int ok = dl_event_sync(T.dev, z) == DL_OK && dl_event_elapsed_ms(T.dev, a, b, &m0) == DL_OK;
         if (ok && dl_event_elapsed_ms(T.dev, a, z, &m1) == DL_OK) {
-            dl_span *e = &T.ev[k];
+            dl_span *e = span_at(k);
             double t0 = T.anchor_t[g->anchor] + m0 / 1e3, t1 = T.anchor_t[g->anchor] + m1 / 1e3;
             e->t0 = t0 > e->host_t0 ? t0 : e->host_t0; // the GPU cannot start it before the host issued it
             e->t1 = t1 > e->t0 ? t1 : e->t0;
@@ -210,7 +216,7 @@ static void flush_pending(void)
 static void begin_event(size_t h, dl_ev_kind kind)
 {
     if (h >= T.g_cap) {
-        size_t cap = T.cap;
+        size_t cap = T.rec.cap;
         gspan *g = realloc(T.g, cap * sizeof *g);
         if (g == NULL)
             return;
@@ -269,7 +275,7 @@ void dl_trace_use_device(const dl_device *dev, dl_stream comm)
 
 void dl_trace_start(size_t cap)
 {
-    T.limit = cap ? cap : (size_t)1 << 20;
+    T.rec.limit = cap ? cap : (size_t)1 << 20;
     T.origin = T.on ? T.origin : dl_now();
     T.on = 1;
     gpu_setup();
@@ -293,11 +299,10 @@ void dl_trace_clear(void)
 {
     if (T.gpu)
         gpu_teardown();
-    free(T.ev);
+    dl_record_free_(&T.rec); // the limit stays
     free(T.g);
-    T.ev = NULL;
     T.g = NULL;
-    T.n = T.cap = T.g_cap = T.dropped = T.settled = 0;
+    T.g_cap = T.settled = 0;
     T.origin = dl_now();
     if (T.on)
         gpu_setup();
@@ -328,21 +333,10 @@ size_t dl_trace_begin(dl_ev_kind kind, int id, double bytes, int async)
     if (!T.on)
         return DL_TRACE_NONE;
     flush_pending();
-    if (T.n == T.limit) {
-        T.dropped++;
-        return DL_TRACE_NONE;
-    }
-    if (T.n == T.cap) {
-        size_t cap = T.cap ? 2 * T.cap : 1024;
-        dl_span *ev = realloc(T.ev, cap * sizeof *ev);
-        if (ev == NULL) {
-            T.dropped++;
-            return DL_TRACE_NONE;
-        }
-        T.ev = ev;
-        T.cap = cap;
-    }
-    dl_span *e = &T.ev[T.n];
+    dl_span *e = dl_record_push_(&T.rec, sizeof *e, 1024);
+    if (e == NULL)
+        return DL_TRACE_NONE; // counted as dropped
+    size_t h = T.rec.n - 1;
     *e = (dl_span){.kind = (int)kind,
                    .id = kind == DL_EV_ALLREDUCE ? T.allreduces++ : id,
                    .step = T.step,
@@ -353,9 +347,8 @@ size_t dl_trace_begin(dl_ev_kind kind, int id, double bytes, int async)
     e->t1 = -1.0;
     e->host_t0 = e->t0;
     e->host_t1 = -1.0;
-    if (T.n < T.g_cap)
-        T.g[T.n] = (gspan){-1, -1, 0};
-    size_t h = T.n++;
+    if (h < T.g_cap)
+        T.g[h] = (gspan){-1, -1, 0};
     if (T.gpu)
         begin_event(h, kind);
     return h;
@@ -364,9 +357,9 @@ size_t dl_trace_begin(dl_ev_kind kind, int id, double bytes, int async)
 void dl_trace_end(size_t h)
 {
     flush_pending();
-    if (h >= T.n)
+    if (h >= T.rec.n)
         return;
-    dl_span *e = &T.ev[h];
+    dl_span *e = span_at(h);
     e->host_t1 = dl_now() - T.origin;
     if (!e->device) // converted already: t1 is the device's
         e->t1 = e->host_t1;
@@ -377,13 +370,13 @@ void dl_trace_end(size_t h)
 const dl_span *dl_trace_events(size_t *n)
 {
     catch_up();
-    *n = T.n;
-    return T.ev;
+    *n = T.rec.n;
+    return T.rec.items;
 }
 
 size_t dl_trace_dropped(void)
 {
-    return T.dropped;
+    return T.rec.dropped;
 }
 
 const char *dl_trace_kind_name(int kind)
@@ -400,8 +393,8 @@ dl_status dl_trace_write_csv(const char *path)
     if (f == NULL)
         return dl_error_set(DL_ERR_IO, "%s: cannot write", path);
     fprintf(f, "index,kind,id,step,t0,t1,bytes,async,launches,syncs\n");
-    for (size_t k = 0; k < T.n; k++) {
-        const dl_span *e = &T.ev[k];
+    for (size_t k = 0; k < T.rec.n; k++) {
+        const dl_span *e = span_at(k);
         int ended = e->host_t1 >= 0; // an open span's counters are not yet its own
         fprintf(f, "%zu,%s,%d,%ld,%.9f,%.9f,%.0f,%d,%.0f,%.0f\n", k, dl_trace_kind_name(e->kind), e->id, e->step, e->t0,
                 e->t1, e->bytes, e->async, ended ? e->launches : -1, ended ? e->syncs : -1);
