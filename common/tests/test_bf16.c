@@ -4,7 +4,7 @@
 #include "tests.h"
 
 #include <float.h> // FLT_MAX
-#include <math.h> // ldexp, isnan, nextafterf
+#include <math.h> // isnan
 #include <stdint.h> // uint16_t, uint32_t
 
 #include "dl/bf16.h" // dl_f2bf, dl_bf2f, dl_bf16_bits, dl_bf16_add
@@ -46,28 +46,7 @@ END_TEST
 START_TEST(midpoints_round_to_even)
 {
     fails fl = {0, ""};
-    for (uint32_t h = 0; h < 0x7f80; h++) {
-        double lo = ref16_value(REF_BF16, (uint16_t)h);
-        double hi = h + 1 == 0x7f80 ? ldexp(1.0, 128) : ref16_value(REF_BF16, (uint16_t)(h + 1));
-        double mid_d = (lo + hi) / 2;
-        if (mid_d > FLT_MAX) { // the overflow midpoint (2 - 2^-8)·2^127 is above every float
-            FAIL_IF(&fl, f2bf_bits(FLT_MAX) != 0x7f80, "FLT_MAX -> 0x%04x, expected inf", f2bf_bits(FLT_MAX));
-            continue;
-        }
-        float mid = (float)mid_d; // exact: 9 significant bits at most
-        FAIL_IF(&fl, (double)mid != mid_d, "midpoint of 0x%04x is not a float", h);
-        uint16_t even = (uint16_t)((h & 1) ? h + 1 : h);
-        for (int s = 0; s < 2; s++) {
-            uint32_t sg = s ? 0x8000 : 0;
-            float m = s ? -mid : mid;
-            FAIL_IF(&fl, f2bf_bits(m) != (sg | even), "midpoint %a of 0x%04x: got 0x%04x", (double)m, sg | h,
-                    f2bf_bits(m));
-            // One float ulp either side of the midpoint goes to the nearer bf16.
-            float below = nextafterf(m, 0.0f), above = nextafterf(m, s ? -INFINITY : INFINITY);
-            FAIL_IF(&fl, f2bf_bits(below) != (sg | h), "just below %a: 0x%04x", (double)m, f2bf_bits(below));
-            FAIL_IF(&fl, f2bf_bits(above) != (sg | (h + 1)), "just above %a: 0x%04x", (double)m, f2bf_bits(above));
-        }
-    }
+    ref16_check_midpoints(REF_BF16, f2bf_bits, &fl);
     ck_assert_no_fails(&fl);
 }
 END_TEST
@@ -112,28 +91,20 @@ START_TEST(specials_subnormals_and_overflow)
 }
 END_TEST
 
-static void check_against_ref(uint32_t u, fails *fl)
-{
-    float f = f32_from_bits(u);
-    uint16_t got = f2bf_bits(f), want = ref16_bits(REF_BF16, (double)f);
-    FAIL_IF(fl, isnan(f) ? !ref16_is_nan(REF_BF16, got) : got != want,
-            "dl_f2bf(%a = 0x%08x) = 0x%04x, reference 0x%04x", (double)f, u, got, want);
-}
-
 /* About 6.3 million floats: bit patterns over the whole range, then dense
  * near ties (the low 16 bits at, just under or just over 0x8000). */
 START_TEST(agrees_with_independent_conversion)
 {
     fails fl = {0, ""};
     for (uint32_t i = 0; i < (1u << 22); i++)
-        check_against_ref(i * 2654435761u, &fl);
+        ref16_check_float(REF_BF16, f2bf_bits, i * 2654435761u, &fl);
     const uint32_t low16[4] = {0x8000, 0x7fff, 0x8001, 0};
     for (uint32_t i = 0; i < (1u << 21); i++) {
         uint32_t u = mix32(i);
         u = (u & 0xffff0000u) | low16[i & 3];
         if ((i & 3) == 3)
             u = mix32(i ^ 0x5bd1e995u);
-        check_against_ref(u, &fl);
+        ref16_check_float(REF_BF16, f2bf_bits, u, &fl);
     }
     ck_assert_no_fails(&fl);
 }

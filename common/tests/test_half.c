@@ -2,7 +2,7 @@
  * overflow, and agreement with an independent conversion. */
 #include "tests.h"
 
-#include <math.h> // isnan, nextafterf
+#include <math.h> // isnan
 #include <stdint.h> // uint16_t, uint32_t
 
 #include "dl/half.h" // dl_f2h, dl_h2f, dl_half_bits
@@ -37,23 +37,7 @@ END_TEST
 START_TEST(midpoints_round_to_even)
 {
     fails fl = {0, ""};
-    for (uint32_t h = 0; h < 0x7c00; h++) {
-        double lo = ref16_value(REF_HALF, (uint16_t)h);
-        double hi = h + 1 == 0x7c00 ? 65536.0 : ref16_value(REF_HALF, (uint16_t)(h + 1));
-        float mid = (float)((lo + hi) / 2); // exact: 12 significant bits at most
-        FAIL_IF(&fl, (double)mid != (lo + hi) / 2, "midpoint of 0x%04x is not a float", h);
-        uint16_t even = (uint16_t)((h & 1) ? h + 1 : h);
-        for (int s = 0; s < 2; s++) {
-            uint32_t sg = s ? 0x8000 : 0;
-            float m = s ? -mid : mid;
-            FAIL_IF(&fl, f2h_bits(m) != (sg | even), "midpoint %.10g of 0x%04x: got 0x%04x", (double)m, sg | h,
-                    f2h_bits(m));
-            // One float ulp either side of the midpoint goes to the nearer half.
-            float below = nextafterf(m, 0.0f), above = nextafterf(m, s ? -INFINITY : INFINITY);
-            FAIL_IF(&fl, f2h_bits(below) != (sg | h), "just below %.10g: 0x%04x", (double)m, f2h_bits(below));
-            FAIL_IF(&fl, f2h_bits(above) != (sg | (h + 1)), "just above %.10g: 0x%04x", (double)m, f2h_bits(above));
-        }
-    }
+    ref16_check_midpoints(REF_HALF, f2h_bits, &fl);
     ck_assert_no_fails(&fl);
 }
 END_TEST
@@ -88,20 +72,12 @@ START_TEST(subnormals_and_overflow)
 }
 END_TEST
 
-static void check_against_ref(uint32_t u, fails *fl)
-{
-    float f = f32_from_bits(u);
-    uint16_t got = f2h_bits(f), want = ref16_bits(REF_HALF, f);
-    FAIL_IF(fl, isnan(f) ? !isnan(dl_h2f(dl_half_from_bits(got))) : got != want,
-            "dl_f2h(%a = 0x%08x) = 0x%04x, reference 0x%04x", (double)f, u, got, want);
-}
-
 START_TEST(agrees_with_independent_conversion)
 {
     fails fl = {0, ""};
     // Bit patterns spread over the whole float range (every exponent).
     for (uint32_t i = 0; i < (1u << 22); i++)
-        check_against_ref(i * 2654435761u, &fl);
+        ref16_check_float(REF_HALF, f2h_bits, i * 2654435761u, &fl);
     // Dense around the half range: exponents 2^-27 .. 2^18, with the low 13
     // bits of the mantissa often at, just under or just over a tie.
     const uint32_t low13[4] = {0, 0x1000, 0x0fff, 0x1001};
@@ -110,7 +86,7 @@ START_TEST(agrees_with_independent_conversion)
         uint32_t m = mix32(i) & 0x7fffff;
         if (k != 0)
             m = (m & ~0x1fffu) | low13[k];
-        check_against_ref((sign << 31) | (e << 23) | m, &fl);
+        ref16_check_float(REF_HALF, f2h_bits, (sign << 31) | (e << 23) | m, &fl);
     }
     ck_assert_no_fails(&fl);
 }

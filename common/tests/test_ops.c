@@ -7,7 +7,6 @@
 
 #include <math.h> // ldexp, isnan, signbit
 #include <stdint.h> // uint16_t, uint32_t
-#include <stdio.h> // snprintf
 #include <stdlib.h> // malloc
 
 #include "dl/bf16.h" // dl_bf16, dl_f2bf, dl_bf2f, dl_bf16_bits
@@ -25,17 +24,42 @@ static double h2d(dl_half h)
     return (double)dl_h2f(h);
 }
 
-static dl_half hbits(uint16_t u)
-{
-    return dl_half_from_bits(u);
-}
-
 /* Equal as values, with the sign of zero; any NaN equals any NaN. */
 static int same(double got, double want)
 {
     if (isnan(want))
         return isnan(got);
     return got == want && signbit(got) == signbit(want);
+}
+
+/* dl_add of a 16-bit type t against the model f: every value as dst, against
+ * sources spread over all exponents and mantissas (every 127th pattern, and
+ * both zeros); each sum must be the exact one rounded once. */
+static void add_against_double(dl_dtype t, ref16 f)
+{
+    size_t n = 65536;
+    uint16_t *d = malloc(n * sizeof *d), *s = malloc(n * sizeof *s);
+    fails fl = {0, ""};
+    for (uint32_t sb = 0; sb < 65536; sb += 127) {
+        for (int z = 0; z < (sb == 0 ? 2 : 1); z++) {
+            uint16_t src_bits = z ? 0x8000 : (uint16_t)sb;
+            for (size_t i = 0; i < n; i++) {
+                d[i] = (uint16_t)i;
+                s[i] = src_bits;
+            }
+            ck_assert_st(dl_add(dl_cpu(), d, s, n, t), DL_OK);
+            for (size_t i = 0; i < n; i++) {
+                // double's signed zeros are IEEE's
+                double want = ref16_round(f, ref16_value(f, (uint16_t)i) + ref16_value(f, src_bits));
+                double got = ref16_value(f, d[i]);
+                FAIL_IF(&fl, !same(got, want), "0x%04x + 0x%04x = 0x%04x (%g), expected %g", (unsigned)i,
+                        (unsigned)src_bits, (unsigned)d[i], got, want);
+            }
+        }
+    }
+    ck_assert_msg(fl.n == 0, "%zu %s sums differ from the double reference; first: %s", fl.n, dl_dtype_name(t),
+                  fl.first);
+    free(d), free(s);
 }
 
 // ---- fp32 ----
@@ -95,30 +119,7 @@ END_TEST
 
 START_TEST(test_add_f16_against_double)
 {
-    // every binary16 value as dst, against sources spread over all exponents
-    // and mantissas (every 127th pattern, and both zeros)
-    size_t n = 65536;
-    dl_half *d = malloc(n * sizeof *d), *s = malloc(n * sizeof *s);
-    size_t bad = 0;
-    char first[200] = "";
-    for (uint32_t sb = 0; sb < 65536; sb += 127) {
-        for (int z = 0; z < (sb == 0 ? 2 : 1); z++) {
-            uint16_t src_bits = z ? 0x8000 : (uint16_t)sb;
-            for (size_t i = 0; i < n; i++) {
-                d[i] = hbits((uint16_t)i);
-                s[i] = hbits(src_bits);
-            }
-            ck_assert_st(dl_add(dl_cpu(), d, s, n, DL_F16), DL_OK);
-            for (size_t i = 0; i < n; i++) {
-                double want = ref16_round(REF_HALF, h2d(hbits((uint16_t)i)) + h2d(hbits(src_bits)));
-                if (!same(h2d(d[i]), want) && bad++ == 0)
-                    snprintf(first, sizeof first, "0x%04x + 0x%04x = 0x%04x (%g), expected %g", (unsigned)i,
-                             (unsigned)src_bits, (unsigned)dl_half_bits(d[i]), h2d(d[i]), want);
-            }
-        }
-    }
-    ck_assert_msg(bad == 0, "%zu fp16 sums differ from the double reference; first: %s", bad, first);
-    free(d), free(s);
+    add_against_double(DL_F16, REF_HALF);
 }
 END_TEST
 
@@ -218,31 +219,7 @@ END_TEST
 
 START_TEST(test_add_bf16_against_double)
 {
-    // every bf16 value as dst, against sources spread over all exponents and
-    // mantissas (every 127th pattern, and both zeros)
-    size_t n = 65536;
-    dl_bf16 *d = malloc(n * sizeof *d), *s = malloc(n * sizeof *s);
-    size_t bad = 0;
-    char first[200] = "";
-    for (uint32_t sb = 0; sb < 65536; sb += 127) {
-        for (int z = 0; z < (sb == 0 ? 2 : 1); z++) {
-            uint16_t src_bits = z ? 0x8000 : (uint16_t)sb;
-            for (size_t i = 0; i < n; i++) {
-                d[i] = dl_bf16_from_bits((uint16_t)i);
-                s[i] = dl_bf16_from_bits(src_bits);
-            }
-            ck_assert_st(dl_add(dl_cpu(), d, s, n, DL_BF16), DL_OK);
-            for (size_t i = 0; i < n; i++) {
-                double x = b2d(dl_bf16_from_bits((uint16_t)i)), y = b2d(dl_bf16_from_bits(src_bits));
-                double want = ref16_round(REF_BF16, x + y); // double's signed zeros are IEEE's
-                if (!same(b2d(d[i]), want) && bad++ == 0)
-                    snprintf(first, sizeof first, "0x%04x + 0x%04x = 0x%04x (%g), expected %g", (unsigned)i,
-                             (unsigned)src_bits, (unsigned)dl_bf16_bits(d[i]), b2d(d[i]), want);
-            }
-        }
-    }
-    ck_assert_msg(bad == 0, "%zu bf16 sums differ from the double reference; first: %s", bad, first);
-    free(d), free(s);
+    add_against_double(DL_BF16, REF_BF16);
 }
 END_TEST
 

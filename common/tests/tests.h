@@ -146,6 +146,16 @@ uint16_t ref16_bits(ref16 f, double x);
 double ref16_round(ref16 f, double x);
 /* h is a NaN's pattern (the exponent all ones, a fraction not zero). */
 int ref16_is_nan(ref16 f, uint32_t h);
+/* A conversion from float to the format's bits (the library's, under test). */
+typedef uint16_t (*ref16_conv)(float x);
+/* The float with bits u converts as the model rounds it (a NaN to any NaN);
+ * otherwise counted in fl. */
+void ref16_check_float(ref16 f, ref16_conv to_bits, uint32_t u, fails *fl);
+/* Every midpoint between neighbouring finite values, of either sign,
+ * converts to the even one, and the floats just below and above it to the
+ * nearer one (a midpoint above every float: FLT_MAX converts to inf);
+ * failures counted in fl. */
+void ref16_check_midpoints(ref16 f, ref16_conv to_bits, fails *fl);
 /* A 32-bit mixing function (a hash of i: bit patterns spread evenly). */
 uint32_t mix32(uint32_t x);
 float f32_from_bits(uint32_t u);
