@@ -18,9 +18,9 @@
 #include "backend.h" // dl_cuda_is_device_ptr_
 #include "comm_backend.h" // dl_comm_args, dl_mpi_*_, dl_nccl_*_, dl_comm_watch
 #include "dl/p2plog.h" // dl_p2plog_op_, dl_p2plog_wait_
-#include "dl/trace.h" // dl_trace_use_device
 #include "dl/timer.h" // dl_now
-#include "dl/trace.h" // dl_trace_begin
+#include "dl/trace.h" // dl_trace_begin, dl_trace_end, dl_trace_use_device
+#include "record.h" // dl_record, dl_record_push_
 
 enum { BACKEND_SELF = 0, BACKEND_MPI = 1, BACKEND_NCCL = 2 };
 
@@ -37,9 +37,7 @@ struct dl_comm {
     dl_device_kind claim_kind;
     int claim_ordinal;
     dl_comm_stats stats;
-    // the log (dl_comm_log_start): rec[0..n_rec), room for cap_rec, at most limit_rec
-    dl_comm_rec *rec;
-    size_t n_rec, cap_rec, limit_rec, dropped_rec;
+    dl_record log; /* of dl_comm_rec (dl_comm_log_start); limit 0: not logging */
 };
 
 struct dl_comm_req {
@@ -327,7 +325,7 @@ void dl_comm_finalize(dl_comm *c)
         dl_trace_use_device(NULL, NULL); // before the streams it times go
     dl_nccl_close_(c->nccl, 0);
     dl_mpi_close_(c->mpi);
-    free(c->rec);
+    dl_record_free_(&c->log);
     free(c);
 }
 
@@ -388,41 +386,31 @@ void dl_comm_stats_reset(dl_comm *c)
 
 void dl_comm_log_start(dl_comm *c, size_t cap)
 {
-    if (c->limit_rec == 0)
-        c->limit_rec = cap ? cap : (size_t)1 << 20;
+    if (c->log.limit == 0)
+        c->log.limit = cap ? cap : (size_t)1 << 20;
 }
 
 const dl_comm_rec *dl_comm_log(const dl_comm *c, size_t *n, size_t *dropped)
 {
-    *n = c->n_rec;
+    *n = c->log.n;
     if (dropped != NULL)
-        *dropped = c->dropped_rec;
-    return c->rec;
+        *dropped = c->log.dropped;
+    return c->log.items;
 }
 
 /* Appends the operation a, started under op with trace span trace, to the log. */
 static void log_op(dl_comm *c, const dl_comm_args *a, dl_comm_op op, size_t trace)
 {
-    if (c->limit_rec == 0)
+    if (c->log.limit == 0)
         return; // not logging
-    if (c->n_rec == c->cap_rec && c->n_rec < c->limit_rec) {
-        size_t cap = c->cap_rec ? 2 * c->cap_rec : 1024;
-        dl_comm_rec *more = realloc(c->rec, (cap < c->limit_rec ? cap : c->limit_rec) * sizeof *more);
-        if (more != NULL) {
-            c->rec = more;
-            c->cap_rec = cap < c->limit_rec ? cap : c->limit_rec;
-        }
-    }
-    if (c->n_rec == c->cap_rec) {
-        c->dropped_rec++;
-        return;
-    }
-    c->rec[c->n_rec++] = (dl_comm_rec){.op = op,
-                                       .buf = a->send,
-                                       .count = a->send_count,
-                                       .t = a->t,
-                                       .red = a->op == DL_OP_ALLREDUCE ? a->red : DL_RED_SUM,
-                                       .trace = trace == DL_TRACE_NONE ? -1 : (long)trace};
+    dl_comm_rec *r = dl_record_push_(&c->log, sizeof *r, 1024);
+    if (r != NULL)
+        *r = (dl_comm_rec){.op = op,
+                           .buf = a->send,
+                           .count = a->send_count,
+                           .t = a->t,
+                           .red = a->op == DL_OP_ALLREDUCE ? a->red : DL_RED_SUM,
+                           .trace = trace == DL_TRACE_NONE ? -1 : (long)trace};
 }
 
 // ---- dispatch: start, wait, count ----

@@ -161,10 +161,12 @@ void dl_json_end_array(dl_json *j)
     close_container(j, ']');
 }
 
-static void put_num(FILE *f, double v)
+/* v with `digits` significant digits (17 round-trips a double, 9 a
+ * float); null when it is not finite. */
+static void put_num(FILE *f, double v, int digits)
 {
     if (isfinite(v))
-        fprintf(f, "%.17g", v);
+        fprintf(f, "%.*g", digits, v);
     else
         fputs("null", f);
 }
@@ -173,7 +175,7 @@ void dl_json_num(dl_json *j, const char *key, double v)
 {
     prefix(j, key);
     if (j->f != NULL)
-        put_num(j->f, v);
+        put_num(j->f, v, 17);
 }
 
 void dl_json_int(dl_json *j, const char *key, long long v)
@@ -204,7 +206,8 @@ void dl_json_null(dl_json *j, const char *key)
         fputs("null", j->f);
 }
 
-void dl_json_f32s(dl_json *j, const char *key, const float *v, size_t n)
+/* A list of n numbers: f32's as floats, or else f64's as doubles. */
+static void put_list(dl_json *j, const char *key, const float *f32, const double *f64, size_t n)
 {
     prefix(j, key);
     if (j->f == NULL)
@@ -213,26 +216,22 @@ void dl_json_f32s(dl_json *j, const char *key, const float *v, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (i)
             fputs(", ", j->f);
-        if (isfinite(v[i]))
-            fprintf(j->f, "%.9g", (double)v[i]);
+        if (f32 != NULL)
+            put_num(j->f, (double)f32[i], 9);
         else
-            fputs("null", j->f);
+            put_num(j->f, f64[i], 17);
     }
     fputc(']', j->f);
 }
 
+void dl_json_f32s(dl_json *j, const char *key, const float *v, size_t n)
+{
+    put_list(j, key, v, NULL, n);
+}
+
 void dl_json_f64s(dl_json *j, const char *key, const double *v, size_t n)
 {
-    prefix(j, key);
-    if (j->f == NULL)
-        return;
-    fputc('[', j->f);
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            fputs(", ", j->f);
-        put_num(j->f, v[i]);
-    }
-    fputc(']', j->f);
+    put_list(j, key, NULL, v, n);
 }
 
 dl_status dl_json_close(dl_json *j)

@@ -2,21 +2,20 @@
  * the additions between them. */
 #include "dl/p2plog.h"
 
-#include <stdlib.h> // realloc, free
+#include "record.h" // dl_record, dl_record_push_
 
 static struct {
     int on;
-    dl_p2p_ev *ev;
-    size_t n, cap, limit, dropped;
+    dl_record rec; /* of dl_p2p_ev */
     long starts; /* STARTs since dl_p2plog_start, dropped ones included */
 } L;
 
 void dl_p2plog_start(size_t cap)
 {
-    L.n = 0;
-    L.dropped = 0;
+    L.rec.n = 0;
+    L.rec.dropped = 0;
+    L.rec.limit = cap > 0 ? cap : (size_t)1 << 16;
     L.starts = 0;
-    L.limit = cap > 0 ? cap : (size_t)1 << 16;
     L.on = 1;
 }
 
@@ -27,10 +26,10 @@ void dl_p2plog_stop(void)
 
 const dl_p2p_ev *dl_p2plog_events(size_t *n, size_t *dropped)
 {
-    *n = L.n;
+    *n = L.rec.n;
     if (dropped != NULL)
-        *dropped = L.dropped;
-    return L.ev;
+        *dropped = L.rec.dropped;
+    return L.rec.items;
 }
 
 const char *dl_p2plog_kind_name(int kind)
@@ -42,22 +41,9 @@ const char *dl_p2plog_kind_name(int kind)
 /* Appends e, or counts it as dropped. */
 static void push(dl_p2p_ev e)
 {
-    if (L.n == L.limit) {
-        L.dropped++;
-        return;
-    }
-    if (L.n == L.cap) {
-        size_t cap = L.cap ? 2 * L.cap : 256;
-        cap = cap < L.limit ? cap : L.limit;
-        dl_p2p_ev *ev = realloc(L.ev, cap * sizeof *ev);
-        if (ev == NULL) {
-            L.dropped++;
-            return;
-        }
-        L.ev = ev;
-        L.cap = cap;
-    }
-    L.ev[L.n++] = e;
+    dl_p2p_ev *slot = dl_record_push_(&L.rec, sizeof e, 256);
+    if (slot != NULL)
+        *slot = e;
 }
 
 long dl_p2plog_op_(int op, const void *send, size_t send_bytes, const void *recv, size_t recv_bytes)

@@ -1,19 +1,19 @@
-/* trace.c — dl/trace.h: the process's timeline, its CSV and its
- * Chrome/Perfetto trace; on a bound CUDA device, the spans' times from CUDA
- * events (dl/device.h's events, so a build without CUDA needs no stub). */
+/* trace.c — dl/trace.h: the process's timeline and its CSV; on a bound CUDA
+ * device, the spans' times from CUDA events (dl/device.h's events, so a build
+ * without CUDA needs no stub). The Chrome trace, which gathers every rank's
+ * timeline over dl_comm, is trace_chrome.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "dl/trace.h"
 
 #include <stdio.h> // fprintf
-#include <stdlib.h> // malloc, realloc, free
+#include <stdlib.h> // realloc, free
 
 #include "dl/blas.h" // dl_flops
 #include "dl/device.h" // dl_event_record, dl_dev_stats_get,, dl_event_elapsed_ms, dl_stream_wait_event
 #include "dl/fs.h" // dl_tmp_create
-#include "dl/json.h" // dl_json
 #include "dl/timer.h" // dl_now
+#include "record.h" // dl_record, dl_record_push_
 
-#define FIELDS 7 /* doubles per event when ranks exchange them */
 #define POOL_STEP 1024 /* CUDA events made at once (at dl_trace_start, then as spans need them) */
 #define POOL_MAX 65536 /* events held at most; then the ended spans are converted to free theirs */
 #define ANCHOR_S 1.0 /* host seconds between reference events (cudaEventElapsedTime is a float of ms) */
@@ -26,8 +26,7 @@ typedef struct gspan {
 
 static struct {
     int on;
-    dl_span *ev;
-    size_t n, cap, limit, dropped;
+    dl_record rec; /* of dl_span: the events, numbered in the order they began */
     long step;
     int allreduces; /* in this step so far */
     double origin;
@@ -48,6 +47,12 @@ static struct {
     size_t pending1; /* 1 + the allreduce whose end event the next call records; 0: none */
     size_t settled; /* spans before this one hold no events */
 } T;
+
+/* Event k of the record. */
+static dl_span *span_at(size_t k)
+{
+    return (dl_span *)T.rec.items + k;
+}
 
 // ---- device times: CUDA events, converted to the host clock when read ----
 
@@ -120,7 +125,7 @@ static void gpu_teardown(void)
     T.anchor = NULL;
     T.anchor_t = NULL;
     T.pool_n = T.nfree = T.n_anchor = T.cap_anchor = T.known = T.pending1 = 0;
-    T.settled = T.n;
+    T.settled = T.rec.n;
     T.gpu = 0;
 }
 
@@ -130,7 +135,7 @@ static void gpu_setup(void)
 {
     if (T.gpu || T.dev == NULL)
         return;
-    T.settled = T.n;
+    T.settled = T.rec.n;
     int ok = dl_event_create(T.dev, &T.wait_ev) == DL_OK && grow_pool();
     ok = ok && dl_device_sync(T.dev) == DL_OK && new_anchor();
     if (!ok) {
@@ -146,7 +151,7 @@ static void settle(void)
 {
     if (!T.gpu)
         return;
-    size_t end = T.n < T.g_cap ? T.n : T.g_cap;
+    size_t end = T.rec.n < T.g_cap ? T.rec.n : T.g_cap;
     for (size_t k = T.settled; k < end; k++) {
         gspan *g = &T.g[k];
         if (g->b < 0 || g->e < 0)
@@ -161,7 +166,7 @@ static void settle(void)
         float m0 = 0, m1 = 0;
         int ok = dl_event_sync(T.dev, z) == DL_OK && dl_event_elapsed_ms(T.dev, a, b, &m0) == DL_OK;
         if (ok && dl_event_elapsed_ms(T.dev, a, z, &m1) == DL_OK) {
-            dl_span *e = &T.ev[k];
+            dl_span *e = span_at(k);
             double t0 = T.anchor_t[g->anchor] + m0 / 1e3, t1 = T.anchor_t[g->anchor] + m1 / 1e3;
             e->t0 = t0 > e->host_t0 ? t0 : e->host_t0; // the GPU cannot start it before the host issued it
             e->t1 = t1 > e->t0 ? t1 : e->t0;
@@ -211,7 +216,7 @@ static void flush_pending(void)
 static void begin_event(size_t h, dl_ev_kind kind)
 {
     if (h >= T.g_cap) {
-        size_t cap = T.cap;
+        size_t cap = T.rec.cap;
         gspan *g = realloc(T.g, cap * sizeof *g);
         if (g == NULL)
             return;
@@ -270,7 +275,7 @@ void dl_trace_use_device(const dl_device *dev, dl_stream comm)
 
 void dl_trace_start(size_t cap)
 {
-    T.limit = cap ? cap : (size_t)1 << 20;
+    T.rec.limit = cap ? cap : (size_t)1 << 20;
     T.origin = T.on ? T.origin : dl_now();
     T.on = 1;
     gpu_setup();
@@ -294,11 +299,10 @@ void dl_trace_clear(void)
 {
     if (T.gpu)
         gpu_teardown();
-    free(T.ev);
+    dl_record_free_(&T.rec); // the limit stays
     free(T.g);
-    T.ev = NULL;
     T.g = NULL;
-    T.n = T.cap = T.g_cap = T.dropped = T.settled = 0;
+    T.g_cap = T.settled = 0;
     T.origin = dl_now();
     if (T.on)
         gpu_setup();
@@ -329,21 +333,10 @@ size_t dl_trace_begin(dl_ev_kind kind, int id, double bytes, int async)
     if (!T.on)
         return DL_TRACE_NONE;
     flush_pending();
-    if (T.n == T.limit) {
-        T.dropped++;
-        return DL_TRACE_NONE;
-    }
-    if (T.n == T.cap) {
-        size_t cap = T.cap ? 2 * T.cap : 1024;
-        dl_span *ev = realloc(T.ev, cap * sizeof *ev);
-        if (ev == NULL) {
-            T.dropped++;
-            return DL_TRACE_NONE;
-        }
-        T.ev = ev;
-        T.cap = cap;
-    }
-    dl_span *e = &T.ev[T.n];
+    dl_span *e = dl_record_push_(&T.rec, sizeof *e, 1024);
+    if (e == NULL)
+        return DL_TRACE_NONE; // counted as dropped
+    size_t h = T.rec.n - 1;
     *e = (dl_span){.kind = (int)kind,
                    .id = kind == DL_EV_ALLREDUCE ? T.allreduces++ : id,
                    .step = T.step,
@@ -354,9 +347,8 @@ size_t dl_trace_begin(dl_ev_kind kind, int id, double bytes, int async)
     e->t1 = -1.0;
     e->host_t0 = e->t0;
     e->host_t1 = -1.0;
-    if (T.n < T.g_cap)
-        T.g[T.n] = (gspan){-1, -1, 0};
-    size_t h = T.n++;
+    if (h < T.g_cap)
+        T.g[h] = (gspan){-1, -1, 0};
     if (T.gpu)
         begin_event(h, kind);
     return h;
@@ -365,9 +357,9 @@ size_t dl_trace_begin(dl_ev_kind kind, int id, double bytes, int async)
 void dl_trace_end(size_t h)
 {
     flush_pending();
-    if (h >= T.n)
+    if (h >= T.rec.n)
         return;
-    dl_span *e = &T.ev[h];
+    dl_span *e = span_at(h);
     e->host_t1 = dl_now() - T.origin;
     if (!e->device) // converted already: t1 is the device's
         e->t1 = e->host_t1;
@@ -378,13 +370,13 @@ void dl_trace_end(size_t h)
 const dl_span *dl_trace_events(size_t *n)
 {
     catch_up();
-    *n = T.n;
-    return T.ev;
+    *n = T.rec.n;
+    return T.rec.items;
 }
 
 size_t dl_trace_dropped(void)
 {
-    return T.dropped;
+    return T.rec.dropped;
 }
 
 const char *dl_trace_kind_name(int kind)
@@ -401,8 +393,8 @@ dl_status dl_trace_write_csv(const char *path)
     if (f == NULL)
         return dl_error_set(DL_ERR_IO, "%s: cannot write", path);
     fprintf(f, "index,kind,id,step,t0,t1,bytes,async,launches,syncs\n");
-    for (size_t k = 0; k < T.n; k++) {
-        const dl_span *e = &T.ev[k];
+    for (size_t k = 0; k < T.rec.n; k++) {
+        const dl_span *e = span_at(k);
         int ended = e->host_t1 >= 0; // an open span's counters are not yet its own
         fprintf(f, "%zu,%s,%d,%ld,%.9f,%.9f,%.0f,%d,%.0f,%.0f\n", k, dl_trace_kind_name(e->kind), e->id, e->step, e->t0,
                 e->t1, e->bytes, e->async, ended ? e->launches : -1, ended ? e->syncs : -1);
@@ -412,98 +404,4 @@ dl_status dl_trace_write_csv(const char *path)
         return dl_error_set(DL_ERR_IO, "%s: write failed", path);
     }
     return DL_OK;
-}
-
-static void span(dl_json *j, int rank, const double *e)
-{
-    int kind = (int)e[0], tid = kind == DL_EV_ALLREDUCE ? 1 : kind == DL_EV_STEP ? 2 : 0;
-    char name[64];
-    if (kind == DL_EV_BACKWARD)
-        snprintf(name, sizeof name, "backward layer %d", (int)e[1]);
-    else if (kind == DL_EV_ALLREDUCE)
-        snprintf(name, sizeof name, "allreduce %d (%.0f KiB%s)", (int)e[1], e[5] / 1024, e[6] > 0 ? "" : ", blocking");
-    else if (kind == DL_EV_STEP)
-        snprintf(name, sizeof name, "step %.0f", e[2]);
-    else
-        snprintf(name, sizeof name, "%s", dl_trace_kind_name(kind));
-    double t1 = e[4] < e[3] ? e[3] : e[4];
-    dl_json_object(j, NULL);
-    dl_json_str(j, "name", name);
-    dl_json_str(j, "cat", dl_trace_kind_name(kind));
-    dl_json_str(j, "ph", "X");
-    dl_json_num(j, "ts", e[3] * 1e6); // microseconds
-    dl_json_num(j, "dur", (t1 - e[3]) * 1e6);
-    dl_json_int(j, "pid", rank);
-    dl_json_int(j, "tid", tid);
-    dl_json_object(j, "args");
-    dl_json_int(j, "step", (long long)e[2]);
-    if (kind == DL_EV_ALLREDUCE)
-        dl_json_num(j, "bytes", e[5]);
-    dl_json_end_object(j);
-    dl_json_end_object(j);
-}
-
-static void meta(dl_json *j, const char *what, int pid, int tid, const char *name)
-{
-    dl_json_object(j, NULL);
-    dl_json_str(j, "name", what);
-    dl_json_str(j, "ph", "M");
-    dl_json_int(j, "pid", pid);
-    dl_json_int(j, "tid", tid);
-    dl_json_object(j, "args");
-    dl_json_str(j, "name", name);
-    dl_json_end_object(j);
-    dl_json_end_object(j);
-}
-
-dl_status dl_trace_write_chrome(dl_comm *c, const char *path)
-{
-    catch_up();
-    int P = dl_comm_size(c), rank = dl_comm_rank(c);
-    long long mine = (long long)T.n, most = 0;
-    long long *counts = malloc((size_t)P * sizeof *counts);
-    if (counts == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "trace: out of memory");
-    dl_status st = dl_comm_allgather(c, &mine, counts, 1, DL_I64);
-    for (int r = 0; st == DL_OK && r < P; r++)
-        most = counts[r] > most ? counts[r] : most;
-    size_t stride = (size_t)(most > 0 ? most : 1) * FIELDS;
-    double *send = st == DL_OK ? calloc(stride, sizeof *send) : NULL;
-    double *all = send != NULL ? malloc(stride * (size_t)P * sizeof *all) : NULL;
-    if (st == DL_OK && all == NULL)
-        st = dl_error_set(DL_ERR_NOMEM, "trace: out of memory for %lld events of %d ranks", most, P);
-    for (size_t k = 0; st == DL_OK && k < T.n; k++) {
-        const dl_span *e = &T.ev[k];
-        double *d = send + k * FIELDS;
-        d[0] = e->kind, d[1] = e->id, d[2] = (double)e->step, d[3] = e->t0, d[4] = e->t1, d[5] = e->bytes;
-        d[6] = e->async;
-    }
-    if (st == DL_OK)
-        st = dl_comm_allgather(c, send, all, stride, DL_F64);
-    if (st == DL_OK && rank == 0) {
-        dl_json j;
-        st = dl_json_open(&j, path);
-        if (st == DL_OK) {
-            dl_json_object(&j, NULL);
-            dl_json_str(&j, "displayTimeUnit", "ms");
-            dl_json_array(&j, "traceEvents");
-            for (int r = 0; r < P; r++) {
-                char name[32];
-                snprintf(name, sizeof name, "rank %d", r);
-                meta(&j, "process_name", r, 0, name);
-                meta(&j, "thread_name", r, 0, "compute");
-                meta(&j, "thread_name", r, 1, "communication");
-                meta(&j, "thread_name", r, 2, "steps");
-                for (long long k = 0; k < counts[r]; k++)
-                    span(&j, r, all + (size_t)r * stride + (size_t)k * FIELDS);
-            }
-            dl_json_end_array(&j);
-            dl_json_end_object(&j);
-            st = dl_json_close(&j);
-        }
-    }
-    free(counts);
-    free(send);
-    free(all);
-    return st;
 }

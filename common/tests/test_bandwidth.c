@@ -71,11 +71,6 @@ END_TEST
 
 Suite *bandwidth_suite(void)
 {
-    Suite *s = suite_create("bandwidth");
-    TCase *tc = tcase_with_timeout("formula", 10);
-    tcase_add_test(tc, test_busbw_factors_closed_form);
-    tcase_add_test(tc, test_algbw_busbw);
-    tcase_add_test(tc, test_alpha_beta_seconds);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("bandwidth", tcase_with_timeout("formula", 10),
+                    TESTS(test_busbw_factors_closed_form, test_algbw_busbw, test_alpha_beta_seconds));
 }

@@ -145,12 +145,7 @@ END_TEST
 
 Suite *batch_suite(void)
 {
-    Suite *s = suite_create("batch");
-    TCase *tc = tcase_with_timeout("batch", 10);
-    tcase_add_test(tc, gather_in_index_order);
-    tcase_add_test(tc, range_is_a_view_on_the_cpu);
-    tcase_add_test(tc, refused_calls);
-    tcase_add_test(tc, resident_rows_gathered_on_the_device);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of(
+        "batch", tcase_with_timeout("batch", 10),
+        TESTS(gather_in_index_order, range_is_a_view_on_the_cpu, refused_calls, resident_rows_gathered_on_the_device));
 }

@@ -4,9 +4,8 @@
 #include "tests.h"
 
 #include <float.h> // FLT_MAX
-#include <math.h> // frexp, ldexp, nearbyint, isnan, nextafterf
+#include <math.h> // isnan
 #include <stdint.h> // uint16_t, uint32_t
-#include <stdio.h> // snprintf
 
 #include "dl/bf16.h" // dl_f2bf, dl_bf2f, dl_bf16_bits, dl_bf16_add
 #include "dl/dtype.h" // DL_BF16, dl_dtype_size, dl_dtype_name
@@ -15,76 +14,6 @@
 static uint16_t f2bf_bits(float f)
 {
     return dl_bf16_bits(dl_f2bf(f));
-}
-
-static float bits_f2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* The value of a bf16 from its fields, without any conversion. */
-static double ref_bf2d(uint16_t h)
-{
-    int e = (h >> 7) & 0xff, m = h & 0x7f;
-    double s = (h & 0x8000) ? -1.0 : 1.0;
-    if (e == 0)
-        return s * ldexp(m, -133);
-    if (e == 255)
-        return m ? NAN : s * INFINITY;
-    return s * ldexp(128 + m, e - 134);
-}
-
-/* A double to bf16 bits in double arithmetic: scale so one bf16 ulp is 1,
- * round with nearbyint (ties to even in the default mode), rebuild the
- * fields. Exact for every float input; for a double with more bits it rounds
- * once, correctly. NaN gives 0x7fc0 (callers compare NaN-ness only). */
-static uint16_t ref_d2bf(double x)
-{
-    uint16_t sign = signbit(x) ? 0x8000 : 0;
-    if (isnan(x))
-        return 0x7fc0;
-    double a = fabs(x);
-    if (isinf(a))
-        return sign | 0x7f80;
-    if (a == 0.0)
-        return sign;
-    int ex;
-    frexp(a, &ex);
-    int e = ex - 1; // a in [2^e, 2^(e+1))
-    if (e < -126)
-        e = -126; // subnormals share the spacing 2^-133
-    double r = nearbyint(ldexp(a, 7 - e));
-    if (r >= 256.0) { // rounded up into the next binade
-        e++;
-        r = 128.0;
-    }
-    if (r < 128.0)
-        return sign | (uint16_t)r;
-    if (e > 127)
-        return sign | 0x7f80;
-    return sign | (uint16_t)(((e + 127) << 7) | ((int)r - 128));
-}
-
-typedef struct fails {
-    size_t n;
-    char first[160];
-} fails;
-
-#define FAIL_IF(fl, cond, ...)                                         \
-    do {                                                               \
-        if (cond) {                                                    \
-            if ((fl)->n++ == 0)                                        \
-                snprintf((fl)->first, sizeof(fl)->first, __VA_ARGS__); \
-        }                                                              \
-    } while (0)
-
-#define ck_assert_no_fails(fl) ck_assert_msg((fl)->n == 0, "%zu failures; first: %s", (fl)->n, (fl)->first)
-
-static int is_nan_pattern(uint32_t h)
-{
-    return (h & 0x7f80) == 0x7f80 && (h & 0x7f) != 0;
 }
 
 START_TEST(every_bf16_round_trips)
@@ -96,17 +25,17 @@ START_TEST(every_bf16_round_trips)
         uint32_t u;
         memcpy(&u, &f, sizeof u);
         FAIL_IF(&fl, u != h << 16, "bf2f(0x%04x) has bits 0x%08x, expected the top half", h, u);
-        FAIL_IF(&fl, (isnan(f) != 0) != is_nan_pattern(h), "0x%04x -> %g", h, (double)f);
-        if (is_nan_pattern(h)) {
+        FAIL_IF(&fl, (isnan(f) != 0) != ref16_is_nan(REF_BF16, h), "0x%04x -> %g", h, (double)f);
+        if (ref16_is_nan(REF_BF16, h)) {
             nans++;
             uint16_t back = f2bf_bits(f);
-            FAIL_IF(&fl, !is_nan_pattern(back) || (back & 0x0040) == 0 || (back & 0x8000) != (h & 0x8000),
+            FAIL_IF(&fl, !ref16_is_nan(REF_BF16, back) || (back & 0x0040) == 0 || (back & 0x8000) != (h & 0x8000),
                     "NaN 0x%04x -> 0x%04x: expected a quiet NaN of the same sign", h, back);
             FAIL_IF(&fl, (h & 0x0040) && back != h, "quiet NaN 0x%04x -> 0x%04x: expected unchanged", h, back);
             continue;
         }
-        FAIL_IF(&fl, (double)f != ref_bf2d((uint16_t)h), "bf2f(0x%04x) = %.10g, expected %.10g", h, (double)f,
-                ref_bf2d((uint16_t)h));
+        FAIL_IF(&fl, (double)f != ref16_value(REF_BF16, (uint16_t)h), "bf2f(0x%04x) = %.10g, expected %.10g", h,
+                (double)f, ref16_value(REF_BF16, (uint16_t)h));
         FAIL_IF(&fl, f2bf_bits(f) != h, "0x%04x -> %g -> 0x%04x", h, (double)f, f2bf_bits(f));
     }
     ck_assert_no_fails(&fl);
@@ -117,28 +46,7 @@ END_TEST
 START_TEST(midpoints_round_to_even)
 {
     fails fl = {0, ""};
-    for (uint32_t h = 0; h < 0x7f80; h++) {
-        double lo = ref_bf2d((uint16_t)h);
-        double hi = h + 1 == 0x7f80 ? ldexp(1.0, 128) : ref_bf2d((uint16_t)(h + 1));
-        double mid_d = (lo + hi) / 2;
-        if (mid_d > FLT_MAX) { // the overflow midpoint (2 - 2^-8)·2^127 is above every float
-            FAIL_IF(&fl, f2bf_bits(FLT_MAX) != 0x7f80, "FLT_MAX -> 0x%04x, expected inf", f2bf_bits(FLT_MAX));
-            continue;
-        }
-        float mid = (float)mid_d; // exact: 9 significant bits at most
-        FAIL_IF(&fl, (double)mid != mid_d, "midpoint of 0x%04x is not a float", h);
-        uint16_t even = (uint16_t)((h & 1) ? h + 1 : h);
-        for (int s = 0; s < 2; s++) {
-            uint32_t sg = s ? 0x8000 : 0;
-            float m = s ? -mid : mid;
-            FAIL_IF(&fl, f2bf_bits(m) != (sg | even), "midpoint %a of 0x%04x: got 0x%04x", (double)m, sg | h,
-                    f2bf_bits(m));
-            // One float ulp either side of the midpoint goes to the nearer bf16.
-            float below = nextafterf(m, 0.0f), above = nextafterf(m, s ? -INFINITY : INFINITY);
-            FAIL_IF(&fl, f2bf_bits(below) != (sg | h), "just below %a: 0x%04x", (double)m, f2bf_bits(below));
-            FAIL_IF(&fl, f2bf_bits(above) != (sg | (h + 1)), "just above %a: 0x%04x", (double)m, f2bf_bits(above));
-        }
-    }
+    ref16_check_midpoints(REF_BF16, f2bf_bits, &fl);
     ck_assert_no_fails(&fl);
 }
 END_TEST
@@ -168,14 +76,14 @@ START_TEST(specials_subnormals_and_overflow)
     ck_assert_uint_eq(f2bf_bits(INFINITY), 0x7f80);
     ck_assert_uint_eq(f2bf_bits(-INFINITY), 0xff80);
     // a NaN whose payload is only in the low 16 bits must not become inf
-    ck_assert_uint_eq(f2bf_bits(bits_f2f(0x7f800001u)), 0x7fc0);
-    ck_assert_uint_eq(f2bf_bits(bits_f2f(0xff800001u)), 0xffc0);
-    ck_assert_uint_eq(f2bf_bits(bits_f2f(0x7fa00000u)), 0x7fe0); // signalling: made quiet, payload kept
+    ck_assert_uint_eq(f2bf_bits(f32_from_bits(0x7f800001u)), 0x7fc0);
+    ck_assert_uint_eq(f2bf_bits(f32_from_bits(0xff800001u)), 0xffc0);
+    ck_assert_uint_eq(f2bf_bits(f32_from_bits(0x7fa00000u)), 0x7fe0); // signalling: made quiet, payload kept
     ck_assert(isnan(dl_bf2f(dl_f2bf(NAN))));
     ck_assert_double_eq(dl_bf2f(dl_bf16_from_bits(0x0001)), 0x1p-133);
     ck_assert_double_eq(dl_bf2f(dl_bf16_from_bits(0x7f7f)), 0x1.fep127);
     // fp16 underflows here; bf16 does not
-    ck_assert_double_eq(dl_bf2f(dl_f2bf(1e-10f)), ref_bf2d(ref_d2bf(1e-10f)));
+    ck_assert_double_eq(dl_bf2f(dl_f2bf(1e-10f)), ref16_value(REF_BF16, ref16_bits(REF_BF16, 1e-10f)));
     ck_assert(dl_bf2f(dl_f2bf(1e-30f)) != 0.0f);
     ck_assert_uint_eq(sizeof(dl_bf16), 2);
     ck_assert_uint_eq(dl_dtype_size(DL_BF16), 2);
@@ -183,38 +91,20 @@ START_TEST(specials_subnormals_and_overflow)
 }
 END_TEST
 
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
-static void check_against_ref(uint32_t u, fails *fl)
-{
-    float f = bits_f2f(u);
-    uint16_t got = f2bf_bits(f), want = ref_d2bf((double)f);
-    FAIL_IF(fl, isnan(f) ? !is_nan_pattern(got) : got != want, "dl_f2bf(%a = 0x%08x) = 0x%04x, reference 0x%04x",
-            (double)f, u, got, want);
-}
-
 /* About 6.3 million floats: bit patterns over the whole range, then dense
  * near ties (the low 16 bits at, just under or just over 0x8000). */
 START_TEST(agrees_with_independent_conversion)
 {
     fails fl = {0, ""};
     for (uint32_t i = 0; i < (1u << 22); i++)
-        check_against_ref(i * 2654435761u, &fl);
+        ref16_check_float(REF_BF16, f2bf_bits, i * 2654435761u, &fl);
     const uint32_t low16[4] = {0x8000, 0x7fff, 0x8001, 0};
     for (uint32_t i = 0; i < (1u << 21); i++) {
-        uint32_t u = mix(i);
+        uint32_t u = mix32(i);
         u = (u & 0xffff0000u) | low16[i & 3];
         if ((i & 3) == 3)
-            u = mix(i ^ 0x5bd1e995u);
-        check_against_ref(u, &fl);
+            u = mix32(i ^ 0x5bd1e995u);
+        ref16_check_float(REF_BF16, f2bf_bits, u, &fl);
     }
     ck_assert_no_fails(&fl);
 }
@@ -227,19 +117,19 @@ START_TEST(add_is_correctly_rounded)
 {
     fails fl = {0, ""};
     for (uint32_t i = 0; i < (1u << 21); i++) {
-        uint32_t r = mix(i * 0x9e3779b9u + 1);
+        uint32_t r = mix32(i * 0x9e3779b9u + 1);
         uint16_t a = (uint16_t)(r >> 16), b = (uint16_t)r;
         if (i & 1) // same neighbourhood: cancellations and carries
             b = (uint16_t)((a & 0xff80) ^ (r & 0x807f));
-        if (is_nan_pattern(a) || is_nan_pattern(b))
+        if (ref16_is_nan(REF_BF16, a) || ref16_is_nan(REF_BF16, b))
             continue;
-        double exact = ref_bf2d(a) + ref_bf2d(b);
+        double exact = ref16_value(REF_BF16, a) + ref16_value(REF_BF16, b);
         uint16_t got = dl_bf16_bits(dl_bf16_add(dl_bf16_from_bits(a), dl_bf16_from_bits(b)));
         if (isnan(exact)) { // inf + -inf
-            FAIL_IF(&fl, !is_nan_pattern(got), "0x%04x + 0x%04x = 0x%04x, expected NaN", a, b, got);
+            FAIL_IF(&fl, !ref16_is_nan(REF_BF16, got), "0x%04x + 0x%04x = 0x%04x, expected NaN", a, b, got);
             continue;
         }
-        uint16_t want = ref_d2bf(exact);
+        uint16_t want = ref16_bits(REF_BF16, exact);
         if (exact == 0.0) // x + (-x) is +0; -0 + -0 is -0
             want = (a & b & 0x8000) ? 0x8000 : 0;
         FAIL_IF(&fl, got != want, "0x%04x + 0x%04x = 0x%04x, expected 0x%04x", a, b, got, want);
@@ -253,7 +143,7 @@ START_TEST(bulk_and_by_dtype_match_scalar)
     float src[64], back[64];
     dl_bf16 h[64];
     for (int i = 0; i < 64; i++)
-        src[i] = bits_f2f(mix((uint32_t)i) & 0xbfffffffu) * 1e-3f;
+        src[i] = f32_from_bits(mix32((uint32_t)i) & 0xbfffffffu) * 1e-3f;
     dl_f32_to_bf16(src, h, 64);
     dl_bf16_to_f32(h, back, 64);
     for (int i = 0; i < 64; i++) {
@@ -273,14 +163,8 @@ END_TEST
 
 Suite *bf16_suite(void)
 {
-    Suite *s = suite_create("bf16");
-    TCase *tc = tcase_with_timeout("bf16", 30);
-    tcase_add_test(tc, every_bf16_round_trips);
-    tcase_add_test(tc, midpoints_round_to_even);
-    tcase_add_test(tc, specials_subnormals_and_overflow);
-    tcase_add_test(tc, agrees_with_independent_conversion);
-    tcase_add_test(tc, add_is_correctly_rounded);
-    tcase_add_test(tc, bulk_and_by_dtype_match_scalar);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("bf16", tcase_with_timeout("bf16", 30),
+                    TESTS(every_bf16_round_trips, midpoints_round_to_even, specials_subnormals_and_overflow,
+                          agrees_with_independent_conversion, add_is_correctly_rounded,
+                          bulk_and_by_dtype_match_scalar));
 }

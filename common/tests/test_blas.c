@@ -397,19 +397,8 @@ END_TEST
 
 Suite *blas_suite(void)
 {
-    Suite *s = suite_create("blas");
-    TCase *tc = tcase_with_timeout("blas", 20);
-    tcase_add_test(tc, gemm_all_transposes);
-    tcase_add_test(tc, gemm_alpha_beta);
-    tcase_add_test(tc, gemm_zero_sizes);
-    tcase_add_test(tc, gemm_bad_shapes);
-    tcase_add_test(tc, gemv_both_ways);
-    tcase_add_test(tc, gemm_f16_on_cpu);
-    tcase_add_test(tc, gemm_f16_rounds_to_half);
-    tcase_add_test(tc, gemm_bf16_on_cpu);
-    tcase_add_test(tc, gemm_bf16_rounds_and_refuses);
-    tcase_add_test(tc, flops_are_counted_exactly);
-    tcase_add_test(tc, blas_name);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("blas", tcase_with_timeout("blas", 20),
+                    TESTS(gemm_all_transposes, gemm_alpha_beta, gemm_zero_sizes, gemm_bad_shapes, gemv_both_ways,
+                          gemm_f16_on_cpu, gemm_f16_rounds_to_half, gemm_bf16_on_cpu, gemm_bf16_rounds_and_refuses,
+                          flops_are_counted_exactly, blas_name));
 }

@@ -331,17 +331,8 @@ END_TEST
 
 Suite *cli_suite(void)
 {
-    Suite *s = suite_create("cli");
-    TCase *tc = tcase_with_timeout("cli", 10);
-    tcase_add_test(tc, defaults);
-    tcase_add_test(tc, both_spellings);
-    tcase_add_test(tc, flags_choices_and_extras);
-    tcase_add_test(tc, errors);
-    tcase_add_test(tc, help);
-    tcase_add_test(tc, short_names_and_sizes);
-    suite_add_tcase(s, tc);
-    TCase *files = tcase_with_tmp("cli_files", 10);
-    tcase_add_test(files, unwritable_outputs_and_ranks);
-    suite_add_tcase(s, files);
+    Suite *s = suite_of("cli", tcase_with_timeout("cli", 10),
+                        TESTS(defaults, both_spellings, flags_choices_and_extras, errors, help, short_names_and_sizes));
+    suite_add_tcase(s, tcase_of(tcase_with_tmp("cli_files", 10), TESTS(unwritable_outputs_and_ranks)));
     return s;
 }

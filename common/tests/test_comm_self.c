@@ -299,15 +299,7 @@ END_TEST
 
 Suite *comm_suite(void)
 {
-    Suite *s = suite_create("comm");
-    TCase *tc = tcase_with_timeout("world_of_one", 10);
-    tcase_add_test(tc, test_world_of_one);
-    tcase_add_test(tc, test_world_of_one_p2p);
-    tcase_add_test(tc, test_p2plog);
-    tcase_add_test(tc, test_rank_exit);
-    tcase_add_test(tc, test_claims);
-    tcase_add_test(tc, test_claim_world_of_one);
-    tcase_add_test(tc, test_log);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("comm", tcase_with_timeout("world_of_one", 10),
+                    TESTS(test_world_of_one, test_world_of_one_p2p, test_p2plog, test_rank_exit, test_claims,
+                          test_claim_world_of_one, test_log));
 }

@@ -100,11 +100,6 @@ END_TEST
 
 Suite *compare_suite(void)
 {
-    Suite *s = suite_create("compare");
-    TCase *tc = tcase_with_timeout("compare", 10);
-    tcase_add_test(tc, worst_element_and_percent);
-    tcase_add_test(tc, masked_and_non_finite);
-    tcase_add_test(tc, first_mismatches_and_format);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("compare", tcase_with_timeout("compare", 10),
+                    TESTS(worst_element_and_percent, masked_and_non_finite, first_mismatches_and_format));
 }

@@ -206,16 +206,8 @@ END_TEST
 
 Suite *csv_suite(void)
 {
-    Suite *s = suite_create("csv");
-    TCase *tc = tcase_with_tmp("csv", 20);
-    tcase_add_test(tc, reads_values_and_names);
-    tcase_add_test(tc, label_column_by_name);
-    tcase_add_test(tc, missing_values_are_nan);
-    tcase_add_test(tc, crlf_blank_lines_and_blanks);
-    tcase_add_test(tc, many_rows);
-    tcase_add_test(tc, rejects_with_location_and_reason);
-    tcase_add_test(tc, missing_file_is_io);
-    tcase_add_test(tc, dataset_helpers);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("csv", tcase_with_tmp("csv", 20),
+                    TESTS(reads_values_and_names, label_column_by_name, missing_values_are_nan,
+                          crlf_blank_lines_and_blanks, many_rows, rejects_with_location_and_reason, missing_file_is_io,
+                          dataset_helpers));
 }

@@ -189,15 +189,7 @@ END_TEST
 
 Suite *device_suite(void)
 {
-    Suite *s = suite_create("device");
-    TCase *tc = tcase_with_timeout("device", 30);
-    tcase_add_test(tc, parse_specs);
-    tcase_add_test(tc, env_var_is_the_default);
-    tcase_add_test(tc, open_cpu);
-    tcase_add_test(tc, open_cuda_without_gpu);
-    tcase_add_test(tc, versions);
-    tcase_add_test(tc, cpu_memory);
-    tcase_add_test(tc, cpu_streams_and_events);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("device", tcase_with_timeout("device", 30),
+                    TESTS(parse_specs, env_var_is_the_default, open_cpu, open_cuda_without_gpu, versions, cpu_memory,
+                          cpu_streams_and_events));
 }

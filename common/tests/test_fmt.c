@@ -65,10 +65,5 @@ END_TEST
 
 Suite *fmt_suite(void)
 {
-    Suite *s = suite_create("fmt");
-    TCase *tc = tcase_with_timeout("fmt", 10);
-    tcase_add_test(tc, pct_no_negative_zero);
-    tcase_add_test(tc, bytes_binary_prefixes);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("fmt", tcase_with_timeout("fmt", 10), TESTS(pct_no_negative_zero, bytes_binary_prefixes));
 }

@@ -147,14 +147,6 @@ END_TEST
 
 Suite *fs_suite(void)
 {
-    Suite *s = suite_create("fs");
-    TCase *tc = tcase_with_tmp("fs", 10);
-    tcase_add_test(tc, mkdir_p);
-    tcase_add_test(tc, path_join);
-    tcase_add_test(tc, read_file);
-    tcase_add_test(tc, tmp_create_is_unique);
-    tcase_add_test(tc, check_writable);
-    tcase_add_test(tc, home);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("fs", tcase_with_tmp("fs", 10),
+                    TESTS(mkdir_p, path_join, read_file, tmp_create_is_unique, check_writable, home));
 }

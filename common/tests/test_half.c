@@ -2,9 +2,8 @@
  * overflow, and agreement with an independent conversion. */
 #include "tests.h"
 
-#include <math.h> // frexp, ldexp, nearbyint, isnan
+#include <math.h> // isnan
 #include <stdint.h> // uint16_t, uint32_t
-#include <stdio.h> // snprintf
 
 #include "dl/half.h" // dl_f2h, dl_h2f, dl_half_bits
 
@@ -13,87 +12,21 @@ static uint16_t f2h_bits(float f)
     return dl_half_bits(dl_f2h(f));
 }
 
-static float bits_f2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* The value of a half from its fields, without any conversion. */
-static double ref_h2d(uint16_t h)
-{
-    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    double s = (h & 0x8000) ? -1.0 : 1.0;
-    if (e == 0)
-        return s * ldexp(m, -24);
-    if (e == 31)
-        return m ? NAN : s * INFINITY;
-    return s * ldexp(1024 + m, e - 25);
-}
-
-/* Float to half in double arithmetic: scale so one half-ulp is 1, round with
- * nearbyint (ties to even in the default mode), rebuild the fields. */
-static uint16_t ref_f2h(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-    if (isnan(f))
-        return sign | 0x7e00;
-    double a = fabs((double)f);
-    if (isinf(a))
-        return sign | 0x7c00;
-    if (a == 0.0)
-        return sign;
-    int ex;
-    frexp(a, &ex);
-    int e = ex - 1; // a in [2^e, 2^(e+1))
-    if (e < -14)
-        e = -14; // subnormals share the spacing 2^-24
-    double r = nearbyint(ldexp(a, 10 - e));
-    if (r >= 2048.0) { // rounded up into the next binade
-        e++;
-        r = 1024.0;
-    }
-    if (r < 1024.0)
-        return sign | (uint16_t)r;
-    if (e > 15)
-        return sign | 0x7c00;
-    return sign | (uint16_t)(((e + 15) << 10) | ((int)r - 1024));
-}
-
-/* Counts a failed check and keeps the first one's description. */
-typedef struct fails {
-    size_t n;
-    char first[160];
-} fails;
-
-#define FAIL_IF(fl, cond, ...)                                         \
-    do {                                                               \
-        if (cond) {                                                    \
-            if ((fl)->n++ == 0)                                        \
-                snprintf((fl)->first, sizeof(fl)->first, __VA_ARGS__); \
-        }                                                              \
-    } while (0)
-
-#define ck_assert_no_fails(fl) ck_assert_msg((fl)->n == 0, "%zu failures; first: %s", (fl)->n, (fl)->first)
-
 START_TEST(every_half_round_trips)
 {
     fails fl = {0, ""};
     int nans = 0;
     for (uint32_t h = 0; h <= 0xffff; h++) {
         float f = dl_h2f(dl_half_from_bits((uint16_t)h));
-        int is_nan_pattern = (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0;
+        int is_nan_pattern = ref16_is_nan(REF_HALF, h);
         FAIL_IF(&fl, (isnan(f) != 0) != is_nan_pattern, "0x%04x -> %g", h, (double)f);
         if (is_nan_pattern) {
             nans++;
             FAIL_IF(&fl, !isnan(dl_h2f(dl_f2h(f))), "NaN 0x%04x lost its NaN-ness", h);
             continue;
         }
-        FAIL_IF(&fl, (double)f != ref_h2d((uint16_t)h), "h2f(0x%04x) = %.10g, expected %.10g", h, (double)f,
-                ref_h2d((uint16_t)h));
+        FAIL_IF(&fl, (double)f != ref16_value(REF_HALF, (uint16_t)h), "h2f(0x%04x) = %.10g, expected %.10g", h,
+                (double)f, ref16_value(REF_HALF, (uint16_t)h));
         FAIL_IF(&fl, f2h_bits(f) != h, "0x%04x -> %g -> 0x%04x", h, (double)f, f2h_bits(f));
     }
     ck_assert_no_fails(&fl);
@@ -104,23 +37,7 @@ END_TEST
 START_TEST(midpoints_round_to_even)
 {
     fails fl = {0, ""};
-    for (uint32_t h = 0; h < 0x7c00; h++) {
-        double lo = ref_h2d((uint16_t)h);
-        double hi = h + 1 == 0x7c00 ? 65536.0 : ref_h2d((uint16_t)(h + 1));
-        float mid = (float)((lo + hi) / 2); // exact: 12 significant bits at most
-        FAIL_IF(&fl, (double)mid != (lo + hi) / 2, "midpoint of 0x%04x is not a float", h);
-        uint16_t even = (uint16_t)((h & 1) ? h + 1 : h);
-        for (int s = 0; s < 2; s++) {
-            uint32_t sg = s ? 0x8000 : 0;
-            float m = s ? -mid : mid;
-            FAIL_IF(&fl, f2h_bits(m) != (sg | even), "midpoint %.10g of 0x%04x: got 0x%04x", (double)m, sg | h,
-                    f2h_bits(m));
-            // One float ulp either side of the midpoint goes to the nearer half.
-            float below = nextafterf(m, 0.0f), above = nextafterf(m, s ? -INFINITY : INFINITY);
-            FAIL_IF(&fl, f2h_bits(below) != (sg | h), "just below %.10g: 0x%04x", (double)m, f2h_bits(below));
-            FAIL_IF(&fl, f2h_bits(above) != (sg | (h + 1)), "just above %.10g: 0x%04x", (double)m, f2h_bits(above));
-        }
-    }
+    ref16_check_midpoints(REF_HALF, f2h_bits, &fl);
     ck_assert_no_fails(&fl);
 }
 END_TEST
@@ -155,39 +72,21 @@ START_TEST(subnormals_and_overflow)
 }
 END_TEST
 
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
-static void check_against_ref(uint32_t u, fails *fl)
-{
-    float f = bits_f2f(u);
-    uint16_t got = f2h_bits(f), want = ref_f2h(f);
-    FAIL_IF(fl, isnan(f) ? !isnan(dl_h2f(dl_half_from_bits(got))) : got != want,
-            "dl_f2h(%a = 0x%08x) = 0x%04x, reference 0x%04x", (double)f, u, got, want);
-}
-
 START_TEST(agrees_with_independent_conversion)
 {
     fails fl = {0, ""};
     // Bit patterns spread over the whole float range (every exponent).
     for (uint32_t i = 0; i < (1u << 22); i++)
-        check_against_ref(i * 2654435761u, &fl);
+        ref16_check_float(REF_HALF, f2h_bits, i * 2654435761u, &fl);
     // Dense around the half range: exponents 2^-27 .. 2^18, with the low 13
     // bits of the mantissa often at, just under or just over a tie.
     const uint32_t low13[4] = {0, 0x1000, 0x0fff, 0x1001};
     for (uint32_t i = 0; i < (1u << 21); i++) {
         uint32_t e = 100 + i % 46, sign = (i / 46) & 1, k = (i / 92) & 3;
-        uint32_t m = mix(i) & 0x7fffff;
+        uint32_t m = mix32(i) & 0x7fffff;
         if (k != 0)
             m = (m & ~0x1fffu) | low13[k];
-        check_against_ref((sign << 31) | (e << 23) | m, &fl);
+        ref16_check_float(REF_HALF, f2h_bits, (sign << 31) | (e << 23) | m, &fl);
     }
     ck_assert_no_fails(&fl);
 }
@@ -198,7 +97,7 @@ START_TEST(bulk_conversions_match_scalar)
     float src[64], back[64];
     dl_half h[64];
     for (int i = 0; i < 64; i++)
-        src[i] = bits_f2f(mix((uint32_t)i) & 0xbfffffffu) * 1e-3f;
+        src[i] = f32_from_bits(mix32((uint32_t)i) & 0xbfffffffu) * 1e-3f;
     dl_f32_to_f16(src, h, 64);
     dl_f16_to_f32(h, back, 64);
     for (int i = 0; i < 64; i++) {
@@ -211,13 +110,7 @@ END_TEST
 
 Suite *half_suite(void)
 {
-    Suite *s = suite_create("half");
-    TCase *tc = tcase_with_timeout("half", 30);
-    tcase_add_test(tc, every_half_round_trips);
-    tcase_add_test(tc, midpoints_round_to_even);
-    tcase_add_test(tc, subnormals_and_overflow);
-    tcase_add_test(tc, agrees_with_independent_conversion);
-    tcase_add_test(tc, bulk_conversions_match_scalar);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("half", tcase_with_timeout("half", 30),
+                    TESTS(every_half_round_trips, midpoints_round_to_even, subnormals_and_overflow,
+                          agrees_with_independent_conversion, bulk_conversions_match_scalar));
 }

@@ -181,11 +181,6 @@ END_TEST
 
 Suite *idx_suite(void)
 {
-    Suite *s = suite_create("idx");
-    TCase *tc = tcase_with_tmp("idx", 20);
-    tcase_add_test(tc, reads_plain_and_gzip);
-    tcase_add_test(tc, truncated_and_malformed);
-    tcase_add_test(tc, image_label_pairs);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("idx", tcase_with_tmp("idx", 20),
+                    TESTS(reads_plain_and_gzip, truncated_and_malformed, image_label_pairs));
 }

@@ -262,14 +262,8 @@ END_TEST
 
 Suite *json_suite(void)
 {
-    Suite *s = suite_create("json");
-    TCase *tc = tcase_with_tmp("json", 10);
-    tcase_add_test(tc, writer_round_trips_through_reader);
-    tcase_add_test(tc, unbalanced_abort_and_unwritable);
-    tcase_add_test(tc, writer_on_a_stream);
-    tcase_add_test(tc, writer_strings_are_valid_utf8);
-    tcase_add_test(tc, reader_values_and_escapes);
-    tcase_add_test(tc, reader_errors_name_line_and_column);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("json", tcase_with_tmp("json", 10),
+                    TESTS(writer_round_trips_through_reader, unbalanced_abort_and_unwritable, writer_on_a_stream,
+                          writer_strings_are_valid_utf8, reader_values_and_escapes,
+                          reader_errors_name_line_and_column));
 }

@@ -62,11 +62,6 @@ END_TEST
 
 Suite *lr_suite(void)
 {
-    Suite *s = suite_create("lr");
-    TCase *tc = tcase_with_timeout("lr", 10);
-    tcase_add_test(tc, linear_scaling_and_warmup);
-    tcase_add_test(tc, cosine_decay);
-    tcase_add_test(tc, edge_cases_give_zero);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("lr", tcase_with_timeout("lr", 10),
+                    TESTS(linear_scaling_and_warmup, cosine_decay, edge_cases_give_zero));
 }

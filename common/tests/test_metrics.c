@@ -139,14 +139,7 @@ END_TEST
 
 Suite *metrics_suite(void)
 {
-    Suite *s = suite_create("metrics");
-    TCase *tc = tcase_with_tmp("metrics", 10);
-    tcase_add_test(tc, header_rows_and_rename);
-    tcase_add_test(tc, abort_leaves_nothing);
-    tcase_add_test(tc, open_errors);
-    tcase_add_test(tc, whole_table);
-    tcase_add_test(tc, named_rows);
-    tcase_add_test(tc, table_row_by_row);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of(
+        "metrics", tcase_with_tmp("metrics", 10),
+        TESTS(header_rows_and_rename, abort_leaves_nothing, open_errors, whole_table, named_rows, table_row_by_row));
 }

@@ -722,19 +722,11 @@ END_TEST
 
 Suite *mlp_suite(void)
 {
-    Suite *s = suite_create("mlp");
-    TCase *tc = tcase_with_tmp("mlp", 30);
-    tcase_add_test(tc, test_shapes_and_init);
-    tcase_add_test(tc, test_gradient_finite_differences);
-    tcase_add_test(tc, test_sgd_and_training);
-    tcase_add_test(tc, test_checkpoint_state_round_trip);
-    tcase_add_test(tc, test_step_cost_and_hidden);
-    tcase_add_test(tc, test_write_params);
+    TCase *tc = tcase_of(tcase_with_tmp("mlp", 30),
+                         TESTS(test_shapes_and_init, test_gradient_finite_differences, test_sgd_and_training,
+                               test_checkpoint_state_round_trip, test_step_cost_and_hidden, test_write_params));
     tcase_add_loop_test(tc, test_lowp_forward_matches_reference, 0, 2); // fp16, bf16
     tcase_add_loop_test(tc, test_lowp_backward_matches_reference, 0, 2);
-    tcase_add_test(tc, test_f16_underflow_without_loss_scale);
-    tcase_add_test(tc, test_bf16_does_not_underflow);
-    tcase_add_test(tc, test_f16_arguments);
-    suite_add_tcase(s, tc);
-    return s;
+    tcase_of(tc, TESTS(test_f16_underflow_without_loss_scale, test_bf16_does_not_underflow, test_f16_arguments));
+    return suite_of("mlp", tc, NULL);
 }

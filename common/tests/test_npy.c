@@ -136,11 +136,6 @@ END_TEST
 
 Suite *npy_suite(void)
 {
-    Suite *s = suite_create("npy");
-    TCase *tc = tcase_with_tmp("npy", 20);
-    tcase_add_test(tc, float32_2d_round_trip);
-    tcase_add_test(tc, int32_1d_round_trip);
-    tcase_add_test(tc, rejects_bad_files);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("npy", tcase_with_tmp("npy", 20),
+                    TESTS(float32_2d_round_trip, int32_1d_round_trip, rejects_bad_files));
 }

@@ -5,46 +5,14 @@
  * The CUDA kernels are compared with these CPU results in the GPU tier. */
 #include "tests.h"
 
-#include <math.h> // frexp, ldexp, nearbyint, isnan, signbit
+#include <math.h> // ldexp, isnan, signbit
 #include <stdint.h> // uint16_t, uint32_t
-#include <stdio.h> // snprintf
 #include <stdlib.h> // malloc
 
 #include "dl/bf16.h" // dl_bf16, dl_f2bf, dl_bf2f, dl_bf16_bits
 #include "dl/half.h" // dl_half, dl_f2h, dl_h2f, dl_half_bits
 #include "dl/ops.h" // dl_add, dl_copy
 #include "dl/rng.h" // dl_rng
-
-/* x rounded once to binary16, in double arithmetic: scale so one ulp of x's
- * binade is 1 and round with nearbyint (ties to even in the default mode).
- * Below 2^-14 the spacing stays 2^-24 (subnormals); from 65520, the midpoint
- * between 65504 and 2^16, the result overflows to ±inf. */
-static double ref_round_half(double x)
-{
-    if (isnan(x) || x == 0.0)
-        return x;
-    if (fabs(x) >= 65520.0)
-        return copysign(INFINITY, x);
-    int e;
-    frexp(fabs(x), &e); // |x| in [2^(e-1), 2^e): 11 significant bits give ulp 2^(e-11)
-    int q = e - 11 < -24 ? -24 : e - 11;
-    return ldexp(nearbyint(ldexp(x, -q)), q);
-}
-
-/* x rounded once to bfloat16 in double arithmetic, as ref_round_half: 8
- * significant bits, spacing 2^-133 below 2^-126, ±inf from the midpoint
- * (2 - 2^-8)·2^127 between the largest bf16 and 2^128. */
-static double ref_round_bf16(double x)
-{
-    if (isnan(x) || x == 0.0)
-        return x;
-    if (fabs(x) >= ldexp(2.0 - ldexp(1.0, -8), 127))
-        return copysign(INFINITY, x);
-    int e;
-    frexp(fabs(x), &e);
-    int q = e - 8 < -133 ? -133 : e - 8;
-    return ldexp(nearbyint(ldexp(x, -q)), q);
-}
 
 static double b2d(dl_bf16 b)
 {
@@ -56,17 +24,42 @@ static double h2d(dl_half h)
     return (double)dl_h2f(h);
 }
 
-static dl_half hbits(uint16_t u)
-{
-    return dl_half_from_bits(u);
-}
-
 /* Equal as values, with the sign of zero; any NaN equals any NaN. */
 static int same(double got, double want)
 {
     if (isnan(want))
         return isnan(got);
     return got == want && signbit(got) == signbit(want);
+}
+
+/* dl_add of a 16-bit type t against the model f: every value as dst, against
+ * sources spread over all exponents and mantissas (every 127th pattern, and
+ * both zeros); each sum must be the exact one rounded once. */
+static void add_against_double(dl_dtype t, ref16 f)
+{
+    size_t n = 65536;
+    uint16_t *d = malloc(n * sizeof *d), *s = malloc(n * sizeof *s);
+    fails fl = {0, ""};
+    for (uint32_t sb = 0; sb < 65536; sb += 127) {
+        for (int z = 0; z < (sb == 0 ? 2 : 1); z++) {
+            uint16_t src_bits = z ? 0x8000 : (uint16_t)sb;
+            for (size_t i = 0; i < n; i++) {
+                d[i] = (uint16_t)i;
+                s[i] = src_bits;
+            }
+            ck_assert_st(dl_add(dl_cpu(), d, s, n, t), DL_OK);
+            for (size_t i = 0; i < n; i++) {
+                // double's signed zeros are IEEE's
+                double want = ref16_round(f, ref16_value(f, (uint16_t)i) + ref16_value(f, src_bits));
+                double got = ref16_value(f, d[i]);
+                FAIL_IF(&fl, !same(got, want), "0x%04x + 0x%04x = 0x%04x (%g), expected %g", (unsigned)i,
+                        (unsigned)src_bits, (unsigned)d[i], got, want);
+            }
+        }
+    }
+    ck_assert_msg(fl.n == 0, "%zu %s sums differ from the double reference; first: %s", fl.n, dl_dtype_name(t),
+                  fl.first);
+    free(d), free(s);
 }
 
 // ---- fp32 ----
@@ -126,30 +119,7 @@ END_TEST
 
 START_TEST(test_add_f16_against_double)
 {
-    // every binary16 value as dst, against sources spread over all exponents
-    // and mantissas (every 127th pattern, and both zeros)
-    size_t n = 65536;
-    dl_half *d = malloc(n * sizeof *d), *s = malloc(n * sizeof *s);
-    size_t bad = 0;
-    char first[200] = "";
-    for (uint32_t sb = 0; sb < 65536; sb += 127) {
-        for (int z = 0; z < (sb == 0 ? 2 : 1); z++) {
-            uint16_t src_bits = z ? 0x8000 : (uint16_t)sb;
-            for (size_t i = 0; i < n; i++) {
-                d[i] = hbits((uint16_t)i);
-                s[i] = hbits(src_bits);
-            }
-            ck_assert_st(dl_add(dl_cpu(), d, s, n, DL_F16), DL_OK);
-            for (size_t i = 0; i < n; i++) {
-                double want = ref_round_half(h2d(hbits((uint16_t)i)) + h2d(hbits(src_bits)));
-                if (!same(h2d(d[i]), want) && bad++ == 0)
-                    snprintf(first, sizeof first, "0x%04x + 0x%04x = 0x%04x (%g), expected %g", (unsigned)i,
-                             (unsigned)src_bits, (unsigned)dl_half_bits(d[i]), h2d(d[i]), want);
-            }
-        }
-    }
-    ck_assert_msg(bad == 0, "%zu fp16 sums differ from the double reference; first: %s", bad, first);
-    free(d), free(s);
+    add_against_double(DL_F16, REF_HALF);
 }
 END_TEST
 
@@ -179,7 +149,7 @@ START_TEST(test_add_f16_rounding_cases)
         ck_assert_msg(h2d(d) == cases[k].a && h2d(s) == cases[k].b, "case %zu: inputs are not binary16", k);
         ck_assert_st(dl_add(dl_cpu(), &d, &s, 1, DL_F16), DL_OK);
         ck_assert_msg(same(h2d(d), cases[k].want), "%s: got %.10g", cases[k].what, h2d(d));
-        ck_assert_msg(same(ref_round_half((double)cases[k].a + cases[k].b), cases[k].want), "reference: %s",
+        ck_assert_msg(same(ref16_round(REF_HALF, (double)cases[k].a + cases[k].b), cases[k].want), "reference: %s",
                       cases[k].what);
     }
     // -0 + -0 keeps its sign
@@ -211,7 +181,7 @@ START_TEST(test_add_f16_rounds_each_addition)
             part[i] = dl_f2h(addend);
         ck_assert_st(dl_add(dl_cpu(), acc, part, N, DL_F16), DL_OK);
         for (int i = 0; i < N; i++) {
-            ref[i] = ref_round_half(ref[i] + h2d(part[i]));
+            ref[i] = ref16_round(REF_HALF, ref[i] + h2d(part[i]));
             fp32_sum[i] += dl_h2f(part[i]);
         }
     }
@@ -249,31 +219,7 @@ END_TEST
 
 START_TEST(test_add_bf16_against_double)
 {
-    // every bf16 value as dst, against sources spread over all exponents and
-    // mantissas (every 127th pattern, and both zeros)
-    size_t n = 65536;
-    dl_bf16 *d = malloc(n * sizeof *d), *s = malloc(n * sizeof *s);
-    size_t bad = 0;
-    char first[200] = "";
-    for (uint32_t sb = 0; sb < 65536; sb += 127) {
-        for (int z = 0; z < (sb == 0 ? 2 : 1); z++) {
-            uint16_t src_bits = z ? 0x8000 : (uint16_t)sb;
-            for (size_t i = 0; i < n; i++) {
-                d[i] = dl_bf16_from_bits((uint16_t)i);
-                s[i] = dl_bf16_from_bits(src_bits);
-            }
-            ck_assert_st(dl_add(dl_cpu(), d, s, n, DL_BF16), DL_OK);
-            for (size_t i = 0; i < n; i++) {
-                double x = b2d(dl_bf16_from_bits((uint16_t)i)), y = b2d(dl_bf16_from_bits(src_bits));
-                double want = ref_round_bf16(x + y); // double's signed zeros are IEEE's
-                if (!same(b2d(d[i]), want) && bad++ == 0)
-                    snprintf(first, sizeof first, "0x%04x + 0x%04x = 0x%04x (%g), expected %g", (unsigned)i,
-                             (unsigned)src_bits, (unsigned)dl_bf16_bits(d[i]), b2d(d[i]), want);
-            }
-        }
-    }
-    ck_assert_msg(bad == 0, "%zu bf16 sums differ from the double reference; first: %s", bad, first);
-    free(d), free(s);
+    add_against_double(DL_BF16, REF_BF16);
 }
 END_TEST
 
@@ -286,7 +232,7 @@ START_TEST(test_bf16_cast_scale_accumulate)
     float back[6];
     ck_assert_st(dl_cast(dl_cpu(), b, DL_BF16, f, DL_F32, 6), DL_OK);
     for (int i = 0; i < 6; i++)
-        ck_assert_msg(same(b2d(b[i]), ref_round_bf16(f[i])), "cast %a: got %a", (double)f[i], b2d(b[i]));
+        ck_assert_msg(same(b2d(b[i]), ref16_round(REF_BF16, f[i])), "cast %a: got %a", (double)f[i], b2d(b[i]));
     ck_assert(isinf(b2d(b[4]))); // above the largest bf16 plus half an ulp
     ck_assert_st(dl_cast(dl_cpu(), back, DL_F32, b, DL_BF16, 6), DL_OK);
     for (int i = 0; i < 6; i++)
@@ -540,20 +486,9 @@ END_TEST
 
 Suite *ops_suite(void)
 {
-    Suite *s = suite_create("ops");
-    TCase *tc = tcase_with_timeout("add_copy", 30);
-    tcase_add_test(tc, test_add_f32_against_double);
-    tcase_add_test(tc, test_add_f16_against_double);
-    tcase_add_test(tc, test_add_f16_rounding_cases);
-    tcase_add_test(tc, test_add_f16_rounds_each_addition);
-    tcase_add_test(tc, test_add_refuses);
-    tcase_add_test(tc, test_add_bf16_against_double);
-    tcase_add_test(tc, test_bf16_cast_scale_accumulate);
-    tcase_add_test(tc, test_unscale_bf16);
-    tcase_add_test(tc, test_copy);
-    tcase_add_test(tc, test_accumulate_and_cast);
-    tcase_add_test(tc, test_scale);
-    tcase_add_test(tc, test_unscale);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("ops", tcase_with_timeout("add_copy", 30),
+                    TESTS(test_add_f32_against_double, test_add_f16_against_double, test_add_f16_rounding_cases,
+                          test_add_f16_rounds_each_addition, test_add_refuses, test_add_bf16_against_double,
+                          test_bf16_cast_scale_accumulate, test_unscale_bf16, test_copy, test_accumulate_and_cast,
+                          test_scale, test_unscale));
 }

@@ -13,13 +13,45 @@ static const char *script(void)
     return p;
 }
 
+/* Every test starts with DL_GNUPLOT unset (the system's gnuplot, if any)
+ * and ends with it as it was (a checked fixture: tests also run with
+ * CK_FORK=no). */
+static env_saved gnuplot_env;
+
+static void system_gnuplot(void)
+{
+    gnuplot_env = env_set("DL_GNUPLOT", NULL);
+}
+
+static void gnuplot_restore(void)
+{
+    env_restore(&gnuplot_env);
+}
+
+#define LIST_CAP 64 /* a test's list of drawn files */
+
+/* dl_plot_listed as the tests call it: script gp drawn as fmt into t_dir/name,
+ * for lab "labX", listed in list (LIST_CAP bytes). */
+static void listed(const char *gp, const char *fmt, const char *name, char *list)
+{
+    dl_plot_listed(gp, fmt, t_dir, name, NULL, "labX", list, LIST_CAP);
+}
+
+/* listed of a script gnuplot refuses, as png: returns what it said on
+ * stderr (malloc'ed). */
+static char *listed_broken(const char *name, char *list)
+{
+    write_text(tpath("broken.gp"), "plot this is not gnuplot\n");
+    capture err;
+    capture_start(&err, 2);
+    listed(tpath("broken.gp"), "png", name, list);
+    return capture_stop(&err);
+}
+
 START_TEST(png_and_svg)
 {
-    env_saved e = env_set("DL_GNUPLOT", NULL);
-    if (!dl_plot_available()) {
-        env_restore(&e);
-        return; // gnuplot is optional: the kit keeps CSV data without it
-    }
+    if (!dl_plot_available())
+        return; // gnuplot is optional: the kit keeps the CSV data and draws nothing
     const char *gp = script();
     ck_assert_st(dl_plot(gp, "png", tpath("fig"), NULL), DL_OK);
     size_t len = 0;
@@ -35,17 +67,13 @@ START_TEST(png_and_svg)
     ck_assert_has(svg, "<svg");
     free(svg);
     ck_assert(!path_exists(tpath("fig.tmp.svg")));
-    env_restore(&e);
 }
 END_TEST
 
 START_TEST(dumb_draws_on_stdout)
 {
-    env_saved e = env_set("DL_GNUPLOT", NULL);
-    if (!dl_plot_available()) {
-        env_restore(&e);
+    if (!dl_plot_available())
         return;
-    }
     const char *gp = script();
     int before = dir_entries(t_dir);
     capture out;
@@ -57,13 +85,11 @@ START_TEST(dumb_draws_on_stdout)
     ck_assert_has(text, "x^2");
     free(text);
     ck_assert_int_eq(dir_entries(t_dir), before); // no file for dumb
-    env_restore(&e);
 }
 END_TEST
 
 START_TEST(none_and_bad_requests)
 {
-    env_saved e = env_set("DL_GNUPLOT", NULL);
     const char *gp = script();
     ck_assert_st(dl_plot(gp, "none", tpath("fig"), NULL), DL_OK);
     ck_assert_int_eq(dir_entries(t_dir), 1); // only the script
@@ -88,7 +114,6 @@ START_TEST(none_and_bad_requests)
         ck_assert(!path_exists(tpath("broken.png")));
         ck_assert(!path_exists(tpath("broken.tmp.png")));
     }
-    env_restore(&e);
 }
 END_TEST
 
@@ -119,42 +144,31 @@ END_TEST
 
 START_TEST(listed_for_summaries)
 {
-    env_saved e = env_set("DL_GNUPLOT", NULL);
-    if (!dl_plot_available()) {
-        env_restore(&e);
+    if (!dl_plot_available())
         return;
-    }
     const char *gp = script();
-    char list[64] = "";
-    dl_plot_listed(gp, "png", t_dir, "a", NULL, "labX", list, sizeof list);
-    dl_plot_listed(gp, "svg", t_dir, "b", NULL, "labX", list, sizeof list);
+    char list[LIST_CAP] = "";
+    listed(gp, "png", "a", list);
+    listed(gp, "svg", "b", list);
     ck_assert_str_eq(list, "a.png,b.svg");
     ck_assert(path_exists(tpath("a.png")) && path_exists(tpath("b.svg")));
     capture drawn; // the terminal drawing, kept out of the test log
     capture_start(&drawn, 1);
-    dl_plot_listed(gp, "dumb", t_dir, "c", NULL, "labX", list, sizeof list); // draws no file: not listed
+    listed(gp, "dumb", "c", list); // draws no file: not listed
     free(capture_stop(&drawn));
     ck_assert_str_eq(list, "a.png,b.svg");
-    write_text(tpath("broken.gp"), "plot this is not gnuplot\n");
-    capture cap;
-    capture_start(&cap, 2);
-    dl_plot_listed(tpath("broken.gp"), "png", t_dir, "d", NULL, "labX", list, sizeof list);
-    char *err = capture_stop(&cap);
+    char *err = listed_broken("d", list);
     ck_assert_has(err, "labX: plot: gnuplot failed on");
     free(err);
     ck_assert_str_eq(list, "a.png,b.svg");
     ck_assert(!path_exists(tpath("d.png")));
-    env_restore(&e);
 }
 END_TEST
 
 START_TEST(a_drivers_set)
 {
-    env_saved e = env_set("DL_GNUPLOT", NULL);
-    if (!dl_plot_available()) {
-        env_restore(&e);
+    if (!dl_plot_available())
         return;
-    }
     write_text(tpath("curve.gp"), "set title sprintf('%d ranks', P)\nplot [0:n] x\n");
     dl_plots p = {t_dir, "png", t_dir, "labX", ""};
     dl_plots_draw(&p, "curve", "P=%d; n=%d", 4, 3);
@@ -167,54 +181,39 @@ START_TEST(a_drivers_set)
     ck_assert_has(err, "labX: plot:");
     free(err);
     ck_assert_str_eq(p.list, "curve.png");
-    env_restore(&e);
 }
 END_TEST
 
 START_TEST(stale_plots_go)
 {
-    env_saved e = env_set("DL_GNUPLOT", NULL);
-    if (!dl_plot_available()) {
-        env_restore(&e);
+    if (!dl_plot_available())
         return;
-    }
     const char *gp = script();
-    char list[64] = "";
-    dl_plot_listed(gp, "png", t_dir, "a", NULL, "labX", list, sizeof list);
+    char list[LIST_CAP] = "";
+    listed(gp, "png", "a", list);
     ck_assert(path_exists(tpath("a.png")));
     list[0] = '\0';
-    dl_plot_listed(gp, "svg", t_dir, "a", NULL, "labX", list, sizeof list); // another run, another format
+    listed(gp, "svg", "a", list); // another run, another format
     ck_assert_str_eq(list, "a.svg");
     ck_assert(path_exists(tpath("a.svg")) && !path_exists(tpath("a.png")));
-    dl_plot_listed(gp, "none", t_dir, "a", NULL, "labX", list, sizeof list); // a run that draws nothing
+    listed(gp, "none", "a", list); // a run that draws nothing
     ck_assert(!path_exists(tpath("a.svg")));
-    dl_plot_listed(gp, "png", t_dir, "b", NULL, "labX", list, sizeof list);
-    write_text(tpath("broken.gp"), "plot this is not gnuplot\n");
-    capture cap;
-    capture_start(&cap, 2);
-    dl_plot_listed(tpath("broken.gp"), "png", t_dir, "b", NULL, "labX", list, sizeof list); // drawing fails
-    free(capture_stop(&cap));
+    listed(gp, "png", "b", list);
+    free(listed_broken("b", list)); // drawing fails
     ck_assert(!path_exists(tpath("b.png")));
-    dl_plot_listed(gp, "svg", t_dir, "c", NULL, "labX", list, sizeof list);
+    listed(gp, "svg", "c", list);
     dl_plots p = {t_dir, "png", t_dir, "labX", ""};
     dl_plots_skip(&p, "c"); // this run does not draw c
     ck_assert(!path_exists(tpath("c.svg")));
     dl_plot_forget(t_dir, "never-drawn"); // nothing to remove: fine
-    env_restore(&e);
 }
 END_TEST
 
 Suite *plot_suite(void)
 {
-    Suite *s = suite_create("plot");
     TCase *tc = tcase_with_tmp("plot", 30);
-    tcase_add_test(tc, png_and_svg);
-    tcase_add_test(tc, dumb_draws_on_stdout);
-    tcase_add_test(tc, none_and_bad_requests);
-    tcase_add_test(tc, without_gnuplot);
-    tcase_add_test(tc, listed_for_summaries);
-    tcase_add_test(tc, a_drivers_set);
-    tcase_add_test(tc, stale_plots_go);
-    suite_add_tcase(s, tc);
-    return s;
+    tcase_add_checked_fixture(tc, system_gnuplot, gnuplot_restore);
+    return suite_of("plot", tc,
+                    TESTS(png_and_svg, dumb_draws_on_stdout, none_and_bad_requests, without_gnuplot,
+                          listed_for_summaries, a_drivers_set, stale_plots_go));
 }

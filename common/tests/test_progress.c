@@ -55,10 +55,5 @@ END_TEST
 
 Suite *progress_suite(void)
 {
-    Suite *s = suite_create("progress");
-    TCase *tc = tcase_with_timeout("progress", 10);
-    tcase_add_test(tc, not_a_tty);
-    tcase_add_test(tc, quiet_keeps_forced_lines);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("progress", tcase_with_timeout("progress", 10), TESTS(not_a_tty, quiet_keeps_forced_lines));
 }

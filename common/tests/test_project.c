@@ -341,15 +341,7 @@ END_TEST
 
 Suite *project_suite(void)
 {
-    Suite *s = suite_create("project");
-    TCase *tc = tcase_with_tmp("project", 10);
-    tcase_add_test(tc, test_profile_load);
-    tcase_add_test(tc, test_shipped_profiles);
-    tcase_add_test(tc, test_profile_names);
-    tcase_add_test(tc, test_profile_list);
-    tcase_add_test(tc, test_projection_closed_form);
-    tcase_add_test(tc, test_step_timeline);
-    tcase_add_test(tc, test_projection_against_one_baseline);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("project", tcase_with_tmp("project", 10),
+                    TESTS(test_profile_load, test_shipped_profiles, test_profile_names, test_profile_list,
+                          test_projection_closed_form, test_step_timeline, test_projection_against_one_baseline));
 }

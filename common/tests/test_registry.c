@@ -200,15 +200,7 @@ END_TEST
 
 Suite *registry_suite(void)
 {
-    Suite *s = suite_create("registry");
-    TCase *tc = tcase_with_tmp("registry", 120);
-    tcase_add_test(tc, breast_cancer);
-    tcase_add_test(tc, fashion_mnist_full);
-    tcase_add_test(tc, fashion_mnist_truncated);
-    tcase_add_test(tc, fashion_mnist_missing);
-    tcase_add_test(tc, synthetic_and_csv_specs);
-    tcase_add_test(tc, bad_specs);
-    tcase_add_test(tc, datasets_dir);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("registry", tcase_with_tmp("registry", 120),
+                    TESTS(breast_cancer, fashion_mnist_full, fashion_mnist_truncated, fashion_mnist_missing,
+                          synthetic_and_csv_specs, bad_specs, datasets_dir));
 }

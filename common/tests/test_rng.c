@@ -190,16 +190,8 @@ END_TEST
 
 Suite *rng_suite(void)
 {
-    Suite *s = suite_create("rng");
-    TCase *tc = tcase_with_timeout("rng", 20);
-    tcase_add_test(tc, pcg32_reference_stream);
-    tcase_add_test(tc, same_seed_same_stream);
-    tcase_add_test(tc, u64_and_uniform_are_exact);
-    tcase_add_test(tc, uniform_in_unit_interval);
-    tcase_add_test(tc, below_in_range_and_uniform);
-    tcase_add_test(tc, permutation_is_a_permutation);
-    tcase_add_test(tc, permutation_positions_are_uniform);
-    tcase_add_test(tc, normal_moments);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("rng", tcase_with_timeout("rng", 20),
+                    TESTS(pcg32_reference_stream, same_seed_same_stream, u64_and_uniform_are_exact,
+                          uniform_in_unit_interval, below_in_range_and_uniform, permutation_is_a_permutation,
+                          permutation_positions_are_uniform, normal_moments));
 }

@@ -181,15 +181,8 @@ END_TEST
 
 Suite *sampler_suite(void)
 {
-    Suite *s = suite_create("sampler");
-    TCase *tc = tcase_with_timeout("sampler", 20);
-    tcase_add_test(tc, shard_sizes_closed_form);
-    tcase_add_test(tc, unshuffled_shards_by_hand);
-    tcase_add_test(tc, stratified_shards_by_hand);
-    tcase_add_test(tc, stratified_fewer_rows_than_ranks);
-    tcase_add_test(tc, shuffled_order_follows_the_seeded_permutation);
-    tcase_add_test(tc, stratified_classes_balanced_across_ranks);
-    tcase_add_test(tc, rejected_arguments);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("sampler", tcase_with_timeout("sampler", 20),
+                    TESTS(shard_sizes_closed_form, unshuffled_shards_by_hand, stratified_shards_by_hand,
+                          stratified_fewer_rows_than_ranks, shuffled_order_follows_the_seeded_permutation,
+                          stratified_classes_balanced_across_ranks, rejected_arguments));
 }

@@ -217,12 +217,6 @@ END_TEST
 
 Suite *split_suite(void)
 {
-    Suite *s = suite_create("split");
-    TCase *tc = tcase_with_timeout("split", 20);
-    tcase_add_test(tc, largest_remainder_sizes);
-    tcase_add_test(tc, same_seed_same_split);
-    tcase_add_test(tc, rejected_arguments);
-    tcase_add_test(tc, hold_out_and_standardise);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("split", tcase_with_timeout("split", 20),
+                    TESTS(largest_remainder_sizes, same_seed_same_split, rejected_arguments, hold_out_and_standardise));
 }

@@ -117,13 +117,7 @@ END_TEST
 
 Suite *status_suite(void)
 {
-    Suite *s = suite_create("status");
-    TCase *tc = tcase_with_timeout("status", 10);
-    tcase_add_test(tc, names_and_descriptions);
-    tcase_add_test(tc, error_set_and_last_error);
-    tcase_add_test(tc, exit_codes);
-    tcase_add_test(tc, try_returns_the_failure);
-    tcase_add_test(tc, todo_logs_once_per_message);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("status", tcase_with_timeout("status", 10),
+                    TESTS(names_and_descriptions, error_set_and_last_error, exit_codes, try_returns_the_failure,
+                          todo_logs_once_per_message));
 }

@@ -193,14 +193,6 @@ END_TEST
 
 Suite *synth_suite(void)
 {
-    Suite *s = suite_create("synth");
-    TCase *tc = tcase_with_timeout("synth", 30);
-    tcase_add_test(tc, defaults);
-    tcase_add_test(tc, exact_class_counts);
-    tcase_add_test(tc, same_seed_same_data);
-    tcase_add_test(tc, missing_fraction);
-    tcase_add_test(tc, scale_spread);
-    tcase_add_test(tc, bad_keys);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("synth", tcase_with_timeout("synth", 30),
+                    TESTS(defaults, exact_class_counts, same_seed_same_data, missing_fraction, scale_spread, bad_keys));
 }

@@ -11,6 +11,7 @@
 #include "dl/json.h"
 #include "dl/mlp.h"
 #include "dl/trace.h"
+#include "dl/trace_chrome.h" // dl_trace_write_chrome
 
 typedef struct launch_ctx {
     dl_comm *c;
@@ -119,9 +120,5 @@ END_TEST
 
 Suite *trace_suite(void)
 {
-    Suite *s = suite_create("trace");
-    TCase *tc = tcase_with_timeout("trace", 30);
-    tcase_add_test(tc, test_order_of_a_step);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("trace", tcase_with_timeout("trace", 30), TESTS(test_order_of_a_step));
 }

@@ -357,17 +357,8 @@ END_TEST
 
 Suite *train_suite(void)
 {
-    Suite *s = suite_create("train");
-    TCase *tc = tcase_with_tmp("train", 30);
-    tcase_add_test(tc, replica_in_a_world_of_one);
-    tcase_add_test(tc, eval_in_chunks);
-    tcase_add_test(tc, epoch_sums_and_counters);
-    tcase_add_test(tc, epoch_clock_of_one);
-    tcase_add_test(tc, steady_and_exploded);
-    tcase_add_test(tc, ideal_workload_is_what_is_counted);
-    tcase_add_test(tc, summary_files);
-    tcase_add_test(tc, summary_of_a_training_run);
-    tcase_add_test(tc, shared_training_flags);
-    suite_add_tcase(s, tc);
-    return s;
+    return suite_of("train", tcase_with_tmp("train", 30),
+                    TESTS(replica_in_a_world_of_one, eval_in_chunks, epoch_sums_and_counters, epoch_clock_of_one,
+                          steady_and_exploded, ideal_workload_is_what_is_counted, summary_files,
+                          summary_of_a_training_run, shared_training_flags));
 }

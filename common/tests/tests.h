@@ -10,6 +10,8 @@
 
 #include <check.h> // Suite, TCase, ck_assert_*
 #include <stddef.h> // size_t
+#include <stdint.h> // uint16_t, uint32_t
+#include <stdio.h> // snprintf (FAIL_IF)
 #include <string.h> // strstr
 
 #include "dl/status.h" // dl_status, dl_status_name, dl_last_error
@@ -51,6 +53,13 @@ Suite *train_suite(void);
 
 // ---- helpers (util.c) ----
 
+/* A TCase's tests, in the order they run: TESTS(a, b, c). */
+#define TESTS(...) ((const TTest *const[]){__VA_ARGS__, NULL})
+/* Adds the tests (TESTS(...), or NULL for none) to tc; returns tc. */
+TCase *tcase_of(TCase *tc, const TTest *const *tests);
+/* A suite named name with the one TCase tc and its tests (as tcase_of). */
+Suite *suite_of(const char *name, TCase *tc, const TTest *const *tests);
+
 /* A TCase with a timeout in seconds (scaled by CK_TIMEOUT_MULTIPLIER). */
 TCase *tcase_with_timeout(const char *name, double seconds);
 
@@ -91,7 +100,23 @@ env_saved env_set(const char *name, const char *value); /* value NULL unsets */
 void env_restore(env_saved *e);
 
 /* Every ck_assert records its line through a pipe to the runner, so loops
- * over millions of values count their failures and assert once. */
+ * over millions of values count their failures and assert once: FAIL_IF
+ * counts a failed check in a `fails` and keeps the first one's description,
+ * ck_assert_no_fails asserts at the end. */
+typedef struct fails {
+    size_t n;
+    char first[160];
+} fails;
+
+#define FAIL_IF(fl, cond, ...)                                         \
+    do {                                                               \
+        if (cond) {                                                    \
+            if ((fl)->n++ == 0)                                        \
+                snprintf((fl)->first, sizeof(fl)->first, __VA_ARGS__); \
+        }                                                              \
+    } while (0)
+
+#define ck_assert_no_fails(fl) ck_assert_msg((fl)->n == 0, "%zu failures; first: %s", (fl)->n, (fl)->first)
 
 #define ck_assert_has(s, sub) ck_assert_msg(strstr((s), (sub)) != NULL, "expected \"%s\" to contain \"%s\"", (s), (sub))
 
@@ -101,5 +126,38 @@ void env_restore(env_saved *e);
         ck_assert_msg(ck_st_ == (want), "%s gave %s, expected %s (last error: %s)", #expr, dl_status_name(ck_st_), \
                       dl_status_name(want), dl_last_error());                                                      \
     } while (0)
+
+// ---- a reference model of the 16-bit floats (ref16.c) ----
+
+/* A 16-bit binary float in IEEE's layout: a sign bit, ebits of exponent and
+ * mbits of fraction — binary16 (REF_HALF: 5, 10) and bfloat16 (REF_BF16:
+ * 8, 7). The model works in double arithmetic from the fields and shares no
+ * code with the library's conversions, which the suites hold against it. */
+typedef struct ref16 {
+    int ebits, mbits;
+} ref16;
+extern const ref16 REF_HALF, REF_BF16;
+/* The value of the bits h, from its fields. */
+double ref16_value(ref16 f, uint16_t h);
+/* x rounded once to the nearest (ties to even), as bits: exact for every
+ * double; overflow gives ±inf, NaN the quiet NaN with x's sign. */
+uint16_t ref16_bits(ref16 f, double x);
+/* x rounded once, as a value: ref16_value(f, ref16_bits(f, x)). */
+double ref16_round(ref16 f, double x);
+/* h is a NaN's pattern (the exponent all ones, a fraction not zero). */
+int ref16_is_nan(ref16 f, uint32_t h);
+/* A conversion from float to the format's bits (the library's, under test). */
+typedef uint16_t (*ref16_conv)(float x);
+/* The float with bits u converts as the model rounds it (a NaN to any NaN);
+ * otherwise counted in fl. */
+void ref16_check_float(ref16 f, ref16_conv to_bits, uint32_t u, fails *fl);
+/* Every midpoint between neighbouring finite values, of either sign,
+ * converts to the even one, and the floats just below and above it to the
+ * nearer one (a midpoint above every float: FLT_MAX converts to inf);
+ * failures counted in fl. */
+void ref16_check_midpoints(ref16 f, ref16_conv to_bits, fails *fl);
+/* A 32-bit mixing function (a hash of i: bit patterns spread evenly). */
+uint32_t mix32(uint32_t x);
+float f32_from_bits(uint32_t u);
 
 #endif /* DL_TESTS_H */

@@ -13,6 +13,20 @@
 
 char t_dir[4096];
 
+TCase *tcase_of(TCase *tc, const TTest *const *tests)
+{
+    for (size_t k = 0; tests != NULL && tests[k] != NULL; k++)
+        tcase_add_test(tc, tests[k]);
+    return tc;
+}
+
+Suite *suite_of(const char *name, TCase *tc, const TTest *const *tests)
+{
+    Suite *s = suite_create(name);
+    suite_add_tcase(s, tcase_of(tc, tests));
+    return s;
+}
+
 TCase *tcase_with_timeout(const char *name, double seconds)
 {
     TCase *tc = tcase_create(name);

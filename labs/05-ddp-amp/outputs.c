@@ -15,7 +15,8 @@
 #include "dl/plot.h" // dl_plots_draw
 #include "dl/rank.h" // dl_rank_device
 #include "dl/summary.h" // dl_summary_write, dl_summary_run
-#include "dl/trace.h" // dl_trace_events, dl_trace_write_chrome
+#include "dl/trace.h" // dl_trace_events
+#include "dl/trace_chrome.h" // dl_trace_write_chrome
 #include "outputs.h"
 
 const char *const lab05_mode_names[LAB05_MODES] = {"bucketed", "ddp-flat", "per-param"};

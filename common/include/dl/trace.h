@@ -51,20 +51,16 @@
  *   32768 spans not read). The order stays exact either way.
  * - At most `cap` events are kept (dl_trace_start's argument, 0 = 1 << 20);
  *   later ones are counted in dl_trace_dropped and not stored.
- * - dl_trace_write_chrome is collective (every rank calls it): rank 0
- *   gathers every rank's events and writes Chrome's trace-event JSON to path
- *   (one process per rank, thread 0 compute and thread 1 communication; it
- *   opens in ui.perfetto.dev and chrome://tracing), through a temporary file
- *   renamed at the end. dl_trace_write_csv writes this rank's events, one
- *   per row (index, kind, id, step, t0, t1, bytes, async, launches, syncs;
- *   the last two -1 for a span still open).
+ * - dl_trace_write_csv writes this rank's events, one per row (index, kind,
+ *   id, step, t0, t1, bytes, async, launches, syncs; the last two -1 for a
+ *   span still open). Every rank's events in one Chrome trace:
+ *   dl/trace_chrome.h (it needs dl_comm, which records into this trace).
  */
 #ifndef DL_TRACE_H
 #define DL_TRACE_H
 
 #include <stddef.h> // size_t
 
-#include "dl/comm.h" // dl_comm
 #include "dl/device.h" // dl_device, dl_stream
 #include "dl/status.h" // dl_status
 
@@ -121,7 +117,6 @@ size_t dl_trace_dropped(void);
 const char *dl_trace_kind_name(int kind);
 
 dl_status dl_trace_write_csv(const char *path);
-dl_status dl_trace_write_chrome(dl_comm *c, const char *path);
 
 #ifdef __cplusplus
 }
