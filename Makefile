@@ -48,7 +48,7 @@ CC := gcc
 endif
 OPT ?= -O2
 CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
-               -Icommon/include -DDL_SOURCE_DIR='"$(ROOT)"' $(SANFLAGS)
+               -Icommon/include $(SANFLAGS)
 # fp16 <-> fp32 in one instruction (F16C, x86 since 2012) where the building CPU
 # has it — the kit runs where it is built; otherwise the compiler's software
 # conversion. Both round to nearest even and keep subnormals: the same bits
@@ -106,6 +106,21 @@ endif
 $(FLAGS_STAMP):
 	@mkdir -p $(@D)
 	@touch $@
+# The kit's path is compiled into the three objects that need it (dl_home's
+# default, the tree the sandbox hides, and their test) and kept apart in
+# $(B)/.root: a tree copied elsewhere with its build (a scratch copy of the kit,
+# a release) rebuilds those three and relinks, instead of compiling everything.
+ROOT_STAMP := $(B)/.root
+ifneq ($(ROOT),$(file <$(ROOT_STAMP)))
+$(shell mkdir -p $(B))
+$(file >$(ROOT_STAMP),$(ROOT))
+endif
+$(ROOT_STAMP):
+	@mkdir -p $(@D)
+	@touch $@
+ROOT_OBJS := $(B)/obj/common/fs.o $(B)/obj/grader/sandbox.o $(B)/obj/tests/test_fs.o
+$(ROOT_OBJS): CFLAGS_BASE += -DDL_SOURCE_DIR='"$(ROOT)"'
+$(ROOT_OBJS): $(ROOT_STAMP)
 
 # ---- the library ----
 # LIB_PREBUILT=path links an already built library instead (the gradebook builds
@@ -181,7 +196,7 @@ lab_dir = $(filter $(1)-%,$(LABS))
 # once per lab into $(B)/api/labNN.rules from grader/api/{kit,labNN}.txt,
 # the headers and the kit's objects. A refusal fails that build.
 CHECK_SUB := bash tools/check-submission.sh
-API_CPPFLAGS := $(filter-out -DDL_SOURCE_DIR%,$(filter -D%,$(CFLAGS_BASE)))
+API_CPPFLAGS := $(filter -D%,$(CFLAGS_BASE))
 lab_rules = $(B)/api/lab$(1).rules
 
 # $(call student_objs,lab-id,impl-name)

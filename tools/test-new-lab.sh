@@ -12,8 +12,9 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 K=$W/kit
 mkdir -p "$K"
-# the kit as it stands: tracked and untracked files (not the ignored), and the build
-git ls-files -z --cached --others --exclude-standard 2>/dev/null | xargs -0 cp --parents -t "$K" 2>/dev/null ||
+# the kit as it stands: tracked and untracked files (not the ignored), and the
+# build, with their times (so that only what names the kit's path rebuilds there)
+git ls-files -z --cached --others --exclude-standard 2>/dev/null | xargs -0 cp -p --parents -t "$K" 2>/dev/null ||
     tar -C . --exclude=./build --exclude=./.git -cf - . | tar -C "$K" -xf -
 cp -a "$B" "$K/build"
 cd "$K" || exit 1
