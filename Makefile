@@ -201,7 +201,7 @@ lab_wrap = $(shell nm $(B)/obj/grader/lab$(1)_calls-judge.o 2>/dev/null | sed -n
 wrap_flags = $(foreach f,$(call lab_wrap,$(1)),-Wl,--wrap=$(f))
 # The objects of a lab's grader suite: grader/labNN.c and grader/labNN_*.c but the call wrappers.
 lab_grader_objs = $(patsubst grader/%.c,$(B)/obj/grader/%.o,grader/lab$(1).c \
-                    $(filter-out grader/lab$(1)_calls.c grader/lab05_ckpt.c,$(wildcard grader/lab$(1)_*.c)))
+                    $(filter-out grader/lab$(1)_calls.c,$(wildcard grader/lab$(1)_*.c)))
 GRADER_JUDGE_OBJ := $(B)/obj/grader/runner.o $(B)/obj/grader/items.o $(B)/obj/grader/sandbox.o \
                     $(B)/obj/grader/replay.o $(B)/obj/grader/drivers.o $(B)/obj/grader/plan.o
 GRADER_WORKER_OBJ := $(B)/obj/grader/worker.o $(B)/obj/grader/items.o $(B)/obj/grader/replay.o \

@@ -687,15 +687,4 @@ static const gr_item items[] = {
      180, GR_WORKER, &test_gpu_train},
 };
 
-static const gr_lab lab = {
-    "02",
-    "honest evaluation: stratified splits, confusion matrices, softmax regression",
-    "02-evaluation",
-    items,
-    (int)(sizeof items / sizeof items[0]),
-};
-
-const gr_lab *gr_lab_get(void)
-{
-    return &lab;
-}
+GR_LAB("02", "honest evaluation: stratified splits, confusion matrices, softmax regression", "02-evaluation", items);

@@ -636,15 +636,4 @@ static const gr_item items[] = {
      GR_JUDGE, &test_gpu4_measured},
 };
 
-static const gr_lab lab = {
-    "03",
-    "from four serial copies to one data-parallel model",
-    "03-data-parallel",
-    items,
-    (int)(sizeof items / sizeof items[0]),
-};
-
-const gr_lab *gr_lab_get(void)
-{
-    return &lab;
-}
+GR_LAB("03", "from four serial copies to one data-parallel model", "03-data-parallel", items);

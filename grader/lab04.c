@@ -605,59 +605,9 @@ START_TEST(test_bench)
 }
 END_TEST
 
-// ---- GPU tiers ----
-
-START_TEST(test_gpu_one_rank)
-{
-    int rc = gr_run_driver(1, "gpu1",
-                           "--device cuda --dump dump-gpu1 --algo naive,ring,ring-chunked --dtype half "
-                           "--data random --counts 1,100003");
-    if (rc != 0)
-        gr_fail_dump_run("gpu1", rc, "naive,ring,ring-chunked", 0);
-    gr_note("one rank on the GPU: the ring is a no-op, and every algorithm ran on device memory\n");
-}
-END_TEST
-
-START_TEST(test_gpu4_nccl)
-{
-    dump d;
-    char args[2000];
-    snprintf(args, sizeof args,
-             "--device cuda --dump '%s/dump' --algo ring --dtype float --data int --counts 0,1,3,4,5,%d",
-             gr_path("gpu4"), PRIME);
-    memset(&d, 0, sizeof d);
-    int rc = gr_run_driver(4, "gpu4", args);
-    if (rc != 0)
-        gr_fail_dump_run("gpu4", rc, "ring", 0);
-    // the speed: yours against the reference's, at 64 MiB, in this run
-    const char *bench = "--device cuda -b 64M -e 64M --algo ring,library --iters 10";
-    rc = gr_run_driver(4, "gpu4-bench", bench);
-    if (rc != 0)
-        gr_fail_dump_run("gpu4-bench", rc, "ring,library", 0);
-    dl_jv *s = gr_summary("gpu4-bench");
-    double yours = dl_jv_num(dl_jv_get(s, "algos.ring.busbw_largest_gbs"), 0), want;
-    dl_jv_free(s);
-    char ref[1200];
-    snprintf(ref, sizeof ref, "%s/build/solutions/lab04", dl_home());
-    if (access(ref, X_OK) == 0) {
-        char a2[1500];
-        snprintf(a2, sizeof a2, "%s --out '%s' --plot none --quiet", bench, gr_path("gpu4-ref"));
-        rc = gr_run_program(ref, 4, "gpu4-ref", a2);
-        if (rc != 0)
-            gr_fail_run("gpu4-ref", rc);
-        dl_jv *r = gr_summary("gpu4-ref");
-        want = 0.8 * dl_jv_num(dl_jv_get(r, "algos.ring.busbw_largest_gbs"), 0);
-        dl_jv_free(r);
-    } else {
-        s = gr_summary("gpu4-bench");
-        want = 0.8 * 0.8 * dl_jv_num(dl_jv_get(s, "algos.library.busbw_largest_gbs"), 0);
-        dl_jv_free(s);
-    }
-    gr_note("busbw at 64 MiB on 4 GPUs: yours %.2f GB/s (needs >= %.2f)\n", yours, want);
-    if (!(yours >= want))
-        GR_FAIL("your ring's bus bandwidth at 64 MiB on 4 GPUs is %.2f GB/s, below %.2f GB/s", yours, want);
-}
-END_TEST
+/* The GPU tiers' items (lab04_gpu.c). */
+GR_TEST_DECLARE(test_gpu_one_rank);
+GR_TEST_DECLARE(test_gpu4_nccl);
 
 // ---- the table ----
 
@@ -700,16 +650,10 @@ static const gr_item items[] = {
     ITEM(test_bench, "bench", "your benchmark run on 2 ranks: the ring's #wrong = 0, OK", 5, GR_CPU, "allreduce",
          "common/bin/dlrun -n 2 build/labs/lab04 -b 8 -e 256K -f 8 --algo ring,library", "the-benchmark", 300,
          GR_JUDGE),
-    ITEM(test_gpu_one_rank, "gpu_one_rank", "one rank on a GPU: every algorithm runs on device memory", 5, GR_GPU1,
+    ITEM(gr_test_gpu_one_rank, "gpu_one_rank", "one rank on a GPU: every algorithm runs on device memory", 5, GR_GPU1,
          NULL, "dl_add, dl_copy and the dl_comm calls take device pointers there", "running-on-gpus", 300, GR_JUDGE),
-    ITEM(test_gpu4_nccl, "gpu4_nccl", "4 GPUs over NCCL: exact, busbw at 64 MiB >= 0.8 x the reference's", 10, GR_GPU4,
-         NULL, "the same code; NCCL moves the data", "running-on-gpus", 600, GR_JUDGE),
+    ITEM(gr_test_gpu4_nccl, "gpu4_nccl", "4 GPUs over NCCL: exact, busbw at 64 MiB >= 0.8 x the reference's", 10,
+         GR_GPU4, NULL, "the same code; NCCL moves the data", "running-on-gpus", 600, GR_JUDGE),
 };
 
-static const gr_lab lab = {"04", "the ring AllReduce by hand", "04-ring-allreduce", items,
-                           (int)(sizeof items / sizeof items[0])};
-
-const gr_lab *gr_lab_get(void)
-{
-    return &lab;
-}
+GR_LAB("04", "the ring AllReduce by hand", "04-ring-allreduce", items);
