@@ -69,6 +69,14 @@ typedef struct gr_lab {
 
 const gr_lab *gr_lab_get(void);
 
+/* One row of a lab's table, its test first: GR_ITEM(test_x, "name", "title",
+ * points, tier, parent, hint, "heading", timeout, where), the heading an
+ * anchor of the lab's README.md. */
+#define GR_ITEM(test, name, title, points, tier, parent, hint, heading, timeout, where)      \
+    {                                                                                        \
+        name, title, points, tier, parent, hint, "README.md#" heading, timeout, where, &test \
+    }
+
 /* After a lab's table, `static const gr_item items[]`: defines gr_lab_get()
  * for it, e.g. GR_LAB("01", "logistic regression ...", "01-logreg", items). */
 #define GR_LAB(id, title, dir, items)                                                           \

@@ -610,52 +610,62 @@ GR_TEST_DECLARE(test_gpu_train);
 // ---- the table ----
 
 static const gr_item items[] = {
-    {"scaler_stats", "scaler mean/std match a double reference (NaN, constant, 1 row, 1e6 offset)", 10, GR_CPU, NULL,
-     "skip NaNs when you sum and when you count; divide by the count, not count - 1; mean first, then "
-     "squared deviations, both in double; scale 1 where the std is 0",
-     "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30, GR_WORKER, &test_scaler_stats},
-    {"scaler_transform", "transform uses the fitted training statistics; NaN -> 0", 10, GR_CPU, "scaler_stats",
-     "transform applies only the fitted s->mean and s->scale; if it computes any statistic of the rows "
-     "it is given, remove that; a NaN input becomes 0",
-     "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30, GR_WORKER, &test_scaler_transform},
-    {"loss_grad", "loss and gradient match a double reference and finite differences", 15, GR_CPU, NULL,
-     "every data term is a mean over the n rows; the penalty and its gradient use w, never b; if a finite "
-     "difference disagrees, your loss and your gradient are different functions",
-     "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30, GR_WORKER, &test_loss_grad},
-    {"loss_extreme", "loss and gradient are finite and exact at |z| = 1e3, 1e4", 10, GR_CPU, NULL,
-     "no log of a probability and no exp of a positive number: rewrite the loss and the sigmoid so that "
-     "exp only sees -|z|",
-     "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30, GR_WORKER, &test_loss_extreme},
-    {"train_optimum", "full-batch GD reaches the optimum (within 1e-4 of Newton's)", 15, GR_CPU, "loss_grad",
-     "start from w = 0, b = 0 and step against the gradient; a last grad_norm far above tol means the run "
-     "stopped too early or diverged",
-     "README.md#task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER, &test_train_optimum},
-    {"train_curve", "learning curve entries, monotone descent, tolerance stop", 5, GR_CPU, "train_optimum",
-     "record entry 0 before any step and one entry after each epoch's steps; test the tolerance before "
-     "each epoch, not after it",
-     "README.md#task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER, &test_train_curve},
-    {"train_minibatch", "mini-batches: every row once per epoch, new order each epoch, seeded", 10, GR_CPU, "loss_grad",
-     "draw a new order at the start of every epoch from one generator seeded once; step on consecutive "
-     "slices of batch_size rows of it, the last one shorter",
-     "README.md#task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER, &test_train_minibatch},
-    {"predict", "probabilities and accuracy match a double reference", 10, GR_CPU, NULL,
-     "use the stable sigmoid so p stays in [0, 1] for huge logits; p = 0.5 exactly is class 1",
-     "README.md#task-4-prediction-and-accuracy-15-points", 30, GR_WORKER, &test_predict},
-    {"test_accuracy", "your whole pipeline reaches test accuracy >= 0.95 on breast_cancer", 5, GR_CPU, "train_optimum",
-     "fit the scaler on the training rows only and transform all three splits with that one fit before "
-     "training",
-     "README.md#task-4-prediction-and-accuracy-15-points", 60, GR_WORKER, &test_test_accuracy},
-    {"scaling_matters", "same lr: standardised converges, raw features do not", 5, GR_CPU, "train_optimum",
-     "run build/labs/lab01 and look at scaling.png: the raw run should bounce near 1e5 with a finite loss; "
-     "inf or NaN means the loss is not stable yet",
-     "README.md#what-the-plots-show", 60, GR_WORKER, &test_scaling_matters},
-    {"gpu_loss_grad", "CUDA loss/gradient equal the double reference (odd n, d = 1)", 10, GR_GPU1, NULL,
-     "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each "
-     "step with the CPU version of Task 2",
-     "README.md#task-5-the-same-on-the-gpu-15-points", 60, GR_WORKER, &gr_test_gpu_loss_grad},
-    {"gpu_train", "training on the GPU tracks the CPU learning curve", 5, GR_GPU1, "gpu_loss_grad",
-     "the training loop is the same; only the engine's device differs",
-     "README.md#task-5-the-same-on-the-gpu-15-points", 120, GR_WORKER, &gr_test_gpu_train},
+    GR_ITEM(test_scaler_stats, "scaler_stats",
+            "scaler mean/std match a double reference (NaN, constant, 1 row, 1e6 offset)", 10, GR_CPU, NULL,
+            "skip NaNs when you sum and when you count; divide by the count, not count - 1; mean first, then "
+            "squared deviations, both in double; scale 1 where the std is 0",
+            "task-1-a-nan-aware-standard-scaler-20-points", 30, GR_WORKER),
+    GR_ITEM(test_scaler_transform, "scaler_transform", "transform uses the fitted training statistics; NaN -> 0", 10,
+            GR_CPU, "scaler_stats",
+            "transform applies only the fitted s->mean and s->scale; if it computes any statistic of the rows "
+            "it is given, remove that; a NaN input becomes 0",
+            "task-1-a-nan-aware-standard-scaler-20-points", 30, GR_WORKER),
+    GR_ITEM(test_loss_grad, "loss_grad", "loss and gradient match a double reference and finite differences", 15,
+            GR_CPU, NULL,
+            "every data term is a mean over the n rows; the penalty and its gradient use w, never b; if a finite "
+            "difference disagrees, your loss and your gradient are different functions",
+            "task-2-a-stable-loss-and-its-gradient-25-points", 30, GR_WORKER),
+    GR_ITEM(test_loss_extreme, "loss_extreme", "loss and gradient are finite and exact at |z| = 1e3, 1e4", 10, GR_CPU,
+            NULL,
+            "no log of a probability and no exp of a positive number: rewrite the loss and the sigmoid so that "
+            "exp only sees -|z|",
+            "task-2-a-stable-loss-and-its-gradient-25-points", 30, GR_WORKER),
+    GR_ITEM(test_train_optimum, "train_optimum", "full-batch GD reaches the optimum (within 1e-4 of Newton's)", 15,
+            GR_CPU, "loss_grad",
+            "start from w = 0, b = 0 and step against the gradient; a last grad_norm far above tol means the run "
+            "stopped too early or diverged",
+            "task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER),
+    GR_ITEM(test_train_curve, "train_curve", "learning curve entries, monotone descent, tolerance stop", 5, GR_CPU,
+            "train_optimum",
+            "record entry 0 before any step and one entry after each epoch's steps; test the tolerance before "
+            "each epoch, not after it",
+            "task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER),
+    GR_ITEM(test_train_minibatch, "train_minibatch",
+            "mini-batches: every row once per epoch, new order each epoch, seeded", 10, GR_CPU, "loss_grad",
+            "draw a new order at the start of every epoch from one generator seeded once; step on consecutive "
+            "slices of batch_size rows of it, the last one shorter",
+            "task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER),
+    GR_ITEM(test_predict, "predict", "probabilities and accuracy match a double reference", 10, GR_CPU, NULL,
+            "use the stable sigmoid so p stays in [0, 1] for huge logits; p = 0.5 exactly is class 1",
+            "task-4-prediction-and-accuracy-15-points", 30, GR_WORKER),
+    GR_ITEM(test_test_accuracy, "test_accuracy", "your whole pipeline reaches test accuracy >= 0.95 on breast_cancer",
+            5, GR_CPU, "train_optimum",
+            "fit the scaler on the training rows only and transform all three splits with that one fit before "
+            "training",
+            "task-4-prediction-and-accuracy-15-points", 60, GR_WORKER),
+    GR_ITEM(test_scaling_matters, "scaling_matters", "same lr: standardised converges, raw features do not", 5, GR_CPU,
+            "train_optimum",
+            "run build/labs/lab01 and look at scaling.png: the raw run should bounce near 1e5 with a finite loss; "
+            "inf or NaN means the loss is not stable yet",
+            "what-the-plots-show", 60, GR_WORKER),
+    GR_ITEM(gr_test_gpu_loss_grad, "gpu_loss_grad", "CUDA loss/gradient equal the double reference (odd n, d = 1)", 10,
+            GR_GPU1, NULL,
+            "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each "
+            "step with the CPU version of Task 2",
+            "task-5-the-same-on-the-gpu-15-points", 60, GR_WORKER),
+    GR_ITEM(gr_test_gpu_train, "gpu_train", "training on the GPU tracks the CPU learning curve", 5, GR_GPU1,
+            "gpu_loss_grad", "the training loop is the same; only the engine's device differs",
+            "task-5-the-same-on-the-gpu-15-points", 120, GR_WORKER),
 };
 
 GR_LAB("01", "logistic regression on one GPU, with feature scaling", "01-logreg", items);

@@ -634,57 +634,59 @@ END_TEST
 
 // ---- the table ----
 
-#define HANDOUT "README.md#"
 static const gr_item items[] = {
-    {"approximate_mode", "approximate mode: floors, largest remainders, random ties", 10, GR_CPU, NULL,
-     "each class gets the floor of its exact share; leftover draws go one each to the largest remainders; "
-     "classes tied at the same remainder are ordered at random, not by index",
-     HANDOUT "task-1-the-stratified-split-25-points", 30, GR_WORKER, &test_approximate_mode},
-    {"split_exact", "stratified split: exact per-class counts, disjoint, complete, seeded", 10, GR_CPU,
-     "approximate_mode",
-     "compute val's counts from what train left and test's from what val left; deal each class's rows out "
-     "separately; shuffle each part",
-     HANDOUT "task-1-the-stratified-split-25-points", 30, GR_WORKER, &test_split_exact},
-    {"split_errors", "stratified split: the error cases return their status", 5, GR_CPU, NULL,
-     "check before allocating: a class smaller than the number of non-empty parts and fractions over 1 or "
-     "negative are DL_ERR_ARG, a label out of range is DL_ERR_RANGE",
-     HANDOUT "task-1-the-stratified-split-25-points", 30, GR_WORKER, &test_split_errors},
-    {"kfold", "stratified k-fold: per-class fold counts differ by at most one", 10, GR_CPU, NULL,
-     "deal each class's shuffled rows over the folds separately, not the rows by index; k above the "
-     "smallest class is an error",
-     HANDOUT "task-2-stratified-k-fold-10-points", 30, GR_WORKER, &test_kfold},
-    {"confusion", "confusion matrix equals a brute-force count (rows = truth)", 10, GR_CPU, NULL,
-     "rows are the true class, columns the prediction; zero the matrix first; check every label before "
-     "counting any",
-     HANDOUT "task-3-the-confusion-matrix-10-points", 30, GR_WORKER, &test_confusion},
-    {"metrics", "per-class P/R/F1 and macro/micro/weighted averages, zero division", 15, GR_CPU, NULL,
-     "precision reads down a column, recall along a row; a 0/0 is 0 and counts its class once; macro is "
-     "the plain mean, micro pools the counts, weighted uses the support",
-     HANDOUT "task-4-per-class-metrics-and-averages-15-points", 30, GR_WORKER, &test_metrics},
-    {"softmax_loss_grad", "softmax loss and gradient: double reference, finite differences, logits of 1e4", 15, GR_CPU,
-     NULL,
-     "subtract the row's largest logit before any exp and never take the log of a probability; every data "
-     "term is a mean over n; the penalty is on W only",
-     HANDOUT "task-5-softmax-regression-40-points", 60, GR_WORKER, &test_softmax_loss_grad},
-    {"softmax_train", "softmax regression reaches test accuracy >= 0.83 on Fashion-MNIST", 10, GR_CPU,
-     "softmax_loss_grad",
-     "a new order every epoch; exactly one engine call per batch and no other; step against the gradient",
-     HANDOUT "task-5-softmax-regression-40-points", 180, GR_WORKER, &test_softmax_train},
-    {"lambda_on_validation", "lambda chosen on validation; test scored once, for that model", 10, GR_CPU, NULL,
-     "choose on EVAL_VAL (the first best on ties); score EVAL_TEST once, after every validation score, "
-     "for the chosen model only",
-     HANDOUT "task-6-the-validation-curve-10-points", 30, GR_WORKER, &test_lambda_on_validation},
-    {"psi", "population stability index matches a double reference", 5, GR_CPU, NULL,
-     "bins from the reference's [min, max] only, values beyond it in the end bins; skip NaNs; floor each "
-     "share at 1e-4 before the log",
-     HANDOUT "task-7-drift-between-splits-5-points", 30, GR_WORKER, &test_psi},
-    {"gpu_softmax", "CUDA softmax loss/gradient equal the double reference", 10, GR_GPU1, NULL,
-     "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each step "
-     "with softmax_loss_grad_cpu",
-     HANDOUT "task-5-softmax-regression-40-points", 60, GR_WORKER, &test_gpu_softmax},
-    {"gpu_train", "training on the GPU reaches the CPU's accuracy", 5, GR_GPU1, "gpu_softmax",
-     "the training loop is the same; only the engine's device differs", HANDOUT "task-5-softmax-regression-40-points",
-     180, GR_WORKER, &test_gpu_train},
+    GR_ITEM(test_approximate_mode, "approximate_mode", "approximate mode: floors, largest remainders, random ties", 10,
+            GR_CPU, NULL,
+            "each class gets the floor of its exact share; leftover draws go one each to the largest remainders; "
+            "classes tied at the same remainder are ordered at random, not by index",
+            "task-1-the-stratified-split-25-points", 30, GR_WORKER),
+    GR_ITEM(test_split_exact, "split_exact", "stratified split: exact per-class counts, disjoint, complete, seeded", 10,
+            GR_CPU, "approximate_mode",
+            "compute val's counts from what train left and test's from what val left; deal each class's rows out "
+            "separately; shuffle each part",
+            "task-1-the-stratified-split-25-points", 30, GR_WORKER),
+    GR_ITEM(test_split_errors, "split_errors", "stratified split: the error cases return their status", 5, GR_CPU, NULL,
+            "check before allocating: a class smaller than the number of non-empty parts and fractions over 1 or "
+            "negative are DL_ERR_ARG, a label out of range is DL_ERR_RANGE",
+            "task-1-the-stratified-split-25-points", 30, GR_WORKER),
+    GR_ITEM(test_kfold, "kfold", "stratified k-fold: per-class fold counts differ by at most one", 10, GR_CPU, NULL,
+            "deal each class's shuffled rows over the folds separately, not the rows by index; k above the "
+            "smallest class is an error",
+            "task-2-stratified-k-fold-10-points", 30, GR_WORKER),
+    GR_ITEM(test_confusion, "confusion", "confusion matrix equals a brute-force count (rows = truth)", 10, GR_CPU, NULL,
+            "rows are the true class, columns the prediction; zero the matrix first; check every label before "
+            "counting any",
+            "task-3-the-confusion-matrix-10-points", 30, GR_WORKER),
+    GR_ITEM(test_metrics, "metrics", "per-class P/R/F1 and macro/micro/weighted averages, zero division", 15, GR_CPU,
+            NULL,
+            "precision reads down a column, recall along a row; a 0/0 is 0 and counts its class once; macro is "
+            "the plain mean, micro pools the counts, weighted uses the support",
+            "task-4-per-class-metrics-and-averages-15-points", 30, GR_WORKER),
+    GR_ITEM(test_softmax_loss_grad, "softmax_loss_grad",
+            "softmax loss and gradient: double reference, finite differences, logits of 1e4", 15, GR_CPU, NULL,
+            "subtract the row's largest logit before any exp and never take the log of a probability; every data "
+            "term is a mean over n; the penalty is on W only",
+            "task-5-softmax-regression-40-points", 60, GR_WORKER),
+    GR_ITEM(test_softmax_train, "softmax_train", "softmax regression reaches test accuracy >= 0.83 on Fashion-MNIST",
+            10, GR_CPU, "softmax_loss_grad",
+            "a new order every epoch; exactly one engine call per batch and no other; step against the gradient",
+            "task-5-softmax-regression-40-points", 180, GR_WORKER),
+    GR_ITEM(test_lambda_on_validation, "lambda_on_validation",
+            "lambda chosen on validation; test scored once, for that model", 10, GR_CPU, NULL,
+            "choose on EVAL_VAL (the first best on ties); score EVAL_TEST once, after every validation score, "
+            "for the chosen model only",
+            "task-6-the-validation-curve-10-points", 30, GR_WORKER),
+    GR_ITEM(test_psi, "psi", "population stability index matches a double reference", 5, GR_CPU, NULL,
+            "bins from the reference's [min, max] only, values beyond it in the end bins; skip NaNs; floor each "
+            "share at 1e-4 before the log",
+            "task-7-drift-between-splits-5-points", 30, GR_WORKER),
+    GR_ITEM(test_gpu_softmax, "gpu_softmax", "CUDA softmax loss/gradient equal the double reference", 10, GR_GPU1, NULL,
+            "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each step "
+            "with softmax_loss_grad_cpu",
+            "task-5-softmax-regression-40-points", 60, GR_WORKER),
+    GR_ITEM(test_gpu_train, "gpu_train", "training on the GPU reaches the CPU's accuracy", 5, GR_GPU1, "gpu_softmax",
+            "the training loop is the same; only the engine's device differs", "task-5-softmax-regression-40-points",
+            180, GR_WORKER),
 };
 
 GR_LAB("02", "honest evaluation: stratified splits, confusion matrices, softmax regression", "02-evaluation", items);

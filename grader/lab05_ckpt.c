@@ -517,12 +517,8 @@ END_TEST
 static int run_resume(const char *name, const char *extra)
 {
     char args[1600];
-    snprintf(args, sizeof args,
-             "--data %s --hidden %s --batch-size 32 --epochs 50 --lr %g --base-batch %d --warmup %d --momentum %g "
-             "--weight-decay %g --seed %d --first-bucket-cap %zu --bucket-cap %zu --amp fp16 --init-scale %g "
-             "--growth-interval %d --probe-every 0 %s",
-             DATA, HIDDEN, LR, BASE, WARMUP, MOMENTUM, WD, SEED, (size_t)FIRST_CAP, (size_t)CAP, AMP_INIT, AMP_GROWTH,
-             extra);
+    snprintf(args, sizeof args, "%s --batch-size 32 --amp fp16 --init-scale %g --growth-interval %d --probe-every 0 %s",
+             gr_workload_flags(), AMP_INIT, AMP_GROWTH, extra);
     return gr_run_driver(2, name, args);
 }
 

@@ -185,6 +185,16 @@ float *gr_reference(int P, size_t B, int accum, long steps, float **init, size_t
     return ref_close(&r);
 }
 
+const char *gr_workload_flags(void)
+{
+    static char flags[512];
+    snprintf(flags, sizeof flags,
+             "--data %s --hidden %s --epochs %d --lr %g --base-batch %d --warmup %d --momentum %g --weight-decay %g "
+             "--seed %d --first-bucket-cap %zu --bucket-cap %zu",
+             DATA, HIDDEN, EPOCHS, LR, BASE, WARMUP, MOMENTUM, WD, SEED, (size_t)FIRST_CAP, (size_t)CAP);
+    return flags;
+}
+
 /* Runs the driver on P ranks (once per grading run) with --dump; device is
  * "" (the driver's default) or "--device cuda ". */
 void gr_run_dumped_on(const char *device, const char *name, int P, size_t B, int accum, long steps)
@@ -193,12 +203,8 @@ void gr_run_dumped_on(const char *device, const char *name, int P, size_t B, int
     snprintf(summary, sizeof summary, "%s/summary.json", gr_path(name));
     if (access(summary, R_OK) == 0)
         return;
-    snprintf(args, sizeof args,
-             "%s--data %s --hidden %s --batch-size %zu --accum %d --max-steps %ld --epochs 50 --lr %g "
-             "--base-batch %d --warmup %d --momentum %g --weight-decay %g --seed %d --first-bucket-cap %zu "
-             "--bucket-cap %zu --dump '%s/dump'",
-             device, DATA, HIDDEN, B, accum, steps, LR, BASE, WARMUP, MOMENTUM, WD, SEED, (size_t)FIRST_CAP,
-             (size_t)CAP, gr_path(name));
+    snprintf(args, sizeof args, "%s%s --batch-size %zu --accum %d --max-steps %ld --dump '%s/dump'", device,
+             gr_workload_flags(), B, accum, steps, gr_path(name));
     int rc = gr_run_driver(P, name, args);
     if (rc != 0)
         gr_fail_run(name, rc);
@@ -448,12 +454,10 @@ void gr_run_amp(const char *name, int P, size_t B, long steps, long poison_step,
     if (access(summary, R_OK) == 0)
         return;
     snprintf(args, sizeof args,
-             "%s--data %s --hidden %s --batch-size %zu --max-steps %ld --epochs 50 --lr %g --base-batch %d --warmup %d "
-             "--momentum %g --weight-decay %g --seed %d --first-bucket-cap %zu --bucket-cap %zu --amp %s "
-             "--init-scale %g --growth-interval %d --probe-every 0 --poison-step %ld --poison-rank %d --dump '%s/dump'",
-             gpu ? "--device cuda " : "", DATA, HIDDEN, B, steps, LR, BASE, WARMUP, MOMENTUM, WD, SEED,
-             (size_t)FIRST_CAP, (size_t)CAP, t == DL_BF16 ? "bf16" : "fp16", AMP_INIT, AMP_GROWTH, poison_step, P - 1,
-             gr_path(name));
+             "%s%s --batch-size %zu --max-steps %ld --amp %s --init-scale %g --growth-interval %d --probe-every 0 "
+             "--poison-step %ld --poison-rank %d --dump '%s/dump'",
+             gpu ? "--device cuda " : "", gr_workload_flags(), B, steps, t == DL_BF16 ? "bf16" : "fp16", AMP_INIT,
+             AMP_GROWTH, poison_step, P - 1, gr_path(name));
     int rc = gr_run_driver(gpu ? 0 : P, name, args);
     if (rc != 0)
         gr_fail_run(name, rc);

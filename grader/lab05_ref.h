@@ -39,6 +39,9 @@
 /* caps that give this model three buckets: 2 KiB first, 4 KiB after */
 #define FIRST_CAP 2048
 #define CAP 4096
+/* The workload's flags for the driver's command line: data, model, schedule,
+ * seed and bucket caps (not the batch, the steps or the run's own). */
+const char *gr_workload_flags(void);
 
 /* The AMP runs' scaler and tolerances. */
 #define AMP_INIT 1024.0 /* the grader's runs: no overflow at this scale... */
