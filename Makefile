@@ -206,13 +206,17 @@ kit_objs = $(patsubst %.c,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_C)) \
            $(if $(HAVE_CUDA),$(patsubst %.cu,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_CU)))
 
 # Rules that do not depend on the implementation: kit code, the lab's grader
-# suite, its call wrappers (grader/labNN_calls.c, compiled once for the judge
+# suite (grader/labNN.c, the items and their table, and grader/labNN_*.c, its
+# references, readers and further items), its call wrappers (grader/labNN_calls.c, compiled once for the judge
 # and once, -DGR_RECORD, for the worker) and the judge, build/grader/labNN,
 # which holds no student code (see grader/replay.h).
 # The functions to wrap are the __wrap_NAME the call-wrapper object defines
 # (read when the link runs, after the object is built).
 lab_wrap = $(shell nm $(B)/obj/grader/lab$(1)_calls-judge.o 2>/dev/null | sed -n 's/.* T __wrap_//p')
 wrap_flags = $(foreach f,$(call lab_wrap,$(1)),-Wl,--wrap=$(f))
+# The objects of a lab's grader suite: grader/labNN.c and grader/labNN_*.c but the call wrappers.
+lab_grader_objs = $(patsubst grader/%.c,$(B)/obj/grader/%.o,grader/lab$(1).c \
+                    $(filter-out grader/lab$(1)_calls.c,$(wildcard grader/lab$(1)_*.c)))
 GRADER_JUDGE_OBJ := $(B)/obj/grader/runner.o $(B)/obj/grader/items.o $(B)/obj/grader/sandbox.o \
                     $(B)/obj/grader/replay.o $(B)/obj/grader/drivers.o $(B)/obj/grader/plan.o
 GRADER_WORKER_OBJ := $(B)/obj/grader/worker.o $(B)/obj/grader/items.o $(B)/obj/grader/replay.o \
@@ -226,7 +230,7 @@ $(B)/obj/kit/$(1)/%.o: labs/$(2)/%.cu $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(call say,NVCC,$$<)
 	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
-$(B)/obj/grader/lab$(1).o: grader/lab$(1).c
+$(call lab_grader_objs,$(1)): $(B)/obj/grader/%.o: grader/%.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
 	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
@@ -245,7 +249,7 @@ $(call lab_rules,$(1)): grader/api/kit.txt grader/api/lab$(1).txt tools/check-su
 	$$(Q)CC='$$(CC)' NVCC='$$(NVCC)' CUDA_LIBDIR='$$(CUDA_LIBDIR)' SAN=$$(SAN) $$(CHECK_SUB) rules $$@ labs/$(2) \
 	    $$(LIB) "$$(LAB_$(1)_STUDENT_C) $$(LAB_$(1)_STUDENT_CU) $$(LAB_$(1)_STUDENT_H)" $(call kit_objs,$(1)) \
 	    -- $$(API_CPPFLAGS)
-$(B)/grader/lab$(1): $(GRADER_JUDGE_OBJ) $(B)/obj/grader/lab$(1).o $(B)/obj/grader/lab$(1)_calls-judge.o \
+$(B)/grader/lab$(1): $(GRADER_JUDGE_OBJ) $(call lab_grader_objs,$(1)) $(B)/obj/grader/lab$(1)_calls-judge.o \
                      $(call kit_objs,$(1)) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)
@@ -275,7 +279,7 @@ $(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/o
 	$$(call say,LD,$$@)
 	$$(Q)$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@
 $(5)/$(3)/lab$(1)-worker: | $(B)/obj/grader/lab$(1)_calls-judge.o
-$(5)/$(3)/lab$(1)-worker: $(GRADER_WORKER_OBJ) $(B)/obj/grader/lab$(1).o $(B)/obj/grader/lab$(1)_calls-record.o \
+$(5)/$(3)/lab$(1)-worker: $(GRADER_WORKER_OBJ) $(call lab_grader_objs,$(1)) $(B)/obj/grader/lab$(1)_calls-record.o \
                           $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)

@@ -69,6 +69,36 @@ typedef struct gr_lab {
 
 const gr_lab *gr_lab_get(void);
 
+/* One row of a lab's table, its test first: GR_ITEM(test_x, "name", "title",
+ * points, tier, parent, hint, "heading", timeout, where), the heading an
+ * anchor of the lab's README.md. */
+#define GR_ITEM(test, name, title, points, tier, parent, hint, heading, timeout, where)      \
+    {                                                                                        \
+        name, title, points, tier, parent, hint, "README.md#" heading, timeout, where, &test \
+    }
+
+/* After a lab's table, `static const gr_item items[]`: defines gr_lab_get()
+ * for it, e.g. GR_LAB("01", "logistic regression ...", "01-logreg", items). */
+#define GR_LAB(id, title, dir, items)                                                           \
+    static const gr_lab gr_lab_ = {id, title, dir, items, (int)(sizeof items / sizeof *items)}; \
+    const gr_lab *gr_lab_get(void)                                                              \
+    {                                                                                           \
+        return &gr_lab_;                                                                        \
+    }                                                                                           \
+    const gr_lab *gr_lab_get(void)
+
+/* An item's test in another file of the lab than its table (grader/labNN_*.c):
+ * GR_TEST(test_x) { ... } END_TEST there, as START_TEST(test_x) would be; the
+ * table's file declares it with GR_TEST_DECLARE(test_x) and names it
+ * &gr_test_x (the one global, gr_ like every grader symbol: no student file
+ * may name it). */
+#define GR_TEST(name)                                                            \
+    static void name##_fn(int _i CK_ATTRIBUTE_UNUSED);                           \
+    static const TTest name##_ttest = {"" #name, name##_fn, __FILE__, __LINE__}; \
+    const TTest *const gr_##name = &name##_ttest;                                \
+    static void name##_fn(int _i CK_ATTRIBUTE_UNUSED)
+#define GR_TEST_DECLARE(name) extern const TTest *const gr_##name
+
 /* The lab's suite: one TCase per item, named after it, with its timeout and
  * the judge's fixtures, running the item's test. */
 Suite *gr_suite(void);

@@ -1,8 +1,8 @@
 /* lab01.c — grader for lab 01: logistic regression with feature scaling.
  *
- * Every reference here is computed by the grader itself in double precision:
- * the scaler by two passes, the objective and gradient by the stable
- * formula, the optimum by Newton's method (IRLS) with a line search.
+ * Every reference is computed by the grader itself in double precision
+ * (lab01_ref.c): the scaler by two passes, the objective and gradient by the
+ * stable formula, the optimum by Newton's method (IRLS) with a line search.
  * Tolerances (|got − ref| ≤ atol + rtol·|ref|) are stated at each check and
  * in the handout; float32 results are held to about 1e-5 relative. */
 #define _POSIX_C_SOURCE 200809L
@@ -12,258 +12,11 @@
 #include <string.h> // memcpy, memset
 
 #include "dl/blas.h" // dl_gemv (in the GPU checks)
-#include "dl/data.h" // dl_data_load
 #include "dl/device.h" // dl_device_open
 #include "dl/rng.h" // dl_rng
-#include "dl/split.h" // dl_split_stratified
 #include "grader.h"
+#include "lab01_ref.h" // gr_ref_*, gr_bc_load, gr_train_on, gr_make_problem
 #include "logreg.h"
-
-// ---- references (double precision, independent of the student's code) ----
-
-/* Mean and population std of the non-NaN values of each column. */
-static void ref_scaler(const float *X, size_t n, size_t d, double *mean, double *sd)
-{
-    for (size_t j = 0; j < d; j++) {
-        double s = 0.0;
-        size_t c = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (!isnan(X[i * d + j])) {
-                s += X[i * d + j];
-                c++;
-            }
-        }
-        mean[j] = c ? s / (double)c : 0.0;
-        double ss = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            if (!isnan(X[i * d + j]))
-                ss += (X[i * d + j] - mean[j]) * (X[i * d + j] - mean[j]);
-        }
-        sd[j] = c ? sqrt(ss / (double)c) : 0.0;
-    }
-}
-
-static double ref_bce(double z, double y)
-{
-    return fmax(z, 0.0) - y * z + log1p(exp(-fabs(z)));
-}
-
-static double ref_sigmoid(double z)
-{
-    return z >= 0 ? 1.0 / (1.0 + exp(-z)) : exp(z) / (1.0 + exp(z));
-}
-
-/* J(w, b) and, when gw != NULL, its gradient, in double. */
-static double ref_objective(const float *X, const float *y, size_t n, size_t d, const double *w, double b,
-                            double lambda, double *gw, double *gb)
-{
-    double loss = 0.0, rb = 0.0, ww = 0.0;
-    if (gw != NULL)
-        memset(gw, 0, d * sizeof *gw);
-    for (size_t i = 0; i < n; i++) {
-        double z = b;
-        for (size_t j = 0; j < d; j++)
-            z += (double)X[i * d + j] * w[j];
-        loss += ref_bce(z, y[i]);
-        double r = ref_sigmoid(z) - y[i];
-        rb += r;
-        if (gw != NULL) {
-            for (size_t j = 0; j < d; j++)
-                gw[j] += r * X[i * d + j];
-        }
-    }
-    for (size_t j = 0; j < d; j++)
-        ww += w[j] * w[j];
-    if (gw != NULL) {
-        for (size_t j = 0; j < d; j++)
-            gw[j] = gw[j] / (double)n + lambda * w[j];
-        *gb = rb / (double)n;
-    }
-    return loss / (double)n + 0.5 * lambda * ww;
-}
-
-static double ref_objective_f(const float *X, const float *y, size_t n, size_t d, const float *w, float b,
-                              double lambda)
-{
-    double *wd = malloc(d * sizeof *wd);
-    for (size_t j = 0; j < d; j++)
-        wd[j] = w[j];
-    double f = ref_objective(X, y, n, d, wd, b, lambda, NULL, NULL);
-    free(wd);
-    return f;
-}
-
-/* Solves the (m, m) SPD system H x = g by Cholesky; H is overwritten. */
-static int cholesky_solve(double *H, const double *g, double *x, size_t m)
-{
-    for (size_t j = 0; j < m; j++) {
-        double s = H[j * m + j];
-        for (size_t k = 0; k < j; k++)
-            s -= H[j * m + k] * H[j * m + k];
-        if (s <= 0)
-            return 0;
-        H[j * m + j] = sqrt(s);
-        for (size_t i = j + 1; i < m; i++) {
-            double t = H[i * m + j];
-            for (size_t k = 0; k < j; k++)
-                t -= H[i * m + k] * H[j * m + k];
-            H[i * m + j] = t / H[j * m + j];
-        }
-    }
-    for (size_t i = 0; i < m; i++) { // L y = g
-        double t = g[i];
-        for (size_t k = 0; k < i; k++)
-            t -= H[i * m + k] * x[k];
-        x[i] = t / H[i * m + i];
-    }
-    for (size_t i = m; i-- > 0;) { // Lᵀ x = y
-        double t = x[i];
-        for (size_t k = i + 1; k < m; k++)
-            t -= H[k * m + i] * x[k];
-        x[i] = t / H[i * m + i];
-    }
-    return 1;
-}
-
-/* The optimum of J by Newton's method with backtracking; returns J*. */
-static double ref_optimum(const float *X, const float *y, size_t n, size_t d, double lambda, double *w, double *b)
-{
-    size_t m = d + 1;
-    double *H = calloc(m * m, sizeof *H), *g = malloc(m * sizeof *g), *step = malloc(m * sizeof *step);
-    double *wt = malloc(d * sizeof *wt);
-    memset(w, 0, d * sizeof *w);
-    *b = 0.0;
-    double f = ref_objective(X, y, n, d, w, *b, lambda, g, &g[d]);
-    for (int it = 0; it < 100; it++) {
-        memset(H, 0, m * m * sizeof *H);
-        for (size_t i = 0; i < n; i++) {
-            double z = *b;
-            for (size_t j = 0; j < d; j++)
-                z += (double)X[i * d + j] * w[j];
-            double p = ref_sigmoid(z), s = p * (1 - p) / (double)n;
-            for (size_t a = 0; a < m; a++) {
-                double xa = a < d ? X[i * d + a] : 1.0;
-                for (size_t c = 0; c <= a; c++) {
-                    double xc = c < d ? X[i * d + c] : 1.0;
-                    H[a * m + c] += s * xa * xc;
-                }
-            }
-        }
-        for (size_t a = 0; a < m; a++) {
-            for (size_t c = 0; c < a; c++)
-                H[c * m + a] = H[a * m + c];
-            if (a < d)
-                H[a * m + a] += lambda;
-            else
-                H[a * m + a] += 1e-12; // the bias is unpenalised; keep H definite
-        }
-        if (!cholesky_solve(H, g, step, m))
-            break;
-        double t = 1.0, fn = f;
-        for (int ls = 0; ls < 40; ls++) {
-            for (size_t j = 0; j < d; j++)
-                wt[j] = w[j] - t * step[j];
-            fn = ref_objective(X, y, n, d, wt, *b - t * step[d], lambda, NULL, NULL);
-            if (fn <= f)
-                break;
-            t *= 0.5;
-        }
-        memcpy(w, wt, d * sizeof *w);
-        *b -= t * step[d];
-        double prev = f;
-        f = ref_objective(X, y, n, d, w, *b, lambda, g, &g[d]);
-        if (prev - f < 1e-16 * fabs(f))
-            break;
-    }
-    free(H), free(g), free(step), free(wt);
-    return f;
-}
-
-// ---- fixtures: breast_cancer split and scaled by the grader itself ----
-
-typedef struct bc_data {
-    size_t d, n[3]; /* train, val, test */
-    float *raw[3]; /* rows as loaded */
-    float *scaled[3]; /* standardised with the grader's reference scaler (train stats) */
-    float *y[3]; /* 0/1 */
-} bc_data;
-
-static void bc_load(bc_data *bc)
-{
-    dl_data data;
-    GR_OK(dl_data_load("breast_cancer", &data));
-    const double fr[3] = {0.6, 0.2, 0.2};
-    dl_split sp;
-    GR_OK(dl_split_stratified(data.train.y, data.train.n, 2, fr, 3, 1, &sp));
-    size_t d = data.train.d;
-    bc->d = d;
-    for (int p = 0; p < 3; p++) {
-        size_t m = dl_split_size(&sp, p);
-        bc->n[p] = m;
-        bc->raw[p] = malloc(m * d * sizeof(float));
-        bc->scaled[p] = malloc(m * d * sizeof(float));
-        bc->y[p] = malloc(m * sizeof(float));
-        for (size_t i = 0; i < m; i++) {
-            size_t r = sp.idx[sp.offset[p] + i];
-            memcpy(bc->raw[p] + i * d, data.train.X + r * d, d * sizeof(float));
-            bc->y[p][i] = (float)data.train.y[r];
-        }
-    }
-    double *mean = malloc(d * sizeof *mean), *sd = malloc(d * sizeof *sd);
-    ref_scaler(bc->raw[0], bc->n[0], d, mean, sd);
-    for (int p = 0; p < 3; p++) {
-        for (size_t k = 0; k < bc->n[p] * d; k++) {
-            size_t j = k % d;
-            bc->scaled[p][k] = (float)((bc->raw[p][k] - mean[j]) / (sd[j] > 0 ? sd[j] : 1.0));
-        }
-    }
-    free(mean), free(sd);
-    dl_split_free(&sp);
-    dl_data_free(&data);
-}
-
-static void bc_free(bc_data *bc)
-{
-    for (int p = 0; p < 3; p++) {
-        free(bc->raw[p]);
-        free(bc->scaled[p]);
-        free(bc->y[p]);
-    }
-}
-
-static logreg_config default_config(void)
-{
-    logreg_config c = {LOGREG_DEFAULT_LR, LOGREG_DEFAULT_LAMBDA, LOGREG_DEFAULT_EPOCHS, 0, LOGREG_DEFAULT_TOL, 1};
-    return c;
-}
-
-/* Trains on (X, y) with cfg on dev; the caller frees m and c. */
-static void train_on(const dl_device *dev, const float *X, const float *y, size_t n, size_t d, const float *Xv,
-                     const float *yv, size_t nv, const logreg_config *cfg, logreg_model *m, logreg_curve *c,
-                     logreg_engine *e_out)
-{
-    logreg_engine e;
-    GR_OK(logreg_engine_init(&e, dev, X, y, n, d));
-    GR_OK(logreg_model_alloc(m, d));
-    GR_OK(logreg_curve_alloc(c, cfg->epochs));
-    dl_status st = logreg_train(&e, Xv, yv, nv, cfg, m, c);
-    if (e_out != NULL)
-        *e_out = e;
-    else
-        logreg_engine_free(&e);
-    if (st != DL_OK)
-        GR_FAIL("logreg_train returned %s: %s", dl_status_name(st), dl_last_error());
-    if (c->n < 1 || c->n > c->capacity)
-        GR_FAIL("logreg_train recorded %d curve entries, expected 1 to %d (epochs + 1)", c->n, c->capacity);
-}
-
-static float *rand_matrix(dl_rng *r, size_t n, size_t d, double mean, double spread)
-{
-    float *X = malloc((n * d > 0 ? n * d : 1) * sizeof *X);
-    for (size_t i = 0; i < n * d; i++)
-        X[i] = (float)(mean + spread * dl_rng_normal(r));
-    return X;
-}
 
 // ---- task 1: the scaler ----
 
@@ -274,7 +27,7 @@ static void check_fit(const char *what, const float *X, size_t n, size_t d)
     GR_OK(logreg_scaler_alloc(&s, d));
     GR_OK(logreg_scaler_fit(X, n, d, &s));
     double *mean = malloc(d * sizeof *mean), *sd = malloc(d * sizeof *sd), *scale = malloc(d * sizeof *scale);
-    ref_scaler(X, n, d, mean, sd);
+    gr_ref_scaler(X, n, d, mean, sd);
     for (size_t j = 0; j < d; j++) {
         scale[j] = sd[j] > 0 ? sd[j] : 1.0;
         if (isnan(s.mean[j]))
@@ -320,7 +73,7 @@ START_TEST(test_scaler_stats)
     dl_rng_seed(&r, 101, 1);
     // mixed scales, like breast_cancer (0.05 .. 4000)
     size_t n = 200, d = 6;
-    float *X = rand_matrix(&r, n, d, 0.0, 1.0);
+    float *X = gr_rand_matrix(&r, n, d, 0.0, 1.0);
     const double sc[6] = {0.05, 1.0, 30.0, 4000.0, 1e-3, 7.0};
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < d; j++)
@@ -362,8 +115,8 @@ START_TEST(test_scaler_transform)
     dl_rng r;
     dl_rng_seed(&r, 202, 1);
     size_t n = 120, m = 40, d = 5;
-    float *A = rand_matrix(&r, n, d, 10.0, 2.0); // training rows
-    float *B = rand_matrix(&r, m, d, 25.0, 7.0); // other rows: a different mean and spread
+    float *A = gr_rand_matrix(&r, n, d, 10.0, 2.0); // training rows
+    float *B = gr_rand_matrix(&r, m, d, 25.0, 7.0); // other rows: a different mean and spread
     for (size_t i = 0; i < n; i++)
         A[i * d + 3] = 4.0f; // a constant training column
     B[2 * d + 1] = NAN;
@@ -376,8 +129,8 @@ START_TEST(test_scaler_transform)
         out[k] = -999.0f;
     GR_OK(logreg_scaler_transform(&s, B, m, out));
     double ma[5], sa[5], mb[5], sb[5];
-    ref_scaler(A, n, d, ma, sa);
-    ref_scaler(B, m, d, mb, sb);
+    gr_ref_scaler(A, n, d, ma, sa);
+    gr_ref_scaler(B, m, d, mb, sb);
     double *want = malloc(m * d * sizeof *want), *leak = malloc(m * d * sizeof *leak);
     double *var = malloc(m * d * sizeof *var);
     for (size_t i = 0; i < m; i++) {
@@ -426,33 +179,6 @@ END_TEST
 
 // ---- task 2: loss and gradient ----
 
-typedef struct problem {
-    size_t n, d;
-    float *X, *y, *w;
-    float b, lambda;
-} problem;
-
-static problem make_problem(uint64_t seed, size_t n, size_t d, float lambda, double wscale)
-{
-    dl_rng r;
-    dl_rng_seed(&r, seed, 3);
-    problem p = {n,
-                 d,
-                 rand_matrix(&r, n, d, 0.0, 1.0),
-                 malloc(n * sizeof(float)),
-                 rand_matrix(&r, d, 1, 0.0, wscale),
-                 (float)(0.3 * dl_rng_normal(&r)),
-                 lambda};
-    for (size_t i = 0; i < n; i++)
-        p.y[i] = (float)(dl_rng_uniform(&r) < 0.4);
-    return p;
-}
-
-static void free_problem(problem *p)
-{
-    free(p->X), free(p->y), free(p->w);
-}
-
 /* The student's CPU loss and gradient on p, compared with the reference. */
 static void check_loss_grad(const problem *p, const char *what)
 {
@@ -464,7 +190,7 @@ static void check_loss_grad(const problem *p, const char *what)
     double *wd = malloc(d * sizeof *wd), *rgw = malloc(d * sizeof *rgw), rgb;
     for (size_t j = 0; j < d; j++)
         wd[j] = p->w[j];
-    double rl = ref_objective(p->X, p->y, n, d, wd, p->b, p->lambda, rgw, &rgb);
+    double rl = gr_ref_objective(p->X, p->y, n, d, wd, p->b, p->lambda, rgw, &rgb);
     double pen_b = 0.5 * p->lambda * (double)p->b * p->b;
     if (!isfinite(loss))
         GR_FAIL("%s: loss is %g, expected %.9g", what, loss, rl);
@@ -533,11 +259,11 @@ START_TEST(test_loss_grad)
         {1, 37, 5, 0.1f}, {2, 300, 30, 0.01f}, {3, 1, 3, 0.5f}, {4, 64, 1, 0.0f}, {5, 513, 7, 1e-3f},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        problem p = make_problem(cases[k].seed, cases[k].n, cases[k].d, cases[k].lambda, 0.7);
+        problem p = gr_make_problem(cases[k].seed, cases[k].n, cases[k].d, cases[k].lambda, 0.7);
         char what[96];
         snprintf(what, sizeof what, "n=%zu d=%zu lambda=%g", p.n, p.d, (double)p.lambda);
         check_loss_grad(&p, what);
-        free_problem(&p);
+        gr_free_problem(&p);
     }
 }
 END_TEST
@@ -552,7 +278,7 @@ START_TEST(test_loss_extreme)
             float X = zs[k], y = (float)label, w = 1.0f, gw = NAN, gb = NAN, work;
             double loss = NAN;
             GR_OK(logreg_loss_grad_cpu(&X, &y, 1, 1, &w, 0.0f, 0.0f, &gw, &gb, &loss, &work));
-            double want = ref_bce(zs[k], y), r = ref_sigmoid(zs[k]) - y;
+            double want = gr_ref_bce(zs[k], y), r = gr_ref_sigmoid(zs[k]) - y;
             if (!isfinite(loss))
                 GR_FAIL(
                     GR_DIAG(
@@ -584,15 +310,15 @@ END_TEST
 START_TEST(test_train_optimum)
 {
     bc_data bc;
-    bc_load(&bc);
+    gr_bc_load(&bc);
     size_t d = bc.d, n = bc.n[0];
-    logreg_config cfg = default_config();
+    logreg_config cfg = gr_default_config();
     logreg_model m;
     logreg_curve c;
-    train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
+    gr_train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
     double *wopt = malloc(d * sizeof *wopt), bopt;
-    double fopt = ref_optimum(bc.scaled[0], bc.y[0], n, d, cfg.lambda, wopt, &bopt);
-    double f = ref_objective_f(bc.scaled[0], bc.y[0], n, d, m.w, m.b, cfg.lambda);
+    double fopt = gr_ref_optimum(bc.scaled[0], bc.y[0], n, d, cfg.lambda, wopt, &bopt);
+    double f = gr_ref_objective_f(bc.scaled[0], bc.y[0], n, d, m.w, m.b, cfg.lambda);
     double rel = (f - fopt) / fopt;
     if (!(rel <= 1e-4))
         GR_FAIL("final objective %.9g after %d epochs is %.3g relative above the optimum %.9g "
@@ -607,19 +333,19 @@ START_TEST(test_train_optimum)
     free(wopt);
     logreg_model_free(&m);
     logreg_curve_free(&c);
-    bc_free(&bc);
+    gr_bc_free(&bc);
 }
 END_TEST
 
 START_TEST(test_train_curve)
 {
     bc_data bc;
-    bc_load(&bc);
+    gr_bc_load(&bc);
     size_t d = bc.d, n = bc.n[0];
-    logreg_config cfg = default_config();
+    logreg_config cfg = gr_default_config();
     logreg_model m;
     logreg_curve c;
-    train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
+    gr_train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
     if (fabs(c.train_loss[0] - log(2.0)) > 1e-6)
         GR_FAIL("train_loss[0] = %.9g; entry 0 is the initial model w = 0, b = 0, whose loss is "
                 "log 2 = 0.693147",
@@ -648,7 +374,7 @@ START_TEST(test_train_curve)
     double *gw = calloc(d, sizeof *gw), *wd = calloc(d, sizeof *wd);
     for (size_t j = 0; j < d; j++)
         wd[j] = m.w[j];
-    ref_objective(bc.scaled[0], bc.y[0], n, d, wd, m.b, cfg.lambda, gw, &gb);
+    gr_ref_objective(bc.scaled[0], bc.y[0], n, d, wd, m.b, cfg.lambda, gw, &gb);
     for (size_t j = 0; j < d; j++)
         gn += gw[j] * gw[j];
     gn = sqrt(gn + gb * gb);
@@ -661,7 +387,7 @@ START_TEST(test_train_curve)
     logreg_curve_free(&c);
     cfg.tol = 0;
     cfg.epochs = 25;
-    train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &c, NULL);
+    gr_train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &c, NULL);
     if (c.n != cfg.epochs + 1)
         GR_FAIL("with tol = 0 and %d epochs the curve has %d entries, expected %d (initial + one per "
                 "epoch)",
@@ -669,40 +395,9 @@ START_TEST(test_train_curve)
     free(gw), free(wd);
     logreg_model_free(&m);
     logreg_curve_free(&c);
-    bc_free(&bc);
+    gr_bc_free(&bc);
 }
 END_TEST
-
-/* Records which rows each mini-batch gradient call saw: column 0 of the
- * synthetic rows below is the row id / 1024. */
-typedef struct visits {
-    size_t d, n, bs;
-    const float *resident;
-    size_t *seen; /* per epoch block of n counters */
-    size_t *first; /* first row id of each batch, in order */
-    size_t batches, cap, epochs_cap;
-    size_t rows_seen;
-    int bad_size;
-} visits;
-
-static void observe(void *ctx, const float *X, const float *y, size_t n)
-{
-    (void)y;
-    visits *v = ctx;
-    if (X == v->resident && n == v->n)
-        return; // a full-batch evaluation
-    if (n > v->bs)
-        v->bad_size = 1;
-    size_t epoch = v->rows_seen / v->n;
-    for (size_t i = 0; i < n && epoch < v->epochs_cap; i++) {
-        size_t id = (size_t)lroundf(X[i * v->d] * 1024.0f);
-        if (id < v->n)
-            v->seen[epoch * v->n + id]++;
-    }
-    if (v->batches < v->cap)
-        v->first[v->batches++] = (size_t)lroundf(X[0] * 1024.0f);
-    v->rows_seen += n;
-}
 
 START_TEST(test_train_minibatch)
 {
@@ -710,7 +405,7 @@ START_TEST(test_train_minibatch)
     size_t n = 203, d = 4, bs = 16, epochs = 6;
     dl_rng r;
     dl_rng_seed(&r, 77, 1);
-    float *X = rand_matrix(&r, n, d, 0.0, 1.0), *y = malloc(n * sizeof *y);
+    float *X = gr_rand_matrix(&r, n, d, 0.0, 1.0), *y = malloc(n * sizeof *y);
     for (size_t i = 0; i < n; i++) {
         X[i * d] = (float)i / 1024.0f; // exact in float: the id survives the gather
         y[i] = (float)(X[i * d + 1] + 0.5f * X[i * d + 2] > 0);
@@ -730,7 +425,7 @@ START_TEST(test_train_minibatch)
                 0};
     logreg_engine e;
     GR_OK(logreg_engine_init(&e, dl_cpu(), X, y, n, d));
-    e.observe = observe;
+    e.observe = gr_visits_observe;
     e.observe_ctx = &v;
     logreg_model m;
     logreg_curve c;
@@ -796,7 +491,7 @@ END_TEST
 
 START_TEST(test_predict)
 {
-    problem p = make_problem(11, 50, 6, 0.0f, 3.0);
+    problem p = gr_make_problem(11, 50, 6, 0.0f, 3.0);
     p.X[0] = 1e4f; // a huge logit
     p.X[6] = -1e4f;
     logreg_model m;
@@ -811,7 +506,7 @@ START_TEST(test_predict)
         double z = p.b;
         for (size_t j = 0; j < p.d; j++)
             z += (double)p.X[i * p.d + j] * p.w[j];
-        want[i] = ref_sigmoid(z);
+        want[i] = gr_ref_sigmoid(z);
         right += (want[i] >= 0.5) == (p.y[i] >= 0.5f);
         if (!(prob[i] >= 0.0f && prob[i] <= 1.0f))
             GR_FAIL(GR_DIAG("sigmoid-overflow") "p[%zu] = %g for z = %g: a probability must lie in [0, 1]", i,
@@ -832,7 +527,7 @@ START_TEST(test_predict)
     free(prob), free(want);
     logreg_model_free(&m);
     logreg_model_free(&m1);
-    free_problem(&p);
+    gr_free_problem(&p);
 }
 END_TEST
 
@@ -840,7 +535,7 @@ START_TEST(test_test_accuracy)
 {
     // the whole pipeline through your code: your scaler, your training, your accuracy
     bc_data bc;
-    bc_load(&bc);
+    gr_bc_load(&bc);
     size_t d = bc.d;
     logreg_scaler s;
     GR_OK(logreg_scaler_alloc(&s, d));
@@ -850,10 +545,10 @@ START_TEST(test_test_accuracy)
         Xs[k] = malloc(bc.n[k] * d * sizeof(float));
         GR_OK(logreg_scaler_transform(&s, bc.raw[k], bc.n[k], Xs[k]));
     }
-    logreg_config cfg = default_config();
+    logreg_config cfg = gr_default_config();
     logreg_model m;
     logreg_curve c;
-    train_on(dl_cpu(), Xs[0], bc.y[0], bc.n[0], d, Xs[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
+    gr_train_on(dl_cpu(), Xs[0], bc.y[0], bc.n[0], d, Xs[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
     double acc = 0;
     GR_OK(logreg_accuracy(Xs[2], bc.y[2], bc.n[2], d, &m, &acc));
     if (!(acc >= 0.95))
@@ -864,7 +559,7 @@ START_TEST(test_test_accuracy)
     logreg_scaler_free(&s);
     logreg_model_free(&m);
     logreg_curve_free(&c);
-    bc_free(&bc);
+    gr_bc_free(&bc);
 }
 END_TEST
 
@@ -872,16 +567,16 @@ START_TEST(test_scaling_matters)
 {
     // the lesson of the lab, from the learning curves: same lr, raw vs standardised features
     bc_data bc;
-    bc_load(&bc);
+    gr_bc_load(&bc);
     size_t d = bc.d, n = bc.n[0];
-    logreg_config cfg = default_config();
+    logreg_config cfg = gr_default_config();
     cfg.epochs = 300;
     cfg.tol = 0;
     logreg_model m;
     logreg_curve raw, sc;
-    train_on(dl_cpu(), bc.raw[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &raw, NULL);
+    gr_train_on(dl_cpu(), bc.raw[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &raw, NULL);
     logreg_model_free(&m);
-    train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &sc, NULL);
+    gr_train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &sc, NULL);
     logreg_model_free(&m);
     int ups = 0;
     double worst = 0;
@@ -904,166 +599,73 @@ START_TEST(test_scaling_matters)
             cfg.epochs, worst, ups, end_sc);
     logreg_curve_free(&raw);
     logreg_curve_free(&sc);
-    bc_free(&bc);
+    gr_bc_free(&bc);
 }
 END_TEST
 
-// ---- task 5: CUDA (gpu1 tier) ----
-
-START_TEST(test_gpu_loss_grad)
-{
-    dl_device dev;
-    GR_OK(dl_device_open("cuda", &dev));
-    const struct {
-        size_t n, d;
-        float lambda;
-        double wscale;
-    } cases[] = {
-        {1, 1, 0.1f, 1.0},        {257, 1, 0.0f, 1.0},   {1000, 30, 0.01f, 0.5},
-        {4097, 7, 0.1f, 0.3},     {300, 3, 0.0f, 400.0}, // logits in the hundreds and thousands
-        {200, 1500, 0.01f, 0.05}, // wide rows: more features than a one-pass kernel may keep in shared memory
-    };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        problem p = make_problem(40 + k, cases[k].n, cases[k].d, cases[k].lambda, cases[k].wscale);
-        size_t n = p.n, d = p.d;
-        float *dX, *dy, *dw, *dg, *dwork, gb_gpu = NAN, gb_cpu = NAN;
-        GR_OK(dl_malloc(&dev, (void **)&dX, n * d * sizeof(float)));
-        GR_OK(dl_malloc(&dev, (void **)&dy, n * sizeof(float)));
-        GR_OK(dl_malloc(&dev, (void **)&dw, d * sizeof(float)));
-        GR_OK(dl_malloc(&dev, (void **)&dg, d * sizeof(float)));
-        GR_OK(dl_malloc(&dev, (void **)&dwork, logreg_cuda_work_floats(n, d) * sizeof(float)));
-        GR_OK(dl_memcpy_h2d(&dev, dX, p.X, n * d * sizeof(float)));
-        GR_OK(dl_memcpy_h2d(&dev, dy, p.y, n * sizeof(float)));
-        GR_OK(dl_memcpy_h2d(&dev, dw, p.w, d * sizeof(float)));
-        double loss_gpu = NAN, loss_cpu = NAN;
-        GR_OK(logreg_loss_grad_cuda(&dev, dX, dy, n, d, dw, p.b, p.lambda, dg, &gb_gpu, &loss_gpu, dwork));
-        float *g_gpu = malloc(d * sizeof(float)), *g_cpu = malloc(d * sizeof(float)), *work = malloc(n * sizeof(float));
-        GR_OK(dl_memcpy_d2h(&dev, g_gpu, dg, d * sizeof(float)));
-        double *wd = malloc(d * sizeof *wd), *rg = malloc(d * sizeof *rg), rgb;
-        for (size_t j = 0; j < d; j++)
-            wd[j] = p.w[j];
-        double rl = ref_objective(p.X, p.y, n, d, wd, p.b, p.lambda, rg, &rgb);
-        GR_OK(logreg_loss_grad_cpu(p.X, p.y, n, d, p.w, p.b, p.lambda, g_cpu, &gb_cpu, &loss_cpu, work));
-        char what[128];
-        snprintf(what, sizeof what, "n=%zu d=%zu: CUDA grad_w vs double reference", n, d);
-        GR_ALLCLOSE_F32(what, g_gpu, rg, d, 1e-6, 1e-5, "");
-        if (fabs(loss_gpu - rl) > 1e-6 + 1e-5 * fabs(rl) || fabs(gb_gpu - rgb) > 1e-6 + 1e-5 * fabs(rgb))
-            GR_FAIL("n=%zu d=%zu: CUDA loss %.9g grad_b %.9g, expected %.9g and %.9g (CPU: %.9g, %.9g)", n, d, loss_gpu,
-                    (double)gb_gpu, rl, rgb, loss_cpu, (double)gb_cpu);
-        // the residuals left in dwork (the engine's accuracy counts from them)
-        float *r_gpu = malloc(n * sizeof *r_gpu);
-        double *r_ref = malloc(n * sizeof *r_ref);
-        GR_OK(dl_memcpy_d2h(&dev, r_gpu, dwork, n * sizeof *r_gpu));
-        for (size_t i = 0; i < n; i++) {
-            double z = p.b;
-            for (size_t j = 0; j < d; j++)
-                z += (double)p.X[i * d + j] * p.w[j];
-            r_ref[i] = (z >= 0 ? 1.0 / (1.0 + exp(-z)) : exp(z) / (1.0 + exp(z))) - p.y[i];
-        }
-        snprintf(what, sizeof what, "n=%zu d=%zu: dwork[0..n) after the call (r_i = sigmoid(x_i.w + b) - y_i)", n, d);
-        GR_ALLCLOSE_F32(what, r_gpu, r_ref, n, 1e-5, 1e-4, "");
-        free(r_gpu), free(r_ref);
-        dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dw), dl_free(&dev, dg), dl_free(&dev, dwork);
-        free(g_gpu), free(g_cpu), free(work), free(wd), free(rg);
-        free_problem(&p);
-    }
-    dl_device_close(&dev);
-}
-END_TEST
-
-START_TEST(test_gpu_train)
-{
-    dl_device dev;
-    GR_OK(dl_device_open("cuda", &dev));
-    bc_data bc;
-    bc_load(&bc);
-    size_t d = bc.d, n = bc.n[0];
-    logreg_config cfg = default_config();
-    logreg_model mg, mc;
-    logreg_curve cg, cc;
-    train_on(&dev, bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &mg, &cg, NULL);
-    train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &mc, &cc, NULL);
-    int k_max = cg.n < cc.n ? cg.n : cc.n;
-    for (int k = 0; k < k_max; k++) {
-        if (fabs(cg.train_loss[k] - cc.train_loss[k]) > 1e-4 * cc.train_loss[k])
-            GR_FAIL("epoch %d: GPU train_loss %.9g, CPU %.9g: the curves must agree within 1e-4 relative", k,
-                    cg.train_loss[k], cc.train_loss[k]);
-    }
-    double *wopt = malloc(d * sizeof *wopt), bopt;
-    double fopt = ref_optimum(bc.scaled[0], bc.y[0], n, d, cfg.lambda, wopt, &bopt);
-    double f = ref_objective_f(bc.scaled[0], bc.y[0], n, d, mg.w, mg.b, cfg.lambda);
-    if (!((f - fopt) / fopt <= 1e-4))
-        GR_FAIL("GPU training ended at objective %.9g, %.3g relative above the optimum %.9g", f, (f - fopt) / fopt,
-                fopt);
-    gr_note("GPU: %d epochs, CPU: %d epochs, objective %.9g (optimum %.9g)\n", cg.n - 1, cc.n - 1, f, fopt);
-    free(wopt);
-    logreg_model_free(&mg), logreg_model_free(&mc);
-    logreg_curve_free(&cg), logreg_curve_free(&cc);
-    bc_free(&bc);
-    dl_device_close(&dev);
-}
-END_TEST
+/* The GPU tiers' items (lab01_gpu.c). */
+GR_TEST_DECLARE(test_gpu_loss_grad);
+GR_TEST_DECLARE(test_gpu_train);
 
 // ---- the table ----
 
 static const gr_item items[] = {
-    {"scaler_stats", "scaler mean/std match a double reference (NaN, constant, 1 row, 1e6 offset)", 10, GR_CPU, NULL,
-     "skip NaNs when you sum and when you count; divide by the count, not count - 1; mean first, then "
-     "squared deviations, both in double; scale 1 where the std is 0",
-     "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30, GR_WORKER, &test_scaler_stats},
-    {"scaler_transform", "transform uses the fitted training statistics; NaN -> 0", 10, GR_CPU, "scaler_stats",
-     "transform applies only the fitted s->mean and s->scale; if it computes any statistic of the rows "
-     "it is given, remove that; a NaN input becomes 0",
-     "README.md#task-1-a-nan-aware-standard-scaler-20-points", 30, GR_WORKER, &test_scaler_transform},
-    {"loss_grad", "loss and gradient match a double reference and finite differences", 15, GR_CPU, NULL,
-     "every data term is a mean over the n rows; the penalty and its gradient use w, never b; if a finite "
-     "difference disagrees, your loss and your gradient are different functions",
-     "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30, GR_WORKER, &test_loss_grad},
-    {"loss_extreme", "loss and gradient are finite and exact at |z| = 1e3, 1e4", 10, GR_CPU, NULL,
-     "no log of a probability and no exp of a positive number: rewrite the loss and the sigmoid so that "
-     "exp only sees -|z|",
-     "README.md#task-2-a-stable-loss-and-its-gradient-25-points", 30, GR_WORKER, &test_loss_extreme},
-    {"train_optimum", "full-batch GD reaches the optimum (within 1e-4 of Newton's)", 15, GR_CPU, "loss_grad",
-     "start from w = 0, b = 0 and step against the gradient; a last grad_norm far above tol means the run "
-     "stopped too early or diverged",
-     "README.md#task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER, &test_train_optimum},
-    {"train_curve", "learning curve entries, monotone descent, tolerance stop", 5, GR_CPU, "train_optimum",
-     "record entry 0 before any step and one entry after each epoch's steps; test the tolerance before "
-     "each epoch, not after it",
-     "README.md#task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER, &test_train_curve},
-    {"train_minibatch", "mini-batches: every row once per epoch, new order each epoch, seeded", 10, GR_CPU, "loss_grad",
-     "draw a new order at the start of every epoch from one generator seeded once; step on consecutive "
-     "slices of batch_size rows of it, the last one shorter",
-     "README.md#task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER, &test_train_minibatch},
-    {"predict", "probabilities and accuracy match a double reference", 10, GR_CPU, NULL,
-     "use the stable sigmoid so p stays in [0, 1] for huge logits; p = 0.5 exactly is class 1",
-     "README.md#task-4-prediction-and-accuracy-15-points", 30, GR_WORKER, &test_predict},
-    {"test_accuracy", "your whole pipeline reaches test accuracy >= 0.95 on breast_cancer", 5, GR_CPU, "train_optimum",
-     "fit the scaler on the training rows only and transform all three splits with that one fit before "
-     "training",
-     "README.md#task-4-prediction-and-accuracy-15-points", 60, GR_WORKER, &test_test_accuracy},
-    {"scaling_matters", "same lr: standardised converges, raw features do not", 5, GR_CPU, "train_optimum",
-     "run build/labs/lab01 and look at scaling.png: the raw run should bounce near 1e5 with a finite loss; "
-     "inf or NaN means the loss is not stable yet",
-     "README.md#what-the-plots-show", 60, GR_WORKER, &test_scaling_matters},
-    {"gpu_loss_grad", "CUDA loss/gradient equal the double reference (odd n, d = 1)", 10, GR_GPU1, NULL,
-     "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each "
-     "step with the CPU version of Task 2",
-     "README.md#task-5-the-same-on-the-gpu-15-points", 60, GR_WORKER, &test_gpu_loss_grad},
-    {"gpu_train", "training on the GPU tracks the CPU learning curve", 5, GR_GPU1, "gpu_loss_grad",
-     "the training loop is the same; only the engine's device differs",
-     "README.md#task-5-the-same-on-the-gpu-15-points", 120, GR_WORKER, &test_gpu_train},
+    GR_ITEM(test_scaler_stats, "scaler_stats",
+            "scaler mean/std match a double reference (NaN, constant, 1 row, 1e6 offset)", 10, GR_CPU, NULL,
+            "skip NaNs when you sum and when you count; divide by the count, not count - 1; mean first, then "
+            "squared deviations, both in double; scale 1 where the std is 0",
+            "task-1-a-nan-aware-standard-scaler-20-points", 30, GR_WORKER),
+    GR_ITEM(test_scaler_transform, "scaler_transform", "transform uses the fitted training statistics; NaN -> 0", 10,
+            GR_CPU, "scaler_stats",
+            "transform applies only the fitted s->mean and s->scale; if it computes any statistic of the rows "
+            "it is given, remove that; a NaN input becomes 0",
+            "task-1-a-nan-aware-standard-scaler-20-points", 30, GR_WORKER),
+    GR_ITEM(test_loss_grad, "loss_grad", "loss and gradient match a double reference and finite differences", 15,
+            GR_CPU, NULL,
+            "every data term is a mean over the n rows; the penalty and its gradient use w, never b; if a finite "
+            "difference disagrees, your loss and your gradient are different functions",
+            "task-2-a-stable-loss-and-its-gradient-25-points", 30, GR_WORKER),
+    GR_ITEM(test_loss_extreme, "loss_extreme", "loss and gradient are finite and exact at |z| = 1e3, 1e4", 10, GR_CPU,
+            NULL,
+            "no log of a probability and no exp of a positive number: rewrite the loss and the sigmoid so that "
+            "exp only sees -|z|",
+            "task-2-a-stable-loss-and-its-gradient-25-points", 30, GR_WORKER),
+    GR_ITEM(test_train_optimum, "train_optimum", "full-batch GD reaches the optimum (within 1e-4 of Newton's)", 15,
+            GR_CPU, "loss_grad",
+            "start from w = 0, b = 0 and step against the gradient; a last grad_norm far above tol means the run "
+            "stopped too early or diverged",
+            "task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER),
+    GR_ITEM(test_train_curve, "train_curve", "learning curve entries, monotone descent, tolerance stop", 5, GR_CPU,
+            "train_optimum",
+            "record entry 0 before any step and one entry after each epoch's steps; test the tolerance before "
+            "each epoch, not after it",
+            "task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER),
+    GR_ITEM(test_train_minibatch, "train_minibatch",
+            "mini-batches: every row once per epoch, new order each epoch, seeded", 10, GR_CPU, "loss_grad",
+            "draw a new order at the start of every epoch from one generator seeded once; step on consecutive "
+            "slices of batch_size rows of it, the last one shorter",
+            "task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER),
+    GR_ITEM(test_predict, "predict", "probabilities and accuracy match a double reference", 10, GR_CPU, NULL,
+            "use the stable sigmoid so p stays in [0, 1] for huge logits; p = 0.5 exactly is class 1",
+            "task-4-prediction-and-accuracy-15-points", 30, GR_WORKER),
+    GR_ITEM(test_test_accuracy, "test_accuracy", "your whole pipeline reaches test accuracy >= 0.95 on breast_cancer",
+            5, GR_CPU, "train_optimum",
+            "fit the scaler on the training rows only and transform all three splits with that one fit before "
+            "training",
+            "task-4-prediction-and-accuracy-15-points", 60, GR_WORKER),
+    GR_ITEM(test_scaling_matters, "scaling_matters", "same lr: standardised converges, raw features do not", 5, GR_CPU,
+            "train_optimum",
+            "run build/labs/lab01 and look at scaling.png: the raw run should bounce near 1e5 with a finite loss; "
+            "inf or NaN means the loss is not stable yet",
+            "what-the-plots-show", 60, GR_WORKER),
+    GR_ITEM(gr_test_gpu_loss_grad, "gpu_loss_grad", "CUDA loss/gradient equal the double reference (odd n, d = 1)", 10,
+            GR_GPU1, NULL,
+            "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each "
+            "step with the CPU version of Task 2",
+            "task-5-the-same-on-the-gpu-15-points", 60, GR_WORKER),
+    GR_ITEM(gr_test_gpu_train, "gpu_train", "training on the GPU tracks the CPU learning curve", 5, GR_GPU1,
+            "gpu_loss_grad", "the training loop is the same; only the engine's device differs",
+            "task-5-the-same-on-the-gpu-15-points", 120, GR_WORKER),
 };
 
-static const gr_lab lab = {
-    "01",
-    "logistic regression on one GPU, with feature scaling",
-    "01-logreg",
-    items,
-    (int)(sizeof items / sizeof items[0]),
-};
-
-const gr_lab *gr_lab_get(void)
-{
-    return &lab;
-}
+GR_LAB("01", "logistic regression on one GPU, with feature scaling", "01-logreg", items);

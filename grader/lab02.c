@@ -1,8 +1,8 @@
 /* lab02.c — grader for lab 02: honest evaluation.
  *
  * Counts (splits, folds, confusion matrices) must match exactly; metrics are
- * checked against a double-precision reference computed here from the
- * confusion matrix (1e-12); the softmax loss and gradient against a double
+ * checked against a double-precision reference computed from the
+ * confusion matrix (1e-12, lab02_ref.c); the softmax loss and gradient against a double
  * reference and finite differences (1e-6 + 1e-5 relative). Random tie-breaks
  * are not predicted: the split checks verify the largest-remainder property
  * itself, and that ties do fall both ways over seeds. */
@@ -17,66 +17,7 @@
 #include "dl/rng.h"
 #include "eval.h"
 #include "grader.h"
-
-// ---- helpers ----
-
-static int32_t *labels_from_counts(const size_t *counts, int C, size_t *n_out, uint64_t seed)
-{
-    size_t n = 0;
-    for (int c = 0; c < C; c++)
-        n += counts[c];
-    int32_t *y = malloc((n ? n : 1) * sizeof *y);
-    size_t k = 0;
-    for (int c = 0; c < C; c++) {
-        for (size_t i = 0; i < counts[c]; i++)
-            y[k++] = c;
-    }
-    dl_rng r;
-    dl_rng_seed(&r, seed, 1);
-    for (size_t i = n; i > 1; i--) { // shuffled, so a split cannot rely on sorted labels
-        size_t j = (size_t)dl_rng_below(&r, i);
-        int32_t t = y[i - 1];
-        y[i - 1] = y[j];
-        y[j] = t;
-    }
-    *n_out = n;
-    return y;
-}
-
-/* 1 when got[] is a valid approximate mode of counts[] for n_draws: floors or
- * floors + 1, summing to n_draws, the +1s on the largest remainders. */
-static int is_approx_mode(const size_t *counts, int C, size_t n_draws, const size_t *got, char *why, size_t len)
-{
-    size_t total = 0, sum = 0;
-    for (int c = 0; c < C; c++)
-        total += counts[c];
-    double min_plus = 2.0, max_plain = -1.0;
-    for (int c = 0; c < C; c++) {
-        double exact = total ? (double)counts[c] * (double)n_draws / (double)total : 0.0;
-        double fl = floor(exact + 1e-12);
-        sum += got[c];
-        if ((double)got[c] == fl + 1) {
-            min_plus = fmin(min_plus, exact - fl);
-        } else if ((double)got[c] == fl) {
-            if (exact - fl > 1e-12)
-                max_plain = fmax(max_plain, exact - fl);
-        } else {
-            snprintf(why, len, "class %d: %zu rows, but %zu of %zu rows at %zu/%zu gives %.4g (floor %.0f)", c, got[c],
-                     counts[c], total, n_draws, total, exact, fl);
-            return 0;
-        }
-    }
-    if (sum != n_draws) {
-        snprintf(why, len, "the class counts sum to %zu, not the part's %zu rows", sum, n_draws);
-        return 0;
-    }
-    if (min_plus < max_plain - 1e-12) {
-        snprintf(why, len, "a class with remainder %.4g got an extra row while one with remainder %.4g did not",
-                 min_plus, max_plain);
-        return 0;
-    }
-    return 1;
-}
+#include "lab02_ref.h" // gr_reference_report, gr_ref_softmax, gr_ref_psi, gr_planted_*
 
 /* Checks a 3-part stratified split of y against the contract. */
 static void check_split(const char *what, const int32_t *y, size_t n, int C, const double frac[3], uint64_t seed)
@@ -105,7 +46,7 @@ static void check_split(const char *what, const int32_t *y, size_t n, int C, con
             got[y[r]]++;
         }
         char why[400];
-        if (!is_approx_mode(left, C, sizes[p], got, why, sizeof why))
+        if (!gr_is_approx_mode(left, C, sizes[p], got, why, sizeof why))
             GR_FAIL(
                 GR_DIAG(
                     "split-not-stratified") "%s, part %d: %s. Per class, a part takes the floor of "
@@ -154,7 +95,7 @@ START_TEST(test_approximate_mode)
         size_t got[5] = {0};
         GR_OK(eval_approximate_mode(cases[k].counts, cases[k].C, cases[k].draws, &r, got));
         char why[400];
-        if (!is_approx_mode(cases[k].counts, cases[k].C, cases[k].draws, got, why, sizeof why))
+        if (!gr_is_approx_mode(cases[k].counts, cases[k].C, cases[k].draws, got, why, sizeof why))
             GR_FAIL(GR_DIAG("split-not-stratified") "approximate_mode case %zu (%zu draws): %s", k, cases[k].draws,
                     why);
     }
@@ -184,15 +125,15 @@ START_TEST(test_split_exact)
     const double f4[3] = {0.5, 0.2, 0.1}; // sums to 0.8: 20% of the rows unused
     size_t c1[3] = {7, 3, 3}, c2[2] = {980, 20}, c3[1] = {37};
     size_t n;
-    int32_t *y = labels_from_counts(c1, 3, &n, 1);
+    int32_t *y = gr_labels_from_counts(c1, 3, &n, 1);
     check_split("classes of 7/3/3 rows, fractions .5/.25/.25", y, n, 3, f1, 3);
     free(y);
-    y = labels_from_counts(c2, 2, &n, 2);
+    y = gr_labels_from_counts(c2, 2, &n, 2);
     check_split("980 vs 20 rows (2% rare), fractions .6/.2/.2", y, n, 2, f3, 4);
     check_split("980 vs 20 rows, fractions .7/.15/.15", y, n, 2, f2, 5);
     check_split("980 vs 20 rows, fractions .5/.2/.1 (not complete)", y, n, 2, f4, 6);
     free(y);
-    y = labels_from_counts(c3, 1, &n, 3);
+    y = gr_labels_from_counts(c3, 1, &n, 3);
     check_split("one class", y, n, 1, f2, 7);
     free(y);
     size_t many[40];
@@ -200,7 +141,7 @@ START_TEST(test_split_exact)
     dl_rng_seed(&r, 9, 9);
     for (int c = 0; c < 40; c++)
         many[c] = 3 + (size_t)dl_rng_below(&r, 40);
-    y = labels_from_counts(many, 40, &n, 4);
+    y = gr_labels_from_counts(many, 40, &n, 4);
     check_split("40 classes of 3..42 rows", y, n, 40, f3, 8);
     free(y);
 }
@@ -209,7 +150,7 @@ END_TEST
 START_TEST(test_split_errors)
 {
     size_t c1[3] = {10, 10, 2}, n;
-    int32_t *y = labels_from_counts(c1, 3, &n, 1);
+    int32_t *y = gr_labels_from_counts(c1, 3, &n, 1);
     dl_split sp;
     const double ok[3] = {0.6, 0.2, 0.2}, over[3] = {0.7, 0.3, 0.2}, neg[3] = {1.2, -0.1, -0.1};
     dl_status st = eval_split_stratified(y, n, 3, ok, 1, &sp);
@@ -221,7 +162,7 @@ START_TEST(test_split_errors)
                   dl_status_name(st));
     c1[2] = 10;
     free(y);
-    y = labels_from_counts(c1, 3, &n, 1);
+    y = gr_labels_from_counts(c1, 3, &n, 1);
     st = eval_split_stratified(y, n, 3, over, 1, &sp);
     ck_assert_msg(st == DL_ERR_ARG, "fractions summing to 1.2 returned %s, expected DL_ERR_ARG", dl_status_name(st));
     st = eval_split_stratified(y, n, 3, neg, 1, &sp);
@@ -236,7 +177,7 @@ END_TEST
 START_TEST(test_kfold)
 {
     size_t counts[4] = {53, 17, 5, 101}, n;
-    int32_t *y = labels_from_counts(counts, 4, &n, 11);
+    int32_t *y = gr_labels_from_counts(counts, 4, &n, 11);
     int32_t *fold = malloc(n * sizeof *fold);
     for (int k = 2; k <= 5; k++) {
         for (size_t i = 0; i < n; i++)
@@ -321,45 +262,13 @@ START_TEST(test_confusion)
 }
 END_TEST
 
-typedef struct ref_report {
-    double p[16], r[16], f1[16], acc, macro[3], micro[3], weighted[3];
-    int zero;
-} ref_report;
-
-static void reference_report(const int64_t *cm, int C, ref_report *o)
-{
-    memset(o, 0, sizeof *o);
-    double tot = 0, tp_s = 0, fp_s = 0, fn_s = 0;
-    for (int c = 0; c < C; c++) {
-        double tp = (double)cm[c * C + c], row = 0, col = 0;
-        for (int k = 0; k < C; k++) {
-            row += (double)cm[c * C + k];
-            col += (double)cm[k * C + c];
-        }
-        int z = 0;
-        o->p[c] = col > 0 ? tp / col : (z = 1, 0.0);
-        o->r[c] = row > 0 ? tp / row : (z = 1, 0.0);
-        o->f1[c] = o->p[c] + o->r[c] > 0 ? 2 * o->p[c] * o->r[c] / (o->p[c] + o->r[c]) : 0.0;
-        o->zero += z;
-        o->macro[0] += o->p[c] / C, o->macro[1] += o->r[c] / C, o->macro[2] += o->f1[c] / C;
-        o->weighted[0] += o->p[c] * row, o->weighted[1] += o->r[c] * row, o->weighted[2] += o->f1[c] * row;
-        tot += row, tp_s += tp, fp_s += col - tp, fn_s += row - tp;
-    }
-    for (int k = 0; k < 3; k++)
-        o->weighted[k] = tot > 0 ? o->weighted[k] / tot : 0.0;
-    o->acc = tot > 0 ? tp_s / tot : 0.0;
-    o->micro[0] = tp_s + fp_s > 0 ? tp_s / (tp_s + fp_s) : 0.0;
-    o->micro[1] = tp_s + fn_s > 0 ? tp_s / (tp_s + fn_s) : 0.0;
-    o->micro[2] = o->micro[0] + o->micro[1] > 0 ? 2 * o->micro[0] * o->micro[1] / (o->micro[0] + o->micro[1]) : 0.0;
-}
-
 static void check_report(const char *what, const int64_t *cm, int C)
 {
     eval_report rep;
     GR_OK(eval_report_alloc(&rep, C));
     GR_OK(eval_report_from_confusion(cm, C, &rep));
     ref_report ref;
-    reference_report(cm, C, &ref);
+    gr_reference_report(cm, C, &ref);
     const double got_all[] = {rep.macro_p,  rep.macro_r,    rep.macro_f1,   rep.micro_p,     rep.micro_r,
                               rep.micro_f1, rep.weighted_p, rep.weighted_r, rep.weighted_f1, rep.accuracy};
     const double want_all[] = {ref.macro[0], ref.macro[1],    ref.macro[2],    ref.micro[0],    ref.micro[1],
@@ -425,77 +334,6 @@ END_TEST
 
 // ---- task 5: softmax ----
 
-static double ref_softmax(const float *X, const int32_t *y, size_t n, size_t d, int C, const float *W, const float *b,
-                          double lambda, double *gW, double *gb)
-{
-    double loss = 0;
-    double *z = malloc((size_t)C * sizeof *z);
-    memset(gW, 0, (size_t)C * d * sizeof *gW);
-    memset(gb, 0, (size_t)C * sizeof *gb);
-    for (size_t i = 0; i < n; i++) {
-        double m = -INFINITY, s = 0;
-        for (int c = 0; c < C; c++) {
-            z[c] = b[c];
-            for (size_t j = 0; j < d; j++)
-                z[c] += (double)X[i * d + j] * W[(size_t)c * d + j];
-            m = fmax(m, z[c]);
-        }
-        for (int c = 0; c < C; c++)
-            s += exp(z[c] - m);
-        // cppcheck-suppress invalidFunctionArg ; s >= 1: the max term is exp(0)
-        double lse = m + log(s);
-        loss += lse - z[y[i]];
-        for (int c = 0; c < C; c++) {
-            double g = exp(z[c] - lse) - (c == y[i]);
-            gb[c] += g / (double)n;
-            for (size_t j = 0; j < d; j++)
-                gW[(size_t)c * d + j] += g * X[i * d + j] / (double)n;
-        }
-    }
-    double ww = 0;
-    for (size_t k = 0; k < (size_t)C * d; k++) {
-        gW[k] += lambda * W[k];
-        ww += (double)W[k] * W[k];
-    }
-    free(z);
-    return loss / (double)n + 0.5 * lambda * ww;
-}
-
-typedef struct sproblem {
-    size_t n, d;
-    int C;
-    float *X, *W, *b, lambda;
-    int32_t *y;
-} sproblem;
-
-static sproblem make_sproblem(uint64_t seed, size_t n, size_t d, int C, float lambda, double wscale)
-{
-    dl_rng r;
-    dl_rng_seed(&r, seed, 4);
-    sproblem p = {n,
-                  d,
-                  C,
-                  malloc(n * d * sizeof(float)),
-                  malloc((size_t)C * d * sizeof(float)),
-                  malloc((size_t)C * sizeof(float)),
-                  lambda,
-                  malloc(n * sizeof(int32_t))};
-    for (size_t i = 0; i < n * d; i++)
-        p.X[i] = (float)dl_rng_normal(&r);
-    for (size_t i = 0; i < (size_t)C * d; i++)
-        p.W[i] = (float)(wscale * dl_rng_normal(&r));
-    for (int c = 0; c < C; c++)
-        p.b[c] = (float)(0.2 * dl_rng_normal(&r));
-    for (size_t i = 0; i < n; i++)
-        p.y[i] = (int32_t)dl_rng_below(&r, (uint64_t)C);
-    return p;
-}
-
-static void free_sproblem(sproblem *p)
-{
-    free(p->X), free(p->W), free(p->b), free(p->y);
-}
-
 static void check_softmax(const sproblem *p, const char *what)
 {
     size_t wd = (size_t)p->C * p->d;
@@ -504,7 +342,7 @@ static void check_softmax(const sproblem *p, const char *what)
     double loss = NAN;
     GR_OK(softmax_loss_grad_cpu(p->X, p->y, p->n, p->d, p->C, p->W, p->b, p->lambda, gW, gb, &loss, work));
     double *rgW = malloc(wd * sizeof *rgW), *rgb = malloc((size_t)p->C * sizeof *rgb);
-    double rl = ref_softmax(p->X, p->y, p->n, p->d, p->C, p->W, p->b, p->lambda, rgW, rgb);
+    double rl = gr_ref_softmax(p->X, p->y, p->n, p->d, p->C, p->W, p->b, p->lambda, rgW, rgb);
     if (!isfinite(loss))
         GR_FAIL(GR_DIAG("softmax-no-max-shift") "%s: loss is %g (expected %.6g): exp of a large logit overflows; "
                                                 "subtract the row's max logit before exp",
@@ -554,20 +392,20 @@ START_TEST(test_softmax_loss_grad)
         {4, 65, 1, 7, 1e-3f, 2.0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        sproblem p = make_sproblem(cases[k].seed, cases[k].n, cases[k].d, cases[k].C, cases[k].lambda, cases[k].ws);
+        sproblem p = gr_make_sproblem(cases[k].seed, cases[k].n, cases[k].d, cases[k].C, cases[k].lambda, cases[k].ws);
         char what[96];
         snprintf(what, sizeof what, "n=%zu d=%zu C=%d lambda=%g", p.n, p.d, p.C, (double)p.lambda);
         check_softmax(&p, what);
-        free_sproblem(&p);
+        gr_free_sproblem(&p);
     }
     // logits of +-1e4: one feature of 1, weights of 1e4 scale
-    sproblem p = make_sproblem(9, 20, 1, 4, 0.0f, 1.0);
+    sproblem p = gr_make_sproblem(9, 20, 1, 4, 0.0f, 1.0);
     for (size_t i = 0; i < p.n; i++)
         p.X[i] = 1.0f;
     const float big[4] = {1e4f, -1e4f, 5e3f, 0.0f};
     memcpy(p.W, big, sizeof big);
     check_softmax(&p, "logits of +-1e4");
-    free_sproblem(&p);
+    gr_free_sproblem(&p);
 }
 END_TEST
 
@@ -598,7 +436,7 @@ START_TEST(test_softmax_train)
         cm[data.test.y[i] * 10 + pred[i]]++;
     }
     ref_report ref;
-    reference_report(cm, 10, &ref);
+    gr_reference_report(cm, 10, &ref);
     gr_note("Fashion-MNIST test accuracy %.4f, macro-F1 %.4f (lr 0.2, 12 epochs, batch 128)\n", ref.acc, ref.macro[2]);
     if (!(ref.acc >= 0.83))
         GR_FAIL("test accuracy %.4f on Fashion-MNIST after 12 epochs (macro-F1 %.4f); expected at least 0.83", ref.acc,
@@ -612,69 +450,10 @@ END_TEST
 
 // ---- task 6: the validation curve, with planted scores ----
 
-typedef struct planted {
-    int n;
-    const double *val, *test; /* macro-F1 per lambda index */
-    const double *lambdas;
-    int trained, val_scored, test_scored, test_model, released, live;
-    int test_before_all_val;
-    int models[16];
-} planted;
-
-static int index_of(const planted *pl, double lambda)
-{
-    for (int k = 0; k < pl->n; k++) {
-        if (pl->lambdas[k] == lambda)
-            return k;
-    }
-    return -1;
-}
-
-static dl_status planted_train(void *ctx, double lambda, void **model)
-{
-    planted *pl = ctx;
-    int k = index_of(pl, lambda);
-    if (k < 0)
-        return dl_error_set(DL_ERR_ARG, "grader: trained an unknown lambda %g", lambda);
-    pl->trained++;
-    pl->live++;
-    pl->models[k] = k;
-    *model = &pl->models[k];
-    return DL_OK;
-}
-
-static dl_status planted_score(void *ctx, void *model, int split, eval_report *r)
-{
-    planted *pl = ctx;
-    int k = *(int *)model;
-    double v = split == EVAL_TEST ? pl->test[k] : pl->val[k];
-    if (split == EVAL_TEST) {
-        pl->test_scored++;
-        pl->test_model = k;
-        if (pl->val_scored < pl->n)
-            pl->test_before_all_val = 1;
-    } else {
-        pl->val_scored++;
-    }
-    memset(r->precision, 0, (size_t)r->C * sizeof *r->precision);
-    r->macro_f1 = v;
-    r->accuracy = v + 0.01;
-    r->micro_f1 = v + 0.01;
-    return DL_OK;
-}
-
-static void planted_release(void *ctx, void *model)
-{
-    (void)model;
-    planted *pl = ctx;
-    pl->released++;
-    pl->live--;
-}
-
 static void run_planted(const double *lambdas, const double *val, const double *test, int n, int want)
 {
     planted pl = {n, val, test, lambdas, 0, 0, 0, -1, 0, 0, 0, {0}};
-    eval_trainer t = {&pl, planted_train, planted_score, planted_release};
+    eval_trainer t = {&pl, gr_planted_train, gr_planted_score, gr_planted_release};
     double vf[16], va[16];
     eval_curve curve = {n, lambdas, vf, va, -1, {0}};
     GR_OK(eval_report_alloc(&curve.test, 3));
@@ -735,37 +514,6 @@ END_TEST
 
 // ---- task 7: PSI ----
 
-static double ref_psi(const float *a, size_t na, const float *b, size_t nb, size_t d, size_t j, int bins)
-{
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < na; i++) {
-        if (!isnan(a[i * d + j])) {
-            lo = fmin(lo, a[i * d + j]);
-            hi = fmax(hi, a[i * d + j]);
-        }
-    }
-    if (!(hi > lo))
-        return 0.0;
-    double p[64] = {0}, q[64] = {0}, np = 0, nq = 0, w = (hi - lo) / bins, s = 0;
-    for (size_t i = 0; i < na; i++) {
-        if (isnan(a[i * d + j]))
-            continue;
-        long k = (long)floor((a[i * d + j] - lo) / w);
-        p[k < 0 ? 0 : k >= bins ? bins - 1 : k]++, np++;
-    }
-    for (size_t i = 0; i < nb; i++) {
-        if (isnan(b[i * d + j]))
-            continue;
-        long k = (long)floor((b[i * d + j] - lo) / w);
-        q[k < 0 ? 0 : k >= bins ? bins - 1 : k]++, nq++;
-    }
-    for (int k = 0; k < bins; k++) {
-        double pk = fmax(p[k] / np, 1e-4), qk = fmax(q[k] / nq, 1e-4);
-        s += (qk - pk) * log(qk / pk);
-    }
-    return s;
-}
-
 START_TEST(test_psi)
 {
     size_t na = 2000, nb = 1500, d = 4;
@@ -787,7 +535,7 @@ START_TEST(test_psi)
     double psi[4], want[4];
     GR_OK(eval_psi(a, na, b, nb, d, 10, psi));
     for (size_t j = 0; j < d; j++)
-        want[j] = ref_psi(a, na, b, nb, d, j, 10);
+        want[j] = gr_ref_psi(a, na, b, nb, d, j, 10);
     dl_cmp c;
     if (!dl_allclose_f64(psi, want, d, 1e-9, 1e-6, &c)) {
         char buf[1024];
@@ -813,7 +561,7 @@ START_TEST(test_gpu_softmax)
         double ws;
     } cases[] = {{1, 3, 2, 1.0}, {257, 20, 10, 0.3}, {1000, 784, 10, 0.05}, {300, 2, 5, 2000.0}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        sproblem p = make_sproblem(50 + k, cases[k].n, cases[k].d, cases[k].C, 0.01f, cases[k].ws);
+        sproblem p = gr_make_sproblem(50 + k, cases[k].n, cases[k].d, cases[k].C, 0.01f, cases[k].ws);
         size_t n = p.n, d = p.d, C = (size_t)p.C, wd = C * d;
         float *dX, *dW, *db, *dgW, *dgb, *dwork;
         int32_t *dy;
@@ -834,7 +582,7 @@ START_TEST(test_gpu_softmax)
         GR_OK(dl_memcpy_d2h(&dev, gW, dgW, wd * 4));
         GR_OK(dl_memcpy_d2h(&dev, gb, dgb, C * 4));
         double *rgW = malloc(wd * sizeof *rgW), *rgb = malloc(C * sizeof *rgb);
-        double rl = ref_softmax(p.X, p.y, n, d, p.C, p.W, p.b, p.lambda, rgW, rgb);
+        double rl = gr_ref_softmax(p.X, p.y, n, d, p.C, p.W, p.b, p.lambda, rgW, rgb);
         char what[128];
         snprintf(what, sizeof what, "n=%zu d=%zu C=%zu: CUDA gW", n, d, C);
         GR_ALLCLOSE_F32(what, gW, rgW, wd, 1e-5, 1e-4, "");
@@ -845,7 +593,7 @@ START_TEST(test_gpu_softmax)
         dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dW), dl_free(&dev, db);
         dl_free(&dev, dgW), dl_free(&dev, dgb), dl_free(&dev, dwork);
         free(gW), free(gb), free(rgW), free(rgb);
-        free_sproblem(&p);
+        gr_free_sproblem(&p);
     }
     dl_device_close(&dev);
 }
@@ -886,68 +634,59 @@ END_TEST
 
 // ---- the table ----
 
-#define HANDOUT "README.md#"
 static const gr_item items[] = {
-    {"approximate_mode", "approximate mode: floors, largest remainders, random ties", 10, GR_CPU, NULL,
-     "each class gets the floor of its exact share; leftover draws go one each to the largest remainders; "
-     "classes tied at the same remainder are ordered at random, not by index",
-     HANDOUT "task-1-the-stratified-split-25-points", 30, GR_WORKER, &test_approximate_mode},
-    {"split_exact", "stratified split: exact per-class counts, disjoint, complete, seeded", 10, GR_CPU,
-     "approximate_mode",
-     "compute val's counts from what train left and test's from what val left; deal each class's rows out "
-     "separately; shuffle each part",
-     HANDOUT "task-1-the-stratified-split-25-points", 30, GR_WORKER, &test_split_exact},
-    {"split_errors", "stratified split: the error cases return their status", 5, GR_CPU, NULL,
-     "check before allocating: a class smaller than the number of non-empty parts and fractions over 1 or "
-     "negative are DL_ERR_ARG, a label out of range is DL_ERR_RANGE",
-     HANDOUT "task-1-the-stratified-split-25-points", 30, GR_WORKER, &test_split_errors},
-    {"kfold", "stratified k-fold: per-class fold counts differ by at most one", 10, GR_CPU, NULL,
-     "deal each class's shuffled rows over the folds separately, not the rows by index; k above the "
-     "smallest class is an error",
-     HANDOUT "task-2-stratified-k-fold-10-points", 30, GR_WORKER, &test_kfold},
-    {"confusion", "confusion matrix equals a brute-force count (rows = truth)", 10, GR_CPU, NULL,
-     "rows are the true class, columns the prediction; zero the matrix first; check every label before "
-     "counting any",
-     HANDOUT "task-3-the-confusion-matrix-10-points", 30, GR_WORKER, &test_confusion},
-    {"metrics", "per-class P/R/F1 and macro/micro/weighted averages, zero division", 15, GR_CPU, NULL,
-     "precision reads down a column, recall along a row; a 0/0 is 0 and counts its class once; macro is "
-     "the plain mean, micro pools the counts, weighted uses the support",
-     HANDOUT "task-4-per-class-metrics-and-averages-15-points", 30, GR_WORKER, &test_metrics},
-    {"softmax_loss_grad", "softmax loss and gradient: double reference, finite differences, logits of 1e4", 15, GR_CPU,
-     NULL,
-     "subtract the row's largest logit before any exp and never take the log of a probability; every data "
-     "term is a mean over n; the penalty is on W only",
-     HANDOUT "task-5-softmax-regression-40-points", 60, GR_WORKER, &test_softmax_loss_grad},
-    {"softmax_train", "softmax regression reaches test accuracy >= 0.83 on Fashion-MNIST", 10, GR_CPU,
-     "softmax_loss_grad",
-     "a new order every epoch; exactly one engine call per batch and no other; step against the gradient",
-     HANDOUT "task-5-softmax-regression-40-points", 180, GR_WORKER, &test_softmax_train},
-    {"lambda_on_validation", "lambda chosen on validation; test scored once, for that model", 10, GR_CPU, NULL,
-     "choose on EVAL_VAL (the first best on ties); score EVAL_TEST once, after every validation score, "
-     "for the chosen model only",
-     HANDOUT "task-6-the-validation-curve-10-points", 30, GR_WORKER, &test_lambda_on_validation},
-    {"psi", "population stability index matches a double reference", 5, GR_CPU, NULL,
-     "bins from the reference's [min, max] only, values beyond it in the end bins; skip NaNs; floor each "
-     "share at 1e-4 before the log",
-     HANDOUT "task-7-drift-between-splits-5-points", 30, GR_WORKER, &test_psi},
-    {"gpu_softmax", "CUDA softmax loss/gradient equal the double reference", 10, GR_GPU1, NULL,
-     "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each step "
-     "with softmax_loss_grad_cpu",
-     HANDOUT "task-5-softmax-regression-40-points", 60, GR_WORKER, &test_gpu_softmax},
-    {"gpu_train", "training on the GPU reaches the CPU's accuracy", 5, GR_GPU1, "gpu_softmax",
-     "the training loop is the same; only the engine's device differs", HANDOUT "task-5-softmax-regression-40-points",
-     180, GR_WORKER, &test_gpu_train},
+    GR_ITEM(test_approximate_mode, "approximate_mode", "approximate mode: floors, largest remainders, random ties", 10,
+            GR_CPU, NULL,
+            "each class gets the floor of its exact share; leftover draws go one each to the largest remainders; "
+            "classes tied at the same remainder are ordered at random, not by index",
+            "task-1-the-stratified-split-25-points", 30, GR_WORKER),
+    GR_ITEM(test_split_exact, "split_exact", "stratified split: exact per-class counts, disjoint, complete, seeded", 10,
+            GR_CPU, "approximate_mode",
+            "compute val's counts from what train left and test's from what val left; deal each class's rows out "
+            "separately; shuffle each part",
+            "task-1-the-stratified-split-25-points", 30, GR_WORKER),
+    GR_ITEM(test_split_errors, "split_errors", "stratified split: the error cases return their status", 5, GR_CPU, NULL,
+            "check before allocating: a class smaller than the number of non-empty parts and fractions over 1 or "
+            "negative are DL_ERR_ARG, a label out of range is DL_ERR_RANGE",
+            "task-1-the-stratified-split-25-points", 30, GR_WORKER),
+    GR_ITEM(test_kfold, "kfold", "stratified k-fold: per-class fold counts differ by at most one", 10, GR_CPU, NULL,
+            "deal each class's shuffled rows over the folds separately, not the rows by index; k above the "
+            "smallest class is an error",
+            "task-2-stratified-k-fold-10-points", 30, GR_WORKER),
+    GR_ITEM(test_confusion, "confusion", "confusion matrix equals a brute-force count (rows = truth)", 10, GR_CPU, NULL,
+            "rows are the true class, columns the prediction; zero the matrix first; check every label before "
+            "counting any",
+            "task-3-the-confusion-matrix-10-points", 30, GR_WORKER),
+    GR_ITEM(test_metrics, "metrics", "per-class P/R/F1 and macro/micro/weighted averages, zero division", 15, GR_CPU,
+            NULL,
+            "precision reads down a column, recall along a row; a 0/0 is 0 and counts its class once; macro is "
+            "the plain mean, micro pools the counts, weighted uses the support",
+            "task-4-per-class-metrics-and-averages-15-points", 30, GR_WORKER),
+    GR_ITEM(test_softmax_loss_grad, "softmax_loss_grad",
+            "softmax loss and gradient: double reference, finite differences, logits of 1e4", 15, GR_CPU, NULL,
+            "subtract the row's largest logit before any exp and never take the log of a probability; every data "
+            "term is a mean over n; the penalty is on W only",
+            "task-5-softmax-regression-40-points", 60, GR_WORKER),
+    GR_ITEM(test_softmax_train, "softmax_train", "softmax regression reaches test accuracy >= 0.83 on Fashion-MNIST",
+            10, GR_CPU, "softmax_loss_grad",
+            "a new order every epoch; exactly one engine call per batch and no other; step against the gradient",
+            "task-5-softmax-regression-40-points", 180, GR_WORKER),
+    GR_ITEM(test_lambda_on_validation, "lambda_on_validation",
+            "lambda chosen on validation; test scored once, for that model", 10, GR_CPU, NULL,
+            "choose on EVAL_VAL (the first best on ties); score EVAL_TEST once, after every validation score, "
+            "for the chosen model only",
+            "task-6-the-validation-curve-10-points", 30, GR_WORKER),
+    GR_ITEM(test_psi, "psi", "population stability index matches a double reference", 5, GR_CPU, NULL,
+            "bins from the reference's [min, max] only, values beyond it in the end bins; skip NaNs; floor each "
+            "share at 1e-4 before the log",
+            "task-7-drift-between-splits-5-points", 30, GR_WORKER),
+    GR_ITEM(test_gpu_softmax, "gpu_softmax", "CUDA softmax loss/gradient equal the double reference", 10, GR_GPU1, NULL,
+            "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each step "
+            "with softmax_loss_grad_cpu",
+            "task-5-softmax-regression-40-points", 60, GR_WORKER),
+    GR_ITEM(test_gpu_train, "gpu_train", "training on the GPU reaches the CPU's accuracy", 5, GR_GPU1, "gpu_softmax",
+            "the training loop is the same; only the engine's device differs", "task-5-softmax-regression-40-points",
+            180, GR_WORKER),
 };
 
-static const gr_lab lab = {
-    "02",
-    "honest evaluation: stratified splits, confusion matrices, softmax regression",
-    "02-evaluation",
-    items,
-    (int)(sizeof items / sizeof items[0]),
-};
-
-const gr_lab *gr_lab_get(void)
-{
-    return &lab;
-}
+GR_LAB("02", "honest evaluation: stratified splits, confusion matrices, softmax regression", "02-evaluation", items);

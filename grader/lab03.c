@@ -587,64 +587,63 @@ END_TEST
 
 // ---- the table ----
 
-#define H "README.md#"
 static const gr_item items[] = {
-    {"sampler_exact", "distributed sampler: shard sizes, padding, rows r::P of the epoch's permutation", 15, GR_CPU,
-     NULL,
-     "every rank ceil(n/P) rows (floor with drop_last); order: dl_rng_permutation after dl_rng_seed(seed + epoch, "
-     "DDP_SAMPLER_STREAM); rank r takes positions r, r+P, ... (strides, not blocks), wrapping round to the start",
-     H "task-1-the-distributed-sampler-20-points", 30, GR_WORKER, &test_sampler_exact},
-    {"sampler_stratified", "stratified shards: per-class counts differ by at most one; fewer rows than ranks", 5,
-     GR_CPU, NULL,
-     "deal class 0's rows, then class 1's, ... round-robin with one counter; repeat a rank's own rows from its first "
-     "(a rank dealt none, n < P, takes position r mod n); then dl_rng_shuffle on DDP_SAMPLER_STREAM + 1 + rank",
-     H "task-1-the-distributed-sampler-20-points", 30, GR_WORKER, &test_sampler_stratified},
-    {"lr_schedule", "learning rate: linear scaling, warmup, schedule (exact)", 10, GR_CPU, NULL,
-     "scale base_lr by global_batch / base_batch; the warmup is above 0 at step 0 and reaches the peak at step W-1; "
-     "the cosine starts at W and is 0 from T on (pi: acos(-1.0); M_PI is not in C11)",
-     H "task-5-the-learning-rate-10-points", 30, GR_WORKER, &test_lr_schedule},
-    {"scaler_distributed", "distributed scaler equals the single-process one (3 ranks)", 10, GR_CPU, NULL,
-     "each rank's (count, mean, M2) in double, one dl_comm_allgather, then Chan's merge of all P summaries in rank "
-     "order on every rank (not the rank's own statistics, not sums of x and x^2)",
-     H "task-2-the-distributed-scaler-10-points", 120, GR_JUDGE, &test_scaler_distributed},
-    {"equivalence", "P ranks at batch B equal 1 rank at batch P*B after 20 steps (P = 2, 4)", 20, GR_CPU,
-     "sampler_exact",
-     "dl_comm_broadcast of m->params from rank 0 once; one dl_comm_allreduce of all of m->grads with DL_RED_AVG "
-     "(the mean, not the sum) every step",
-     H "tasks-3-and-4-one-model-on-p-ranks-20-points", 180, GR_JUDGE, &test_equivalence},
-    {"accuracy", "4 ranks reach test accuracy >= 0.85 on Fashion-MNIST", 10, GR_CPU, "equivalence",
-     "the reference reaches about 0.87; below 0.85 with equivalence passing, look at the lr scaling (task 5) and "
-     "the scaler (task 2)",
-     H "what-the-run-shows", 300, GR_JUDGE, &test_accuracy},
-    {"accounting", "each rank processes N/P rows per epoch; epoch time and imbalance >= 1", 5, GR_CPU, "equivalence",
-     "each rank its own N/P rows, nobody all of them, nobody the remainder (task 1); imbalance = max / mean of the "
-     "ranks' compute times, so >= 1 (task 6)",
-     H "what-the-run-shows", 300, GR_JUDGE, &test_accounting},
-    {"speedup_projected", "projected 4-GPU speedup >= 0.9 x the reference's (4xA10 PCIe)", 10, GR_CPU, "equivalence",
-     "one allreduce of the whole m->grads buffer per step (not one per layer); equal shards; nothing else "
-     "communicated per step",
-     H "speedup-measured-and-projected", 300, GR_JUDGE, &test_speedup_projected},
-    {"timing", "barrier-bracketed epoch time, per-rank compute, imbalance", 5, GR_CPU, NULL,
-     "dl_comm_barrier at both ends of the epoch; the largest time over the ranks (dl_comm_allreduce, DL_RED_MAX); "
-     "every rank's compute time (dl_comm_allgather); imbalance = max / mean",
-     H "task-6-timing-5-points", 300, GR_WORKER, &test_timing},
-    {"gpu_one_rank", "one rank on the GPU trains like the CPU", 5, GR_GPU1, NULL,
-     "hand m->params and m->grads to dl_comm as they are (device pointers on a GPU); never read them on the host",
-     H "running-on-gpus", 300, GR_JUDGE, &test_gpu_one_rank},
-    {"gpu4_measured", "measured speedup on 4 GPUs >= 0.8 x the reference's, same run", 10, GR_GPU4, NULL,
-     "one GPU per rank (dlrun -n 4 --device cuda); one allreduce per step; equal shards", H "running-on-gpus", 600,
-     GR_JUDGE, &test_gpu4_measured},
+    GR_ITEM(
+        test_sampler_exact, "sampler_exact",
+        "distributed sampler: shard sizes, padding, rows r::P of the epoch's permutation", 15, GR_CPU, NULL,
+        "every rank ceil(n/P) rows (floor with drop_last); order: dl_rng_permutation after dl_rng_seed(seed + epoch, "
+        "DDP_SAMPLER_STREAM); rank r takes positions r, r+P, ... (strides, not blocks), wrapping round to the start",
+        "task-1-the-distributed-sampler-20-points", 30, GR_WORKER),
+    GR_ITEM(test_sampler_stratified, "sampler_stratified",
+            "stratified shards: per-class counts differ by at most one; fewer rows than ranks", 5, GR_CPU, NULL,
+            "deal class 0's rows, then class 1's, ... round-robin with one counter; repeat a rank's own rows from its "
+            "first "
+            "(a rank dealt none, n < P, takes position r mod n); then dl_rng_shuffle on DDP_SAMPLER_STREAM + 1 + rank",
+            "task-1-the-distributed-sampler-20-points", 30, GR_WORKER),
+    GR_ITEM(
+        test_lr_schedule, "lr_schedule", "learning rate: linear scaling, warmup, schedule (exact)", 10, GR_CPU, NULL,
+        "scale base_lr by global_batch / base_batch; the warmup is above 0 at step 0 and reaches the peak at step W-1; "
+        "the cosine starts at W and is 0 from T on (pi: acos(-1.0); M_PI is not in C11)",
+        "task-5-the-learning-rate-10-points", 30, GR_WORKER),
+    GR_ITEM(
+        test_scaler_distributed, "scaler_distributed", "distributed scaler equals the single-process one (3 ranks)", 10,
+        GR_CPU, NULL,
+        "each rank's (count, mean, M2) in double, one dl_comm_allgather, then Chan's merge of all P summaries in rank "
+        "order on every rank (not the rank's own statistics, not sums of x and x^2)",
+        "task-2-the-distributed-scaler-10-points", 120, GR_JUDGE),
+    GR_ITEM(test_equivalence, "equivalence", "P ranks at batch B equal 1 rank at batch P*B after 20 steps (P = 2, 4)",
+            20, GR_CPU, "sampler_exact",
+            "dl_comm_broadcast of m->params from rank 0 once; one dl_comm_allreduce of all of m->grads with DL_RED_AVG "
+            "(the mean, not the sum) every step",
+            "tasks-3-and-4-one-model-on-p-ranks-20-points", 180, GR_JUDGE),
+    GR_ITEM(
+        test_accuracy, "accuracy", "4 ranks reach test accuracy >= 0.85 on Fashion-MNIST", 10, GR_CPU, "equivalence",
+        "the reference reaches about 0.87; below 0.85 with equivalence passing, look at the lr scaling (task 5) and "
+        "the scaler (task 2)",
+        "what-the-run-shows", 300, GR_JUDGE),
+    GR_ITEM(
+        test_accounting, "accounting", "each rank processes N/P rows per epoch; epoch time and imbalance >= 1", 5,
+        GR_CPU, "equivalence",
+        "each rank its own N/P rows, nobody all of them, nobody the remainder (task 1); imbalance = max / mean of the "
+        "ranks' compute times, so >= 1 (task 6)",
+        "what-the-run-shows", 300, GR_JUDGE),
+    GR_ITEM(test_speedup_projected, "speedup_projected",
+            "projected 4-GPU speedup >= 0.9 x the reference's (4xA10 PCIe)", 10, GR_CPU, "equivalence",
+            "one allreduce of the whole m->grads buffer per step (not one per layer); equal shards; nothing else "
+            "communicated per step",
+            "speedup-measured-and-projected", 300, GR_JUDGE),
+    GR_ITEM(
+        test_timing, "timing", "barrier-bracketed epoch time, per-rank compute, imbalance", 5, GR_CPU, NULL,
+        "dl_comm_barrier at both ends of the epoch; the largest time over the ranks (dl_comm_allreduce, DL_RED_MAX); "
+        "every rank's compute time (dl_comm_allgather); imbalance = max / mean",
+        "task-6-timing-5-points", 300, GR_WORKER),
+    GR_ITEM(
+        test_gpu_one_rank, "gpu_one_rank", "one rank on the GPU trains like the CPU", 5, GR_GPU1, NULL,
+        "hand m->params and m->grads to dl_comm as they are (device pointers on a GPU); never read them on the host",
+        "running-on-gpus", 300, GR_JUDGE),
+    GR_ITEM(test_gpu4_measured, "gpu4_measured", "measured speedup on 4 GPUs >= 0.8 x the reference's, same run", 10,
+            GR_GPU4, NULL, "one GPU per rank (dlrun -n 4 --device cuda); one allreduce per step; equal shards",
+            "running-on-gpus", 600, GR_JUDGE),
 };
 
-static const gr_lab lab = {
-    "03",
-    "from four serial copies to one data-parallel model",
-    "03-data-parallel",
-    items,
-    (int)(sizeof items / sizeof items[0]),
-};
-
-const gr_lab *gr_lab_get(void)
-{
-    return &lab;
-}
+GR_LAB("03", "from four serial copies to one data-parallel model", "03-data-parallel", items);

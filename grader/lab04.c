@@ -13,11 +13,11 @@
  *
  * Each item judges the lab's point, not only the result: every call whose
  * result an item reads must have moved its data itself (no library
- * collective in its counters or in the kit's record of it, check_own_work),
+ * collective in its counters or in the kit's record of it, gr_check_own_work),
  * and the pipelined ring must have had a chunk in flight while it added one
  * (check_pipeline, from the same record). The items of the ring share one
  * driver run; when it stops, each item reruns its own algorithm alone, so
- * that one algorithm's mistake fails its own item only (get_dump). */
+ * that one algorithm's mistake fails its own item only (gr_get_dump). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // fabs, ldexp
 #include <stdio.h> // snprintf
@@ -34,457 +34,8 @@
 #include "drivers.h" // gr_run_driver
 #include "grader.h"
 #include "items.h" // gr_code_dir
+#include "lab04_dump.h" // gr_get_dump, gr_result_of, gr_sum_of, gr_seg_lo
 #include "ring.h"
-
-#define SEED 7
-#define PRIME 100003
-#define CHUNK_BYTES 4096
-/* The ring's algorithms, dumped in one run that their items share. */
-#define RING_ALGOS "reduce-scatter,all-gather,ring,ring-chunked"
-
-// ---- the segments, as the grader knows them ----
-
-static int seg_mod(int a, int P)
-{
-    return ((a % P) + P) % P;
-}
-
-/* The reference's segment bounds (never the student's). */
-static size_t seg_lo(size_t n, int P, int s)
-{
-    size_t q = n / (size_t)P, rem = n % (size_t)P, k = (size_t)s;
-    return k * q + (k < rem ? k : rem);
-}
-
-static size_t seg_count(size_t n, int P, int s)
-{
-    return seg_lo(n, P, s + 1) - seg_lo(n, P, s);
-}
-
-// ---- the driver's dumps ----
-
-typedef struct dump {
-    char name[64];
-    int P;
-    dl_dtype t;
-    int kind;
-    size_t counts[8];
-    int nc;
-    dl_jv *rank[4];
-} dump;
-
-static void counts_for(int P, dump *d)
-{
-    // n = P first: one element per segment, whatever the segment arithmetic
-    const size_t c[6] = {(size_t)P, 0, 1, (size_t)P - 1, (size_t)P + 1, PRIME};
-    d->nc = 0;
-    for (int k = 0; k < 6; k++) {
-        int seen = 0;
-        for (int q = 0; q < d->nc; q++)
-            seen |= d->counts[q] == c[k];
-        if (!seen)
-            d->counts[d->nc++] = c[k];
-    }
-}
-
-/* A line of text (the one holding at), as "%.*s" wants it. */
-static int line_len(const char *at)
-{
-    return (int)strcspn(at, "\n");
-}
-
-static const char *line_start(const char *text, const char *at)
-{
-    while (at > text && at[-1] != '\n')
-        at--;
-    return at;
-}
-
-/* A driver run of algos that stopped: the classic mistake its log shows.
- * - A count mismatch (the MPI transport names it: "received more than K
- *   element(s)", or "received G element(s) ... but expected K"): when one
- *   side of the pair is empty and the algorithm is right wherever no
- *   segment is empty (right_without_empty: get_dump's probe), a rank
- *   skipped the call of an empty segment or chunk, and its next call met
- *   one of its neighbour's from another step; otherwise sender and receiver
- *   disagree on which segment moves.
- * - The watchdog's "timed out": in dl_comm_send or dl_comm_recv, the ranks
- *   all sent first and waited for each other (the deadlock of the eager
- *   limit); in a sendrecv, a call whose partner never came. */
-static void fail_dump_run(const char *name, int rc, const char *algos, int right_without_empty)
-{
-    char path[1300], *text = NULL;
-    snprintf(path, sizeof path, "%s.log", gr_path(name));
-    if (dl_read_file(path, &text, NULL) != DL_OK)
-        gr_fail_run(name, rc);
-    int chunked = strstr(algos, "chunked") != NULL;
-    const char *mismatch = strstr(text, "send_count must equal");
-    if (mismatch != NULL) {
-        const char *line = line_start(text, mismatch), *more = strstr(line, "received more than ");
-        const char *got_at = strstr(line, " received ");
-        long got = -1, want = -1;
-        if (more != NULL && more < mismatch)
-            sscanf(more, "received more than %ld", &want); // got > want
-        else if (got_at != NULL && got_at < mismatch)
-            sscanf(got_at, " received %ld element(s) from rank %*d but expected %ld", &got, &want);
-        const char *how = got >= 0 && got < want ? "shorter" : "longer";
-        if (right_without_empty && (got == 0 || want == 0))
-            GR_FAIL(GR_DIAG("empty-call-skipped") "%s stopped in the driver run '%s': %.*s. A message arrived %s than "
-                                                  "the receive "
-                                                  "posted for it, and one side of the pair was empty, while with "
-                                                  "no segment empty (n = P) every result is right: a rank left out "
-                                                  "its call for an empty %s, so that its next call met a call of "
-                                                  "its neighbour's from another step. Calls pair up in order, an "
-                                                  "empty send or receive included: every rank makes the same calls "
-                                                  "with each neighbour, step by step, even where its own part is "
-                                                  "empty",
-                    algos, name, line_len(line), line, how, chunked ? "chunk (or segment)" : "segment");
-        if (chunked)
-            GR_FAIL("%s stopped in the driver run '%s': %.*s. A message arrived %s than the receive posted for it: the "
-                    "chunk a rank "
-                    "sent and the one its neighbour received differ in length. Both sides must agree on the segment "
-                    "and on the chunk of it: chunk k covers elements k*chunk to min((k+1)*chunk, count) - 1",
-                    algos, name, line_len(line), line, how);
-        GR_FAIL(
-            GR_DIAG(
-                "wrong-neighbour-direction") "%s stopped in the driver run '%s': %.*s. A message arrived %s than the "
-                                             "receive posted for it: sender and receiver disagree on which "
-                                             "segment moves at this step. Send to r + 1, receive from "
-                                             "r - 1, and follow the segment indices step by step",
-            algos, name, line_len(line), line, how);
-    }
-    const char *timed = strstr(text, " timed out");
-    if (timed != NULL) {
-        const char *line = line_start(text, timed), *colon = strstr(line, ": ");
-        char call[32] = "";
-        if (colon != NULL && colon < timed)
-            snprintf(call, sizeof call, "%.*s", (int)(timed - colon - 2), colon + 2);
-        if (strcmp(call, "send") == 0 || strcmp(call, "recv") == 0)
-            GR_FAIL(
-                GR_DIAG(
-                    "send-then-receive-deadlock") "%s hung in the driver run '%s' until the watchdog stopped it: %.*s. "
-                                                  "Every rank waited for the others: a ring where each "
-                                                  "rank first sends and then receives hangs once a message "
-                                                  "is too big to be buffered. Send and receive in one call",
-                algos, name, line_len(line), line);
-        GR_FAIL("%s hung in the driver run '%s' until the watchdog stopped it: %.*s. A call waited for its partner, "
-                "which never "
-                "came: calls pair up in order (a rank's k-th call with a neighbour meets the neighbour's k-th call "
-                "with it, an empty one included), so every rank must make the same calls with each neighbour, and "
-                "receive from the rank that sends to it",
-                algos, name, line_len(line), line);
-    }
-    free(text);
-    gr_fail_run(name, rc);
-}
-
-/* Runs the driver's dump of algos on P ranks, once per grading run, for
- * every count of counts_for (probe = 1: n = P alone): 0 when its files are
- * there (from this item or an earlier one), its exit status when it ran and
- * failed, -1 when it failed in an earlier item (then only again = 1 runs it
- * once more). */
-static int run_dump(dump *d, int P, const char *dtype, const char *data, const char *algos, int probe, int again)
-{
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "%s-%s-%s-%d-%.20s", probe ? "probe" : "dump", dtype, data, P, algos);
-    for (char *p = d->name; *p; p++)
-        *p = *p == ',' ? '+' : *p;
-    d->P = P;
-    d->t = strcmp(dtype, "half") == 0 ? DL_F16 : DL_F32;
-    d->kind = ring_data_parse(data);
-    counts_for(P, d);
-    d->nc = probe ? 1 : d->nc; // n = P alone: one element per segment, none empty
-    char counts[200] = "";
-    for (int q = 0; q < d->nc; q++)
-        snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%zu", q ? "," : "", d->counts[q]);
-    char first[1400], log[1300];
-    snprintf(first, sizeof first, "%s/dump/rank%d.json", gr_path(d->name), P - 1);
-    snprintf(log, sizeof log, "%s.log", gr_path(d->name));
-    if (access(first, R_OK) == 0)
-        return 0;
-    if (access(log, R_OK) == 0 && !again)
-        return -1;
-    char args[2000];
-    snprintf(args, sizeof args,
-             "--dump '%s/dump' --algo %s --dtype %s --data %s --counts %s --chunk-bytes %d --seed %d", gr_path(d->name),
-             algos, dtype, data, counts, CHUNK_BYTES, SEED);
-    return gr_run_driver(P, d->name, args);
-}
-
-/* The algorithm a failed run's log says stopped it ("fatal: ALGO with n ="), or "". */
-static void failed_algo(const char *name, char *out, size_t len)
-{
-    char path[1300], *text = NULL;
-    out[0] = '\0';
-    snprintf(path, sizeof path, "%s.log", gr_path(name));
-    if (dl_read_file(path, &text, NULL) != DL_OK)
-        return;
-    const char *f = strstr(text, "fatal: ");
-    if (f != NULL && strstr(f, " with n = ") != NULL)
-        snprintf(out, len, "%.*s", (int)strcspn(f + 7, " \n"), f + 7);
-    free(text);
-}
-
-static void free_dump(dump *d)
-{
-    for (int r = 0; r < d->P; r++)
-        dl_jv_free(d->rank[r]);
-}
-
-/* The record of one call in rank r's dump. */
-static const dl_jv *call_of(const dump *d, int r, const char *algo, size_t n)
-{
-    const dl_jv *calls = dl_jv_get(d->rank[r], "calls");
-    for (size_t k = 0; calls != NULL && k < calls->n; k++) {
-        const dl_jv *c = &calls->items[k];
-        const dl_jv *a = dl_jv_get(c, "algo");
-        if (a != NULL && a->type == DL_JSTR && strcmp(a->str, algo) == 0 &&
-            (size_t)dl_jv_num(dl_jv_get(c, "n"), -1) == n)
-            return c;
-    }
-    const dl_jv *last = calls != NULL && calls->n > 0 ? &calls->items[calls->n - 1] : NULL;
-    for (size_t k = 0; calls != NULL && k < calls->n; k++) { // an earlier n of the same algorithm that failed
-        const dl_jv *a = dl_jv_get(&calls->items[k], "algo"), *e = dl_jv_get(&calls->items[k], "error");
-        if (a != NULL && a->type == DL_JSTR && strcmp(a->str, algo) == 0 && e != NULL && e->type == DL_JSTR &&
-            e->str[0] != '\0')
-            GR_FAIL("%s on %d ranks: %s", algo, d->P, e->str);
-    }
-    (void)last;
-    GR_FAIL("the dump of '%s' has no record of %s with n = %zu on rank %d", d->name, algo, n, r);
-    return NULL;
-}
-
-static double counter(const dl_jv *c, const char *key)
-{
-    return dl_jv_num(dl_jv_get(c, key), -1);
-}
-
-// ---- the kit's record of a call (dl/p2plog.h, dumped by the driver) ----
-
-/* One event: what the kit started (op, id, send range a, receive range b),
- * finished (id) or added (dst a, src b), ranges as byte offsets from buf. */
-typedef struct rec_ev {
-    int kind, op;
-    long id;
-    double a, a_bytes, b, b_bytes;
-} rec_ev;
-
-/* The call's events (free them); fails the test on a record that is missing,
- * malformed or overflowed. */
-static rec_ev *record_of(const dump *d, int r, const char *algo, size_t n, const dl_jv *c, size_t *count)
-{
-    const dl_jv *log = dl_jv_get(c, "log");
-    if (log == NULL || log->type != DL_JARR)
-        GR_FAIL("%s, %d ranks, n = %zu: rank %d's dump has no record of what the call sent and added", algo, d->P, n,
-                r);
-    if (counter(c, "log_dropped") != 0)
-        GR_FAIL("%s, %d ranks, n = %zu: rank %d made so many dl_comm and dl_add calls that the kit's record of them "
-                "overflowed (%.0f dropped)",
-                algo, d->P, n, r, counter(c, "log_dropped"));
-    rec_ev *ev = calloc(log->n + 1, sizeof *ev);
-    for (size_t k = 0; k < log->n; k++) {
-        const dl_jv *row = &log->items[k];
-        if (row->type != DL_JARR || row->n != 7)
-            GR_FAIL("%s: rank %d's record of n = %zu is malformed at event %zu", algo, r, n, k);
-        double v[7];
-        for (int i = 0; i < 7; i++)
-            v[i] = dl_jv_num(&row->items[i], 0);
-        ev[k] = (rec_ev){(int)v[0], (int)v[1], (long)v[2], v[3], v[4], v[5], v[6]};
-    }
-    *count = log->n;
-    return ev;
-}
-
-/* The call's own work: the collective it must build is not a library's.
- * Refused from two sources: the call's counters and the kit's record of
- * every operation the call started. */
-static void check_own_work(const dump *d, int r, const char *algo, size_t n, const dl_jv *c)
-{
-    static const dl_comm_op library[] = {DL_OP_ALLREDUCE, DL_OP_BROADCAST, DL_OP_ALLGATHER, DL_OP_ALLREDUCE_ASYNC};
-    double seen[DL_OP_COUNT] = {0};
-    int down = counter(c, "messages") < 0;
-    for (int op = 0; op < DL_OP_COUNT; op++) {
-        char key[64];
-        snprintf(key, sizeof key, "%s_calls", dl_comm_op_name((dl_comm_op)op));
-        seen[op] = counter(c, key);
-        down |= seen[op] < 0;
-    }
-    size_t ne = 0;
-    rec_ev *ev = record_of(d, r, algo, n, c, &ne);
-    for (size_t k = 0; k < ne; k++) {
-        if (ev[k].kind == DL_P2P_START && ev[k].op >= 0 && ev[k].op < DL_OP_COUNT && seen[ev[k].op] <= 0)
-            seen[ev[k].op] = 1;
-    }
-    free(ev);
-    for (size_t k = 0; k < sizeof library / sizeof library[0]; k++) {
-        if (seen[library[k]] > 0)
-            GR_FAIL(GR_DIAG("library-collective") "%s, %d ranks, n = %zu: rank %d called dl_comm_%s (%.0f time(s)): "
-                                                  "the library's collective did the work this task asks you to do. "
-                                                  "Build it from point-to-point messages (dl_comm_sendrecv, "
-                                                  "dl_comm_isendrecv) and dl_add, as the handout's contract says",
-                    algo, d->P, n, r, dl_comm_op_name(library[k]), seen[library[k]]);
-    }
-    if (down)
-        GR_FAIL("%s, %d ranks, n = %zu: rank %d's communication counters went down during the call: the grader "
-                "counts what your code sends; leave the counters alone",
-                algo, d->P, n, r);
-}
-
-/* What the call left in rank r's buffer, as doubles (n of them), once it is
- * known to be the call's own work. */
-static double *result_of(const dump *d, int r, const char *algo, size_t n)
-{
-    const dl_jv *c = call_of(d, r, algo, n);
-    const dl_jv *st = dl_jv_get(c, "status"), *err = dl_jv_get(c, "error");
-    if (st != NULL && st->type == DL_JSTR && strcmp(st->str, "DL_OK") != 0)
-        GR_FAIL("%s with n = %zu on %d ranks returned %s on rank %d: %s", algo, n, d->P, st->str, r,
-                err != NULL && err->type == DL_JSTR ? err->str : "");
-    check_own_work(d, r, algo, n, c);
-    char path[1400], *bytes = NULL;
-    size_t len = 0, esz = dl_dtype_size(d->t);
-    snprintf(path, sizeof path, "%s/dump/%s-n%zu-r%d.bin", gr_path(d->name), algo, n, r);
-    if (dl_read_file(path, &bytes, &len) != DL_OK || len != n * esz)
-        GR_FAIL("%s: expected %zu bytes of results, found %zu", path, n * esz, len);
-    double *v = malloc((n + 1) * sizeof *v);
-    for (size_t i = 0; i < n; i++) {
-        if (d->t == DL_F32) {
-            float f;
-            memcpy(&f, bytes + i * 4, 4);
-            v[i] = f;
-        } else {
-            dl_half h;
-            memcpy(&h, bytes + i * 2, 2);
-            v[i] = dl_h2f(h);
-        }
-    }
-    free(bytes);
-    return v;
-}
-
-/* The inputs of every rank and their exact sum (in double). */
-static double *input_of(const dump *d, int r, size_t n)
-{
-    size_t esz = dl_dtype_size(d->t);
-    void *raw = malloc((n + 1) * esz);
-    const float *f = raw;
-    const dl_half *h = raw;
-    double *v = malloc((n + 1) * sizeof *v);
-    ring_data(raw, n, d->t, r, d->kind, SEED);
-    for (size_t i = 0; i < n; i++)
-        v[i] = d->t == DL_F32 ? f[i] : dl_h2f(h[i]);
-    free(raw);
-    return v;
-}
-
-static double *sum_of(const dump *d, size_t n)
-{
-    double *s = calloc(n + 1, sizeof *s);
-    for (int r = 0; r < d->P; r++) {
-        double *x = input_of(d, r, n);
-        for (size_t i = 0; i < n; i++)
-            s[i] += x[i];
-        free(x);
-    }
-    return s;
-}
-
-/* First index in [lo, hi) where got differs from want, or hi. */
-static size_t first_diff(const double *got, const double *want, size_t lo, size_t hi)
-{
-    for (size_t i = lo; i < hi; i++) {
-        if (got[i] != want[i])
-            return i;
-    }
-    return hi;
-}
-
-static void read_dump(dump *d)
-{
-    for (int r = 0; r < d->P; r++) {
-        char path[1400];
-        snprintf(path, sizeof path, "%s/dump/rank%d.json", gr_path(d->name), r);
-        if (dl_json_parse_file(path, &d->rank[r]) != DL_OK)
-            GR_FAIL("the driver run '%s' wrote no readable %s (%s)", d->name, path, dl_last_error());
-    }
-}
-
-/* 1 when algo left the exact sum on every rank of d, for its one count
- * (the reduce-scatter: in segment r of rank r). */
-static int right_on(const dump *d, const char *algo)
-{
-    size_t n = d->counts[0];
-    double *sum = sum_of(d, n);
-    int ok = 1;
-    for (int r = 0; r < d->P && ok; r++) {
-        double *got = result_of(d, r, algo, n);
-        int rs = strcmp(algo, "reduce-scatter") == 0;
-        size_t lo = rs ? seg_lo(n, d->P, r) : 0, hi = rs ? seg_lo(n, d->P, r + 1) : n;
-        ok = first_diff(got, sum, lo, hi) == hi;
-        free(got);
-    }
-    free(sum);
-    return ok;
-}
-
-/* The dump that holds algo's calls on P ranks, read. Items share one run of
- * the algorithms in shared; when that run stopped on another algorithm
- * than algo, algo runs alone, so that one algorithm's mistake is judged by
- * its own item only. When algo's own run stopped, a crash can hide what
- * the values would show: algo runs once more on n = P alone (no segment
- * empty, every segment one element), and where its values are wrong there
- * this returns that probe's dump for the item to judge, as it judges any;
- * where they are right, the stop is judged from the run's log
- * (fail_dump_run), knowing that only empty segments make it fail. */
-static void get_dump(dump *d, int P, const char *dtype, const char *data, const char *shared, const char *algo)
-{
-    int rc = run_dump(d, P, dtype, data, shared, 0, 0);
-    if (rc != 0) {
-        char culprit[64];
-        failed_algo(d->name, culprit, sizeof culprit);
-        if (strcmp(shared, algo) != 0 && strcmp(culprit, algo) != 0)
-            rc = run_dump(d, P, dtype, data, algo, 0, 1);
-        else if (rc < 0) // it stopped in an earlier item: again, for this item's view of it
-            rc = run_dump(d, P, dtype, data, shared, 0, 1);
-    }
-    if (rc == 0) {
-        read_dump(d);
-        return;
-    }
-    char failed[64];
-    snprintf(failed, sizeof failed, "%s", d->name);
-    int right = 0;
-    if (d->kind == RING_DATA_INT && run_dump(d, P, dtype, data, algo, 1, 1) == 0) {
-        read_dump(d);
-        if (!right_on(d, algo))
-            return;
-        right = 1;
-        free_dump(d);
-    }
-    fail_dump_run(failed, rc, algo, right);
-}
-
-/* The shift (1 to P - 1) by which every rank q holds the complete sum of
- * segment q + shift instead of its own (empty segments aside), or 0. */
-static int shifted_sums(const dump *d, size_t n, const double *sum, const char *algo)
-{
-    int P = d->P, found = 0;
-    double *got[4];
-    for (int q = 0; q < P; q++)
-        got[q] = result_of(d, q, algo, n);
-    for (int shift = 1; shift < P && !found; shift++) {
-        int all = 1, any = 0;
-        for (int q = 0; q < P; q++) {
-            int s = seg_mod(q + shift, P);
-            size_t l2 = seg_lo(n, P, s), h2 = seg_lo(n, P, s + 1);
-            any |= h2 > l2;
-            all &= h2 == l2 || first_diff(got[q], sum, l2, h2) == h2;
-        }
-        found = all && any ? shift : 0;
-    }
-    for (int q = 0; q < P; q++)
-        free(got[q]);
-    return found;
-}
 
 /* A failing reduce-scatter result on rank r, with the classic mistake it
  * looks like; only where the evidence is that mistake's own. */
@@ -493,17 +44,17 @@ static int two_ranks_ok; /* the algorithm under test was right on 2 ranks */
 static void diagnose_rs(const dump *d, int r, size_t n, const double *got, const double *sum, const char *algo)
 {
     int P = d->P;
-    size_t lo = seg_lo(n, P, r), hi = seg_lo(n, P, r + 1), bad = first_diff(got, sum, lo, hi);
-    double *mine = input_of(d, r, n);
+    size_t lo = gr_seg_lo(n, P, r), hi = gr_seg_lo(n, P, r + 1), bad = gr_first_diff(got, sum, lo, hi);
+    double *mine = gr_input_of(d, r, n);
     int twice = hi > lo;
     for (size_t i = lo; i < hi && twice; i++)
         twice &= got[i] == sum[i] + mine[i];
-    if (twice && first_diff(got, sum, lo, hi) < hi)
+    if (twice && gr_first_diff(got, sum, lo, hi) < hi)
         GR_FAIL(GR_DIAG("one-step-too-many") "%s, %d ranks, n = %zu: rank %d's segment %d holds the sum plus its own "
                                              "share once more: a segment was added twice. The ring takes P - 1 "
                                              "steps, not P",
                 algo, P, n, r, r);
-    int shift = shifted_sums(d, n, sum, algo);
+    int shift = gr_shifted_sums(d, n, sum, algo);
     if (shift > 0)
         GR_FAIL(GR_DIAG("wrong-first-segment") "%s, %d ranks, n = %zu: rank %d holds the complete sum of segment %d, "
                                                "not of its own segment %d (every rank q holds segment q + %d's): "
@@ -511,7 +62,7 @@ static void diagnose_rs(const dump *d, int r, size_t n, const double *got, const
                                                "rank. Which segment a rank completes last follows from which "
                                                "one it sends first: choose the first so that the last segment rank "
                                                "r receives and adds is segment r (write the table for P = 4)",
-                algo, P, n, r, seg_mod(r + shift, P), r, shift);
+                algo, P, n, r, gr_seg_mod(r + shift, P), r, shift);
     if (P > 2 && two_ranks_ok && n % (size_t)P == 0)
         GR_FAIL(GR_DIAG("wrong-neighbour-direction") "%s: right on 2 ranks, wrong on %d (n = %zu, rank %d, element %zu "
                                                      "is %g, expected %g). With 2 ranks both neighbours are the same "
@@ -556,7 +107,7 @@ START_TEST(test_segments)
         size_t n = cases[k].n, total = 0;
         int P = cases[k].P;
         for (int s = 0; s <= P; s++) {
-            size_t off = ring_segment_offset(n, P, s), want = seg_lo(n, P, s);
+            size_t off = ring_segment_offset(n, P, s), want = gr_seg_lo(n, P, s);
             if (off != want) {
                 if (s == 1 && n >= (size_t)P && off == 0)
                     GR_FAIL("ring_segment_offset(n = %zu, P = %d, s = 1) = 0 (not implemented yet: lab04 task 2?)", n,
@@ -573,28 +124,29 @@ START_TEST(test_segments)
             if (s == P)
                 break;
             size_t cnt = ring_segment_count(n, P, s);
-            if (cnt != seg_count(n, P, s) && cnt == n / (size_t)P && n % (size_t)P != 0) {
+            if (cnt != gr_seg_count(n, P, s) && cnt == n / (size_t)P && n % (size_t)P != 0) {
                 // where the remainder went missing: in the offsets (the last n mod P
                 // elements in no segment), or in the counts alone (beside right offsets)
                 size_t next = ring_segment_offset(n, P, s + 1);
-                if (next == seg_lo(n, P, s + 1))
+                if (next == gr_seg_lo(n, P, s + 1))
                     GR_FAIL(GR_DIAG("remainder-dropped") "ring_segment_count(n = %zu, P = %d, s = %d) = %zu = "
                                                          "floor(n/P), expected %zu: your offsets are right (segment "
                                                          "%d runs from %zu to %zu), but the count leaves the "
                                                          "remainder out, so the last element of each of the first "
                                                          "%zu segments would be in no segment. A segment's count is "
                                                          "its length, up to where the next one starts",
-                            n, P, s, cnt, seg_count(n, P, s), s, seg_lo(n, P, s), seg_lo(n, P, s + 1), n % (size_t)P);
+                            n, P, s, cnt, gr_seg_count(n, P, s), s, gr_seg_lo(n, P, s), gr_seg_lo(n, P, s + 1),
+                            n % (size_t)P);
                 GR_FAIL(GR_DIAG("remainder-dropped") "ring_segment_count(n = %zu, P = %d, s = %d) = %zu = "
                                                      "floor(n/P), expected %zu, and segment %d would start at %zu, "
                                                      "not %zu: segments of floor(n/P) leave the last n mod P = %zu "
                                                      "elements in no segment. The first n mod P segments are one "
                                                      "element longer (n = 10, P = 3: 4, 3, 3)",
-                        n, P, s, cnt, seg_count(n, P, s), s + 1, next, seg_lo(n, P, s + 1), n % (size_t)P);
+                        n, P, s, cnt, gr_seg_count(n, P, s), s + 1, next, gr_seg_lo(n, P, s + 1), n % (size_t)P);
             }
-            if (cnt != seg_count(n, P, s))
+            if (cnt != gr_seg_count(n, P, s))
                 GR_FAIL("ring_segment_count(n = %zu, P = %d, s = %d) = %zu, expected %zu", n, P, s, cnt,
-                        seg_count(n, P, s));
+                        gr_seg_count(n, P, s));
             total += cnt;
         }
         if (total != n)
@@ -636,13 +188,13 @@ static void check_allreduce(const dump *d, const char *algo, int want_identical)
 {
     for (int q = 0; q < d->nc; q++) {
         size_t n = d->counts[q];
-        double *sum = sum_of(d, n), *first = NULL;
+        double *sum = gr_sum_of(d, n), *first = NULL;
         for (int r = 0; r < d->P; r++) {
-            double *got = result_of(d, r, algo, n);
-            size_t bad = first_diff(got, sum, 0, n);
+            double *got = gr_result_of(d, r, algo, n);
+            size_t bad = gr_first_diff(got, sum, 0, n);
             if (bad < n) {
-                size_t lo = seg_lo(n, d->P, r), hi = seg_lo(n, d->P, r + 1);
-                if (strcmp(algo, "ring") == 0 && hi > lo && first_diff(got, sum, lo, hi) == hi)
+                size_t lo = gr_seg_lo(n, d->P, r), hi = gr_seg_lo(n, d->P, r + 1);
+                if (strcmp(algo, "ring") == 0 && hi > lo && gr_first_diff(got, sum, lo, hi) == hi)
                     GR_FAIL(GR_DIAG("all-gather-missing") "ring, %d ranks, n = %zu: rank %d holds the full sum of its "
                                                           "own segment %d only (element %zu is %g, expected %g): "
                                                           "after the reduce-scatter the complete segments must go "
@@ -673,13 +225,13 @@ START_TEST(test_naive)
 {
     for (int P = 1; P <= 4; P++) {
         dump d;
-        get_dump(&d, P, "float", "int", "naive", "naive");
+        gr_get_dump(&d, P, "float", "int", "naive", "naive");
         check_allreduce(&d, "naive", 1);
         // its cost lands on rank 0: (P - 1) n elements in and (P - 1) n out
         size_t n = PRIME;
         for (int r = 0; r < P && P > 1; r++) {
-            const dl_jv *c = call_of(&d, r, "naive", n);
-            double sent = counter(c, "sendrecv_bytes"), want = (r == 0 ? (double)(P - 1) : 1.0) * (double)n * 4;
+            const dl_jv *c = gr_call_of(&d, r, "naive", n);
+            double sent = gr_counter(c, "sendrecv_bytes"), want = (r == 0 ? (double)(P - 1) : 1.0) * (double)n * 4;
             if (r != 0 && sent >= (double)(P - 1) * (double)n * 4 && P > 2)
                 GR_FAIL(GR_DIAG("naive-sum-everywhere") "naive, %d ranks: rank %d sent %.0f bytes, (P - 1) n elements: "
                                                         "every rank sent its buffer to every other and summed "
@@ -691,7 +243,7 @@ START_TEST(test_naive)
                         r == 0 ? "(P - 1) n elements: the sum to every other rank"
                                : "n elements: its buffer to rank 0");
         }
-        free_dump(&d);
+        gr_free_dump(&d);
     }
 }
 END_TEST
@@ -703,21 +255,21 @@ START_TEST(test_reduce_scatter)
     two_ranks_ok = 0;
     for (int P = 1; P <= 4; P++) {
         dump d;
-        get_dump(&d, P, "float", "int", RING_ALGOS, "reduce-scatter");
+        gr_get_dump(&d, P, "float", "int", RING_ALGOS, "reduce-scatter");
         for (int q = 0; q < d.nc; q++) {
             size_t n = d.counts[q];
-            double *sum = sum_of(&d, n);
+            double *sum = gr_sum_of(&d, n);
             for (int r = 0; r < P; r++) {
-                double *got = result_of(&d, r, "reduce-scatter", n);
-                size_t lo = seg_lo(n, P, r), hi = seg_lo(n, P, r + 1);
-                if (first_diff(got, sum, lo, hi) < hi)
+                double *got = gr_result_of(&d, r, "reduce-scatter", n);
+                size_t lo = gr_seg_lo(n, P, r), hi = gr_seg_lo(n, P, r + 1);
+                if (gr_first_diff(got, sum, lo, hi) < hi)
                     diagnose_rs(&d, r, n, got, sum, "reduce-scatter");
                 free(got);
             }
             free(sum);
         }
         two_ranks_ok = P == 2;
-        free_dump(&d);
+        gr_free_dump(&d);
     }
 }
 END_TEST
@@ -726,9 +278,9 @@ START_TEST(test_all_gather)
 {
     for (int P = 1; P <= 4; P++) {
         dump d;
-        get_dump(&d, P, "float", "int", RING_ALGOS, "all-gather");
+        gr_get_dump(&d, P, "float", "int", RING_ALGOS, "all-gather");
         check_allreduce(&d, "all-gather", 1);
-        free_dump(&d);
+        gr_free_dump(&d);
     }
 }
 END_TEST
@@ -738,10 +290,10 @@ START_TEST(test_allreduce)
     two_ranks_ok = 0;
     for (int P = 1; P <= 4; P++) {
         dump d;
-        get_dump(&d, P, "float", "int", RING_ALGOS, "ring");
+        gr_get_dump(&d, P, "float", "int", RING_ALGOS, "ring");
         check_allreduce(&d, "ring", 1);
         two_ranks_ok = P == 2;
-        free_dump(&d);
+        gr_free_dump(&d);
     }
 }
 END_TEST
@@ -751,19 +303,20 @@ START_TEST(test_bandwidth_optimal)
     // counted, not timed: each rank sends 2 (P - 1) segments in 2 (P - 1) messages
     for (int P = 2; P <= 4; P++) {
         dump d;
-        get_dump(&d, P, "float", "int", RING_ALGOS, "ring");
+        gr_get_dump(&d, P, "float", "int", RING_ALGOS, "ring");
         for (int q = 0; q < d.nc; q++) {
             size_t n = d.counts[q];
             for (int r = 0; r < P; r++) {
                 double bytes = 0, msgs = 0;
                 for (int k = 0; k < P - 1; k++) { // what the ring sends: reduce-scatter, then all-gather
-                    size_t a = seg_count(n, P, seg_mod(r - k - 1, P)), b = seg_count(n, P, seg_mod(r - k, P));
+                    size_t a = gr_seg_count(n, P, gr_seg_mod(r - k - 1, P)),
+                           b = gr_seg_count(n, P, gr_seg_mod(r - k, P));
                     bytes += 4.0 * (double)(a + b);
                     msgs += (a > 0) + (b > 0);
                 }
-                const dl_jv *c = call_of(&d, r, "ring", n);
-                double got = counter(c, "sendrecv_bytes"), got_msgs = counter(c, "messages");
-                check_own_work(&d, r, "ring", n, c);
+                const dl_jv *c = gr_call_of(&d, r, "ring", n);
+                double got = gr_counter(c, "sendrecv_bytes"), got_msgs = gr_counter(c, "messages");
+                gr_check_own_work(&d, r, "ring", n, c);
                 if (got != bytes || got_msgs != msgs)
                     GR_FAIL("ring, %d ranks, n = %zu: rank %d sent %.0f bytes in %.0f messages; the ring sends %.0f "
                             "bytes in %.0f messages: 2 (P - 1) segment transfers, one segment each (%s)",
@@ -772,7 +325,7 @@ START_TEST(test_bandwidth_optimal)
                                         : "fewer: did every segment travel?");
             }
         }
-        free_dump(&d);
+        gr_free_dump(&d);
     }
 }
 END_TEST
@@ -785,16 +338,16 @@ END_TEST
 static void check_f16(const dump *d, const char *algo)
 {
     size_t n = PRIME;
-    double *sum = sum_of(d, n), *abs_sum = calloc(n, sizeof *abs_sum);
+    double *sum = gr_sum_of(d, n), *abs_sum = calloc(n, sizeof *abs_sum);
     for (int r = 0; r < d->P; r++) {
-        double *x = input_of(d, r, n);
+        double *x = gr_input_of(d, r, n);
         for (size_t i = 0; i < n; i++)
             abs_sum[i] += fabs(x[i]);
         free(x);
     }
     double u = ldexp(1.0, -11);
     for (int r = 0; r < d->P; r++) {
-        double *got = result_of(d, r, algo, n);
+        double *got = gr_result_of(d, r, algo, n);
         size_t worst = 0;
         double worst_share = 0;
         for (size_t i = 0; i < n; i++) {
@@ -818,18 +371,18 @@ START_TEST(test_fp16)
     dump d;
     const char *algos[] = {"ring", "naive"};
     for (int k = 0; k < 2; k++) { // small integers: exact
-        get_dump(&d, 4, "half", "int", "naive,ring", algos[k]);
+        gr_get_dump(&d, 4, "half", "int", "naive,ring", algos[k]);
         check_allreduce(&d, algos[k], 1);
-        free_dump(&d);
+        gr_free_dump(&d);
     }
     for (int k = 0; k < 2; k++) {
-        get_dump(&d, 4, "half", "random", "naive,ring", algos[k]);
+        gr_get_dump(&d, 4, "half", "random", "naive,ring", algos[k]);
         check_f16(&d, algos[k]);
-        free_dump(&d);
+        gr_free_dump(&d);
     }
     // 2048 + 1 + 1 + 1: fp32 accumulation gives 2051, rounded once: 2052; fp16 accumulation keeps 2048
-    get_dump(&d, 4, "half", "crafted", "naive", "naive");
-    double *got = result_of(&d, 0, "naive", 1);
+    gr_get_dump(&d, 4, "half", "crafted", "naive", "naive");
+    double *got = gr_result_of(&d, 0, "naive", 1);
     double want = dl_h2f(dl_f2h(2051.0f));
     if (got[0] == 2048.0)
         GR_FAIL(GR_DIAG("fp16-accumulation") "naive in f16 on 4 ranks: 2048 + 1 + 1 + 1 gave 2048: the sum was "
@@ -840,7 +393,7 @@ START_TEST(test_fp16)
     if (got[0] != want)
         GR_FAIL("naive in f16 on 4 ranks: 2048 + 1 + 1 + 1 gave %g, expected %g (2051 rounded once)", got[0], want);
     free(got);
-    free_dump(&d);
+    gr_free_dump(&d);
 }
 END_TEST
 
@@ -879,9 +432,9 @@ static const char *range_name(const dump *d, double scratch_at, double at, doubl
 static void check_pipeline(const dump *d, int r, size_t n, size_t chunk)
 {
     int P = d->P;
-    const dl_jv *c = call_of(d, r, "ring-chunked", n);
+    const dl_jv *c = gr_call_of(d, r, "ring-chunked", n);
     size_t ne = 0, n_open = 0, adds = 0, bare = 0;
-    rec_ev *ev = record_of(d, r, "ring-chunked", n, c, &ne);
+    rec_ev *ev = gr_record_of(d, r, "ring-chunked", n, c, &ne);
     rec_ev **open = calloc(ne + 1, sizeof *open);
     double scratch_at = dl_jv_num(dl_jv_get(c, "scratch_at"), -1), added = 0;
     for (size_t k = 0; k < ne; k++) {
@@ -937,7 +490,7 @@ static void check_pipeline(const dump *d, int r, size_t n, size_t chunk)
     free(open);
     free(ev);
     double esz = (double)dl_dtype_size(d->t);
-    double want = esz * (double)(n - seg_count(n, P, seg_mod(r - 1, P))); // every segment but the one it starts
+    double want = esz * (double)(n - gr_seg_count(n, P, gr_seg_mod(r - 1, P))); // every segment but the one it starts
     if (added != want)
         GR_FAIL("ring-chunked, %d ranks, n = %zu: rank %d added %.0f elements with dl_add, but its reduce-scatter "
                 "receives %.0f: add each chunk that arrives with dl_add, once (the kit records every dl_add: that "
@@ -959,22 +512,22 @@ START_TEST(test_chunked)
 {
     for (int P = 2; P <= 4; P++) {
         dump d;
-        get_dump(&d, P, "float", "int", RING_ALGOS, "ring-chunked");
+        gr_get_dump(&d, P, "float", "int", RING_ALGOS, "ring-chunked");
         size_t chunk = CHUNK_BYTES / 4;
         for (int q = d.nc - 1; q >= 0; q--) { // the prime first: its chunks are long enough to tell races from ends
             size_t n = d.counts[q];
-            double *sum = sum_of(&d, n);
+            double *sum = gr_sum_of(&d, n);
             for (int r = 0; r < P; r++) {
-                double *got = result_of(&d, r, "ring-chunked", n);
-                size_t bad = first_diff(got, sum, 0, n);
+                double *got = gr_result_of(&d, r, "ring-chunked", n);
+                size_t bad = gr_first_diff(got, sum, 0, n);
                 if (bad < n) {
                     size_t s = 0;
-                    while (s + 1 < (size_t)P && seg_lo(n, P, (int)s + 1) <= bad)
+                    while (s + 1 < (size_t)P && gr_seg_lo(n, P, (int)s + 1) <= bad)
                         s++;
-                    size_t in_seg = bad - seg_lo(n, P, (int)s);
+                    size_t in_seg = bad - gr_seg_lo(n, P, (int)s);
                     // a boundary mistake spoils single elements at a chunk's ends; a race, whole chunks
                     size_t c0 = bad - in_seg % chunk, c1 = c0 + chunk, wrong_inside = 0;
-                    c1 = c1 < seg_lo(n, P, (int)s + 1) ? c1 : seg_lo(n, P, (int)s + 1);
+                    c1 = c1 < gr_seg_lo(n, P, (int)s + 1) ? c1 : gr_seg_lo(n, P, (int)s + 1);
                     for (size_t i = c0 + 1; i + 1 < c1; i++)
                         wrong_inside += got[i] != sum[i];
                     if (wrong_inside == 0 && (in_seg % chunk == 0 || in_seg % chunk == chunk - 1))
@@ -993,24 +546,25 @@ START_TEST(test_chunked)
                 // messages: every step's segment in ceil(count / chunk) pieces
                 double msgs = 0, bytes = 0;
                 for (int k = 0; k < P - 1; k++) {
-                    size_t a = seg_count(n, P, seg_mod(r - k - 1, P)), b = seg_count(n, P, seg_mod(r - k, P));
+                    size_t a = gr_seg_count(n, P, gr_seg_mod(r - k - 1, P)),
+                           b = gr_seg_count(n, P, gr_seg_mod(r - k, P));
                     size_t ca = chunk < (n + P - 1) / P ? chunk : (n + P - 1) / P;
                     ca = ca ? ca : 1;
                     msgs += (double)((a + ca - 1) / ca + (b + ca - 1) / ca);
                     bytes += 4.0 * (double)(a + b);
                 }
-                const dl_jv *c = call_of(&d, r, "ring-chunked", n);
-                if (counter(c, "messages") != msgs || counter(c, "sendrecv_bytes") != bytes)
+                const dl_jv *c = gr_call_of(&d, r, "ring-chunked", n);
+                if (gr_counter(c, "messages") != msgs || gr_counter(c, "sendrecv_bytes") != bytes)
                     GR_FAIL("ring-chunked, %d ranks, n = %zu, chunks of %zu elements: rank %d sent %.0f messages and "
                             "%.0f bytes; expected %.0f messages (each of the 2 (P - 1) segments in ceil(count / chunk) "
                             "chunks) and %.0f bytes",
-                            P, n, chunk, r, counter(c, "messages"), counter(c, "sendrecv_bytes"), msgs, bytes);
+                            P, n, chunk, r, gr_counter(c, "messages"), gr_counter(c, "sendrecv_bytes"), msgs, bytes);
                 check_pipeline(&d, r, n, chunk);
                 free(got);
             }
             free(sum);
         }
-        free_dump(&d);
+        gr_free_dump(&d);
     }
 }
 END_TEST
@@ -1023,7 +577,7 @@ START_TEST(test_bench)
     // pipelined ring are their own items' to judge
     int rc = gr_run_driver(2, "bench", "-b 8 -e 256K -f 8 --algo ring,library --iters 3 --warmup 1");
     if (rc != 0)
-        fail_dump_run("bench", rc, "ring,library", 0);
+        gr_fail_dump_run("bench", rc, "ring,library", 0);
     char path[1300];
     snprintf(path, sizeof path, "%s/metrics.csv", gr_path("bench"));
     const char *algos[] = {"ring", "library"};
@@ -1051,111 +605,53 @@ START_TEST(test_bench)
 }
 END_TEST
 
-// ---- GPU tiers ----
-
-START_TEST(test_gpu_one_rank)
-{
-    int rc = gr_run_driver(1, "gpu1",
-                           "--device cuda --dump dump-gpu1 --algo naive,ring,ring-chunked --dtype half "
-                           "--data random --counts 1,100003");
-    if (rc != 0)
-        fail_dump_run("gpu1", rc, "naive,ring,ring-chunked", 0);
-    gr_note("one rank on the GPU: the ring is a no-op, and every algorithm ran on device memory\n");
-}
-END_TEST
-
-START_TEST(test_gpu4_nccl)
-{
-    dump d;
-    char args[2000];
-    snprintf(args, sizeof args,
-             "--device cuda --dump '%s/dump' --algo ring --dtype float --data int --counts 0,1,3,4,5,%d",
-             gr_path("gpu4"), PRIME);
-    memset(&d, 0, sizeof d);
-    int rc = gr_run_driver(4, "gpu4", args);
-    if (rc != 0)
-        fail_dump_run("gpu4", rc, "ring", 0);
-    // the speed: yours against the reference's, at 64 MiB, in this run
-    const char *bench = "--device cuda -b 64M -e 64M --algo ring,library --iters 10";
-    rc = gr_run_driver(4, "gpu4-bench", bench);
-    if (rc != 0)
-        fail_dump_run("gpu4-bench", rc, "ring,library", 0);
-    dl_jv *s = gr_summary("gpu4-bench");
-    double yours = dl_jv_num(dl_jv_get(s, "algos.ring.busbw_largest_gbs"), 0), want;
-    dl_jv_free(s);
-    char ref[1200];
-    snprintf(ref, sizeof ref, "%s/build/solutions/lab04", dl_home());
-    if (access(ref, X_OK) == 0) {
-        char a2[1500];
-        snprintf(a2, sizeof a2, "%s --out '%s' --plot none --quiet", bench, gr_path("gpu4-ref"));
-        rc = gr_run_program(ref, 4, "gpu4-ref", a2);
-        if (rc != 0)
-            gr_fail_run("gpu4-ref", rc);
-        dl_jv *r = gr_summary("gpu4-ref");
-        want = 0.8 * dl_jv_num(dl_jv_get(r, "algos.ring.busbw_largest_gbs"), 0);
-        dl_jv_free(r);
-    } else {
-        s = gr_summary("gpu4-bench");
-        want = 0.8 * 0.8 * dl_jv_num(dl_jv_get(s, "algos.library.busbw_largest_gbs"), 0);
-        dl_jv_free(s);
-    }
-    gr_note("busbw at 64 MiB on 4 GPUs: yours %.2f GB/s (needs >= %.2f)\n", yours, want);
-    if (!(yours >= want))
-        GR_FAIL("your ring's bus bandwidth at 64 MiB on 4 GPUs is %.2f GB/s, below %.2f GB/s", yours, want);
-}
-END_TEST
+/* The GPU tiers' items (lab04_gpu.c). */
+GR_TEST_DECLARE(test_gpu_one_rank);
+GR_TEST_DECLARE(test_gpu4_nccl);
 
 // ---- the table ----
 
-#define H "README.md#"
-#define ITEM(test, name, title, pts, tier, parent, hint, section, timeout, where) \
-    {                                                                             \
-        name, title, pts, tier, parent, hint, H section, timeout, where, &test    \
-    }
 static const gr_item items[] = {
-    ITEM(test_segments, "segments", "segments: n mod P of them one longer, contiguous, for any n", 10, GR_CPU, NULL,
-         "every element in exactly one segment, in order; the first n mod P segments one longer; offset(P) = n",
-         "task-2-the-ring-reduce-scatter-25-points", 30, GR_WORKER),
-    ITEM(test_world_of_one, "world_of_one", "every algorithm on a world of one leaves the buffer as it is", 5, GR_CPU,
-         NULL, "with P = 1 there are no steps: the loops run P - 1 = 0 times", "what-you-will-do", 30, GR_WORKER),
-    ITEM(test_naive, "naive", "naive: exact on 1-4 ranks for any n; (P - 1) n on rank 0", 15, GR_CPU, NULL,
-         "only rank 0 exchanges with the others; it adds in rank order; every rank ends with the same sum",
-         "task-1-the-naive-allreduce-15-points", 120, GR_JUDGE),
-    ITEM(test_reduce_scatter, "reduce_scatter",
-         "reduce-scatter: rank r holds the full sum of segment r (1-4 ranks, any n)", 15, GR_CPU, "segments",
-         "P - 1 steps of one segment each way; the last segment rank r receives and adds is segment r",
-         "task-2-the-ring-reduce-scatter-25-points", 120, GR_JUDGE),
-    ITEM(test_all_gather, "all_gather", "all-gather: the complete segments reach every rank", 10, GR_CPU, "segments",
-         "P - 1 steps; each step every rank ends with one more complete segment, received whole",
-         "task-3-the-ring-all-gather-10-points", 120, GR_JUDGE),
-    ITEM(test_allreduce, "allreduce", "ring allreduce: exact, identical on every rank, in place", 10, GR_CPU,
-         "reduce_scatter", "reduce-scatter, then all-gather, on the same buffer", "task-4-the-ring-allreduce-20-points",
-         120, GR_JUDGE),
-    ITEM(test_bandwidth_optimal, "bandwidth_optimal",
-         "counted: 2 (P - 1) segments in 2 (P - 1) messages per rank, no collectives", 10, GR_CPU, "allreduce",
-         "each step moves one segment each way in one message; nothing else is sent",
-         "why-the-ring-is-bandwidth-optimal", 120, GR_JUDGE),
-    ITEM(test_fp16, "fp16", "f16: exact on integers, within P - 1 roundings on random data; naive sums in fp32", 10,
-         GR_CPU, "allreduce",
-         "each dl_add rounds once; the naive sum is kept wider than fp16 and rounded once, at the end",
-         "summing-in-half-precision", 120, GR_JUDGE),
-    ITEM(test_chunked, "chunked",
-         "pipelined ring: the same sums; messages = steps x chunks; a chunk in flight at each add", 10, GR_CPU,
-         "allreduce", "while a chunk is added the next one is travelling; no buffer touched before its transfer's wait",
-         "task-5-the-pipelined-ring-10-points", 120, GR_JUDGE),
-    ITEM(test_bench, "bench", "your benchmark run on 2 ranks: the ring's #wrong = 0, OK", 5, GR_CPU, "allreduce",
-         "common/bin/dlrun -n 2 build/labs/lab04 -b 8 -e 256K -f 8 --algo ring,library", "the-benchmark", 300,
-         GR_JUDGE),
-    ITEM(test_gpu_one_rank, "gpu_one_rank", "one rank on a GPU: every algorithm runs on device memory", 5, GR_GPU1,
-         NULL, "dl_add, dl_copy and the dl_comm calls take device pointers there", "running-on-gpus", 300, GR_JUDGE),
-    ITEM(test_gpu4_nccl, "gpu4_nccl", "4 GPUs over NCCL: exact, busbw at 64 MiB >= 0.8 x the reference's", 10, GR_GPU4,
-         NULL, "the same code; NCCL moves the data", "running-on-gpus", 600, GR_JUDGE),
+    GR_ITEM(test_segments, "segments", "segments: n mod P of them one longer, contiguous, for any n", 10, GR_CPU, NULL,
+            "every element in exactly one segment, in order; the first n mod P segments one longer; offset(P) = n",
+            "task-2-the-ring-reduce-scatter-25-points", 30, GR_WORKER),
+    GR_ITEM(test_world_of_one, "world_of_one", "every algorithm on a world of one leaves the buffer as it is", 5,
+            GR_CPU, NULL, "with P = 1 there are no steps: the loops run P - 1 = 0 times", "what-you-will-do", 30,
+            GR_WORKER),
+    GR_ITEM(test_naive, "naive", "naive: exact on 1-4 ranks for any n; (P - 1) n on rank 0", 15, GR_CPU, NULL,
+            "only rank 0 exchanges with the others; it adds in rank order; every rank ends with the same sum",
+            "task-1-the-naive-allreduce-15-points", 120, GR_JUDGE),
+    GR_ITEM(test_reduce_scatter, "reduce_scatter",
+            "reduce-scatter: rank r holds the full sum of segment r (1-4 ranks, any n)", 15, GR_CPU, "segments",
+            "P - 1 steps of one segment each way; the last segment rank r receives and adds is segment r",
+            "task-2-the-ring-reduce-scatter-25-points", 120, GR_JUDGE),
+    GR_ITEM(test_all_gather, "all_gather", "all-gather: the complete segments reach every rank", 10, GR_CPU, "segments",
+            "P - 1 steps; each step every rank ends with one more complete segment, received whole",
+            "task-3-the-ring-all-gather-10-points", 120, GR_JUDGE),
+    GR_ITEM(test_allreduce, "allreduce", "ring allreduce: exact, identical on every rank, in place", 10, GR_CPU,
+            "reduce_scatter", "reduce-scatter, then all-gather, on the same buffer",
+            "task-4-the-ring-allreduce-20-points", 120, GR_JUDGE),
+    GR_ITEM(test_bandwidth_optimal, "bandwidth_optimal",
+            "counted: 2 (P - 1) segments in 2 (P - 1) messages per rank, no collectives", 10, GR_CPU, "allreduce",
+            "each step moves one segment each way in one message; nothing else is sent",
+            "why-the-ring-is-bandwidth-optimal", 120, GR_JUDGE),
+    GR_ITEM(test_fp16, "fp16", "f16: exact on integers, within P - 1 roundings on random data; naive sums in fp32", 10,
+            GR_CPU, "allreduce",
+            "each dl_add rounds once; the naive sum is kept wider than fp16 and rounded once, at the end",
+            "summing-in-half-precision", 120, GR_JUDGE),
+    GR_ITEM(test_chunked, "chunked",
+            "pipelined ring: the same sums; messages = steps x chunks; a chunk in flight at each add", 10, GR_CPU,
+            "allreduce",
+            "while a chunk is added the next one is travelling; no buffer touched before its transfer's wait",
+            "task-5-the-pipelined-ring-10-points", 120, GR_JUDGE),
+    GR_ITEM(test_bench, "bench", "your benchmark run on 2 ranks: the ring's #wrong = 0, OK", 5, GR_CPU, "allreduce",
+            "common/bin/dlrun -n 2 build/labs/lab04 -b 8 -e 256K -f 8 --algo ring,library", "the-benchmark", 300,
+            GR_JUDGE),
+    GR_ITEM(gr_test_gpu_one_rank, "gpu_one_rank", "one rank on a GPU: every algorithm runs on device memory", 5,
+            GR_GPU1, NULL, "dl_add, dl_copy and the dl_comm calls take device pointers there", "running-on-gpus", 300,
+            GR_JUDGE),
+    GR_ITEM(gr_test_gpu4_nccl, "gpu4_nccl", "4 GPUs over NCCL: exact, busbw at 64 MiB >= 0.8 x the reference's", 10,
+            GR_GPU4, NULL, "the same code; NCCL moves the data", "running-on-gpus", 600, GR_JUDGE),
 };
 
-static const gr_lab lab = {"04", "the ring AllReduce by hand", "04-ring-allreduce", items,
-                           (int)(sizeof items / sizeof items[0])};
-
-const gr_lab *gr_lab_get(void)
-{
-    return &lab;
-}
+GR_LAB("04", "the ring AllReduce by hand", "04-ring-allreduce", items);

@@ -1,11 +1,5 @@
-/* lab05_ckpt.c — lab 05 task 6, checkpoints: the call wrappers and the
- * items, in one file included twice.
- *
- * - grader/lab05_calls.c includes it with LAB05_CKPT_CALLS defined: the
- *   wrappers of ckpt_save and ckpt_load (replay.h), compiled for the judge
- *   and, -DGR_RECORD, for the worker, so the Makefile wraps both names.
- * - grader/lab05.c includes it plainly, before its item table: the test
- *   bodies test_ckpt_roundtrip, test_ckpt_rejects and test_ckpt_atomic.
+/* lab05_ckpt.c — lab 05 task 6, checkpoints: its items (the table is
+ * lab05.c's; the wrappers of ckpt_save and ckpt_load are in lab05_calls.c).
  *
  * The files the student's code writes live only in the worker's sandbox
  * (relative paths under its work directory, so both programs name them the
@@ -14,89 +8,28 @@
  * calls: the judge sees the bytes ckpt_save wrote and judges the format
  * itself (magic, version, sizes, zlib's crc32, the arrays stored verbatim),
  * edits them (a cut, a flipped byte, parameters of its own with the crc32
- * recomputed) and judges what ckpt_load made of each. */
-
-#ifdef LAB05_CKPT_CALLS
-// ---- the wrappers (compiled into lab05_calls.c) ----
-
-#include <signal.h> // signal, SIGXFSZ
-#include <sys/resource.h> // setrlimit, RLIMIT_FSIZE
-
-#include "ckpt.h"
-#include "replay.h"
-
-#define T6 "lab05 task 6"
-
-/* Set by test_ckpt_atomic: the largest file (bytes) the next ckpt_save may
- * write in the worker, 0 for the sandbox's own limit. It is lowered around
- * the real call only (the recording is a file too), with SIGXFSZ ignored,
- * so a write past it fails with EFBIG instead of killing the worker. */
-size_t gr_ckpt_fsize_limit;
-
-GR_DECLARE(ckpt_save);
-dl_status GR_FN(ckpt_save)(const char *path, const ckpt_state *s)
-{
-    gr_call c;
-    gr_call_begin(&c, "ckpt_save", T6);
-    dl_status st = DL_OK;
-    if (gr_call_live(&c)) {
-        struct rlimit old, low;
-        void (*handler)(int) = SIG_DFL;
-        int limited = gr_ckpt_fsize_limit > 0 && getrlimit(RLIMIT_FSIZE, &old) == 0;
-        if (limited) {
-            low = old;
-            low.rlim_cur = (rlim_t)gr_ckpt_fsize_limit;
-            handler = signal(SIGXFSZ, SIG_IGN);
-            setrlimit(RLIMIT_FSIZE, &low);
-        }
-        st = GR_REAL(ckpt_save)(path, s);
-        if (limited) {
-            setrlimit(RLIMIT_FSIZE, &old);
-            signal(SIGXFSZ, handler);
-        }
-    }
-    return gr_call_end(&c, st); // what it wrote is read back by the test (fs_read)
-}
-
-/* Outputs: every field of *s as the call left it, then the caller's arrays
- * (n_params floats each, the count the caller passed in). The array
- * pointers are the caller's again afterwards, in both programs. */
-GR_DECLARE(ckpt_load);
-dl_status GR_FN(ckpt_load)(const char *path, ckpt_state *s, int allow_reshard)
-{
-    gr_call c;
-    gr_call_begin(&c, "ckpt_load", T6);
-    ckpt_state in = {0};
-    if (s != NULL)
-        in = *s;
-    dl_status st = DL_OK;
-    if (gr_call_live(&c))
-        st = GR_REAL(ckpt_load)(path, s, allow_reshard);
-    if (s != NULL) {
-        gr_out(&c, s, sizeof *s);
-        s->params = in.params;
-        s->velocity = in.velocity;
-        gr_out(&c, in.params, in.n_params * sizeof *in.params);
-        gr_out(&c, in.velocity, in.n_params * sizeof *in.velocity);
-    }
-    return gr_call_end(&c, st);
-}
-
-#else
-// ---- the items (compiled into lab05.c) ----
-
+ * recomputed) and judges what ckpt_load made of each. ckpt_resume runs the
+ * driver: stopped, saved and resumed, against the run that never stopped. */
+#define _POSIX_C_SOURCE 200809L
 #include <dirent.h> // opendir
 #include <errno.h> // errno, EEXIST
 #include <stdint.h> // uint32_t
+#include <stdio.h> // snprintf
+#include <stdlib.h> // malloc, free
+#include <string.h> // strerror, memcmp
 #include <sys/stat.h> // mkdir
 #include <zlib.h> // crc32
 
 #include "ckpt.h"
+#include "dl/fs.h" // dl_read_file
+#include "drivers.h" // gr_run_driver
+#include "grader.h"
+#include "lab05_ref.h" // the workload, AMP_INIT, AMP_GROWTH
 #include "replay.h" // gr_call_begin, gr_is_worker
 
 #define CKT_T "the grader's file access"
 
-extern size_t gr_ckpt_fsize_limit; /* the ckpt_save wrapper's (above, in lab05_calls.c) */
+extern size_t gr_ckpt_fsize_limit; /* the ckpt_save wrapper's (lab05_calls.c) */
 
 // ---- file operations of the test, run in the worker, replayed here ----
 
@@ -388,7 +321,7 @@ static size_t ckt_save_read(const char *dir, const char *path, ckt_run *saved, u
     return ckt_check_format(path, *f, *len, &saved->s);
 }
 
-START_TEST(test_ckpt_roundtrip)
+GR_TEST(test_ckpt_roundtrip)
 {
     static ckt_run saved, got;
     const char *a = "ckpt_roundtrip/a.ckpt", *b = "ckpt_roundtrip/b.ckpt";
@@ -454,7 +387,7 @@ static void ckt_save_as(const char *path, const size_t *sizes, int n_sizes, int 
     GR_OK(ckpt_save(path, &o.s));
 }
 
-START_TEST(test_ckpt_rejects)
+GR_TEST(test_ckpt_rejects)
 {
     static ckt_run saved, got;
     const char *good = "ckpt_rejects/good.ckpt", *bad = "ckpt_rejects/bad.ckpt";
@@ -514,7 +447,7 @@ START_TEST(test_ckpt_rejects)
 }
 END_TEST
 
-START_TEST(test_ckpt_atomic)
+GR_TEST(test_ckpt_atomic)
 {
     static ckt_run old, fresh, got;
     const char *dir = "ckpt_atomic", *path = "ckpt_atomic/run.ckpt";
@@ -575,4 +508,71 @@ START_TEST(test_ckpt_atomic)
 }
 END_TEST
 
-#endif /* LAB05_CKPT_CALLS */
+// ---- task 6 end to end: the driver stops, saves, and resumes exactly ----
+
+/* The driver on 2 ranks with the equivalence runs' workload in --amp fp16,
+ * the loss scale at 1024 and doubled after every 3 good steps (amp_training's
+ * scaler: it changes before the checkpoint, and the good steps counted at
+ * the checkpoint decide when it changes next), plus extra. */
+static int run_resume(const char *name, const char *extra)
+{
+    char args[1600];
+    snprintf(args, sizeof args, "%s --batch-size 32 --amp fp16 --init-scale %g --growth-interval %d --probe-every 0 %s",
+             gr_workload_flags(), AMP_INIT, AMP_GROWTH, extra);
+    return gr_run_driver(2, name, args);
+}
+
+GR_TEST(test_ckpt_resume)
+{
+    const int P = 2;
+    const long stop = 5, steps = 12; // stopped mid-epoch (62 steps per epoch here), between two growths of the scale
+    char extra[1400];
+    snprintf(extra, sizeof extra, "--max-steps %ld --dump '%s/dump'", steps, gr_path("resfull"));
+    int rc = run_resume("resfull", extra);
+    if (rc != 0)
+        gr_fail_run("resfull", rc);
+    snprintf(extra, sizeof extra, "--max-steps %ld --checkpoint-dir '%s/ck'", stop, gr_path("resa"));
+    rc = run_resume("resa", extra);
+    if (rc != 0)
+        gr_fail_run("resa", rc);
+    snprintf(extra, sizeof extra, "--max-steps %ld --resume '%s/ck/latest' --dump '%s/dump'", steps, gr_path("resa"),
+             gr_path("resb"));
+    rc = run_resume("resb", extra);
+    if (rc != 0)
+        gr_fail_run("resb", rc);
+    for (int r = 0; r < P; r++) {
+        // the loss scale of every step after the resume: the scaler's state came back
+        long nf = 0, nb = 0;
+        amp_row *full = gr_read_amp("resfull", r, &nf), *res = gr_read_amp("resb", r, &nb);
+        if (nf != steps || nb != steps - stop)
+            GR_FAIL("rank %d: the run that never stopped recorded %ld steps (expected %ld), the resumed one %ld "
+                    "(expected %ld)",
+                    r, nf, steps, nb, steps - stop);
+        for (long k = 0; k < nb; k++) {
+            const amp_row *f = &full[stop + k], *b = &res[k];
+            if (b->scale != f->scale)
+                GR_FAIL(GR_DIAG("checkpoint-without-scaler") "rank %d, step %ld of the resumed run: loss scale %g, "
+                                                             "the run that never stopped had %g: the loss scaler "
+                                                             "(its scale and its count of good steps) did not come "
+                                                             "back from the checkpoint",
+                        r, stop + k + 1, b->scale, f->scale);
+        }
+        free(full), free(res);
+        char a[64], b[64];
+        size_t na = 0, nbp = 0;
+        snprintf(a, sizeof a, "resfull/dump/params.%d.npy", r);
+        snprintf(b, sizeof b, "resb/dump/params.%d.npy", r);
+        float *pa = gr_load_npy(a, &na), *pb = gr_load_npy(b, &nbp);
+        if (na != nbp || memcmp(pa, pb, na * sizeof *pa) != 0) {
+            size_t k = 0;
+            while (k < na && k < nbp && memcmp(pa + k, pb + k, sizeof *pa) == 0)
+                k++;
+            GR_FAIL("rank %d: stopped after %ld steps, saved, resumed and run to %ld, the parameters differ from the "
+                    "run that never stopped (first at [%zu]: %.9g vs %.9g): something the next step depends on was "
+                    "not saved or not restored",
+                    r, stop, steps, k, k < na ? (double)pa[k] : 0.0, k < nbp ? (double)pb[k] : 0.0);
+        }
+        free(pa), free(pb);
+    }
+}
+END_TEST
