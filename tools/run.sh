@@ -17,20 +17,26 @@
 # (labs/NN-name/lab.mk, read through tools/lab.sh): nothing here names a lab.
 #
 #   --into DIR  write there instead of $B (build/)
+#   --lab NN    only that lab (again for more): its runs, grade and section
 #   --quick     one epoch per run and no grading: a smoke run whose page
 #               tools/check-report.sh checks in `make test`
 set -uo pipefail
 B=${B:-build}
 into=$B
 quick=0
+only=()
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1 ;;
     --into)
         into=${2:?--into needs a folder}
         shift ;;
+    --lab)
+        bash tools/lab.sh dir "${2:-}" >/dev/null || exit 2 # names the labs there are
+        only+=("$2")
+        shift ;;
     *)
-        echo "usage: tools/run.sh [--quick] [--into DIR]" >&2
+        echo "usage: tools/run.sh [--quick] [--into DIR] [--lab NN]..." >&2
         exit 2 ;;
     esac
     shift
@@ -66,6 +72,7 @@ fail=0
 printf '%-28s %-14s %s\n' "lab" "run(s)" "grade (reference)"
 for dir in $(lab list); do
     id=${dir%%-*}
+    [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $id "* ]] || continue
     title=$(lab get "$id" TITLE)
     run_args=$(lab get "$id" RUN_ARGS)
     launcher=$(lab get "$id" LAUNCH)

@@ -57,7 +57,7 @@ expect_rc 0 "its skeleton is the reference's, generated" -- bash tools/skeletons
 if command -v clang-format >/dev/null; then
     expect_rc 0 "its kit code follows .clang-format" -- bash tools/style.sh
 fi
-expect_rc 0 "make run --quick runs it" -- bash tools/run.sh --quick --into "$W/run"
+expect_rc 0 "make run --quick runs it" -- bash tools/run.sh --quick --lab "$id" --into "$W/run"
 page=$W/run/report/index.html
 sed -n "/<section id=\"$dir\">/,/<\/section>/p" "$page" >"$W/section.html"
 grep -q 'class="headline">The mean of 1024 floats' "$W/section.html" && ok "… and the report shows its headline" ||
