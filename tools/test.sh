@@ -10,6 +10,7 @@
 #                                           9 make run's report page, rendered in chromium
 #                                           9b every slide fits its window, in chromium
 # Runs where it stands (a clone of the kit); builds were done by `make all`.
+# Steps 5 to 9b run in two lanes at once (see run_lanes; TEST_LANES=1: one).
 #   tools/test.sh [STEP...]   only those steps, by number (e.g. 5b 8)
 set -u
 unset MAKEFLAGS MFLAGS # the nested builds below are not part of the caller's jobserver
@@ -29,9 +30,48 @@ step() {
     if "$@"; then took=ok; else took=FAILED; failed+=("$name"); fi
     echo "=== $name: $took ($((SECONDS - t0)) s, cpu $(($(cpu_s) - c0)) s)"
 }
-# CPU seconds (user + system) of the processes this script has waited for: a
+# CPU seconds (user + system) of the processes this shell has waited for: a
 # step's work, whatever else the machine runs
-cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($16 + $17) / hz }' /proc/$$/stat; }
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($16 + $17) / hz }' "/proc/$BASHPID/stat"; }
+
+# The long steps run in lanes, side by side (each step's jobs take their own
+# sandbox users and folders), their output shown whole, in the steps' order,
+# as each is done. TEST_LANES=1: one lane, the steps one after the other.
+#   lane "STEP..." "STEP..." ...   (then the steps, declared with `later`)
+declare -A later_cmd later_name
+later_order=()
+later() { # NAME COMMAND...: a step for the lanes
+    local name=$1 n=${1%% *}
+    shift
+    [ "$only" = "  " ] || [[ $only == *" $n "* ]] || return 0
+    later_order+=("$n")
+    later_name[$n]=$name
+    later_cmd[$n]=$(printf '%q ' "$@")
+}
+run_lanes() { # LANE...: each a list of step numbers, run in order
+    local dir=$B/test/steps lanes=("$@") n
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    [ "${TEST_LANES:-2}" = 1 ] && lanes=("${later_order[*]}")
+    echo
+    echo "(the next steps run in ${#lanes[@]} lane(s) at once: $(printf '[%s] ' "${lanes[@]}")— each shown when done)"
+    for lane in "${lanes[@]}"; do
+        (
+            for n in $lane; do
+                [ -n "${later_cmd[$n]:-}" ] || continue
+                step "${later_name[$n]}" eval "${later_cmd[$n]}" >"$dir/$n.log" 2>&1 </dev/null
+                [ ${#failed[@]} -eq 0 ] && echo ok >"$dir/$n.done" || echo FAILED >"$dir/$n.done"
+                failed=()
+            done
+        ) &
+    done
+    for n in "${later_order[@]}"; do
+        while [ ! -f "$dir/$n.done" ] && [ -n "$(jobs -rp)" ]; do sleep 1; done
+        cat "$dir/$n.log" 2>/dev/null
+        [ "$(cat "$dir/$n.done" 2>/dev/null)" = ok ] || failed+=("${later_name[$n]}")
+    done
+    wait
+}
 
 mapfile -t labs < <(bash tools/lab.sh list)
 [ ${#labs[@]} -gt 0 ] || exit 2
@@ -249,11 +289,11 @@ step "2b handouts' item tables match the graders" bash tools/check-handouts.sh
 step "2c the labs' manifests: read as make reads them, broken ones refused" bash tools/test-manifest.sh
 step "3 grader: reference solutions score full marks" grade_reference
 step "4 grader: untouched skeletons score zero without crashing" grade_skeletons
-step "5 mutants: every classic mistake caught by name" bash grader/mutants/run.sh
-step "5b adversarial submissions: exactly their due on every grading path" bash grader/adversarial/run.sh
-step "6 drivers end to end, plots, bad input" lab_scripts
 step "7 CUDA compiled and linked" cuda_compiled
-step "8 instructor tools: gradebook and student release" instructor_tools
+later "5 mutants: every classic mistake caught by name" bash grader/mutants/run.sh
+later "5b adversarial submissions: exactly their due on every grading path" bash grader/adversarial/run.sh
+later "6 drivers end to end, plots, bad input" lab_scripts
+later "8 instructor tools: gradebook and student release" instructor_tools
 # the decks built from step 9's quick run (its plots), every slide at two window sizes
 slides_fit() {
     local runs=$B/test/report-check/quick/run args=() rc
@@ -264,9 +304,12 @@ slides_fit() {
     return $rc
 }
 
-step "8b a new lab (tools/new-lab.sh) works with nothing else edited" bash tools/test-new-lab.sh
-step "9 report page: headlines, runs that went wrong, rendering in chromium (SKIPPED without it)" bash tools/check-report.sh
-step "9b slides: every slide shows all of its content at 1280x720 and 1920x1080 (SKIPPED without chromium or pandoc)" slides_fit
+later "8b a new lab (tools/new-lab.sh) works with nothing else edited" bash tools/test-new-lab.sh
+later "9 report page: headlines, runs that went wrong, rendering in chromium (SKIPPED without it)" bash tools/check-report.sh
+later "9b slides: every slide shows all of its content at 1280x720 and 1920x1080 (SKIPPED without chromium or pandoc)" slides_fit
+# the adversarial submissions and the gradebook in one lane; the mutants, the
+# drivers, the new lab and the report in the other (9b reads 9's run)
+run_lanes "5b 8" "5 6 8b 9 9b"
 echo
 if [ ${#failed[@]} -eq 0 ]; then
     echo "make test: all steps passed"
