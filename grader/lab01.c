@@ -307,95 +307,107 @@ END_TEST
 
 // ---- task 3: training ----
 
-START_TEST(test_train_optimum)
-{
+/* One default run on breast_cancer's scaled split, its test split as
+ * validation: what test_train_optimum and test_train_curve judge. */
+typedef struct trained {
     bc_data bc;
-    gr_bc_load(&bc);
-    size_t d = bc.d, n = bc.n[0];
-    logreg_config cfg = gr_default_config();
+    logreg_config cfg;
     logreg_model m;
     logreg_curve c;
-    gr_train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
+} trained;
+
+static void train_default(trained *t)
+{
+    gr_bc_load(&t->bc);
+    t->cfg = gr_default_config();
+    gr_train_on(dl_cpu(), t->bc.scaled[0], t->bc.y[0], t->bc.n[0], t->bc.d, t->bc.scaled[1], t->bc.y[1], t->bc.n[1],
+                &t->cfg, &t->m, &t->c, NULL);
+}
+
+static void trained_free(trained *t)
+{
+    logreg_model_free(&t->m);
+    logreg_curve_free(&t->c);
+    gr_bc_free(&t->bc);
+}
+
+START_TEST(test_train_optimum)
+{
+    trained t;
+    train_default(&t);
+    size_t d = t.bc.d, n = t.bc.n[0];
     double *wopt = malloc(d * sizeof *wopt), bopt;
-    double fopt = gr_ref_optimum(bc.scaled[0], bc.y[0], n, d, cfg.lambda, wopt, &bopt);
-    double f = gr_ref_objective_f(bc.scaled[0], bc.y[0], n, d, m.w, m.b, cfg.lambda);
+    double fopt = gr_ref_optimum(t.bc.scaled[0], t.bc.y[0], n, d, t.cfg.lambda, wopt, &bopt);
+    double f = gr_ref_objective_f(t.bc.scaled[0], t.bc.y[0], n, d, t.m.w, t.m.b, t.cfg.lambda);
     double rel = (f - fopt) / fopt;
     if (!(rel <= 1e-4))
         GR_FAIL("final objective %.9g after %d epochs is %.3g relative above the optimum %.9g "
                 "(Newton's method in double, lambda = %g); expected within 1e-4. The curve ends at "
                 "grad_norm %.3g (tol %g)",
-                f, c.n - 1, rel, fopt, cfg.lambda, c.n > 0 ? c.grad_norm[c.n - 1] : NAN, cfg.tol);
-    double last = c.train_loss[c.n - 1];
+                f, t.c.n - 1, rel, fopt, t.cfg.lambda, t.c.n > 0 ? t.c.grad_norm[t.c.n - 1] : NAN, t.cfg.tol);
+    double last = t.c.train_loss[t.c.n - 1];
     if (fabs(last - f) > 1e-5 * f)
         GR_FAIL("the curve's last train_loss %.9g is not the objective of the returned model %.9g: "
                 "record the curve after each epoch's steps",
                 last, f);
     free(wopt);
-    logreg_model_free(&m);
-    logreg_curve_free(&c);
-    gr_bc_free(&bc);
+    trained_free(&t);
 }
 END_TEST
 
 START_TEST(test_train_curve)
 {
-    bc_data bc;
-    gr_bc_load(&bc);
-    size_t d = bc.d, n = bc.n[0];
-    logreg_config cfg = gr_default_config();
-    logreg_model m;
-    logreg_curve c;
-    gr_train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &m, &c, NULL);
-    if (fabs(c.train_loss[0] - log(2.0)) > 1e-6)
+    trained t;
+    train_default(&t);
+    size_t d = t.bc.d, n = t.bc.n[0];
+    if (fabs(t.c.train_loss[0] - log(2.0)) > 1e-6)
         GR_FAIL("train_loss[0] = %.9g; entry 0 is the initial model w = 0, b = 0, whose loss is "
                 "log 2 = 0.693147",
-                c.train_loss[0]);
-    for (int k = 1; k < c.n; k++) {
-        if (c.train_loss[k] > c.train_loss[k - 1] * (1 + 1e-7) + 1e-9)
+                t.c.train_loss[0]);
+    for (int k = 1; k < t.c.n; k++) {
+        if (t.c.train_loss[k] > t.c.train_loss[k - 1] * (1 + 1e-7) + 1e-9)
             GR_FAIL("full-batch train_loss went up at epoch %d (%.9g -> %.9g) with lr = %g on "
                     "standardised data, where gradient descent decreases it every step",
-                    k, c.train_loss[k - 1], c.train_loss[k], cfg.lr);
-        if (!(c.val_acc[k] >= 0 && c.val_acc[k] <= 1) || !isfinite(c.val_loss[k]))
+                    k, t.c.train_loss[k - 1], t.c.train_loss[k], t.cfg.lr);
+        if (!(t.c.val_acc[k] >= 0 && t.c.val_acc[k] <= 1) || !isfinite(t.c.val_loss[k]))
             GR_FAIL("epoch %d: val_loss %g, val_acc %g: expected a finite loss and an accuracy in [0, 1]", k,
-                    c.val_loss[k], c.val_acc[k]);
+                    t.c.val_loss[k], t.c.val_acc[k]);
     }
-    int last = c.n - 1;
-    if (!(c.grad_norm[last] < cfg.tol))
+    int last = t.c.n - 1;
+    if (!(t.c.grad_norm[last] < t.cfg.tol))
         GR_FAIL(GR_DIAG("no-tolerance-stop") "training ran %d epochs and ended with grad_norm %.3g, not "
                                              "below tol = %g",
-                last, c.grad_norm[last], cfg.tol);
+                last, t.c.grad_norm[last], t.cfg.tol);
     for (int k = 0; k < last; k++) {
-        if (c.grad_norm[k] < cfg.tol)
+        if (t.c.grad_norm[k] < t.cfg.tol)
             GR_FAIL(GR_DIAG("no-tolerance-stop") "grad_norm fell below tol = %g at epoch %d but training "
                                                  "went on to epoch %d: stop as soon as it is below tol",
-                    cfg.tol, k, last);
+                    t.cfg.tol, k, last);
     }
     double gb = NAN, gn = 0;
     double *gw = calloc(d, sizeof *gw), *wd = calloc(d, sizeof *wd);
     for (size_t j = 0; j < d; j++)
-        wd[j] = m.w[j];
-    gr_ref_objective(bc.scaled[0], bc.y[0], n, d, wd, m.b, cfg.lambda, gw, &gb);
+        wd[j] = t.m.w[j];
+    gr_ref_objective(t.bc.scaled[0], t.bc.y[0], n, d, wd, t.m.b, t.cfg.lambda, gw, &gb);
     for (size_t j = 0; j < d; j++)
         gn += gw[j] * gw[j];
     gn = sqrt(gn + gb * gb);
-    if (fabs(gn - c.grad_norm[last]) > 1e-6 + 1e-2 * gn)
+    if (fabs(gn - t.c.grad_norm[last]) > 1e-6 + 1e-2 * gn)
         GR_FAIL("grad_norm[%d] = %.6g but the gradient of the returned model has norm %.6g "
                 "(sqrt(|grad_w|^2 + grad_b^2))",
-                last, c.grad_norm[last], gn);
+                last, t.c.grad_norm[last], gn);
     // tol = 0: all epochs run
-    logreg_model_free(&m);
-    logreg_curve_free(&c);
-    cfg.tol = 0;
-    cfg.epochs = 25;
-    gr_train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, NULL, NULL, 0, &cfg, &m, &c, NULL);
-    if (c.n != cfg.epochs + 1)
+    logreg_model_free(&t.m);
+    logreg_curve_free(&t.c);
+    t.cfg.tol = 0;
+    t.cfg.epochs = 25;
+    gr_train_on(dl_cpu(), t.bc.scaled[0], t.bc.y[0], n, d, NULL, NULL, 0, &t.cfg, &t.m, &t.c, NULL);
+    if (t.c.n != t.cfg.epochs + 1)
         GR_FAIL("with tol = 0 and %d epochs the curve has %d entries, expected %d (initial + one per "
                 "epoch)",
-                cfg.epochs, c.n, cfg.epochs + 1);
+                t.cfg.epochs, t.c.n, t.cfg.epochs + 1);
     free(gw), free(wd);
-    logreg_model_free(&m);
-    logreg_curve_free(&c);
-    gr_bc_free(&bc);
+    trained_free(&t);
 }
 END_TEST
 

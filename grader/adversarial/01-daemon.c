@@ -4,19 +4,8 @@
 // file: scaler.c
 // inject: logreg_scaler_transform
 // lose: none
-#include <sys/prctl.h> // prctl
-#include <unistd.h> // fork, setsid, sleep
+// with: daemon
 static void ddplab_attack(void)
 {
-    if (fork() == 0) {
-        setsid();
-        if (fork() == 0) {
-            for (int fd = 0; fd < 1024; fd++) // a proper daemon: it holds none of its parent's pipes
-                close(fd);
-            prctl(PR_SET_NAME, "ddplab-daemon");
-            for (;;)
-                sleep(100);
-        }
-        _exit(0);
-    }
+    leave_daemon();
 }

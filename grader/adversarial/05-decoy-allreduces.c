@@ -5,10 +5,10 @@
 // replace: yes
 // lose: overlap projection
 // expect: outside the gradient buffer
+// with: micro-batches late-reducer
 #include <stdlib.h> // calloc
 
 #include "ddp.h"
-#include "dl/ops.h" // dl_scale
 
 static void *decoy; // as large as the gradients, never read
 
@@ -42,39 +42,8 @@ dl_status ddp_finish(ddp_reducer *r)
         r->req[k] = NULL;
         st = st == DL_OK ? w : st;
     }
-    // the real work: every bucket after backward, blocking
-    float div = 1.0f / ((float)dl_comm_size(r->comm) * (float)r->accum);
-    for (int k = 0; st == DL_OK && k < r->n_buckets; k++) {
-        const ddp_bucket *b = &r->bucket[k];
-        char *view = (char *)r->grads + b->offset * dl_dtype_size(r->grad_type);
-        st = dl_scale(r->model->dev, view, b->count, r->grad_type, div);
-        if (st == DL_OK)
-            st = dl_comm_allreduce(r->comm, view, b->count, r->grad_type, DL_RED_SUM);
-    }
-    r->next = 0;
-    r->ready_from = 2 * DL_MLP_MAX_LAYERS;
-    r->status = DL_OK;
+    if (st == DL_OK)
+        st = allreduce_every_bucket(r); // the real work: every bucket after backward, blocking
+    reducer_reset(r);
     return st;
-}
-
-dl_status ddp_step(ddp_reducer *r, const ddp_micro *mb, const ddp_sgd *opt, double *loss)
-{
-    if (r == NULL || mb == NULL || opt == NULL || r->accum < 1)
-        return dl_error_set(DL_ERR_ARG, "ddp_step: NULL argument or accum < 1");
-    double sum = 0;
-    r->next = 0;
-    r->ready_from = 2 * DL_MLP_MAX_LAYERS;
-    r->status = DL_OK;
-    for (int k = 0; k < r->accum; k++) {
-        double l = 0;
-        r->sync = k == r->accum - 1;
-        DL_TRY(dl_mlp_forward(r->model, mb[k].X, mb[k].n));
-        DL_TRY(dl_mlp_loss(r->model, mb[k].y, mb[k].n, loss != NULL ? &l : NULL));
-        DL_TRY(dl_mlp_backward(r->model, mb[k].X, mb[k].n, k > 0, ddp_grad_ready, r));
-        sum += l;
-    }
-    DL_TRY(ddp_finish(r));
-    if (loss != NULL)
-        *loss = sum / r->accum;
-    return dl_mlp_sgd(r->model, opt->lr, opt->momentum, opt->weight_decay);
 }

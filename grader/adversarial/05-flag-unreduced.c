@@ -5,6 +5,7 @@
 // replace: yes
 // lose: amp_skip
 // expect: flag-not-reduced
+// with: micro-batches
 #include "amp.h"
 #include "dl/ops.h" // dl_cast, dl_unscale
 
@@ -15,21 +16,7 @@ dl_status amp_step(ddp_reducer *r, amp_scaler *s, const ddp_micro *mb, const ddp
     dl_mlp *m = r->model;
     DL_TRY(dl_cast(m->dev, m->params16, m->compute, m->params, DL_F32, m->n_params));
     DL_TRY(dl_mlp_set_loss_scale(m, s->scale));
-    double sum = 0;
-    r->next = 0;
-    r->ready_from = 2 * DL_MLP_MAX_LAYERS;
-    r->status = DL_OK;
-    for (int k = 0; k < r->accum; k++) {
-        double l = 0;
-        r->sync = k == r->accum - 1;
-        DL_TRY(dl_mlp_forward(m, mb[k].X, mb[k].n));
-        DL_TRY(dl_mlp_loss(m, mb[k].y, mb[k].n, loss != NULL ? &l : NULL));
-        DL_TRY(dl_mlp_backward(m, mb[k].X, mb[k].n, k > 0, ddp_grad_ready, r));
-        sum += l;
-    }
-    DL_TRY(ddp_finish(r));
-    if (loss != NULL)
-        *loss = sum / r->accum;
+    DL_TRY(run_micro_batches(r, mb, loss));
     int found = 0;
     DL_TRY(dl_unscale(m->dev, r->grads, r->grad_type, m->grads, m->n_params, 1.0f / s->scale, &found));
     DL_TRY(amp_scaler_update(s, found, skipped)); // the sums agree on every rank: no need to share the flag

@@ -6,8 +6,8 @@
 // lose: all
 // status: references-outside-api
 // expect: refused \[references-outside-api\].*dl_trace_(begin|end|on|stop|start)
+// with: micro-batches late-reducer
 #include "ddp.h"
-#include "dl/ops.h" // dl_scale
 #include "dl/trace.h" // dl_trace_begin, dl_trace_end, dl_trace_stop, dl_trace_start
 
 void ddp_grad_ready(void *ctx, int layer, void *grad, size_t count)
@@ -33,40 +33,10 @@ dl_status ddp_finish(ddp_reducer *r)
     int on = dl_trace_on();
     if (on)
         dl_trace_stop(); // the real work, unseen: every bucket after backward, blocking
-    float div = 1.0f / ((float)dl_comm_size(r->comm) * (float)r->accum);
-    for (int k = 0; st == DL_OK && k < r->n_buckets; k++) {
-        const ddp_bucket *b = &r->bucket[k];
-        char *view = (char *)r->grads + b->offset * dl_dtype_size(r->grad_type);
-        st = dl_scale(r->model->dev, view, b->count, r->grad_type, div);
-        if (st == DL_OK)
-            st = dl_comm_allreduce(r->comm, view, b->count, r->grad_type, DL_RED_SUM);
-    }
+    if (st == DL_OK)
+        st = allreduce_every_bucket(r);
     if (on)
         dl_trace_start(0);
-    r->next = 0;
-    r->ready_from = 2 * DL_MLP_MAX_LAYERS;
-    r->status = DL_OK;
+    reducer_reset(r);
     return st;
-}
-
-dl_status ddp_step(ddp_reducer *r, const ddp_micro *mb, const ddp_sgd *opt, double *loss)
-{
-    if (r == NULL || mb == NULL || opt == NULL || r->accum < 1)
-        return dl_error_set(DL_ERR_ARG, "ddp_step: NULL argument or accum < 1");
-    double sum = 0;
-    r->next = 0;
-    r->ready_from = 2 * DL_MLP_MAX_LAYERS;
-    r->status = DL_OK;
-    for (int k = 0; k < r->accum; k++) {
-        double l = 0;
-        r->sync = k == r->accum - 1;
-        DL_TRY(dl_mlp_forward(r->model, mb[k].X, mb[k].n));
-        DL_TRY(dl_mlp_loss(r->model, mb[k].y, mb[k].n, loss != NULL ? &l : NULL));
-        DL_TRY(dl_mlp_backward(r->model, mb[k].X, mb[k].n, k > 0, ddp_grad_ready, r));
-        sum += l;
-    }
-    DL_TRY(ddp_finish(r));
-    if (loss != NULL)
-        *loss = sum / r->accum;
-    return dl_mlp_sgd(r->model, opt->lr, opt->momentum, opt->weight_decay);
 }

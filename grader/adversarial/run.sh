@@ -16,7 +16,11 @@
 #                                      the judge's results.json names too, as extra_data.build)
 #     // paths: grade gradebook       (default: both)
 #     // multiplier: X                (CK_TIMEOUT_MULTIPLIER for `make grade`; attacks that hang)
-# "@KIT@" in the code stands for this checkout's absolute path.
+#     // with: NAME ...               (shared attack pieces: grader/adversarial/lib/NAME.c, in
+#                                     this order, stand before the attack's own code)
+# "@KIT@" in the code stands for this checkout's absolute path. The pieces are
+# pasted in, not #included: the grader refuses includes from outside the
+# submission, and an attack must fail (or not) for its own reason.
 # Paths: `make grade SRC=dir JSON=file` (the judge's table, its exit status and
 # results.json) and `make gradebook` (the CSV row and its status). After each,
 # no process of the sandbox users and no "ddplab-daemon" may be left. As root,
@@ -44,6 +48,15 @@ field() { sed -n "s|^// $1: *||p" "grader/adversarial/$2.c" | head -n 1; }
 on_path() { case " $(field paths "$2") " in "  " | *" $1 "*) return 0 ;; esac; return 1; }
 ok() { echo "ok      $1"; pass=$((pass + 1)); }
 not_ok() { echo "not ok  $1"; fail=$((fail + 1)); }
+# verdict WHAT SUMMARY LOG: ok with the summary when the caller's why[] holds no
+# reason, else not ok with the reasons and where to look
+verdict() {
+    if [ ${#why[@]} -eq 0 ]; then
+        ok "$1: $2"
+    else
+        not_ok "$1: $(printf '%s; ' "${why[@]}")see $3"
+    fi
+}
 
 # Points of each item, from the judge: "name points tier".
 points() { "$B/grader/lab$1" --list | awk '{print $1, $2, $4}'; }
@@ -86,8 +99,13 @@ prepare() {
     rm -rf "$gobj"
     mkdir -p "$gobj/obj/mutant/$lab"
     cp "$objs"/*.o "$gobj/obj/mutant/$lab/" 2>/dev/null
-    local code
-    code=$(awk 'h && /^\/\/ [a-z-]+:/ { next } { h = 0; print }' h=1 "grader/adversarial/$name.c" | sed "s|@KIT@|$kit|g")
+    local code piece pieces=()
+    for piece in $(field with "$name"); do
+        [ -f "grader/adversarial/lib/$piece.c" ] || { echo "no attack piece grader/adversarial/lib/$piece.c" >&2; return 1; }
+        pieces+=("grader/adversarial/lib/$piece.c")
+    done
+    code=$({ [ ${#pieces[@]} -eq 0 ] || cat "${pieces[@]}"
+        awk 'h && /^\/\/ [a-z-]+:/ { next } { h = 0; print }' h=1 "grader/adversarial/$name.c"; } | sed "s|@KIT@|$kit|g")
     # the attacks call POSIX functions that -std=c11 hides; an injected attack is
     # a static function of the file (a student file defines only the lab's functions)
     { printf '#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n'
@@ -154,11 +172,7 @@ check_grade() {
     local left
     left=$(survivors "$log")
     [ -z "$left" ] || why+=("processes survived: $left")
-    if [ ${#why[@]} -eq 0 ]; then
-        ok "$name ($path): $(grep '^Score: ' "$log" | sed 's/ *(.*//')"
-    else
-        not_ok "$name ($path): $(printf '%s; ' "${why[@]}")see $log"
-    fi
+    verdict "$name ($path)" "$(grep '^Score: ' "$log" | sed 's/ *(.*//')" "$log"
 }
 
 [ -d "$B/skeleton/src" ] || bash tools/skeletons.sh build "$B/skeleton/src" >/dev/null || exit 1
@@ -231,11 +245,7 @@ gradebook_path() { # lab
         done < <(points "$lab")
         left=$(survivors "$AB/gradebook/lab$lab/$name/grade.log")
         [ -z "$left" ] || why+=("processes survived: $left")
-        if [ ${#why[@]} -eq 0 ]; then
-            ok "$name (gradebook): $(echo "$row" | cut -d, -f2,3 | tr , /) ${got_status}"
-        else
-            not_ok "$name (gradebook): $(printf '%s; ' "${why[@]}")see $AB/gradebook-$lab.log"
-        fi
+        verdict "$name (gradebook)" "$(echo "$row" | cut -d, -f2,3 | tr , /) ${got_status}" "$AB/gradebook-$lab.log"
     done
 }
 

@@ -8,14 +8,8 @@
 # Target: >= 1.7x at 2 ranks. JSON, CSV and a plot in build/bench/. Never part
 # of `make test`.
 set -uo pipefail
-B=${B:-build}
-out=${1:-$B/bench}
-J=$B/tools/jsonq
-D=$B/solutions/lab03
-mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
+bench_begin 03 "$@"
 
 # one run of the reference on n ranks; prints "steady_epoch compute others"
 run() {

@@ -6,13 +6,8 @@
 # 2-core machine), reported. Best of three rounds. JSON, CSV and the busbw
 # plot in build/bench/. Never part of `make test`.
 set -uo pipefail
-B=${B:-build}
-out=${1:-$B/bench}
-J=$B/tools/jsonq
-D=$B/solutions/lab04
-mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+bench_begin 04 "$@"
 best_ring=0 best_chunk=0 best_lib=0 best_copy=0
 for round in 1 2 3; do
     common/bin/dlrun -n 2 "$D" -b 64M -e 64M --algo ring,ring-chunked,library --iters 10 --chunk-bytes 1M \

@@ -10,15 +10,9 @@
 # CSV and the fp32/AMP/noscale learning curves in build/bench/. Never part of
 # `make test`.
 set -uo pipefail
-B=${B:-build}
-out=${1:-$B/bench}
-J=$B/tools/jsonq
-D=$B/solutions/lab05
-mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 : "${BENCH_ROUNDS:=3}"
 . "$(dirname "$0")/lib.sh"
+bench_begin 05 "$@"
 runs=("1 bucketed off" "2 bucketed off" "4 bucketed off" "2 ddp-flat off" "2 bucketed fp16" "2 bucketed fp16-noscale" "2 bucketed bf16")
 key_of() { # "n mode amp" -> the run's name
     local n mode amp

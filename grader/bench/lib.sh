@@ -24,8 +24,23 @@
 # - BENCH_ROUNDS (default 5, env): how many interleaved rounds to run.
 # - bench_median / bench_min / bench_max: of the numbers on stdin, one per
 #   line; nothing in, "nan" out.
+# - bench_begin NN [OUT]: every bench's start: sets B (env, default build),
+#   out (OUT, default $B/bench; created), J (jsonq), D (the reference's lab NN
+#   driver) and tmp (a new temporary directory, removed when the script exits).
+#   Exits 1 when no temporary directory can be made.
 BENCH_ROUNDS=${BENCH_ROUNDS:-5}
 BENCH_QUIET=${BENCH_QUIET:-0.25}
+
+# shellcheck disable=SC2034 # the variables are the sourcing bench's
+bench_begin() {
+    B=${B:-build}
+    out=${2:-$B/bench}
+    J=$B/tools/jsonq
+    D=$B/solutions/lab$1
+    mkdir -p "$out"
+    tmp=$(mktemp -d) || exit 1
+    trap 'rm -rf "$tmp"' EXIT
+}
 
 # Busy and total jiffies of all CPUs (user nice system irq softirq steal).
 _bench_jiffies() {
