@@ -65,14 +65,24 @@ gpu_items() { "$B/grader/lab$1" --list | awk '$4 != "cpu" {print $1}'; }
 
 # What is left of a grading run after it ended: the processes of the user its
 # jobs ran as (from the table's "sandbox: ... as uid N"; a sandbox user is the
-# run's alone), or, when they ran as a shared user, the attacks' daemons.
+# run's alone while it runs), or, when they ran as a shared user, the attacks'
+# daemons; only those started before the run's last line (its log's time):
+# the user is free again once the run is over, and a grading beside it may
+# take it next.
 survivors() { # log
-    local uid left
+    local uid end hz btime
     [ -f "$1" ] || return 0 # refused before grading (an include from outside): nothing ran
     uid=$(sed -n 's/.*sandbox: .* as uid \([0-9]*\).*/\1/p' "$1" 2>/dev/null | head -n 1)
-    left=$(ps -eo uid=,stat=,comm= | awk -v u="${uid:--1}" '$1 == u && $2 !~ /^Z/ && (u >= 61000 || $3 == "ddplab-daemon")' |
-        head -n 5)
-    [ -z "$left" ] || echo "$left" | tr '\n' ';'
+    end=$(stat -c %Y "$1")
+    hz=$(getconf CLK_TCK)
+    btime=$(awk '$1 == "btime" { print $2 }' /proc/stat)
+    ps -eo pid=,uid=,stat=,comm= | awk -v u="${uid:--1}" '$2 == u && $3 !~ /^Z/ && (u >= 61000 || $4 == "ddplab-daemon")' |
+        while read -r pid _ st comm; do
+            # (the fields after the command's name: the start, in ticks since boot, is the 20th)
+            local ticks
+            ticks=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $20 }')
+            [ -n "$ticks" ] && [ $((btime + ticks / hz)) -lt "$end" ] && echo "$uid $st $comm"
+        done | head -n 5 | tr '\n' ';'
 }
 
 # The attack's student files in $AB/src/NAME.
