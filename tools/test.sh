@@ -25,14 +25,14 @@ step() {
     [ "$only" = "  " ] || [[ $only == *" ${name%% *} "* ]] || return 0
     echo
     echo "=== $name ==="
-    local t0=$SECONDS c0 took
-    c0=$(cpu_s)
+    local t0=$SECONDS c0 took me=$BASHPID
+    c0=$(cpu_s "$me")
     if "$@"; then took=ok; else took=FAILED; failed+=("$name"); fi
-    echo "=== $name: $took ($((SECONDS - t0)) s, cpu $(($(cpu_s) - c0)) s)"
+    echo "=== $name: $took ($((SECONDS - t0)) s, cpu $(($(cpu_s "$me") - c0)) s)"
 }
-# CPU seconds (user + system) of the processes this shell has waited for: a
-# step's work, whatever else the machine runs
-cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($16 + $17) / hz }' "/proc/$BASHPID/stat"; }
+# cpu_s PID: CPU seconds (user + system) of the processes that shell has waited
+# for: a step's work, whatever else the machine runs
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($16 + $17) / hz }' "/proc/$1/stat"; }
 
 # The long steps run in lanes, side by side (each step's jobs take their own
 # sandbox users and folders), their output shown whole, in the steps' order,
@@ -49,26 +49,28 @@ later() { # NAME COMMAND...: a step for the lanes
     later_cmd[$n]=$(printf '%q ' "$@")
 }
 run_lanes() { # LANE...: each a list of step numbers, run in order
-    local dir=$B/test/steps lanes=("$@") n
-    rm -rf "$dir"
-    mkdir -p "$dir"
+    # (names the steps' functions do not use: they are not all local there)
+    local lane_dir=$B/test/steps lanes=("$@") lane_step
+    rm -rf "$lane_dir"
+    mkdir -p "$lane_dir"
     [ "${TEST_LANES:-2}" = 1 ] && lanes=("${later_order[*]}")
     echo
     echo "(the next steps run in ${#lanes[@]} lane(s) at once: $(printf '[%s] ' "${lanes[@]}")— each shown when done)"
+    local lane
     for lane in "${lanes[@]}"; do
         (
-            for n in $lane; do
-                [ -n "${later_cmd[$n]:-}" ] || continue
-                step "${later_name[$n]}" eval "${later_cmd[$n]}" >"$dir/$n.log" 2>&1 </dev/null
-                [ ${#failed[@]} -eq 0 ] && echo ok >"$dir/$n.done" || echo FAILED >"$dir/$n.done"
+            for lane_step in $lane; do
+                [ -n "${later_cmd[$lane_step]:-}" ] || continue
+                step "${later_name[$lane_step]}" eval "${later_cmd[$lane_step]}" >"$lane_dir/$lane_step.log" 2>&1 </dev/null
+                [ ${#failed[@]} -eq 0 ] && echo ok >"$lane_dir/$lane_step.done" || echo FAILED >"$lane_dir/$lane_step.done"
                 failed=()
             done
         ) &
     done
-    for n in "${later_order[@]}"; do
-        while [ ! -f "$dir/$n.done" ] && [ -n "$(jobs -rp)" ]; do sleep 1; done
-        cat "$dir/$n.log" 2>/dev/null
-        [ "$(cat "$dir/$n.done" 2>/dev/null)" = ok ] || failed+=("${later_name[$n]}")
+    for lane_step in "${later_order[@]}"; do
+        while [ ! -f "$lane_dir/$lane_step.done" ] && [ -n "$(jobs -rp)" ]; do sleep 1; done
+        cat "$lane_dir/$lane_step.log" 2>/dev/null
+        [ "$(cat "$lane_dir/$lane_step.done" 2>/dev/null)" = ok ] || failed+=("${later_name[$lane_step]}")
     done
     wait
 }
