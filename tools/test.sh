@@ -284,6 +284,7 @@ gradescope_flow() {
 step "1 unit tests of common/" "$B/tests/unit"
 step "1a unit tests of the grader (its run plan)" "$B/tests/grader"
 step "1b dl_comm and dlrun under mpirun (1-4 ranks, failures)" bash tools/test-comm.sh
+step "1c on a Slurm cluster, without one: dlrun's srun step, rank variables, the sbatch scripts" bash tools/test-slurm.sh
 step "2 skeletons match the generator" bash tools/skeletons.sh check
 step "2b handouts' item tables match the graders" bash tools/check-handouts.sh
 step "2c the labs' manifests: read as make reads them, broken ones refused" bash tools/test-manifest.sh
