@@ -119,6 +119,14 @@ else
     not_ok "srun was called as: $(cat "$tmp/srun.log" 2>/dev/null)"
 fi
 
+# the README shows lab05.sbatch as it is (its comments aside)
+readme=$(awk '/^Lab 05 on 2 nodes/ { f = 1 } f && /^```bash$/ { g = 1; next } g && /^```$/ { exit } g' README.md)
+if [ -n "$readme" ] && [ "$readme" = "$(grep -v '^#\( \|$\)' tools/slurm/lab05.sbatch)" ]; then
+    ok "the README's lab05.sbatch is tools/slurm/lab05.sbatch"
+else
+    not_ok "the README's lab05.sbatch differs from tools/slurm/lab05.sbatch (its lines that are not comments)"
+fi
+
 # gradebook.sbatch's slices, graded by a stand-in that grades like
 # tools/gradebook.sh's GB_SLICE (its own slicing is checked below), then merged
 mkdir -p "$tmp/subs"/{ann,bob,cy,dee,eve}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — `make test`: the kit's own tests, in order, with a tally.
 #   1 library and grader unit tests (Check) 5 mutants: every classic mistake caught by name
+#   1b dl_comm under mpirun; 1c Slurm (stand-ins)
 #   2 skeletons match the generator         5b hostile submissions get exactly their due
 #   2c the labs' manifests (tools/lab.sh)
 #   3 grader: reference scores full marks   6 each lab's driver end to end, plots, bad input
