@@ -15,6 +15,9 @@
 #   tools/test.sh [STEP...]   only those steps, by number (e.g. 5b 8)
 set -u
 unset MAKEFLAGS MFLAGS # the nested builds below are not part of the caller's jobserver
+# this machine's tests, also when run in a Slurm job: dlrun would start an srun
+# step over the allocation there (tools/test-slurm.sh tests that on its own)
+unset SLURM_JOB_ID SLURM_JOBID
 B=${B:-build}
 export B
 J=$B/tools/jsonq
