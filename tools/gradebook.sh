@@ -29,7 +29,10 @@
 #   build/gradebook/labNN/<student>/results.json   Gradescope format (score 0 and the
 #                                                  reason when it could not be graded)
 # GB_TIMEOUT (seconds, default 3600) bounds one submission's grading; GB_OUT
-# (default build/gradebook) is where it writes.
+# (default build/gradebook) is where it writes. GB_SLICE=I/K grades only
+# slice I of K (0 <= I < K): the submissions whose place in SUBMISSIONS/*/
+# (sorted, counted from 0) is I modulo K, so K jobs with I = 0..K-1, each
+# with its own GB_OUT, grade every submission once (tools/slurm/gradebook.sbatch).
 set -uo pipefail
 subs=${1:-}
 lab=${2:-01}
@@ -40,6 +43,18 @@ if [ -z "$subs" ] || [ ! -d "$subs" ]; then
     exit 2
 fi
 dir=$(bash tools/lab.sh dir "$lab") || exit 2 # names the labs there are
+slice_i=0
+slice_k=1
+if [ -n "${GB_SLICE:-}" ]; then
+    slice_i=${GB_SLICE%%/*}
+    slice_k=${GB_SLICE#*/}
+    case $GB_SLICE in [0-9]*/[1-9]*) ;; *) slice_k=0 ;; esac
+    case $slice_i$slice_k in *[!0-9]*) slice_k=0 ;; esac
+    if [ "$slice_k" -eq 0 ] || [ "$slice_i" -ge "$slice_k" ]; then
+        echo "gradebook: GB_SLICE '$GB_SLICE': expected I/K with 0 <= I < K (slice I of K)" >&2
+        exit 2
+    fi
+fi
 judge=$(realpath "$B/grader/lab$lab")
 lib=$(realpath "$B/lib/libddplab.a")
 [ -x "$judge" ] && [ -f "$lib" ] || { echo "gradebook: build the kit first (make all)" >&2; exit 2; }
@@ -99,8 +114,11 @@ zero_row() { # name status [log]: a 0 in the CSV, and a results.json that says w
 }
 
 n=0
+place=-1
 for s in "$subs"/*/; do
     name=$(basename "$s")
+    place=$((place + 1))
+    [ $((place % slice_k)) -eq "$slice_i" ] || continue # another slice's (GB_SLICE)
     case $name in *[!A-Za-z0-9._-]* | .*) echo "gradebook: skipping '$name' (use letters, digits, . _ -)" >&2; continue ;; esac
     n=$((n + 1))
     work=$root/$name

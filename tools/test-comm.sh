@@ -9,6 +9,7 @@
 # speed assertions.
 set -u
 . tools/testlib.sh
+unset SLURM_JOB_ID SLURM_JOBID # mpirun on this machine, also in a Slurm job (test-slurm.sh tests srun)
 R=common/bin/dlrun
 T=$B/tests/comm
 for n in 1 2 3 4; do

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/cli.h"
 
+#include "dl/comm.h" // dl_comm_slurm_tasks
 #include "dl/fs.h" // dl_check_writable
 
 #include <errno.h> // errno, ERANGE
@@ -279,6 +280,14 @@ int dl_cli_single_process(const char *prog)
                     prog, atoi(v), vars[k], v);
             return DL_CLI_ERROR;
         }
+    }
+    int tasks = dl_comm_slurm_tasks(); // srun -n N without dlrun; 0 in a batch script's own process
+    if (tasks > 1) {
+        fprintf(stderr,
+                "%s: error: this lab runs as one process, but srun started it as one of %d tasks "
+                "(SLURM_STEP_NUM_TASKS=%d): run it with srun -n 1, or on its own in the batch script\n",
+                prog, tasks, tasks);
+        return DL_CLI_ERROR;
     }
     return DL_CLI_RUN;
 }

@@ -98,10 +98,32 @@ int dl_comm_watch_expired_(dl_comm_watch *w, int rank, const char *what)
 
 // ---- life cycle ----
 
+/* A positive count from the environment variable name, else 0. */
+static int env_count(const char *name)
+{
+    const char *v = getenv(name);
+    if (v == NULL || v[0] < '1' || v[0] > '9')
+        return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return *end == '\0' && n <= 1 << 24 ? (int)n : 0;
+}
+
+int dl_comm_slurm_tasks(void)
+{
+    if (getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMI_SIZE") != NULL)
+        return 0; // an MPI launcher's world, whatever step its daemons run in
+    if ((getenv("SLURM_STEP_ID") == NULL && getenv("SLURM_STEPID") == NULL) || getenv("SLURM_PROCID") == NULL)
+        return 0; // not a task of a step: a batch script, salloc's shell, no Slurm
+    int n = env_count("SLURM_STEP_NUM_TASKS");
+    return n > 0 ? n : env_count("SLURM_NTASKS");
+}
+
 /* True when a launcher started this process as one rank of several. */
 static int launched(void)
 {
-    return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMI_SIZE") != NULL || getenv("PMIX_RANK") != NULL;
+    return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMI_SIZE") != NULL || getenv("PMIX_RANK") != NULL ||
+           dl_comm_slurm_tasks() > 1;
 }
 
 dl_status dl_comm_init(int *argc, char ***argv, dl_comm **out)
@@ -114,8 +136,17 @@ dl_status dl_comm_init(int *argc, char ***argv, dl_comm **out)
     c->local_size = 1;
     c->backend = BACKEND_SELF;
     if (launched()) {
+        int tasks = dl_comm_slurm_tasks(); // before MPI_Init, which may add variables of its own
         dl_status st = dl_mpi_open_(argc, argv, &c->mpi, &c->rank, &c->size, &c->local_rank, &c->local_size);
+        if (st == DL_OK && tasks > 1 && c->size != tasks)
+            st = dl_error_set(DL_ERR_MPI,
+                              "comm: srun started %d tasks, but MPI sees a world of %d: MPI does not know the "
+                              "other tasks (each would train alone). Start MPI programs with srun --mpi=pmix (`srun "
+                              "--mpi=list` shows what this cluster has; SLURM_MPI_TYPE sets it), or use "
+                              "common/bin/dlrun, which passes it",
+                              tasks, c->size);
         if (st != DL_OK) {
+            dl_mpi_close_(c->mpi);
             free(c);
             return st;
         }

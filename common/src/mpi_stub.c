@@ -1,6 +1,7 @@
 /* mpi_stub.c — the MPI transport in a build without MPI: a program started on
  * its own is still a world of one (comm.c never opens MPI then), and one
- * started by a launcher as one of several ranks fails with a clear message.
+ * started by a launcher (mpirun, or srun: dl_comm_slurm_tasks) as one of
+ * several ranks fails with a clear message.
  * The only place MPI's absence is handled. */
 #include <stdlib.h> // getenv, atoi
 
@@ -31,7 +32,7 @@ dl_status dl_mpi_open_(int *argc, char ***argv, dl_mpi **out, int *rank, int *si
     return dl_error_set(DL_ERR_UNSUPPORTED,
                         "comm: started as one of %d ranks, but this build has no MPI (install "
                         "libopenmpi-dev with `make deps` and rebuild)",
-                        env_int(size_vars, 1));
+                        env_int(size_vars, dl_comm_slurm_tasks() > 1 ? dl_comm_slurm_tasks() : 1));
 }
 
 void dl_mpi_close_(dl_mpi *m)

@@ -4,9 +4,10 @@
 #include "tests.h"
 
 #include <stdio.h> // snprintf
-#include <stdlib.h> // unsetenv, free
+#include <stdlib.h> // setenv, unsetenv, free
 #include <string.h> // memset
 
+#include "dl/cli.h" // dl_cli_single_process, DL_CLI_RUN
 #include "dl/comm.h"
 #include "dl/ops.h" // dl_add
 #include "dl/p2plog.h" // dl_p2plog_start, dl_p2plog_events
@@ -297,9 +298,100 @@ START_TEST(test_log)
 }
 END_TEST
 
+/* Clears every variable dl_comm_slurm_tasks and launched() read, then sets
+ * the NULL-terminated name, value pairs. */
+static void slurm_env(const char *const *kv)
+{
+    static const char *const all[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",      "PMIX_RANK",
+                                      "SLURM_JOB_ID",         "SLURM_STEP_ID", "SLURM_STEPID",
+                                      "SLURM_PROCID",         "SLURM_LOCALID", "SLURM_NTASKS",
+                                      "SLURM_STEP_NUM_TASKS", "WORLD_SIZE"};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        unsetenv(all[k]);
+    for (; kv[0] != NULL; kv += 2)
+        setenv(kv[0], kv[1], 1);
+}
+
+/* Slurm's variables: a task of an srun step of several is launched (and a
+ * single-process lab refuses it); a batch script's own process, where sbatch
+ * sets SLURM_PROCID=0 and the allocation's SLURM_NTASKS but no step id, is
+ * a world of one; an MPI launcher's variables win over an inherited step. */
+START_TEST(test_slurm_tasks)
+{
+    static const char *const batch[] = {
+        "SLURM_JOB_ID", "1234", "SLURM_NTASKS", "8", "SLURM_PROCID", "0", "SLURM_LOCALID", "0", NULL};
+    slurm_env(batch);
+    ck_assert_int_eq(dl_comm_slurm_tasks(), 0);
+    dl_comm *c;
+    ck_assert_st(dl_comm_init(NULL, NULL, &c), DL_OK);
+    ck_assert_int_eq(dl_comm_size(c), 1);
+    ck_assert_str_eq(dl_comm_backend(c), "self");
+    dl_comm_finalize(c);
+    ck_assert_int_eq(dl_cli_single_process("labXX"), DL_CLI_RUN);
+
+    static const char *const one[] = {"SLURM_JOB_ID",
+                                      "1234",
+                                      "SLURM_STEP_ID",
+                                      "0",
+                                      "SLURM_PROCID",
+                                      "0",
+                                      "SLURM_NTASKS",
+                                      "1",
+                                      "SLURM_STEP_NUM_TASKS",
+                                      "1",
+                                      NULL};
+    slurm_env(one); // srun -n 1: a world of one, no MPI
+    ck_assert_int_eq(dl_comm_slurm_tasks(), 1);
+    ck_assert_st(dl_comm_init(NULL, NULL, &c), DL_OK);
+    ck_assert_str_eq(dl_comm_backend(c), "self");
+    dl_comm_finalize(c);
+    ck_assert_int_eq(dl_cli_single_process("labXX"), DL_CLI_RUN);
+
+    static const char *const step[] = {"SLURM_JOB_ID",
+                                       "1234",
+                                       "SLURM_STEP_ID",
+                                       "3",
+                                       "SLURM_PROCID",
+                                       "5",
+                                       "SLURM_NTASKS",
+                                       "8",
+                                       "SLURM_STEP_NUM_TASKS",
+                                       "8",
+                                       NULL};
+    slurm_env(step);
+    ck_assert_int_eq(dl_comm_slurm_tasks(), 8);
+    capture err;
+    capture_start(&err, 2);
+    int rc = dl_cli_single_process("labXX");
+    char *text = capture_stop(&err);
+    ck_assert_int_eq(rc, DL_CLI_ERROR);
+    ck_assert_has(text, "labXX: error: this lab runs as one process, but srun started it as one of 8 tasks");
+    free(text);
+
+    static const char *const old_names[] = {"SLURM_STEPID", "0", "SLURM_PROCID", "1", "SLURM_NTASKS", "4", NULL};
+    slurm_env(old_names); // SLURM_STEPID, and SLURM_NTASKS without SLURM_STEP_NUM_TASKS
+    ck_assert_int_eq(dl_comm_slurm_tasks(), 4);
+    static const char *const bad[] = {
+        "SLURM_STEP_ID", "0", "SLURM_PROCID", "1", "SLURM_STEP_NUM_TASKS", "4x", "SLURM_NTASKS", "-2", NULL};
+    slurm_env(bad);
+    ck_assert_int_eq(dl_comm_slurm_tasks(), 0);
+    // mpirun's ranks on another node inherit the step of its daemons (one per node)
+    static const char *const under_mpirun[] = {
+        "SLURM_STEP_ID", "0", "SLURM_PROCID", "1", "SLURM_STEP_NUM_TASKS", "2", "OMPI_COMM_WORLD_SIZE", "8", NULL};
+    slurm_env(under_mpirun);
+    ck_assert_int_eq(dl_comm_slurm_tasks(), 0);
+    static const char *const under_mpiexec[] = {
+        "SLURM_STEP_ID", "0", "SLURM_PROCID", "1", "SLURM_STEP_NUM_TASKS", "2", "PMI_SIZE", "8", NULL};
+    slurm_env(under_mpiexec);
+    ck_assert_int_eq(dl_comm_slurm_tasks(), 0);
+    static const char *const none[] = {NULL};
+    slurm_env(none);
+}
+END_TEST
+
 Suite *comm_suite(void)
 {
     return suite_of("comm", tcase_with_timeout("world_of_one", 10),
                     TESTS(test_world_of_one, test_world_of_one_p2p, test_p2plog, test_rank_exit, test_claims,
-                          test_claim_world_of_one, test_log));
+                          test_claim_world_of_one, test_log, test_slurm_tasks));
 }

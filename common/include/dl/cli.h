@@ -77,8 +77,10 @@ void dl_args_defaults(dl_args *a);
 int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, dl_args *a, const dl_opt *extra,
                  size_t n_extra);
 /* For single-process labs: DL_CLI_ERROR (after saying why on stderr) when the
- * program was started as one of several ranks (by dlrun or mpirun), so two
- * copies never write the same outputs; DL_CLI_RUN otherwise. */
+ * program was started as one of several ranks (by dlrun, mpirun, or srun:
+ * a step of several tasks, dl_comm_slurm_tasks; a batch script's own
+ * process is one), so two copies never write the same outputs; DL_CLI_RUN
+ * otherwise. */
 int dl_cli_single_process(const char *prog);
 
 #ifdef __cplusplus

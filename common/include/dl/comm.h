@@ -1,9 +1,18 @@
 /* dl/comm.h — communication between ranks: the only thing labs call.
  *
  * Contract
- * - A program started by common/bin/dlrun (or mpirun) is one rank of a world
- *   of P processes; started on its own it is a world of one (no MPI needed).
- *   dl_comm_init reads the launcher's environment and starts MPI when P > 1.
+ * - A program started by common/bin/dlrun (or mpirun, or Slurm's srun) is one
+ *   rank of a world of P processes; started on its own it is a world of one
+ *   (no MPI needed). dl_comm_init reads the launcher's environment and starts
+ *   MPI when P > 1; MPI then says who is who (MPI_Comm_rank, _size, and the
+ *   ranks of this machine by MPI_COMM_TYPE_SHARED), never the environment.
+ * - Slurm (see dl_comm_slurm_tasks): a task of an srun step of several tasks
+ *   is launched, and MPI must know its peers (srun --mpi=pmix, as dlrun
+ *   passes it): when MPI sees fewer ranks than the step has tasks,
+ *   dl_comm_init fails with DL_ERR_MPI on every task, naming srun's --mpi,
+ *   rather than run P copies that each train alone. A batch script's own
+ *   process is not a step's task: it is a world of one, whatever its
+ *   SLURM_NTASKS says.
  * - Transports, chosen per call by its buffers. A world of one started
  *   without a launcher needs none: a collective is a copy or nothing. Under a
  *   launcher every call goes over MPI (host pointers) until
@@ -256,6 +265,23 @@ void dl_comm_log_start(dl_comm *c, size_t cap);
 /* The records so far (*n of them; NULL when none) and how many were
  * dropped (dropped may be NULL). Valid until the next operation. */
 const dl_comm_rec *dl_comm_log(const dl_comm *c, size_t *n, size_t *dropped);
+
+/* The number of tasks of the Slurm job step this process is one of, when
+ * srun started it and no MPI launcher did; 0 otherwise. Read from the
+ * environment, before MPI starts (dl_comm_init; dl_cli_single_process).
+ * - A step's task: SLURM_STEP_ID (or SLURM_STEPID) and SLURM_PROCID are set;
+ *   the count is SLURM_STEP_NUM_TASKS, else SLURM_NTASKS. srun sets all of
+ *   them in every task it starts.
+ * - A batch script's own process (sbatch) is not: there Slurm sets
+ *   SLURM_PROCID=0 and the allocation's SLURM_NTASKS (8 for 2 nodes x 4,
+ *   though one process runs) but no SLURM_STEP_ID (the batch step's id is
+ *   not exported), so it counts 0; so does salloc's shell.
+ * - An MPI launcher's own variables win: with OMPI_COMM_WORLD_SIZE (mpirun)
+ *   or PMI_SIZE (MPICH's mpiexec, or srun --mpi=pmi2) set it returns 0. An
+ *   mpirun inside an allocation starts its daemons on the other nodes with
+ *   srun, so its ranks there inherit a step of one task per node.
+ * Cannot fail; a value that is not a positive number counts 0. */
+int dl_comm_slurm_tasks(void);
 
 /* Seconds a call waits for the other ranks before aborting (DL_COMM_TIMEOUT). */
 double dl_comm_timeout(void);

@@ -6,7 +6,12 @@
  *   dl_args.dev) "auto" takes cuda:LOCAL_RANK when the library was built with CUDA and this
  *   machine has at least as many GPUs as ranks on it, else the CPU; "cuda"
  *   takes cuda:LOCAL_RANK (one GPU per rank, as torchrun does); anything else
- *   ("cpu", "cuda:N") is opened as given.
+ *   ("cpu", "cuda:N") is opened as given. LOCAL_RANK is dl_comm_local_rank:
+ *   MPI's count of the ranks on this machine, the same under dlrun, mpirun
+ *   and srun (no environment variable decides it). So every rank of a
+ *   machine must see all of its GPUs: under Slurm, ask for them per node
+ *   (--gpus-per-node=4), not per task (--gpus-per-task=1 gives each task
+ *   its own CUDA_VISIBLE_DEVICES, where every rank's GPU is cuda:0).
  * - It is collective, and every rank learns a refusal at once: before any
  *   rank opens a device, the ranks exchange what each is about to open
  *   (dl_comm_claim_device) and all of them return the same verdict. So two
