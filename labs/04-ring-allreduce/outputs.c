@@ -40,7 +40,10 @@ static double median(double *v, int n)
  * sizes and α the median of t - β·bytes over the small ones, neither below 0:
  * medians, because on a shared machine one size can be off by a factor of
  * several, and a least-squares fit follows it. Twice, from α = 0, so that β
- * is taken from the large times without α's share. */
+ * is taken from the large times without α's share. α is at most half the
+ * quickest large time (each of them is α plus its bytes' share): on a busy
+ * machine the small sizes can be the slow ones, and an α above the large
+ * times would leave them no β; then β is taken again under that α. */
 static void fit(const double *bytes, const double *t, int n, int edge, double *alpha, double *beta)
 {
     double a = 0, b = 0, v[LAB04_MAX_SIZES];
@@ -55,6 +58,18 @@ static void fit(const double *bytes, const double *t, int n, int edge, double *a
             v[i] = t[i] - b * bytes[i];
         a = median(v, edge);
         a = a > 0 ? a : 0;
+    }
+    double quickest = 0;
+    for (int i = n - edge; i < n; i++)
+        if (bytes[i] > 0 && (quickest == 0 || t[i] < quickest))
+            quickest = t[i];
+    if (quickest > 0 && a > quickest / 2) {
+        a = quickest / 2;
+        int m = 0;
+        for (int i = n - edge; i < n; i++)
+            if (bytes[i] > 0)
+                v[m++] = (t[i] - a) / bytes[i];
+        b = m > 0 ? median(v, m) : 0;
     }
     *alpha = a;
     *beta = b;
