@@ -83,8 +83,8 @@ dl_status dl_csv_cell(dl_csv_out *c, int col, const char *fmt, ...)
     int len = vsnprintf(c->cells + (size_t)col * DL_CSV_CELL_MAX, DL_CSV_CELL_MAX, fmt, ap);
     va_end(ap);
     if (len < 0 || len >= DL_CSV_CELL_MAX)
-        return keep(c, dl_error_set(DL_ERR_ARG, "%s: column '%s': a cell over %d bytes", c->path,
-                                    c->cols.names[col], DL_CSV_CELL_MAX - 1));
+        return keep(c, dl_error_set(DL_ERR_ARG, "%s: column '%s': a cell over %d bytes", c->path, c->cols.names[col],
+                                    DL_CSV_CELL_MAX - 1));
     c->set[col] = 1;
     return DL_OK;
 }

@@ -181,8 +181,7 @@ END_TEST
 
 Suite *metrics_suite(void)
 {
-    return suite_of(
-        "metrics", tcase_with_tmp("metrics", 10),
-        TESTS(header_rows_and_rename, abort_leaves_nothing, open_errors, whole_table, named_rows, table_row_by_row,
-                                                    row_by_cell));
+    return suite_of("metrics", tcase_with_tmp("metrics", 10),
+                    TESTS(header_rows_and_rename, abort_leaves_nothing, open_errors, whole_table, named_rows,
+                          table_row_by_row, row_by_cell));
 }

@@ -155,7 +155,8 @@ void lab03_sum_up(const lab03_run *R, const dl_mlp *m, const ddp_lr_config *lr, 
     r->dataset_rows = R->train->n;
     r->epoch_seconds = S->last.tm.epoch_s;
     // the epochs after the first, which pays the warm-up: what the naive attempt is compared with
-    r->steady_epoch_seconds = dl_steady_seconds(dl_table_column(&S->metrics, lab03_metrics_names[LAB03_EPOCH_S]), S->metrics.n, 10);
+    r->steady_epoch_seconds =
+        dl_steady_seconds(dl_table_column(&S->metrics, lab03_metrics_names[LAB03_EPOCH_S]), S->metrics.n, 10);
     r->imbalance = S->last.tm.imbalance;
     r->d = R->train->d;
     r->counters = S->last.sums.w;

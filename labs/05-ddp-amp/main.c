@@ -417,8 +417,8 @@ static dl_status run_epoch(trainer *t, int e, size_t s, long *step)
     r[KIT_M_EPOCH_S] += ty->elapsed_s, r[KIT_M_COMPUTE_S] += ty->compute_s;
     ty->done++;
     ty->sum = 0, ty->counted = 0, ty->elapsed_s = ty->compute_s = 0;
-    dl_progress_line(&R->pr, 0, "epoch %d: loss %.4f, validation accuracy %.4f, %.2f s", e + 1, r[KIT_M_LOSS], r[KIT_M_VAL_ACC],
-                    r[KIT_M_EPOCH_S]);
+    dl_progress_line(&R->pr, 0, "epoch %d: loss %.4f, validation accuracy %.4f, %.2f s", e + 1, r[KIT_M_LOSS],
+                     r[KIT_M_VAL_ACC], r[KIT_M_EPOCH_S]);
     return due && s == t->steps_per_epoch ? save_tally(t, *step, e + 1, 0, 0, 0) : DL_OK;
 }
 

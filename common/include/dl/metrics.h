@@ -59,9 +59,9 @@ typedef struct dl_cols {
 #define DL_CSV_COL_ID_(id, name) id,
 #define DL_CSV_COL_NAME_(id, name) name,
 /* The schema of LIST (an X-macro of X(ID, "name")): see the contract. */
-#define DL_CSV_SCHEMA(var, LIST)                                                                                      \
-    enum { LIST(DL_CSV_COL_ID_) LIST##_NCOLS };                                                                       \
-    static const char *const var##_names[LIST##_NCOLS] = {LIST(DL_CSV_COL_NAME_)};                                    \
+#define DL_CSV_SCHEMA(var, LIST)                                                   \
+    enum { LIST(DL_CSV_COL_ID_) LIST##_NCOLS };                                    \
+    static const char *const var##_names[LIST##_NCOLS] = {LIST(DL_CSV_COL_NAME_)}; \
     static const dl_cols var = {var##_names, LIST##_NCOLS}
 
 #define DL_CSV_CELL_MAX 128
@@ -80,10 +80,11 @@ typedef struct dl_csv_out {
 
 dl_status dl_csv_open(dl_csv_out *c, const char *path, dl_cols cols);
 dl_status dl_csv_row(dl_csv_out *c, const double *vals);
+dl_status dl_csv_cell(dl_csv_out *c, int col, const char *fmt, ...)
 #if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4)))
 #endif
-dl_status dl_csv_cell(dl_csv_out *c, int col, const char *fmt, ...);
+    ;
 dl_status dl_csv_end_row(dl_csv_out *c);
 dl_status dl_csv_close(dl_csv_out *c);
 void dl_csv_abort(dl_csv_out *c);
