@@ -477,7 +477,8 @@ START_TEST(test_accounting)
     char path[1300];
     snprintf(path, sizeof path, "%s/metrics.csv", gr_path("default"));
     double imb[64], ep[64];
-    size_t ni = gr_csv_column(path, "imbalance", imb, 64), ne = gr_csv_column(path, "epoch_s", ep, 64);
+    size_t ni = gr_csv_column(path, lab03_metrics_names[LAB03_IMBALANCE], imb, 64),
+           ne = gr_csv_column(path, lab03_metrics_names[LAB03_EPOCH_S], ep, 64);
     if (ni == 0 || ne != ni)
         GR_FAIL("the default run's metrics.csv has %zu imbalance and %zu epoch_s values", ni, ne);
     for (size_t k = 0; k < ni; k++) {

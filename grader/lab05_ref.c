@@ -250,12 +250,12 @@ static void *read_dump(const char *name, const char *file, int r, size_t sz,
 static void fill_span(const gr_csv *t, size_t row, void *out)
 {
     rec *e = out;
-    const char *kind = gr_csv_str(t, row, gr_csv_col(t, "kind"));
-    e->id = (int)gr_csv_num(t, row, gr_csv_col(t, "id"));
-    e->step = (long)gr_csv_num(t, row, gr_csv_col(t, "step"));
-    e->bytes = gr_csv_num(t, row, gr_csv_col(t, "bytes"));
-    e->async = (int)gr_csv_num(t, row, gr_csv_col(t, "async"));
-    e->syncs = gr_csv_num(t, row, gr_csv_col(t, "syncs"));
+    const char *kind = gr_csv_str(t, row, gr_csv_col(t, dl_trace_csv_names[DL_TRACE_COL_KIND]));
+    e->id = (int)gr_csv_num(t, row, gr_csv_col(t, dl_trace_csv_names[DL_TRACE_COL_ID]));
+    e->step = (long)gr_csv_num(t, row, gr_csv_col(t, dl_trace_csv_names[DL_TRACE_COL_STEP]));
+    e->bytes = gr_csv_num(t, row, gr_csv_col(t, dl_trace_csv_names[DL_TRACE_COL_BYTES]));
+    e->async = (int)gr_csv_num(t, row, gr_csv_col(t, dl_trace_csv_names[DL_TRACE_COL_ASYNC]));
+    e->syncs = gr_csv_num(t, row, gr_csv_col(t, dl_trace_csv_names[DL_TRACE_COL_SYNCS]));
     e->kind = -1;
     e->xport = -1;
     for (int q = 0; q < DL_EV_KINDS; q++)
@@ -267,12 +267,12 @@ static void fill_span(const gr_csv *t, size_t row, void *out)
 static void fill_op(const gr_csv *t, size_t row, void *out)
 {
     xrec *x = out;
-    snprintf(x->op, sizeof x->op, "%s", gr_csv_str(t, row, gr_csv_col(t, "op")));
-    snprintf(x->dtype, sizeof x->dtype, "%s", gr_csv_str(t, row, gr_csv_col(t, "dtype")));
-    snprintf(x->red, sizeof x->red, "%s", gr_csv_str(t, row, gr_csv_col(t, "red")));
-    x->trace = (long)gr_csv_num(t, row, gr_csv_col(t, "trace"));
-    x->offset = (long)gr_csv_num(t, row, gr_csv_col(t, "offset"));
-    x->count = (size_t)gr_csv_num(t, row, gr_csv_col(t, "count"));
+    snprintf(x->op, sizeof x->op, "%s", gr_csv_str(t, row, gr_csv_col(t, kit_comm_names[KIT_C_OP])));
+    snprintf(x->dtype, sizeof x->dtype, "%s", gr_csv_str(t, row, gr_csv_col(t, kit_comm_names[KIT_C_DTYPE])));
+    snprintf(x->red, sizeof x->red, "%s", gr_csv_str(t, row, gr_csv_col(t, kit_comm_names[KIT_C_RED])));
+    x->trace = (long)gr_csv_num(t, row, gr_csv_col(t, kit_comm_names[KIT_C_TRACE]));
+    x->offset = (long)gr_csv_num(t, row, gr_csv_col(t, kit_comm_names[KIT_C_OFFSET]));
+    x->count = (size_t)gr_csv_num(t, row, gr_csv_col(t, kit_comm_names[KIT_C_COUNT]));
 }
 
 /* Bytes per element of the dtype named t ("f32"), 0 if unknown. */
@@ -467,13 +467,13 @@ void gr_run_amp(const char *name, int P, size_t B, long steps, long poison_step,
 static void fill_amp(const gr_csv *t, size_t row, void *out)
 {
     amp_row *a = out;
-    a->step = gr_csv_num(t, row, gr_csv_col(t, "step"));
-    a->loss = gr_csv_num(t, row, gr_csv_col(t, "loss"));
-    a->scale = gr_csv_num(t, row, gr_csv_col(t, "scale"));
-    a->skipped = gr_csv_num(t, row, gr_csv_col(t, "skipped"));
-    a->underflow = gr_csv_num(t, row, gr_csv_col(t, "underflow"));
-    a->unchanged = gr_csv_num(t, row, gr_csv_col(t, "unchanged"));
-    a->model_scale = gr_csv_num(t, row, gr_csv_col(t, "model_scale"));
+    a->step = gr_csv_num(t, row, gr_csv_col(t, kit_amp_names[KIT_A_STEP]));
+    a->loss = gr_csv_num(t, row, gr_csv_col(t, kit_amp_names[KIT_A_LOSS]));
+    a->scale = gr_csv_num(t, row, gr_csv_col(t, kit_amp_names[KIT_A_SCALE]));
+    a->skipped = gr_csv_num(t, row, gr_csv_col(t, kit_amp_names[KIT_A_SKIPPED]));
+    a->underflow = gr_csv_num(t, row, gr_csv_col(t, kit_amp_names[KIT_A_UNDERFLOW]));
+    a->unchanged = gr_csv_num(t, row, gr_csv_col(t, kit_amp_names[KIT_A_UNCHANGED]));
+    a->model_scale = gr_csv_num(t, row, gr_csv_col(t, kit_amp_names[KIT_A_MODEL_SCALE]));
 }
 
 /* Rank r's per-step rows of an --amp run (step, loss, scale, skipped, ...). */

@@ -388,20 +388,27 @@ const char *dl_trace_kind_name(int kind)
 dl_status dl_trace_write_csv(const char *path)
 {
     catch_up();
-    char tmp[1100];
-    FILE *f = dl_tmp_create(path, tmp, sizeof tmp, "w");
-    if (f == NULL)
-        return dl_error_set(DL_ERR_IO, "%s: cannot write", path);
-    fprintf(f, "index,kind,id,step,t0,t1,bytes,async,launches,syncs\n");
-    for (size_t k = 0; k < T.rec.n; k++) {
+    dl_csv_out f;
+    DL_TRY(dl_csv_open(&f, path, dl_trace_csv));
+    dl_status st = DL_OK;
+    for (size_t k = 0; k < T.rec.n && st == DL_OK; k++) {
         const dl_span *e = span_at(k);
         int ended = e->host_t1 >= 0; // an open span's counters are not yet its own
-        fprintf(f, "%zu,%s,%d,%ld,%.9f,%.9f,%.0f,%d,%.0f,%.0f\n", k, dl_trace_kind_name(e->kind), e->id, e->step, e->t0,
-                e->t1, e->bytes, e->async, ended ? e->launches : -1, ended ? e->syncs : -1);
+        dl_csv_cell(&f, DL_TRACE_COL_INDEX, "%zu", k);
+        dl_csv_cell(&f, DL_TRACE_COL_KIND, "%s", dl_trace_kind_name(e->kind));
+        dl_csv_cell(&f, DL_TRACE_COL_ID, "%d", e->id);
+        dl_csv_cell(&f, DL_TRACE_COL_STEP, "%ld", e->step);
+        dl_csv_cell(&f, DL_TRACE_COL_T0, "%.9f", e->t0);
+        dl_csv_cell(&f, DL_TRACE_COL_T1, "%.9f", e->t1);
+        dl_csv_cell(&f, DL_TRACE_COL_BYTES, "%.0f", e->bytes);
+        dl_csv_cell(&f, DL_TRACE_COL_ASYNC, "%d", e->async);
+        dl_csv_cell(&f, DL_TRACE_COL_LAUNCHES, "%.0f", ended ? e->launches : -1);
+        dl_csv_cell(&f, DL_TRACE_COL_SYNCS, "%.0f", ended ? e->syncs : -1);
+        st = dl_csv_end_row(&f);
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        remove(tmp);
-        return dl_error_set(DL_ERR_IO, "%s: write failed", path);
+    if (st != DL_OK) {
+        dl_csv_abort(&f);
+        return st;
     }
-    return DL_OK;
+    return dl_csv_close(&f);
 }

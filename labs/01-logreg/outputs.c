@@ -7,7 +7,7 @@
 #include <string.h> // memcpy, memset
 
 #include "dl/json.h" // summary.json
-#include "dl/metrics.h" // dl_csv_write
+#include "dl/metrics.h" // DL_CSV_SCHEMA, dl_csv_write
 #include "dl/plot.h" // dl_plots_draw
 #include "dl/split.h" // dl_split_stratified
 #include "dl/summary.h" // dl_summary_write
@@ -60,18 +60,28 @@ void lab01_split_free(lab01_split *sd)
 
 // ---- the CSVs ----
 
+#define METRICS(X)      \
+    X(M_EPOCH, "epoch") \
+    X(M_TRAIN_LOSS, "train_loss") X(M_VAL_LOSS, "val_loss") X(M_VAL_ACC, "val_acc") X(M_GRAD_NORM, "grad_norm")
+DL_CSV_SCHEMA(metrics, METRICS);
+#define SCALING(X) X(S_EPOCH, "epoch") X(S_STANDARDISED, "standardised") X(S_RAW, "raw_features")
+DL_CSV_SCHEMA(scaling, SCALING);
+
 /* metrics.csv: r's curve, one row per epoch. DL_ERR_NOMEM or dl_csv_write's failure. */
 static dl_status write_metrics(const char *out, const lab01_run *r)
 {
-    const char *cols[] = {"epoch", "train_loss", "val_loss", "val_acc", "grad_norm"};
-    double *rows = malloc((size_t)r->c.n * 5 * sizeof *rows);
+    double(*rows)[METRICS_NCOLS] = malloc((size_t)r->c.n * sizeof *rows);
     if (rows == NULL)
         return dl_error_set(DL_ERR_NOMEM, "out of memory");
     for (int k = 0; k < r->c.n; k++) {
-        double row[5] = {k, r->c.train_loss[k], r->c.val_loss[k], r->c.val_acc[k], r->c.grad_norm[k]};
-        memcpy(rows + (size_t)k * 5, row, sizeof row);
+        double row[METRICS_NCOLS] = {[M_EPOCH] = k,
+                                     [M_TRAIN_LOSS] = r->c.train_loss[k],
+                                     [M_VAL_LOSS] = r->c.val_loss[k],
+                                     [M_VAL_ACC] = r->c.val_acc[k],
+                                     [M_GRAD_NORM] = r->c.grad_norm[k]};
+        memcpy(rows[k], row, sizeof row);
     }
-    dl_status st = dl_csv_write(out, "metrics.csv", cols, 5, rows, r->c.n);
+    dl_status st = dl_csv_write(out, "metrics.csv", metrics, rows[0], r->c.n);
     free(rows);
     return st;
 }
@@ -80,16 +90,17 @@ static dl_status write_metrics(const char *out, const lab01_run *r)
  * features (NAN after a run stopped). DL_ERR_NOMEM or dl_csv_write's failure. */
 static dl_status write_scaling(const char *out, const lab01_run *scaled, const lab01_run *raw)
 {
-    const char *cols[] = {"epoch", "standardised", "raw_features"};
     int n = scaled->c.n > raw->c.n ? scaled->c.n : raw->c.n;
-    double *rows = malloc((size_t)n * 3 * sizeof *rows);
+    double(*rows)[SCALING_NCOLS] = malloc((size_t)n * sizeof *rows);
     if (rows == NULL)
         return dl_error_set(DL_ERR_NOMEM, "out of memory");
     for (int k = 0; k < n; k++) {
-        double row[3] = {k, k < scaled->c.n ? scaled->c.train_loss[k] : NAN, k < raw->c.n ? raw->c.train_loss[k] : NAN};
-        memcpy(rows + (size_t)k * 3, row, sizeof row);
+        double row[SCALING_NCOLS] = {[S_EPOCH] = k,
+                                     [S_STANDARDISED] = k < scaled->c.n ? scaled->c.train_loss[k] : NAN,
+                                     [S_RAW] = k < raw->c.n ? raw->c.train_loss[k] : NAN};
+        memcpy(rows[k], row, sizeof row);
     }
-    dl_status st = dl_csv_write(out, "scaling.csv", cols, 3, rows, n);
+    dl_status st = dl_csv_write(out, "scaling.csv", scaling, rows[0], n);
     free(rows);
     return st;
 }

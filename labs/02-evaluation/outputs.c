@@ -10,11 +10,43 @@
 #include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_tmp_create
 #include "dl/json.h" // summary.json
-#include "dl/metrics.h" // dl_csv_write
+#include "dl/metrics.h" // DL_CSV_SCHEMA, dl_csv_write, dl_csv_cell
 #include "dl/plot.h" // dl_plot_listed, dl_plot_escape
 #include "outputs.h"
 
 static const char *const part_names[3] = {"train", "val", "test"};
+
+// ---- the CSVs' columns ----
+
+#define METRICS(X)             \
+    X(M_INDEX, "lambda_index") \
+    X(M_LAMBDA, "lambda") X(M_F1, "val_macro_f1") X(M_ACC, "val_accuracy") X(M_CHOSEN, "chosen")
+DL_CSV_SCHEMA(metrics, METRICS);
+#define CELLS(X) X(CL_TRUE, "true") X(CL_PREDICTED, "predicted") X(CL_COUNT, "count") X(CL_SHARE, "share")
+DL_CSV_SCHEMA(cells, CELLS);
+#define PER_CLASS(X) \
+    X(PC_CLASS, "class") X(PC_PRECISION, "precision") X(PC_RECALL, "recall") X(PC_F1, "f1") X(PC_SUPPORT, "support")
+DL_CSV_SCHEMA(per_class, PER_CLASS);
+/* The rare class's share of each part over the seeds: lab02_balance.spread's columns. */
+#define SPREAD(X)                                                                                \
+    X(SP_SEED, "seed")                                                                           \
+    X(SP_RANDOM, "random_train") X(SP_RANDOM_VAL, "random_val") X(SP_RANDOM_TEST, "random_test") \
+        X(SP_STRATIFIED, "stratified_train") X(SP_STRATIFIED_VAL, "stratified_val")              \
+            X(SP_STRATIFIED_TEST, "stratified_test")
+DL_CSV_SCHEMA(spread_cols, SPREAD);
+/* Each class's share of each part: the class, then lab02_balance.shares's columns. */
+#define SHARES(X)                                                                                \
+    X(SH_CLASS, "class")                                                                         \
+    X(SH_RANDOM, "random_train") X(SH_RANDOM_VAL, "random_val") X(SH_RANDOM_TEST, "random_test") \
+        X(SH_STRATIFIED, "stratified_train") X(SH_STRATIFIED_VAL, "stratified_val")              \
+            X(SH_STRATIFIED_TEST, "stratified_test") X(SH_POOL, "pool")
+DL_CSV_SCHEMA(shares, SHARES);
+#define PSI(X) X(PSI_FEATURE, "feature") X(PSI_VAL, "psi_train_val") X(PSI_TEST, "psi_train_test")
+DL_CSV_SCHEMA(psi_cols, PSI);
+
+/* shares[c][col] of lab02_balance (no label column: col of SHARES less one) */
+#define SHARE(b, c, col) ((b)->shares[(size_t)(c) * (SHARES_NCOLS - 1) + (col)-1])
+_Static_assert(SHARES_NCOLS - 1 == 7 && SPREAD_NCOLS == 7, "lab02_balance's shares and spread are (, 7)");
 
 // ---- parts ----
 
@@ -70,14 +102,14 @@ static dl_status spread(const dl_dataset *pool, const double frac[3], int seeds,
             dl_split_free(&sp[0]);
             return st;
         }
-        double *row = rows + (size_t)s * 7;
-        row[0] = s;
+        double *row = rows + (size_t)s * SPREAD_NCOLS;
+        row[SP_SEED] = s;
         for (int k = 0; k < 2; k++) {
             for (int p = 0; p < 3; p++) {
                 size_t m = dl_split_size(&sp[k], p), hits = 0;
                 for (size_t i = 0; i < m; i++)
                     hits += pool->y[sp[k].idx[sp[k].offset[p] + i]] == rare;
-                row[1 + 3 * k + p] = m ? (double)hits / (double)m : NAN;
+                row[SP_RANDOM + 3 * k + p] = m ? (double)hits / (double)m : NAN; // random, then stratified
             }
             dl_split_free(&sp[k]);
         }
@@ -92,12 +124,12 @@ static void spread_sd(const double *rows, int seeds, double sd[6])
         double s = 0, s2 = 0;
         int m = 0;
         for (int r = 0; r < seeds; r++) {
-            double v = rows[(size_t)r * 7 + 1 + k];
+            double v = rows[(size_t)r * SPREAD_NCOLS + SP_RANDOM + k];
             if (v == v)
                 s += v, m++;
         }
         for (int r = 0; r < seeds && m > 0; r++) {
-            double v = rows[(size_t)r * 7 + 1 + k];
+            double v = rows[(size_t)r * SPREAD_NCOLS + SP_RANDOM + k];
             if (v == v)
                 s2 += (v - s / m) * (v - s / m);
         }
@@ -114,9 +146,9 @@ dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const 
     memset(b, 0, sizeof *b);
     b->C = C;
     b->seeds = seeds;
-    b->shares = calloc(C_ * 7, sizeof *b->shares);
+    b->shares = calloc(C_ * (SHARES_NCOLS - 1), sizeof *b->shares);
     b->counts = calloc(C_ * 3, sizeof *b->counts);
-    b->spread = calloc((size_t)seeds * 7, sizeof *b->spread);
+    b->spread = calloc((size_t)seeds * SPREAD_NCOLS, sizeof *b->spread);
     size_t *cc = calloc(C_, sizeof *cc);
     if (b->shares == NULL || b->counts == NULL || b->spread == NULL || cc == NULL) {
         free(cc);
@@ -126,7 +158,7 @@ dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const 
     for (int c = 1; c < C; c++)
         b->rare = cc[c] < cc[b->rare] ? c : b->rare;
     for (int c = 0; c < C && pool->n > 0; c++) // what a part drifts from: the class's share of the pool
-        b->shares[(size_t)c * 7 + 6] = (double)cc[c] / (double)pool->n;
+        SHARE(b, c, SH_POOL) = (double)cc[c] / (double)pool->n;
     free(cc);
     const dl_split *sp[2] = {rnd, strat};
     for (int k = 0; k < 2; k++) {
@@ -134,7 +166,7 @@ dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const 
             size_t m = dl_split_size(sp[k], p);
             for (size_t i = 0; i < m; i++) {
                 int c = pool->y[sp[k]->idx[sp[k]->offset[p] + i]];
-                b->shares[(size_t)c * 7 + 3 * k + p] += 1.0 / (double)m;
+                SHARE(b, c, SH_RANDOM + 3 * k + p) += 1.0 / (double)m; // random, then stratified
                 if (k == 1)
                     b->counts[(size_t)c * 3 + p] += 1.0;
             }
@@ -144,7 +176,7 @@ dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const 
         for (size_t i = 0; i < data->test.n; i++)
             b->counts[(size_t)data->test.y[i] * 3 + 2] += 1.0;
         for (int c = 0; c < C; c++)
-            b->shares[(size_t)c * 7 + 2] = b->shares[(size_t)c * 7 + 5] =
+            SHARE(b, c, SH_RANDOM_TEST) = SHARE(b, c, SH_STRATIFIED_TEST) =
                 b->counts[(size_t)c * 3 + 2] / (double)data->test.n;
     }
     DL_TRY(spread(pool, frac, seeds, b->rare, b->spread));
@@ -182,34 +214,28 @@ void lab02_worst_features(const double *psi, size_t d, size_t *worst, int n)
 
 // ---- files ----
 
-/* A CSV whose first column is text (class names), written by hand. */
-static dl_status write_named(const char *out, const char *name, const char *header, const dl_dataset *ds, int C,
-                             const double *vals, int ncols, int as_int)
+/* A CSV whose first column is the class (its name in quotes), then
+ * cols.n − 1 values a class of vals (C rows), each printed with fmt. */
+static dl_status write_named(const char *out, const char *name, dl_cols cols, const dl_dataset *ds, int C,
+                             const double *vals, const char *fmt)
 {
-    char path[1200], tmp[1210];
+    char path[1200];
     snprintf(path, sizeof path, "%s/%s", out, name);
-    FILE *f = dl_tmp_create(path, tmp, sizeof tmp, "w");
-    if (f == NULL)
-        return DL_ERR_IO;
-    fprintf(f, "%s\n", header);
-    for (int c = 0; c < C; c++) {
+    dl_csv_out f;
+    DL_TRY(dl_csv_open(&f, path, cols));
+    dl_status st = DL_OK;
+    for (int c = 0; c < C && st == DL_OK; c++) {
         char buf[32];
-        fprintf(f, "\"%s\"", dl_dataset_class_name(ds, c, buf, sizeof buf));
-        for (int k = 0; k < ncols; k++) {
-            if (as_int)
-                fprintf(f, ",%.0f", vals[(size_t)c * ncols + k]);
-            else
-                fprintf(f, ",%.6g", vals[(size_t)c * ncols + k]);
-        }
-        fputc('\n', f);
+        dl_csv_cell(&f, 0, "\"%s\"", dl_dataset_class_name(ds, c, buf, sizeof buf));
+        for (int k = 1; k < cols.n; k++)
+            dl_csv_cell(&f, k, fmt, vals[(size_t)c * (size_t)(cols.n - 1) + (size_t)(k - 1)]);
+        st = dl_csv_end_row(&f);
     }
-    int bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return dl_error_set(DL_ERR_IO, "%s: write failed", path);
+    if (st != DL_OK) {
+        dl_csv_abort(&f);
+        return st;
     }
-    return DL_OK;
+    return dl_csv_close(&f);
 }
 
 static dl_status write_curves(const lab02_results *r)
@@ -217,13 +243,16 @@ static dl_status write_curves(const lab02_results *r)
     const double *lambdas = r->lambdas;
     const eval_curve *curve = r->curve;
     int nl = r->nl;
-    const char *cols[] = {"lambda_index", "lambda", "val_macro_f1", "val_accuracy", "chosen"};
-    double rows[LAB02_MAX_LAMBDAS * 5];
+    double rows[LAB02_MAX_LAMBDAS][METRICS_NCOLS];
     for (int k = 0; k < nl; k++) {
-        double v[5] = {k, lambdas[k], curve->val_macro_f1[k], curve->val_accuracy[k], k == curve->chosen};
-        memcpy(rows + k * 5, v, sizeof v);
+        double v[METRICS_NCOLS] = {[M_INDEX] = k,
+                                   [M_LAMBDA] = lambdas[k],
+                                   [M_F1] = curve->val_macro_f1[k],
+                                   [M_ACC] = curve->val_accuracy[k],
+                                   [M_CHOSEN] = k == curve->chosen};
+        memcpy(rows[k], v, sizeof v);
     }
-    DL_TRY(dl_csv_write(r->out, "metrics.csv", cols, 5, rows, nl));
+    DL_TRY(dl_csv_write(r->out, "metrics.csv", metrics, rows[0], nl));
     if (r->epochs <= 0) { // no curve: an earlier run's learning.csv must not stay beside this run's data
         char stale[1200];
         snprintf(stale, sizeof stale, "%s/learning.csv", r->out);
@@ -244,7 +273,7 @@ static dl_status write_curves(const lab02_results *r)
         for (int k = 0; k < nl; k++)
             lrows[(size_t)e * (nl + 1) + 1 + k] = r->learning[(size_t)k * r->epochs + e];
     }
-    dl_status st = lrows ? dl_csv_write(r->out, "learning.csv", lcols, nl + 1, lrows, r->epochs)
+    dl_status st = lrows ? dl_csv_write(r->out, "learning.csv", (dl_cols){lcols, nl + 1}, lrows, r->epochs)
                          : dl_error_set(DL_ERR_NOMEM, "out of memory");
     free(lrows);
     return st;
@@ -257,25 +286,35 @@ static dl_status write_confusion(const lab02_results *r, const double *cmd, cons
     const dl_dataset *pool = &r->data->train;
     int C = pool->n_classes;
     size_t C_ = (size_t)C;
-    char header[2048] = "true\\predicted";
-    for (int c = 0; c < C; c++) {
+    // the header: the corner, then each class's name in quotes
+    char(*names)[40] = malloc((C_ + 1) * sizeof *names);
+    const char **cols = malloc((C_ + 1) * sizeof *cols);
+    double(*cl)[CELLS_NCOLS] = malloc(C_ * C_ * sizeof *cl);
+    dl_status st = names && cols && cl ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    for (int c = 0; st == DL_OK && c <= C; c++) {
         char buf[32];
-        size_t k = strlen(header);
-        snprintf(header + k, sizeof header - k, ",\"%s\"", dl_dataset_class_name(pool, c, buf, sizeof buf));
+        if (c == 0)
+            snprintf(names[0], sizeof names[0], "true\\predicted");
+        else
+            snprintf(names[c], sizeof names[c], "\"%s\"", dl_dataset_class_name(pool, c - 1, buf, sizeof buf));
+        cols[c] = names[c];
     }
-    DL_TRY(write_named(r->out, "confusion.csv", header, pool, C, cmd, C, 1));
-    DL_TRY(write_named(r->out, "confusion_norm.csv", header, pool, C, cmn, C, 0));
-    double *cl = malloc(C_ * C_ * 4 * sizeof *cl);
-    for (size_t t = 0; cl && t < C_; t++) {
+    if (st == DL_OK)
+        st = write_named(r->out, "confusion.csv", (dl_cols){cols, C + 1}, pool, C, cmd, "%.0f");
+    if (st == DL_OK)
+        st = write_named(r->out, "confusion_norm.csv", (dl_cols){cols, C + 1}, pool, C, cmn, "%.6g");
+    for (size_t t = 0; st == DL_OK && t < C_; t++) {
         for (size_t p = 0; p < C_; p++) {
-            double v[4] = {(double)t, (double)p, cmd[t * C_ + p], cmn[t * C_ + p]};
-            memcpy(cl + (t * C_ + p) * 4, v, sizeof v);
+            double v[CELLS_NCOLS] = {[CL_TRUE] = (double)t,
+                                     [CL_PREDICTED] = (double)p,
+                                     [CL_COUNT] = cmd[t * C_ + p],
+                                     [CL_SHARE] = cmn[t * C_ + p]};
+            memcpy(cl[t * C_ + p], v, sizeof v);
         }
     }
-    const char *lcols[] = {"true", "predicted", "count", "share"};
-    dl_status st = cl ? dl_csv_write(r->out, "confusion_long.csv", lcols, 4, cl, C * C)
-                      : dl_error_set(DL_ERR_NOMEM, "out of memory");
-    free(cl);
+    if (st == DL_OK)
+        st = dl_csv_write(r->out, "confusion_long.csv", cells, cl[0], C * C);
+    free(names), free(cols), free(cl);
     return st;
 }
 
@@ -285,32 +324,28 @@ static dl_status write_tables(const lab02_results *r)
     const eval_report *test = &r->curve->test;
     int C = pool->n_classes;
     size_t C_ = (size_t)C;
-    double *pc = calloc(C_ * 4, sizeof *pc);
+    // a class's values, without the label column
+    double(*pc)[PER_CLASS_NCOLS - 1] = calloc(C_, sizeof *pc);
     for (int c = 0; pc && c < C; c++) {
-        pc[(size_t)c * 4 + 0] = test->precision[c];
-        pc[(size_t)c * 4 + 1] = test->recall[c];
-        pc[(size_t)c * 4 + 2] = test->f1[c];
-        pc[(size_t)c * 4 + 3] = (double)test->support[c];
+        pc[c][PC_PRECISION - 1] = test->precision[c];
+        pc[c][PC_RECALL - 1] = test->recall[c];
+        pc[c][PC_F1 - 1] = test->f1[c];
+        pc[c][PC_SUPPORT - 1] = (double)test->support[c];
     }
-    dl_status st = pc ? write_named(r->out, "per_class.csv", "class,precision,recall,f1,support", pool, C, pc, 4, 0)
+    dl_status st = pc ? write_named(r->out, "per_class.csv", per_class, pool, C, pc[0], "%.6g")
                       : dl_error_set(DL_ERR_NOMEM, "out of memory");
     free(pc);
     DL_TRY(st);
-    DL_TRY(write_named(r->out, "shares.csv",
-                       "class,random_train,random_val,random_test,stratified_train,stratified_val,stratified_test,pool",
-                       pool, C, r->balance->shares, 7, 0));
-    const char *scols[] = {"seed",           "random_train",   "random_val", "random_test", "stratified_train",
-                           "stratified_val", "stratified_test"};
-    DL_TRY(dl_csv_write(r->out, "spread.csv", scols, 7, r->balance->spread, r->balance->seeds));
-    const char *pcols[] = {"feature", "psi_train_val", "psi_train_test"};
-    double *rows = malloc(r->d * 3 * sizeof *rows);
+    DL_TRY(write_named(r->out, "shares.csv", shares, pool, C, r->balance->shares, "%.6g"));
+    DL_TRY(dl_csv_write(r->out, "spread.csv", spread_cols, r->balance->spread, r->balance->seeds));
+    double(*rows)[PSI_NCOLS] = malloc(r->d * sizeof *rows);
     for (size_t j = 0; rows && j < r->d; j++) {
-        rows[j * 3] = (double)j;
-        rows[j * 3 + 1] = r->psi[0][j];
-        rows[j * 3 + 2] = r->psi[1][j];
+        rows[j][PSI_FEATURE] = (double)j;
+        rows[j][PSI_VAL] = r->psi[0][j];
+        rows[j][PSI_TEST] = r->psi[1][j];
     }
-    st =
-        rows ? dl_csv_write(r->out, "psi.csv", pcols, 3, rows, (int)r->d) : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    st = rows ? dl_csv_write(r->out, "psi.csv", psi_cols, rows[0], (int)r->d)
+              : dl_error_set(DL_ERR_NOMEM, "out of memory");
     free(rows);
     return st;
 }

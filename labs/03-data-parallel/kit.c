@@ -8,7 +8,8 @@ void ddp_ideal_workload(const size_t *sizes, int n_sizes, size_t n, int P, size_
     dl_epoch_ideal_workload(sizes, n_sizes, n, P, b, w);
 }
 
-int ddp_projection_sweep(const size_t *sizes, int n_sizes, size_t n, const dl_profile *prof, double (*rows)[4], int max)
+int ddp_projection_sweep(const size_t *sizes, int n_sizes, size_t n, const dl_profile *prof,
+                         double (*rows)[LAB03_PROJECTION_NCOLS], int max)
 {
     size_t per_rank = (n + (size_t)prof->gpus - 1) / (size_t)prof->gpus;
     int k = 0;
@@ -19,9 +20,11 @@ int ddp_projection_sweep(const size_t *sizes, int n_sizes, size_t n, const dl_pr
         dl_epoch_ideal_workload(sizes, n_sizes, n, 1, b, &one);
         if (dl_project_against(prof, &w, prof->gpus, &one, &p) != DL_OK)
             return -1;
-        double r[4] = {(double)b, p.speedup, 1e3 * p.compute_s, 1e3 * p.comm_s};
-        for (int c = 0; c < 4; c++)
-            rows[k][c] = r[c];
+        double *r = rows[k];
+        r[LAB03_PR_BATCH] = (double)b;
+        r[LAB03_PR_SPEEDUP] = p.speedup;
+        r[LAB03_PR_COMPUTE_MS] = 1e3 * p.compute_s;
+        r[LAB03_PR_COMM_MS] = 1e3 * p.comm_s;
     }
     return k;
 }

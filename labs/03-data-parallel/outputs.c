@@ -83,14 +83,11 @@ dl_status lab03_setup(lab03_run *R)
 
 // ---- every epoch ----
 
-static const char *const mcols[] = {"epoch",      "loss",    "val_acc",   "rows_min",  "rows_max",
-                                    "param_diff", "epoch_s", "compute_s", "imbalance", "lr"};
-
 void lab03_results_init(lab03_results *S)
 {
     memset(S, 0, sizeof *S);
     S->best = NAN;
-    dl_table_init(&S->metrics, mcols, 10);
+    dl_table_init(&S->metrics, lab03_metrics);
 }
 
 // what the grader would say, said while the run goes on (rank 0, once each)
@@ -118,8 +115,16 @@ static void warn_exploding(lab03_run *R, int epoch, double loss, double best)
 
 dl_status lab03_record_epoch(lab03_run *R, lab03_results *S, int e, const lab03_epoch *eo)
 {
-    double row[10] = {e + 1,    eo->loss,       eo->acc,          eo->sums.rows_min, eo->sums.rows_max,
-                      eo->diff, eo->tm.epoch_s, eo->tm.compute_s, eo->tm.imbalance,  eo->lr};
+    double row[LAB03_METRICS_NCOLS] = {[LAB03_EPOCH] = e + 1,
+                                       [LAB03_LOSS] = eo->loss,
+                                       [LAB03_VAL_ACC] = eo->acc,
+                                       [LAB03_ROWS_MIN] = eo->sums.rows_min,
+                                       [LAB03_ROWS_MAX] = eo->sums.rows_max,
+                                       [LAB03_PARAM_DIFF] = eo->diff,
+                                       [LAB03_EPOCH_S] = eo->tm.epoch_s,
+                                       [LAB03_COMPUTE_S] = eo->tm.compute_s,
+                                       [LAB03_IMBALANCE] = eo->tm.imbalance,
+                                       [LAB03_LR] = eo->lr};
     DL_TRY(dl_table_add(&S->metrics, row));
     dl_progress_line(&R->pr, 0,
                      "epoch %2d/%d  loss %.4f  val_acc %.4f  rows/rank %.0f%s  |dparam| %.3g  epoch %.3f s  "
@@ -150,7 +155,8 @@ void lab03_sum_up(const lab03_run *R, const dl_mlp *m, const ddp_lr_config *lr, 
     r->dataset_rows = R->train->n;
     r->epoch_seconds = S->last.tm.epoch_s;
     // the epochs after the first, which pays the warm-up: what the naive attempt is compared with
-    r->steady_epoch_seconds = dl_steady_seconds(dl_table_column(&S->metrics, "epoch_s"), S->metrics.n, 10);
+    r->steady_epoch_seconds =
+        dl_steady_seconds(dl_table_column(&S->metrics, lab03_metrics_names[LAB03_EPOCH_S]), S->metrics.n, 10);
     r->imbalance = S->last.tm.imbalance;
     r->d = R->train->d;
     r->counters = S->last.sums.w;
@@ -188,10 +194,17 @@ static dl_status write_shards(const lab03_run *R)
         labels[c] = dl_dataset_class_name(R->train, c, names[c], 32);
     cols[0] = "class";
     if (st == DL_OK)
-        st = dl_csv_write_named(R->o.a.out, "shards.csv", cols, 1 + 2 * P, labels, rows, C);
+        st = dl_csv_write_named(R->o.a.out, "shards.csv", (dl_cols){cols, 1 + 2 * P}, labels, rows, C);
     free(rows), free(names), free(labels);
     return st;
 }
+
+#define STEPS(X) X(ST_STEP, "step") X(ST_DDP, "ddp") X(ST_ONE_RANK, "one_rank")
+DL_CSV_SCHEMA(steps_cols, STEPS);
+#define LR(X) X(LR_STEP, "step") X(LR_LR, "lr") X(LR_UNSCALED, "unscaled")
+DL_CSV_SCHEMA(lr_cols, LR);
+#define EPOCH_TIME(X) X(ET_RUN, "run") X(ET_EPOCH_S, "epoch_s")
+DL_CSV_SCHEMA(epoch_time, EPOCH_TIME);
 
 /* metrics.csv, steps.csv, lr.csv, shards.csv (P <= 8), projection.csv and,
  * after the comparison, epoch_time.csv; S->sweep gets projection.csv's rows. */
@@ -199,37 +212,39 @@ static dl_status write_tables(const lab03_run *R, lab03_results *S)
 {
     const char *out = R->o.a.out;
     long total = S->lr.total_steps > 0 ? S->lr.total_steps : S->r.steps;
-    double *rows = calloc(3 * (size_t)(S->K > total ? S->K : total) + 4 * 9, sizeof *rows);
-    if (rows == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "out of memory");
-    dl_status st = dl_table_write(&S->metrics, out, "metrics.csv");
-    for (long k = 0; k < S->K; k++) {
-        rows[3 * k] = (double)k;
-        rows[3 * k + 1] = S->ddp_curve[k];
-        rows[3 * k + 2] = S->one_curve != NULL ? S->one_curve[k] : NAN;
+    double(*steps)[STEPS_NCOLS] = calloc((size_t)S->K + 1, sizeof *steps);
+    double(*lr)[LR_NCOLS] = calloc((size_t)total + 1, sizeof *lr);
+    double(*proj)[LAB03_PROJECTION_NCOLS] = calloc(9, sizeof *proj);
+    dl_status st = steps && lr && proj ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    if (st == DL_OK)
+        st = dl_table_write(&S->metrics, out, "metrics.csv");
+    for (long k = 0; st == DL_OK && k < S->K; k++) {
+        steps[k][ST_STEP] = (double)k;
+        steps[k][ST_DDP] = S->ddp_curve[k];
+        steps[k][ST_ONE_RANK] = S->one_curve != NULL ? S->one_curve[k] : NAN;
     }
     if (st == DL_OK && S->K > 0)
-        st = dl_csv_write(out, "steps.csv", (const char *[]){"step", "ddp", "one_rank"}, 3, rows, (int)S->K);
-    for (long k = 0; k < total; k++) {
-        rows[3 * k] = (double)k;
-        rows[3 * k + 1] = ddp_lr_at(&S->lr, k);
-        rows[3 * k + 2] = R->o.a.lr;
+        st = dl_csv_write(out, "steps.csv", steps_cols, steps[0], (int)S->K);
+    for (long k = 0; st == DL_OK && k < total; k++) {
+        lr[k][LR_STEP] = (double)k;
+        lr[k][LR_LR] = ddp_lr_at(&S->lr, k);
+        lr[k][LR_UNSCALED] = R->o.a.lr;
     }
     if (st == DL_OK && total > 0)
-        st = dl_csv_write(out, "lr.csv", (const char *[]){"step", "lr", "unscaled"}, 3, rows, (int)total);
+        st = dl_csv_write(out, "lr.csv", lr_cols, lr[0], (int)total);
     if (st == DL_OK && R->P <= 8)
         st = write_shards(R);
-    int k = S->sweep = ddp_projection_sweep(R->sizes, R->n_sizes, R->train->n, &R->prof, (double(*)[4])rows, 9);
+    int k = S->sweep = proj ? ddp_projection_sweep(R->sizes, R->n_sizes, R->train->n, &R->prof, proj, 9) : -1;
     if (st == DL_OK)
-        st = k < 0 ? DL_ERR_ARG
-                   : dl_csv_write(out, "projection.csv",
-                                  (const char *[]){"batch_per_rank", "speedup", "compute_ms", "comm_ms"}, 4, rows, k);
+        st = k < 0 ? DL_ERR_ARG : dl_csv_write(out, "projection.csv", lab03_projection, proj[0], k);
     // no comma inside a name: gnuplot's strcol() cuts a quoted field at its comma
     const char *runs[2] = {"naive: every rank all rows and no sync", "DDP: sharded rows + gradient allreduce"};
+    double times[2][EPOCH_TIME_NCOLS - 1]; // without the run's name
+    times[0][ET_EPOCH_S - 1] = S->naive_s;
+    times[1][ET_EPOCH_S - 1] = S->r.steady_epoch_seconds;
     if (st == DL_OK && !isnan(S->naive_s))
-        st = dl_csv_write_named(out, "epoch_time.csv", (const char *[]){"run", "epoch_s"}, 2, runs,
-                                (double[2]){S->naive_s, S->r.steady_epoch_seconds}, 2);
-    free(rows);
+        st = dl_csv_write_named(out, "epoch_time.csv", epoch_time, runs, times[0], 2);
+    free(steps), free(lr), free(proj);
     // what this run did not write is an earlier run's: it must not stay beside this run's data
     const int wrote[4] = {S->K > 0, total > 0, R->P <= 8, !isnan(S->naive_s)};
     const char *const names[4] = {"steps.csv", "lr.csv", "shards.csv", "epoch_time.csv"};

@@ -214,7 +214,9 @@ static dl_status write_profile(const lab04_sweep *w, const lab04_out *o, int k)
  * measurement, nan elsewhere, and its error everywhere). */
 static dl_status write_tables(const lab04_sweep *w, const char *dir)
 {
-    int ncols = 2 + 4 * w->n_algos;
+    // bytes, count, then per algorithm its us, algbw, busbw and wrong (fit.csv: err)
+    enum { BYTES, COUNT, FIRST, US = 0, ALGBW, BUSBW, WRONG, PER_ALGO, ERR = WRONG };
+    int ncols = FIRST + PER_ALGO * w->n_algos;
     char(*names)[48] = calloc((size_t)ncols, sizeof *names);
     const char **cols = calloc((size_t)ncols, sizeof *cols);
     double *rows = calloc((size_t)w->n_sizes * (size_t)ncols, sizeof *rows);
@@ -224,32 +226,34 @@ static dl_status write_tables(const lab04_sweep *w, const char *dir)
     }
     dl_status st = DL_OK;
     for (int table = 0; table < 2 && st == DL_OK; table++) {
-        const char *what[2][4] = {{"us", "algbw", "busbw", "wrong"}, {"us", "algbw", "busbw", "err"}};
-        snprintf(names[0], sizeof names[0], "bytes");
-        snprintf(names[1], sizeof names[1], "count");
+        const char *what[2][PER_ALGO] = {{[US] = "us", [ALGBW] = "algbw", [BUSBW] = "busbw", [WRONG] = "wrong"},
+                                         {[US] = "us", [ALGBW] = "algbw", [BUSBW] = "busbw", [ERR] = "err"}};
+        snprintf(names[BYTES], sizeof names[0], "bytes");
+        snprintf(names[COUNT], sizeof names[0], "count");
         for (int k = 0; k < w->n_algos; k++)
-            for (int q = 0; q < 4; q++)
-                snprintf(names[2 + 4 * k + q], sizeof names[0], "%s_%s", ring_algo_name(w->algo[k]), what[table][q]);
+            for (int q = 0; q < PER_ALGO; q++)
+                snprintf(names[FIRST + PER_ALGO * k + q], sizeof names[0], "%s_%s", ring_algo_name(w->algo[k]),
+                         what[table][q]);
         for (int i = 0; i < ncols; i++)
             cols[i] = names[i];
         for (int i = 0; i < w->n_sizes; i++) {
             double *r = rows + (size_t)i * ncols, bytes = (double)w->sizes[i];
-            r[0] = bytes;
-            r[1] = (double)(w->sizes[i] / w->esz);
+            r[BYTES] = bytes;
+            r[COUNT] = (double)(w->sizes[i] / w->esz);
             for (int k = 0; k < w->n_algos; k++) {
                 const lab04_cell *x = &w->cells[i * w->n_algos + k];
-                double *c = r + 2 + 4 * k, t = model_s(w, k, i), err = model_err(w, k, i);
+                double *c = r + FIRST + PER_ALGO * k, t = model_s(w, k, i), err = model_err(w, k, i);
                 if (table == 0) {
-                    c[0] = x->us, c[1] = x->algbw, c[2] = x->busbw, c[3] = x->wrong;
+                    c[US] = x->us, c[ALGBW] = x->algbw, c[BUSBW] = x->busbw, c[WRONG] = x->wrong;
                 } else if (fabs(err) <= LAB04_FIT_SHOWN) {
-                    c[0] = t * 1e6, c[1] = dl_bw_algbw(bytes, t) / 1e9;
-                    c[2] = dl_bw_busbw(w->st[k].coll, w->P, bytes, t) / 1e9, c[3] = err;
+                    c[US] = t * 1e6, c[ALGBW] = dl_bw_algbw(bytes, t) / 1e9;
+                    c[BUSBW] = dl_bw_busbw(w->st[k].coll, w->P, bytes, t) / 1e9, c[ERR] = err;
                 } else {
-                    c[0] = c[1] = c[2] = NAN, c[3] = err;
+                    c[US] = c[ALGBW] = c[BUSBW] = NAN, c[ERR] = err;
                 }
             }
         }
-        st = dl_csv_write(dir, table == 0 ? "metrics.csv" : "fit.csv", cols, ncols, rows, w->n_sizes);
+        st = dl_csv_write(dir, table == 0 ? "metrics.csv" : "fit.csv", (dl_cols){cols, ncols}, rows, w->n_sizes);
     }
     free(names), free(cols), free(rows);
     return st;

@@ -85,7 +85,7 @@ static dl_status work_alloc(work *w, const dl_device *dev, size_t per, size_t K,
     w->bt = calloc(K, sizeof *w->bt); // zeroed: each may be freed before it was made
     w->mb = malloc(K * sizeof *w->mb);
     if (amp) {
-        w->arow = malloc((size_t)(steps + 1) * 8 * sizeof *w->arow);
+        w->arow = malloc((size_t)(steps + 1) * KIT_AMP_NCOLS * sizeof *w->arow);
         w->before = malloc(n_params * sizeof *w->before);
         w->after = malloc(n_params * sizeof *w->after);
     }
@@ -312,10 +312,11 @@ static dl_status train_step(trainer *t, int e, size_t s, long step, double *loss
         st = kit_ckpt_save(&t->ck, o->ckpt_dir, &R->m, &R->scaler, step + 1, end_of_epoch ? e + 1 : e,
                            end_of_epoch ? 0 : (long)s + 1);
     if (R->amp && step < t->last_step) {
-        double *a = w->arow + 8 * step;
-        a[0] = (double)step + 1, a[1] = *loss, a[2] = scale, a[3] = *skipped, a[4] = underflow, a[5] = unchanged;
-        a[6] = R->m.loss_scale; // what the kit's backward was told, as the kit saw it
-        a[7] = subnormal;
+        double *a = w->arow + KIT_AMP_NCOLS * step;
+        a[KIT_A_STEP] = (double)step + 1, a[KIT_A_LOSS] = *loss, a[KIT_A_SCALE] = scale, a[KIT_A_SKIPPED] = *skipped;
+        a[KIT_A_UNDERFLOW] = underflow, a[KIT_A_UNCHANGED] = unchanged;
+        a[KIT_A_MODEL_SCALE] = R->m.loss_scale; // what the kit's backward was told, as the kit saw it
+        a[KIT_A_SUBNORMAL] = subnormal;
         kit_tally *ty = &R->tally;
         ty->n_skipped += *skipped;
         if (underflow >= 0)
@@ -356,8 +357,9 @@ static dl_status end_epoch(trainer *t, int e, long first_step, long step, double
                             "the loss is %g after epoch %d: the step diverged (gradients summed, not averaged? a "
                             "learning rate too high for the global batch?)",
                             mean, e + 1);
-    r[0] = e + 1, r[1] = (double)step, r[2] = mean, r[3] = val, r[4] = dt, r[5] = dl_lr_at(&t->lrc, step - 1);
-    r[6] = compute_between(first_step, step);
+    r[KIT_M_EPOCH] = e + 1, r[KIT_M_STEP] = (double)step, r[KIT_M_LOSS] = mean, r[KIT_M_VAL_ACC] = val;
+    r[KIT_M_EPOCH_S] = dt, r[KIT_M_LR] = dl_lr_at(&t->lrc, step - 1);
+    r[KIT_M_COMPUTE_S] = compute_between(first_step, step);
     return DL_OK;
 }
 
@@ -412,10 +414,11 @@ static dl_status run_epoch(trainer *t, int e, size_t s, long *step)
         st = end_epoch(t, e, first_step, *step, t0, ty->counted ? ty->sum / (double)ty->counted : 0, r);
     if (st != DL_OK)
         return st;
-    r[4] += ty->elapsed_s, r[6] += ty->compute_s;
+    r[KIT_M_EPOCH_S] += ty->elapsed_s, r[KIT_M_COMPUTE_S] += ty->compute_s;
     ty->done++;
     ty->sum = 0, ty->counted = 0, ty->elapsed_s = ty->compute_s = 0;
-    dl_progress_line(&R->pr, 0, "epoch %d: loss %.4f, validation accuracy %.4f, %.2f s", e + 1, r[2], r[3], r[4]);
+    dl_progress_line(&R->pr, 0, "epoch %d: loss %.4f, validation accuracy %.4f, %.2f s", e + 1, r[KIT_M_LOSS],
+                     r[KIT_M_VAL_ACC], r[KIT_M_EPOCH_S]);
     return due && s == t->steps_per_epoch ? save_tally(t, *step, e + 1, 0, 0, 0) : DL_OK;
 }
 

@@ -21,6 +21,27 @@
 
 const char *const lab05_mode_names[LAB05_MODES] = {"bucketed", "ddp-flat", "per-param"};
 
+// ---- the CSVs' columns (metrics.csv, amp.csv and the dump's: kit.h) ----
+
+#define BUCKETS(X)                                                                                  \
+    X(BK_BUCKET, "bucket")                                                                          \
+    X(BK_FIRST, "first_param") X(BK_LAST, "last_param") X(BK_OFFSET, "offset") X(BK_COUNT, "count") \
+        X(BK_BYTES, "bytes")
+DL_CSV_SCHEMA(buckets, BUCKETS);
+#define PROJECTION(X)                                                                 \
+    X(PR_RANKS, "ranks")                                                              \
+    X(PR_BUCKETED, "bucketed") X(PR_FLAT, "ddp_flat") X(PR_PER_PARAM, "per_param")    \
+        X(PR_BUCKETED_EXPOSED, "bucketed_exposed") X(PR_FLAT_EXPOSED, "flat_exposed") \
+            X(PR_PER_PARAM_EXPOSED, "per_param_exposed")
+DL_CSV_SCHEMA(projection, PROJECTION);
+#define SWEEP(X) X(SW_CAP_KIB, "cap_kib") X(SW_STEP_MS, "step_ms") X(SW_BUCKETS, "buckets")
+DL_CSV_SCHEMA(sweep_cols, SWEEP);
+#define TIMELINE(X)                                                                                  \
+    X(TL_KIND, "rank0_kind")                                                                         \
+    X(TL_ID, "id") X(TL_T0_MS, "t0_ms") X(TL_T1_MS, "t1_ms") X(TL_LANE, "lane") X(TL_ASYNC, "async") \
+        X(TL_BYTES, "bytes")
+DL_CSV_SCHEMA(timeline, TIMELINE);
+
 // ---- the flags ----
 
 /* A bucket cap in bytes into *cap: --NAME-cap as given (a size; dflt when
@@ -167,9 +188,6 @@ dl_status lab05_setup(lab05_run *R)
 
 // ---- the grader's dump ----
 
-static const char *const acols[] = {"step",      "loss",      "scale",       "skipped",
-                                    "underflow", "unchanged", "model_scale", "subnormal"};
-
 /* DIR/comm.RANK.csv: the transport's records of the traced run, each
  * buffer placed in the gradient buffer (elements of esz bytes from grads). */
 static dl_status dump_log(const char *path, const lab05_run *R)
@@ -179,25 +197,29 @@ static dl_status dump_log(const char *path, const lab05_run *R)
     size_t n = 0, esz = R->esz, end = R->m.n_params * esz;
     const dl_comm_rec *rec = dl_comm_log(R->comm, &n, NULL);
     n = n < R->logged ? n : R->logged;
-    char tmp[1200];
-    FILE *f = dl_tmp_create(path, tmp, sizeof tmp, "w");
-    if (f == NULL)
-        return dl_error_set(DL_ERR_IO, "%s: cannot write", path);
-    fprintf(f, "index,op,trace,offset,count,dtype,red\n");
-    for (size_t k = 0; k < n; k++) {
+    dl_csv_out f;
+    DL_TRY(dl_csv_open(&f, path, kit_comm));
+    dl_status st = DL_OK;
+    for (size_t k = 0; k < n && st == DL_OK; k++) {
         const dl_comm_rec *e = &rec[k];
         const char *b = e->buf;
         // pointers into one buffer compare as addresses: the same on the host and on a device
         uintptr_t at = (uintptr_t)b, lo = (uintptr_t)g;
         long offset = b != NULL && at >= lo && at < lo + end && (at - lo) % esz == 0 ? (long)((at - lo) / esz) : -1;
-        fprintf(f, "%zu,%s,%ld,%ld,%zu,%s,%s\n", k, dl_comm_op_name(e->op), e->trace, offset, e->count,
-                dl_dtype_name(e->t), (unsigned)e->red < 4 ? red_names[e->red] : "?");
+        dl_csv_cell(&f, KIT_C_INDEX, "%zu", k);
+        dl_csv_cell(&f, KIT_C_OP, "%s", dl_comm_op_name(e->op));
+        dl_csv_cell(&f, KIT_C_TRACE, "%ld", e->trace);
+        dl_csv_cell(&f, KIT_C_OFFSET, "%ld", offset);
+        dl_csv_cell(&f, KIT_C_COUNT, "%zu", e->count);
+        dl_csv_cell(&f, KIT_C_DTYPE, "%s", dl_dtype_name(e->t));
+        dl_csv_cell(&f, KIT_C_RED, "%s", (unsigned)e->red < 4 ? red_names[e->red] : "?");
+        st = dl_csv_end_row(&f);
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        remove(tmp);
-        return dl_error_set(DL_ERR_IO, "%s: write failed", path);
+    if (st != DL_OK) {
+        dl_csv_abort(&f);
+        return st;
     }
-    return DL_OK;
+    return dl_csv_close(&f);
 }
 
 dl_status lab05_dump(const lab05_run *R)
@@ -221,7 +243,8 @@ dl_status lab05_dump(const lab05_run *R)
         st = dump_log(path, R);
     snprintf(path, sizeof path, "amp.%d.csv", rank);
     if (st == DL_OK && R->amp)
-        st = dl_csv_write(dir, path, acols, 8, R->arow + 8 * R->resumed_at, (size_t)(R->step - R->resumed_at));
+        st = dl_csv_write(dir, path, kit_amp, R->arow + KIT_AMP_NCOLS * R->resumed_at,
+                          (size_t)(R->step - R->resumed_at));
     free(p);
     return st;
 }
@@ -273,7 +296,7 @@ static void project_modes(const dl_profile *prof, const dl_mlp *m, const step_co
  * cap_kib, step_ms, buckets into sweep (32 × 3); returns how many. */
 static int sweep_caps(const dl_profile *prof, const dl_mlp *m, const step_cost *cost, const size_t *counts,
                       int n_params, size_t esz, size_t first_cap, size_t B, int accum, const dl_sim_bucket *flat,
-                      const dl_sim_bucket *pp, double *sweep)
+                      const dl_sim_bucket *pp, double (*sweep)[SWEEP_NCOLS])
 {
     int ns = 0;
     for (double kib = 1; kib <= 65536 && ns < 32; kib *= 2) {
@@ -287,7 +310,7 @@ static int sweep_caps(const dl_profile *prof, const dl_mlp *m, const step_cost *
         const dl_sim_bucket *one[LAB05_MODES] = {sim, flat, pp};
         int n3[LAB05_MODES] = {kit_structural_buckets(sb, n, esz, sim), -1, -1};
         project_modes(prof, m, cost, B, accum, prof->gpus, one, n3, st3, ex3, sp3, &v3, &o3);
-        sweep[3 * ns] = kib, sweep[3 * ns + 1] = st3[0] * 1e3, sweep[3 * ns + 2] = n;
+        sweep[ns][SW_CAP_KIB] = kib, sweep[ns][SW_STEP_MS] = st3[0] * 1e3, sweep[ns][SW_BUCKETS] = n;
         ns++;
     }
     return ns;
@@ -297,11 +320,11 @@ static int sweep_caps(const dl_profile *prof, const dl_mlp *m, const step_cost *
  * mode on the profile's GPUs, and sweep.csv's rows. */
 typedef struct projected {
     double measured_s; /* this run's median step (measured_step) */
-    double rows[3 * 7];
+    double rows[3][PROJECTION_NCOLS];
     double step_s[LAB05_MODES], exposed[LAB05_MODES], speedup[LAB05_MODES], vs32;
     double one_s; /* one GPU of the profile, this run's step */
     int recorded; /* the step's cost came from the trace */
-    double sweep[32 * 3];
+    double sweep[32][SWEEP_NCOLS];
     int ns;
 } projected;
 
@@ -351,9 +374,10 @@ static void project(const lab05_run *R, const dl_span *ev, size_t nev, long prob
     for (int k = 0; k < 3; k++) {
         project_modes(&R->prof, m, &c, B, accum, ranks[k], bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32,
                       &p->one_s);
-        double *r = p->rows + 7 * k;
-        r[0] = ranks[k], r[1] = p->speedup[0], r[2] = p->speedup[1], r[3] = p->speedup[2], r[4] = p->exposed[0],
-        r[5] = p->exposed[1], r[6] = p->exposed[2];
+        double *r = p->rows[k];
+        r[PR_RANKS] = ranks[k], r[PR_BUCKETED] = p->speedup[0], r[PR_FLAT] = p->speedup[1];
+        r[PR_PER_PARAM] = p->speedup[2], r[PR_BUCKETED_EXPOSED] = p->exposed[0], r[PR_FLAT_EXPOSED] = p->exposed[1];
+        r[PR_PER_PARAM_EXPOSED] = p->exposed[2];
     }
     project_modes(&R->prof, m, &c, B, accum, R->prof.gpus, bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32,
                   &p->one_s);
@@ -368,42 +392,38 @@ static void project(const lab05_run *R, const dl_span *ev, size_t nev, long prob
 static dl_status write_tables(const lab05_run *R, const projected *p, const dl_span *ev, size_t nev, long probe,
                               int *nt)
 {
-    static const char *const mcols[] = {"epoch", "step", "loss", "val_accuracy", "epoch_s", "lr", "compute_s"};
-    static const char *const bcols[] = {"bucket", "first_param", "last_param", "offset", "count", "bytes"};
-    static const char *const pcols[] = {"ranks",        "bucketed",         "ddp_flat", "per_param", "bucketed_exposed",
-                                        "flat_exposed", "per_param_exposed"};
-    static const char *const scols[] = {"cap_kib", "step_ms", "buckets"};
-    static const char *const tcols[] = {"rank0_kind", "id", "t0_ms", "t1_ms", "lane", "async", "bytes"};
     const char *out = R->o.a.out;
-    double brow[DDP_MAX_BUCKETS * 6];
+    double brow[DDP_MAX_BUCKETS][BUCKETS_NCOLS];
     for (int k = 0; k < R->nb; k++) {
         const ddp_bucket *b = &R->buckets[k];
-        double *r = brow + 6 * k;
-        r[0] = k, r[1] = b->first, r[2] = b->last, r[3] = (double)b->offset;
-        r[4] = (double)b->count, r[5] = (double)(R->esz * b->count);
+        double *r = brow[k];
+        r[BK_BUCKET] = k, r[BK_FIRST] = b->first, r[BK_LAST] = b->last, r[BK_OFFSET] = (double)b->offset;
+        r[BK_COUNT] = (double)b->count, r[BK_BYTES] = (double)(R->esz * b->count);
     }
-    double trow[512 * 7];
+    double trow[512][TIMELINE_NCOLS];
     double origin = -1;
     *nt = 0;
     for (size_t i = 0; i < nev && *nt < 512; i++) {
         if (ev[i].step != probe)
             continue;
         origin = origin < 0 ? ev[i].t0 : origin;
-        double *r = trow + 7 * (*nt)++;
-        r[0] = ev[i].kind, r[1] = ev[i].id, r[2] = (ev[i].t0 - origin) * 1e3, r[3] = (ev[i].t1 - origin) * 1e3;
-        r[4] = ev[i].kind == DL_EV_ALLREDUCE ? 1 : ev[i].kind == DL_EV_STEP ? 2 : 0;
-        r[5] = ev[i].async; // 1: a bucket's allreduce, overlapped; 0: a blocking one (ddp-flat's, AMP's flag)
-        r[6] = ev[i].bytes;
+        double *r = trow[(*nt)++];
+        r[TL_KIND] = ev[i].kind, r[TL_ID] = ev[i].id;
+        r[TL_T0_MS] = (ev[i].t0 - origin) * 1e3, r[TL_T1_MS] = (ev[i].t1 - origin) * 1e3;
+        r[TL_LANE] = ev[i].kind == DL_EV_ALLREDUCE ? 1 : ev[i].kind == DL_EV_STEP ? 2 : 0;
+        r[TL_ASYNC] = ev[i].async; // 1: a bucket's allreduce, overlapped; 0: a blocking one (ddp-flat's, AMP's flag)
+        r[TL_BYTES] = ev[i].bytes;
     }
-    DL_TRY(dl_csv_write(out, "metrics.csv", mcols, KIT_METRIC_COLS, R->tally.rows, R->tally.done));
-    DL_TRY(dl_csv_write(out, "buckets.csv", bcols, 6, brow, R->nb));
-    DL_TRY(dl_csv_write(out, "projection.csv", pcols, 7, p->rows, 3));
-    DL_TRY(dl_csv_write(out, "sweep.csv", scols, 3, p->sweep, p->ns));
-    DL_TRY(dl_csv_write(out, "timeline.csv", tcols, 7, trow, *nt));
+    DL_TRY(dl_csv_write(out, "metrics.csv", kit_metrics, R->tally.rows, R->tally.done));
+    DL_TRY(dl_csv_write(out, "buckets.csv", buckets, brow[0], R->nb));
+    DL_TRY(dl_csv_write(out, "projection.csv", projection, p->rows[0], 3));
+    DL_TRY(dl_csv_write(out, "sweep.csv", sweep_cols, p->sweep[0], p->ns));
+    DL_TRY(dl_csv_write(out, "timeline.csv", timeline, trow[0], *nt));
     char stale[1100]; // an fp32 run writes no amp.csv: an earlier AMP run's must not stay beside this run's data
     snprintf(stale, sizeof stale, "%s/amp.csv", out);
     if (R->amp)
-        DL_TRY(dl_csv_write(out, "amp.csv", acols, 8, R->arow + 8 * R->resumed_at, (size_t)(R->step - R->resumed_at)));
+        DL_TRY(dl_csv_write(out, "amp.csv", kit_amp, R->arow + KIT_AMP_NCOLS * R->resumed_at,
+                            (size_t)(R->step - R->resumed_at)));
     else
         remove(stale);
     return DL_OK;
@@ -481,8 +501,8 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_int(j, "parameters", (long long)R->m.n_params);
     dl_json_int(j, "buckets", R->nb);
     dl_json_int(j, "steps", R->step);
-    dl_json_num(j, "final_loss", last ? last[2] : 0);
-    dl_json_num(j, "val_accuracy", last ? last[3] : 0);
+    dl_json_num(j, "final_loss", last ? last[KIT_M_LOSS] : 0);
+    dl_json_num(j, "val_accuracy", last ? last[KIT_M_VAL_ACC] : 0);
     dl_json_num(j, "test_accuracy", R->test);
     dl_json_num(j, "param_diff_across_ranks", R->param_diff);
     dl_json_num(j, "steady_epoch_s", rp->steady);
@@ -564,8 +584,8 @@ dl_status lab05_write_outputs(lab05_run *R)
     report rp = {R, &p, 0, 0, NULL};
     const int done = R->tally.done;
     for (int k = done > 1 ? 1 : 0; k < done; k++) {
-        rp.steady += R->tally.rows[KIT_METRIC_COLS * k + 4] / (done > 1 ? done - 1 : 1);
-        rp.steady_compute += R->tally.rows[KIT_METRIC_COLS * k + 6] / (done > 1 ? done - 1 : 1);
+        rp.steady += R->tally.rows[KIT_METRIC_COLS * k + KIT_M_EPOCH_S] / (done > 1 ? done - 1 : 1);
+        rp.steady_compute += R->tally.rows[KIT_METRIC_COLS * k + KIT_M_COMPUTE_S] / (done > 1 ? done - 1 : 1);
     }
     int nt = 0;
     DL_TRY(write_tables(R, &p, ev, nev, probe, &nt));
