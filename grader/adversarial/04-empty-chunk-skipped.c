@@ -3,6 +3,7 @@
 // base: reference
 // file: chunked.c
 // replace: yes
+// paths: grade
 // lose: chunked
 // expect: empty-call-skipped
 /* chunked.c — lab 04, task 5: the pipelined ring. */

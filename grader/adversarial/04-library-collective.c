@@ -3,6 +3,7 @@
 // base: reference
 // file: ring.c
 // replace: yes
+// paths: grade
 // lose: reduce_scatter all_gather allreduce bandwidth_optimal fp16 chunked bench
 // expect: library-collective
 #include "ring.h"

@@ -3,6 +3,7 @@
 // base: reference
 // file: naive.c
 // replace: yes
+// paths: grade
 // lose: naive
 // expect: library-collective
 #include "ring.h"

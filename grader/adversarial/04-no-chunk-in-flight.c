@@ -3,6 +3,7 @@
 // base: reference
 // file: chunked.c
 // replace: yes
+// paths: grade
 // lose: chunked
 // expect: no-chunk-in-flight
 // with: blocking-ring

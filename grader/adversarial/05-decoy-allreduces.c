@@ -3,6 +3,7 @@
 // base: reference
 // file: reducer.c
 // replace: yes
+// paths: grade
 // lose: overlap projection
 // expect: outside the gradient buffer
 // with: micro-batches late-reducer

@@ -3,6 +3,7 @@
 // base: reference
 // file: amp.c
 // replace: yes
+// paths: grade
 // lose: amp_skip
 // expect: flag-not-reduced
 // with: micro-batches

@@ -3,6 +3,7 @@
 // base: reference
 // file: checkpoint.c
 // replace: yes
+// paths: grade
 // lose: ckpt_resume
 // expect: checkpoint-without-scaler
 #define _POSIX_C_SOURCE 200809L

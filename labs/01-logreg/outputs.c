@@ -60,9 +60,14 @@ void lab01_split_free(lab01_split *sd)
 
 // ---- the CSVs ----
 
-#define METRICS(X)      \
-    X(M_EPOCH, "epoch") \
-    X(M_TRAIN_LOSS, "train_loss") X(M_VAL_LOSS, "val_loss") X(M_VAL_ACC, "val_acc") X(M_GRAD_NORM, "grad_norm")
+// clang-format off
+#define METRICS(X)                \
+    X(M_EPOCH, "epoch")           \
+    X(M_TRAIN_LOSS, "train_loss") \
+    X(M_VAL_LOSS, "val_loss")     \
+    X(M_VAL_ACC, "val_acc")       \
+    X(M_GRAD_NORM, "grad_norm")
+// clang-format on
 DL_CSV_SCHEMA(metrics, METRICS);
 #define SCALING(X) X(S_EPOCH, "epoch") X(S_STANDARDISED, "standardised") X(S_RAW, "raw_features")
 DL_CSV_SCHEMA(scaling, SCALING);

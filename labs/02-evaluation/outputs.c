@@ -18,28 +18,50 @@ static const char *const part_names[3] = {"train", "val", "test"};
 
 // ---- the CSVs' columns ----
 
+// clang-format off
 #define METRICS(X)             \
     X(M_INDEX, "lambda_index") \
-    X(M_LAMBDA, "lambda") X(M_F1, "val_macro_f1") X(M_ACC, "val_accuracy") X(M_CHOSEN, "chosen")
+    X(M_LAMBDA, "lambda")      \
+    X(M_F1, "val_macro_f1")    \
+    X(M_ACC, "val_accuracy")   \
+    X(M_CHOSEN, "chosen")
+// clang-format on
 DL_CSV_SCHEMA(metrics, METRICS);
 #define CELLS(X) X(CL_TRUE, "true") X(CL_PREDICTED, "predicted") X(CL_COUNT, "count") X(CL_SHARE, "share")
 DL_CSV_SCHEMA(cells, CELLS);
-#define PER_CLASS(X) \
-    X(PC_CLASS, "class") X(PC_PRECISION, "precision") X(PC_RECALL, "recall") X(PC_F1, "f1") X(PC_SUPPORT, "support")
+// clang-format off
+#define PER_CLASS(X)             \
+    X(PC_CLASS, "class")         \
+    X(PC_PRECISION, "precision") \
+    X(PC_RECALL, "recall")       \
+    X(PC_F1, "f1")               \
+    X(PC_SUPPORT, "support")
+// clang-format on
 DL_CSV_SCHEMA(per_class, PER_CLASS);
 /* The rare class's share of each part over the seeds: lab02_balance.spread's columns. */
-#define SPREAD(X)                                                                                \
-    X(SP_SEED, "seed")                                                                           \
-    X(SP_RANDOM, "random_train") X(SP_RANDOM_VAL, "random_val") X(SP_RANDOM_TEST, "random_test") \
-        X(SP_STRATIFIED, "stratified_train") X(SP_STRATIFIED_VAL, "stratified_val")              \
-            X(SP_STRATIFIED_TEST, "stratified_test")
+// clang-format off
+#define SPREAD(X)                            \
+    X(SP_SEED, "seed")                       \
+    X(SP_RANDOM, "random_train")             \
+    X(SP_RANDOM_VAL, "random_val")           \
+    X(SP_RANDOM_TEST, "random_test")         \
+    X(SP_STRATIFIED, "stratified_train")     \
+    X(SP_STRATIFIED_VAL, "stratified_val")   \
+    X(SP_STRATIFIED_TEST, "stratified_test")
+// clang-format on
 DL_CSV_SCHEMA(spread_cols, SPREAD);
 /* Each class's share of each part: the class, then lab02_balance.shares's columns. */
-#define SHARES(X)                                                                                \
-    X(SH_CLASS, "class")                                                                         \
-    X(SH_RANDOM, "random_train") X(SH_RANDOM_VAL, "random_val") X(SH_RANDOM_TEST, "random_test") \
-        X(SH_STRATIFIED, "stratified_train") X(SH_STRATIFIED_VAL, "stratified_val")              \
-            X(SH_STRATIFIED_TEST, "stratified_test") X(SH_POOL, "pool")
+// clang-format off
+#define SHARES(X)                            \
+    X(SH_CLASS, "class")                     \
+    X(SH_RANDOM, "random_train")             \
+    X(SH_RANDOM_VAL, "random_val")           \
+    X(SH_RANDOM_TEST, "random_test")         \
+    X(SH_STRATIFIED, "stratified_train")     \
+    X(SH_STRATIFIED_VAL, "stratified_val")   \
+    X(SH_STRATIFIED_TEST, "stratified_test") \
+    X(SH_POOL, "pool")
+// clang-format on
 DL_CSV_SCHEMA(shares, SHARES);
 #define PSI(X) X(PSI_FEATURE, "feature") X(PSI_VAL, "psi_train_val") X(PSI_TEST, "psi_train_test")
 DL_CSV_SCHEMA(psi_cols, PSI);

@@ -13,17 +13,29 @@
 
 /* metrics.csv: one row per epoch; the driver writes it, the grader reads it
  * by these names. */
-#define LAB03_METRICS(X)                                                                                          \
-    X(LAB03_EPOCH, "epoch")                                                                                       \
-    X(LAB03_LOSS, "loss") X(LAB03_VAL_ACC, "val_acc") X(LAB03_ROWS_MIN, "rows_min") X(LAB03_ROWS_MAX, "rows_max") \
-        X(LAB03_PARAM_DIFF, "param_diff") X(LAB03_EPOCH_S, "epoch_s") X(LAB03_COMPUTE_S, "compute_s")             \
-            X(LAB03_IMBALANCE, "imbalance") X(LAB03_LR, "lr")
+// clang-format off
+#define LAB03_METRICS(X)              \
+    X(LAB03_EPOCH, "epoch")           \
+    X(LAB03_LOSS, "loss")             \
+    X(LAB03_VAL_ACC, "val_acc")       \
+    X(LAB03_ROWS_MIN, "rows_min")     \
+    X(LAB03_ROWS_MAX, "rows_max")     \
+    X(LAB03_PARAM_DIFF, "param_diff") \
+    X(LAB03_EPOCH_S, "epoch_s")       \
+    X(LAB03_COMPUTE_S, "compute_s")   \
+    X(LAB03_IMBALANCE, "imbalance")   \
+    X(LAB03_LR, "lr")
+// clang-format on
 DL_CSV_SCHEMA(lab03_metrics, LAB03_METRICS);
 
 /* projection.csv: one row per per-rank batch (ddp_projection_sweep). */
-#define LAB03_PROJECTION(X)             \
-    X(LAB03_PR_BATCH, "batch_per_rank") \
-    X(LAB03_PR_SPEEDUP, "speedup") X(LAB03_PR_COMPUTE_MS, "compute_ms") X(LAB03_PR_COMM_MS, "comm_ms")
+// clang-format off
+#define LAB03_PROJECTION(X)              \
+    X(LAB03_PR_BATCH, "batch_per_rank")  \
+    X(LAB03_PR_SPEEDUP, "speedup")       \
+    X(LAB03_PR_COMPUTE_MS, "compute_ms") \
+    X(LAB03_PR_COMM_MS, "comm_ms")
+// clang-format on
 DL_CSV_SCHEMA(lab03_projection, LAB03_PROJECTION);
 
 /* One rank's epoch as correct DDP does it: n rows sharded over P ranks,

@@ -23,23 +23,39 @@ const char *const lab05_mode_names[LAB05_MODES] = {"bucketed", "ddp-flat", "per-
 
 // ---- the CSVs' columns (metrics.csv, amp.csv and the dump's: kit.h) ----
 
-#define BUCKETS(X)                                                                                  \
-    X(BK_BUCKET, "bucket")                                                                          \
-    X(BK_FIRST, "first_param") X(BK_LAST, "last_param") X(BK_OFFSET, "offset") X(BK_COUNT, "count") \
-        X(BK_BYTES, "bytes")
+// clang-format off
+#define BUCKETS(X)             \
+    X(BK_BUCKET, "bucket")     \
+    X(BK_FIRST, "first_param") \
+    X(BK_LAST, "last_param")   \
+    X(BK_OFFSET, "offset")     \
+    X(BK_COUNT, "count")       \
+    X(BK_BYTES, "bytes")
+// clang-format on
 DL_CSV_SCHEMA(buckets, BUCKETS);
-#define PROJECTION(X)                                                                 \
-    X(PR_RANKS, "ranks")                                                              \
-    X(PR_BUCKETED, "bucketed") X(PR_FLAT, "ddp_flat") X(PR_PER_PARAM, "per_param")    \
-        X(PR_BUCKETED_EXPOSED, "bucketed_exposed") X(PR_FLAT_EXPOSED, "flat_exposed") \
-            X(PR_PER_PARAM_EXPOSED, "per_param_exposed")
+// clang-format off
+#define PROJECTION(X)                            \
+    X(PR_RANKS, "ranks")                         \
+    X(PR_BUCKETED, "bucketed")                   \
+    X(PR_FLAT, "ddp_flat")                       \
+    X(PR_PER_PARAM, "per_param")                 \
+    X(PR_BUCKETED_EXPOSED, "bucketed_exposed")   \
+    X(PR_FLAT_EXPOSED, "flat_exposed")           \
+    X(PR_PER_PARAM_EXPOSED, "per_param_exposed")
+// clang-format on
 DL_CSV_SCHEMA(projection, PROJECTION);
 #define SWEEP(X) X(SW_CAP_KIB, "cap_kib") X(SW_STEP_MS, "step_ms") X(SW_BUCKETS, "buckets")
 DL_CSV_SCHEMA(sweep_cols, SWEEP);
-#define TIMELINE(X)                                                                                  \
-    X(TL_KIND, "rank0_kind")                                                                         \
-    X(TL_ID, "id") X(TL_T0_MS, "t0_ms") X(TL_T1_MS, "t1_ms") X(TL_LANE, "lane") X(TL_ASYNC, "async") \
-        X(TL_BYTES, "bytes")
+// clang-format off
+#define TIMELINE(X)          \
+    X(TL_KIND, "rank0_kind") \
+    X(TL_ID, "id")           \
+    X(TL_T0_MS, "t0_ms")     \
+    X(TL_T1_MS, "t1_ms")     \
+    X(TL_LANE, "lane")       \
+    X(TL_ASYNC, "async")     \
+    X(TL_BYTES, "bytes")
+// clang-format on
 DL_CSV_SCHEMA(timeline, TIMELINE);
 
 // ---- the flags ----

@@ -15,7 +15,9 @@
  *   double row[LAB01_METRICS_NCOLS] = {[M_EPOCH] = k, [M_LOSS] = loss};
  *   a reader finds a column by its name, lab01_metrics_names[M_LOSS]. A
  *   table whose columns depend on the run (one per class, per algorithm)
- *   builds its dl_cols at run time: {names, how many}.
+ *   builds its dl_cols at run time: {names, how many}. A list longer than
+ *   a line is written one X a line between // clang-format off and on
+ *   (clang-format's layout of a run of X() is not stable).
  * - dl_csv_open writes to "path.tmp"; dl_csv_close renames it to path.
  *   dl_csv_abort removes the temporary, leaving no partial file behind.
  * - Values are written with %.9g (round-trips float32); non-finite values
