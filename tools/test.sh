@@ -218,8 +218,10 @@ instructor_tools() {
         rm -rf "$rel"
         mkdir -p "$rel"
         tar -xzf "$B/ddplab-student.tar.gz" -C "$rel"
-        if [ -e "$rel/ddplab/solutions" ] || [ -e "$rel/ddplab/grader/mutants" ]; then
-            echo "the student release contains solutions or mutants" >&2
+        # (the hostile submissions carry copies of the reference's code, as the mutants do)
+        if [ -e "$rel/ddplab/solutions" ] || [ -e "$rel/ddplab/grader/mutants" ] ||
+            [ -e "$rel/ddplab/grader/adversarial" ]; then
+            echo "the student release contains solutions, mutants or the hostile submissions" >&2
             status=1
         fi
         # each lab's staged release: no later lab, none of the kit's code that answers its tasks or a later lab's
