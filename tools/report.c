@@ -64,6 +64,7 @@
  *                integers in full; the default for numbers),
  *                pctg (x100, 3 significant digits, "%": small shares),
  *                pow2 (a power of two as "65536 = 2^16"; else as g),
+ *                bytes (a byte count with binary prefixes, dl_fmt_bytes: "1.5 MiB"),
  *                #noun (a count and its noun, plural unless 1: {steps:#step}
  *                gives "36 steps", "1 step")
  * In a second run's headline {^path} reads the lab's first run's summary.json.
@@ -201,6 +202,10 @@ static int put_formatted(FILE *f, double v, const char *fmt)
         fprintf(f, "%.3g%%", dl_pct(v, 60)); // %g shows any magnitude: only -0 needs the fix
     else if (strcmp(fmt, "x") == 0)
         fprintf(f, "%.2f×", v);
+    else if (strcmp(fmt, "bytes") == 0 && v >= 0) {
+        char b[32];
+        fputs(dl_fmt_bytes(v, b, sizeof b), f);
+    }
     else if (fmt[0] == 'f' && fmt[1] >= '1' && fmt[1] <= '4' && fmt[2] == '\0')
         fprintf(f, "%.*f", fmt[1] - '0', v);
     else if (fmt[0] == '#' && fmt[1] != '\0' && v == floor(v) && v > -1e15 && v < 1e15)

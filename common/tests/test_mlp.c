@@ -720,10 +720,55 @@ START_TEST(test_f16_arguments)
 }
 END_TEST
 
+/* Slices of the flat vector updated by dl_mlp_sgd_slice from their own
+ * buffers, as a shard's owner does, make dl_mlp_sgd's step bit for bit:
+ * cuts inside a layer's weights, at a weight/bias border and in the biases. */
+START_TEST(test_sgd_slices_make_one_step)
+{
+    size_t n = 32, d = 6;
+    float *X;
+    int32_t *y;
+    data(n, d, 3, &X, &y);
+    dl_mlp whole, sliced;
+    const size_t sizes[] = {6, 16, 3}; // layer 0: 96 weights at 0, 16 biases at 96; layer 1: 48 + 3 at 112
+    ck_assert_st(dl_mlp_create(&whole, dl_cpu(), sizes, 3, n, 5), DL_OK);
+    ck_assert_st(dl_mlp_create(&sliced, dl_cpu(), sizes, 3, n, 5), DL_OK);
+    size_t np = whole.n_params;
+    ck_assert_uint_eq(np, 163);
+    const size_t cuts[] = {0, 41, 96, 100, 112, 150, 160, 163}; // every kind of border
+    float *v = calloc(np, sizeof *v);
+    for (int step = 0; step < 3; step++) {
+        loss_at(&whole, X, y, n);
+        ck_assert_st(dl_mlp_backward(&whole, X, n, 0, NULL, NULL), DL_OK);
+        ck_assert_st(dl_mlp_sgd(&whole, 0.1f, 0.9f, 0.01f), DL_OK);
+        loss_at(&sliced, X, y, n);
+        ck_assert_st(dl_mlp_backward(&sliced, X, n, 0, NULL, NULL), DL_OK);
+        for (size_t c = 0; c + 1 < sizeof cuts / sizeof cuts[0]; c++) {
+            size_t a = cuts[c], k = cuts[c + 1] - a;
+            float *p = malloc(k * sizeof *p), *g = malloc(k * sizeof *g); // the shard's own copies
+            memcpy(p, sliced.params + a, k * sizeof *p);
+            memcpy(g, sliced.grads + a, k * sizeof *g);
+            ck_assert_st(dl_mlp_sgd_slice(&sliced, a, k, p, g, v + a, 0.1f, 0.9f, 0.01f), DL_OK);
+            memcpy(sliced.params + a, p, k * sizeof *p);
+            free(p), free(g);
+        }
+        ck_assert_msg(memcmp(whole.params, sliced.params, np * sizeof(float)) == 0, "step %d: slices differ", step);
+    }
+    ck_assert_int_eq(sliced.steps, 0); // a slice does not count a step
+    float one = 1;
+    ck_assert_st(dl_mlp_sgd_slice(&sliced, 160, 4, &one, &one, &one, 0.1f, 0.9f, 0), DL_ERR_ARG);
+    ck_assert_st(dl_mlp_sgd_slice(&sliced, 0, 1, NULL, &one, &one, 0.1f, 0.9f, 0), DL_ERR_ARG);
+    ck_assert_st(dl_mlp_sgd_slice(&sliced, 163, 0, NULL, NULL, NULL, 0.1f, 0.9f, 0), DL_OK);
+    ck_assert(one == 1);
+    free(v), free(X), free(y);
+    dl_mlp_free(&whole), dl_mlp_free(&sliced);
+}
+END_TEST
+
 Suite *mlp_suite(void)
 {
     TCase *tc = tcase_of(tcase_with_tmp("mlp", 30),
-                         TESTS(test_shapes_and_init, test_gradient_finite_differences, test_sgd_and_training,
+                         TESTS(test_shapes_and_init, test_gradient_finite_differences, test_sgd_and_training, test_sgd_slices_make_one_step,
                                test_checkpoint_state_round_trip, test_step_cost_and_hidden, test_write_params));
     tcase_add_loop_test(tc, test_lowp_forward_matches_reference, 0, 2); // fp16, bf16
     tcase_add_loop_test(tc, test_lowp_backward_matches_reference, 0, 2);

@@ -212,6 +212,16 @@ dl_status dl_mlp_set_loss_scale(dl_mlp *m, float s);
 /* p −= lr·v with v = μ·v + grad + wd·p (wd on weights only, not biases);
  * then steps += 1. */
 dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay);
+/* dl_mlp_sgd's update on a slice of the flat parameter vector only: the
+ * elements first .. first + count − 1 (first + count <= n_params), whose
+ * parameters, gradients and velocities are p[0..count), g[0..count) and
+ * v[0..count) on m's device (any buffers: a shard's own). Element k is
+ * updated exactly as dl_mlp_sgd updates element first + k (wd only where
+ * that element is a weight), so the slices of a partition together make
+ * one dl_mlp_sgd bit for bit. steps is not advanced. DL_ERR_ARG for a slice
+ * past the end or a NULL pointer with count > 0; count = 0 does nothing. */
+dl_status dl_mlp_sgd_slice(const dl_mlp *m, size_t first, size_t count, float *p, const float *g, float *v, float lr,
+                           float momentum, float weight_decay);
 /* pred (host, n) = argmax of the logits of X (device, n rows). */
 dl_status dl_mlp_predict(dl_mlp *m, const float *X, size_t n, int32_t *pred);
 /* Copies all parameters to/from a host array of n_params floats. */

@@ -7,7 +7,8 @@
  *   hardware: peak FLOP/s and the achievable share, memory bandwidth, ring
  *   bus bandwidth, per-hop latency, kernel launch cost; and, optionally, in
  *   words (the rest of the line), the GPU ("gpu") and how the GPUs are
- *   linked ("interconnect"). dl_profile_load rejects unknown keys, missing
+ *   linked ("interconnect"), and one GPU's memory in bytes ("gpu_mem", 0
+ *   when absent: lab 04's measured profiles do not know it). dl_profile_load rejects unknown keys, missing
  *   keys and non-positive values with "file:line: reason" (DL_ERR_FORMAT),
  *   or DL_ERR_IO when unreadable.
  * - The shipped profiles are the *.conf files of DL_HOME/common/perf/. One
@@ -59,6 +60,7 @@ typedef struct dl_profile {
     double fp32_peak, fp16_peak, mem_bw;
     double fp32_efficiency, fp16_efficiency, mem_efficiency;
     double bus_bw, hop_latency, launch_overhead;
+    double gpu_mem; /* "gpu_mem", one GPU's memory in bytes (optional: 0 when the file has none) */
     char path[512];
     char gpu[96]; /* "gpu", in words ("" when the file has none) */
     char interconnect[128]; /* "interconnect", in words ("" when none) */

@@ -1,0 +1,352 @@
+/* kit.c — lab 06's provided parts: the memory ledger (shard.h) and kit.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h> // opendir
+#include <stdio.h> // snprintf
+#include <stdlib.h> // qsort
+#include <string.h> // strcmp
+
+#include "dl/fs.h" // dl_home, dl_mkdir_p
+#include "dl/data.h" // dl_npy_write_f32
+#include "kit.h"
+
+const char *const kit_mode_names[KIT_MODES] = {"ddp", "zero1", "fsdp"};
+
+// ---- the ledger ----
+
+static const char *const kind_names[SHARD_KINDS] = {"params", "grads", "optim", "acts", "comm"};
+
+const char *shard_mem_kind_name(shard_mem_kind kind)
+{
+    return (unsigned)kind < SHARD_KINDS ? kind_names[kind] : NULL;
+}
+
+static void count_in(shard_mem *m, shard_mem_kind kind, size_t bytes)
+{
+    m->now[kind] += bytes;
+    m->now_total += bytes;
+    if (m->now[kind] > m->peak[kind])
+        m->peak[kind] = m->now[kind];
+    if (m->now_total > m->peak_total)
+        m->peak_total = m->now_total;
+}
+
+static void count_out(shard_mem *m, shard_mem_kind kind, size_t bytes)
+{
+    m->now[kind] -= bytes < m->now[kind] ? bytes : m->now[kind];
+    m->now_total -= bytes < m->now_total ? bytes : m->now_total;
+}
+
+dl_status shard_alloc(shard_mem *m, shard_mem_kind kind, size_t bytes, void **out)
+{
+    if (m == NULL || m->dev == NULL || (unsigned)kind >= SHARD_KINDS || bytes == 0 || out == NULL)
+        return dl_error_set(DL_ERR_ARG, "shard_alloc: need a ledger with a device, a kind, bytes > 0 and out");
+    if (m->n_blocks >= SHARD_MAX_BLOCKS)
+        return dl_error_set(DL_ERR_NOMEM, "shard_alloc: %d blocks live already (SHARD_MAX_BLOCKS): free some",
+                            m->n_blocks);
+    void *p = NULL;
+    DL_TRY(dl_malloc(m->dev, &p, bytes));
+    dl_status st = dl_memset0(m->dev, p, bytes);
+    if (st != DL_OK) {
+        dl_free(m->dev, p);
+        return st;
+    }
+    m->block[m->n_blocks].p = p;
+    m->block[m->n_blocks].bytes = bytes;
+    m->block[m->n_blocks].kind = kind;
+    m->n_blocks++;
+    count_in(m, kind, bytes);
+    *out = p;
+    return DL_OK;
+}
+
+void shard_free(shard_mem *m, void *p)
+{
+    if (m == NULL || p == NULL)
+        return;
+    for (int k = 0; k < m->n_blocks; k++) {
+        if (m->block[k].p != p)
+            continue;
+        count_out(m, m->block[k].kind, m->block[k].bytes);
+        dl_free(m->dev, p);
+        m->block[k] = m->block[--m->n_blocks];
+        return;
+    }
+}
+
+// ---- the model's own buffers ----
+
+static size_t act_bytes(const size_t *sizes, int n_sizes, size_t batch)
+{
+    size_t outs = 0, widest = 0;
+    for (int k = 1; k < n_sizes; k++)
+        outs += sizes[k];
+    for (int k = 0; k < n_sizes; k++)
+        widest = sizes[k] > widest ? sizes[k] : widest;
+    return batch * (outs + 2 * widest + 1) * sizeof(float);
+}
+
+static void model_sizes(const dl_mlp *m, size_t *sizes, int *n_sizes)
+{
+    sizes[0] = m->layer[0].in;
+    for (int l = 0; l < m->n_layers; l++)
+        sizes[l + 1] = m->layer[l].out;
+    *n_sizes = m->n_layers + 1;
+}
+
+dl_status kit_mem_model_buffers(shard_mem *mem, dl_mlp *m, int keep_velocity)
+{
+    size_t sizes[DL_MLP_MAX_LAYERS + 1];
+    int ns;
+    model_sizes(m, sizes, &ns);
+    count_in(mem, SHARD_PARAMS, m->n_params * sizeof(float));
+    count_in(mem, SHARD_GRADS, m->n_params * sizeof(float));
+    if (keep_velocity) {
+        count_in(mem, SHARD_OPTIM, m->n_params * sizeof(float));
+    } else {
+        dl_free(m->dev, m->velocity);
+        m->velocity = NULL;
+    }
+    count_in(mem, SHARD_ACTS, act_bytes(sizes, ns, m->max_batch));
+    return DL_OK;
+}
+
+void kit_mem_release_model(shard_mem *mem, const dl_mlp *m)
+{
+    size_t sizes[DL_MLP_MAX_LAYERS + 1];
+    int ns;
+    model_sizes(m, sizes, &ns);
+    count_out(mem, SHARD_PARAMS, m->n_params * sizeof(float));
+    count_out(mem, SHARD_GRADS, m->n_params * sizeof(float));
+    if (m->velocity != NULL)
+        count_out(mem, SHARD_OPTIM, m->n_params * sizeof(float));
+    count_out(mem, SHARD_ACTS, act_bytes(sizes, ns, m->max_batch));
+}
+
+// ---- DDP's step ----
+
+dl_status kit_ddp_step(dl_comm *c, dl_mlp *m, const float *X, const int32_t *y, size_t n, const shard_sgd *opt)
+{
+    DL_TRY(dl_mlp_forward(m, X, n));
+    DL_TRY(dl_mlp_loss(m, y, n, NULL));
+    DL_TRY(dl_mlp_backward(m, X, n, 0, NULL, NULL));
+    DL_TRY(dl_comm_allreduce(c, m->grads, m->n_params, DL_F32, DL_RED_AVG));
+    return dl_mlp_sgd(m, opt->lr, opt->momentum, opt->weight_decay);
+}
+
+// ---- the closed forms ----
+
+static double ceil_div(double n, int P)
+{
+    return (double)(((size_t)n + (size_t)P - 1) / (size_t)P);
+}
+
+double kit_mem_bytes(kit_mode mode, const size_t *sizes, int n_sizes, size_t batch, int P, double *bytes)
+{
+    double n = 0, biggest = 0, sharded = 0; // FSDP: Σ ⌈n_l/P⌉
+    for (int l = 0; l + 1 < n_sizes; l++) {
+        double nl = (double)(sizes[l] * sizes[l + 1] + sizes[l + 1]);
+        n += nl;
+        biggest = nl > biggest ? nl : biggest;
+        sharded += ceil_div(nl, P);
+    }
+    const double f = sizeof(float);
+    for (int k = 0; k < SHARD_KINDS; k++)
+        bytes[k] = 0;
+    bytes[SHARD_ACTS] = (double)act_bytes(sizes, n_sizes, batch);
+    switch (mode) {
+    case KIT_DDP:
+        bytes[SHARD_PARAMS] = bytes[SHARD_GRADS] = bytes[SHARD_OPTIM] = f * n;
+        break;
+    case KIT_ZERO1:
+        bytes[SHARD_PARAMS] = bytes[SHARD_GRADS] = f * n;
+        bytes[SHARD_OPTIM] = f * ceil_div(n, P);
+        bytes[SHARD_COMM] = P > 1 ? f * ceil_div(n, P) : 0;
+        break;
+    default:
+        bytes[SHARD_PARAMS] = f * (sharded + 2 * biggest);
+        bytes[SHARD_GRADS] = f * (sharded + biggest);
+        bytes[SHARD_OPTIM] = f * sharded;
+        bytes[SHARD_COMM] = P > 1 ? f * ceil_div(biggest, P) : 0;
+        break;
+    }
+    double total = 0;
+    for (int k = 0; k < SHARD_KINDS; k++)
+        total += bytes[k];
+    return total;
+}
+
+double kit_sent_bytes(kit_mode mode, size_t n, int P)
+{
+    double ring = (double)(P - 1) / P * 4.0 * (double)n; // one reduce-scatter, or one all-gather
+    return mode == KIT_FSDP ? 3 * ring : 2 * ring;
+}
+
+double kit_largest_model(kit_mode mode, double mem, int P, int layers)
+{
+    double per = mode == KIT_DDP ? 12.0 : mode == KIT_ZERO1 ? 8.0 + 8.0 / P : 12.0 / P + 12.0 / layers;
+    return mem > 0 ? mem / per : 0;
+}
+
+// ---- the files ----
+
+dl_status kit_write_memory(const char *dir, const size_t *sizes, int n_sizes, size_t batch, kit_mode mode, int P,
+                           const shard_mem *mem)
+{
+    char path[1200];
+    DL_TRY(dl_path_join(path, sizeof path, dir, "memory.csv"));
+    dl_csv_out f;
+    DL_TRY(dl_csv_open(&f, path, kit_mem));
+    dl_status st = DL_OK;
+    for (int md = 0; md < KIT_MODES; md++) {
+        for (int p = 1; p <= 64 && st == DL_OK; p *= 2) {
+            double b[SHARD_KINDS], total = kit_mem_bytes((kit_mode)md, sizes, n_sizes, batch, p, b);
+            dl_csv_cell(&f, KIT_MEM_SOURCE, "model");
+            dl_csv_cell(&f, KIT_MEM_MODE, "%s", kit_mode_names[md]);
+            dl_csv_cell(&f, KIT_MEM_P, "%d", p);
+            for (int k = 0; k < SHARD_KINDS; k++)
+                dl_csv_cell(&f, KIT_MEM_PARAMS + k, "%.0f", b[k]);
+            dl_csv_cell(&f, KIT_MEM_TOTAL, "%.0f", total);
+            st = dl_csv_end_row(&f);
+        }
+    }
+    if (st == DL_OK) {
+        dl_csv_cell(&f, KIT_MEM_SOURCE, "measured");
+        dl_csv_cell(&f, KIT_MEM_MODE, "%s", kit_mode_names[mode]);
+        dl_csv_cell(&f, KIT_MEM_P, "%d", P);
+        for (int k = 0; k < SHARD_KINDS; k++)
+            dl_csv_cell(&f, KIT_MEM_PARAMS + k, "%zu", mem->peak[k]);
+        dl_csv_cell(&f, KIT_MEM_TOTAL, "%zu", mem->peak_total);
+        st = dl_csv_end_row(&f);
+    }
+    if (st != DL_OK) {
+        dl_csv_abort(&f);
+        return st;
+    }
+    return dl_csv_close(&f);
+}
+
+// clang-format off
+#define KIT_LARGEST(X)                \
+    X(KIT_L_PROFILE, "profile")       \
+    X(KIT_L_GPU, "gpu")               \
+    X(KIT_L_GPUS, "gpus")             \
+    X(KIT_L_MEM, "gpu_mem")           \
+    X(KIT_L_DDP, "ddp_params")        \
+    X(KIT_L_ZERO1, "zero1_params")    \
+    X(KIT_L_FSDP, "fsdp_params")
+// clang-format on
+DL_CSV_SCHEMA(kit_largest, KIT_LARGEST);
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+dl_status kit_write_largest(const char *dir)
+{
+    char perf[1100], path[1200];
+    snprintf(perf, sizeof perf, "%s/common/perf", dl_home());
+    DIR *d = opendir(perf);
+    if (d == NULL)
+        return dl_error_set(DL_ERR_IO, "%s: cannot list the shipped profiles", perf);
+    char names[32][256], *order[32];
+    int n = 0;
+    for (struct dirent *e; n < 32 && (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && len < 256 && strcmp(e->d_name + len - 5, ".conf") == 0) {
+            snprintf(names[n], sizeof names[n], "%s", e->d_name);
+            order[n] = names[n];
+            n++;
+        }
+    }
+    closedir(d);
+    qsort(order, (size_t)n, sizeof order[0], by_name);
+    DL_TRY(dl_path_join(path, sizeof path, dir, "largest.csv"));
+    dl_csv_out f;
+    DL_TRY(dl_csv_open(&f, path, kit_largest));
+    dl_status st = DL_OK;
+    for (int k = 0; k < n && st == DL_OK; k++) {
+        char file[1400];
+        snprintf(file, sizeof file, "%s/%s", perf, order[k]);
+        dl_profile p;
+        st = dl_profile_load(file, &p);
+        if (st != DL_OK || p.gpu_mem <= 0)
+            continue;
+        dl_csv_cell(&f, KIT_L_PROFILE, "%s", p.name);
+        dl_csv_cell(&f, KIT_L_GPU, "\"%s\"", p.gpu);
+        dl_csv_cell(&f, KIT_L_GPUS, "%d", p.gpus);
+        dl_csv_cell(&f, KIT_L_MEM, "%.0f", p.gpu_mem);
+        for (int md = 0; md < KIT_MODES; md++)
+            dl_csv_cell(&f, KIT_L_DDP + md, "%.0f", kit_largest_model((kit_mode)md, p.gpu_mem, p.gpus, KIT_LARGEST_LAYERS));
+        st = dl_csv_end_row(&f);
+    }
+    if (st != DL_OK) {
+        dl_csv_abort(&f);
+        return st;
+    }
+    return dl_csv_close(&f);
+}
+
+// clang-format off
+#define KIT_COMMLOG(X)          \
+    X(KIT_C_INDEX, "index")     \
+    X(KIT_C_OP, "op")           \
+    X(KIT_C_COUNT, "count")     \
+    X(KIT_C_DTYPE, "dtype")
+#define KIT_PEAK(X)             \
+    X(KIT_P_KIND, "kind")       \
+    X(KIT_P_PEAK, "peak")       \
+    X(KIT_P_NOW, "now")
+// clang-format on
+DL_CSV_SCHEMA(kit_commlog, KIT_COMMLOG);
+DL_CSV_SCHEMA(kit_peak, KIT_PEAK);
+
+dl_status kit_dump(const char *dir, dl_comm *c, const dl_mlp *m, const shard_mem *mem)
+{
+    int r = dl_comm_rank(c);
+    char path[1200], name[64];
+    DL_TRY(dl_mkdir_p(dir));
+    float *host = malloc(m->n_params * sizeof *host);
+    if (host == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory for %zu parameters", m->n_params);
+    dl_status st = dl_mlp_get_params(m, host);
+    snprintf(name, sizeof name, "params.%d.npy", r);
+    if (st == DL_OK)
+        st = dl_path_join(path, sizeof path, dir, name);
+    if (st == DL_OK)
+        st = dl_npy_write_f32(path, host, 1, m->n_params);
+    free(host);
+    dl_csv_out f;
+    snprintf(name, sizeof name, "memory.%d.csv", r);
+    if (st == DL_OK)
+        st = dl_path_join(path, sizeof path, dir, name);
+    if (st == DL_OK)
+        st = dl_csv_open(&f, path, kit_peak);
+    for (int k = 0; k <= SHARD_KINDS && st == DL_OK; k++) {
+        dl_csv_cell(&f, KIT_P_KIND, "%s", k < SHARD_KINDS ? kind_names[k] : "total");
+        dl_csv_cell(&f, KIT_P_PEAK, "%zu", k < SHARD_KINDS ? mem->peak[k] : mem->peak_total);
+        dl_csv_cell(&f, KIT_P_NOW, "%zu", k < SHARD_KINDS ? mem->now[k] : mem->now_total);
+        st = dl_csv_end_row(&f);
+        if (st != DL_OK)
+            dl_csv_abort(&f);
+    }
+    if (st == DL_OK)
+        st = dl_csv_close(&f);
+    size_t n = 0;
+    const dl_comm_rec *rec = dl_comm_log(c, &n, NULL);
+    snprintf(name, sizeof name, "comm.%d.csv", r);
+    if (st == DL_OK)
+        st = dl_path_join(path, sizeof path, dir, name);
+    if (st == DL_OK)
+        st = dl_csv_open(&f, path, kit_commlog);
+    for (size_t k = 0; k < n && st == DL_OK; k++) {
+        dl_csv_cell(&f, KIT_C_INDEX, "%zu", k);
+        dl_csv_cell(&f, KIT_C_OP, "%s", dl_comm_op_name(rec[k].op));
+        dl_csv_cell(&f, KIT_C_COUNT, "%zu", rec[k].count);
+        dl_csv_cell(&f, KIT_C_DTYPE, "%s", dl_dtype_name(rec[k].t));
+        st = dl_csv_end_row(&f);
+        if (st != DL_OK)
+            dl_csv_abort(&f);
+    }
+    return st == DL_OK ? dl_csv_close(&f) : st;
+}

@@ -1,0 +1,91 @@
+/* kit.h — lab 06's provided parts beside the ledger (shard.h): plain DDP's
+ * step for --mode ddp, the model's own buffers put into the ledger, the
+ * memory per rank each way of sharding needs (a closed form, held against
+ * the ledger), the largest model a GPU holds each way, and the files the
+ * grader reads. Not a student file: it calls none of your functions. */
+#ifndef LAB06_KIT_H
+#define LAB06_KIT_H
+
+#include "dl/metrics.h" // DL_CSV_SCHEMA
+#include "dl/project.h" // dl_profile
+#include "shard.h"
+
+/* The ways to train that the lab compares: DDP (everything replicated),
+ * ZeRO-1 (the optimizer state sharded: yours) and FSDP (ZeRO-3: the
+ * parameters, gradients and optimizer state sharded, each layer gathered
+ * only while it is used). */
+typedef enum kit_mode { KIT_DDP = 0, KIT_ZERO1, KIT_FSDP, KIT_MODES } kit_mode;
+extern const char *const kit_mode_names[KIT_MODES]; /* "ddp", "zero1", "fsdp" */
+
+/* Puts the model's own buffers into the ledger: its parameters and
+ * gradients, its momentum when keep_velocity (DDP), else frees the momentum
+ * (model->velocity becomes NULL: ZeRO-1 keeps its own, per shard), and its
+ * activations and backward scratch (max_batch rows: every layer's output,
+ * two buffers of the widest layer, the bias gradients' ones). */
+dl_status kit_mem_model_buffers(shard_mem *mem, dl_mlp *m, int keep_velocity);
+/* Takes the model's buffers out of the ledger again (before dl_mlp_free). */
+void kit_mem_release_model(shard_mem *mem, const dl_mlp *m);
+
+/* --mode ddp: forward, loss, backward, one allreduce of the mean gradient
+ * (the library's), dl_mlp_sgd on every parameter. */
+dl_status kit_ddp_step(dl_comm *c, dl_mlp *m, const float *X, const int32_t *y, size_t n, const shard_sgd *opt);
+
+/* Bytes per rank by kind (shard.h's), on the rank holding the largest
+ * shard, for a model of layer sizes {in, hidden..., classes} trained on
+ * batches of `batch` rows on P ranks, in fp32 with SGD's momentum:
+ *   DDP     params 4n, grads 4n, optim 4n, comm 0 (the library's allreduce)
+ *   ZeRO-1  params 4n, grads 4n, optim 4⌈n/P⌉, comm 4⌈n/P⌉ (the ring's scratch)
+ *   FSDP    each layer l sharded on its own (n_l elements): params
+ *           Σ 4⌈n_l/P⌉ + 2·4·max n_l (the layer in use and the next one,
+ *           prefetched), grads Σ 4⌈n_l/P⌉ + 4·max n_l (the layer whose
+ *           gradient backward is writing), optim Σ 4⌈n_l/P⌉, comm 4⌈max
+ *           n_l/P⌉;
+ * and acts, the same for all three (kit_mem_model_buffers' count). P = 1
+ * needs no scratch. bytes has room for SHARD_KINDS values; returns the
+ * total. */
+double kit_mem_bytes(kit_mode mode, const size_t *sizes, int n_sizes, size_t batch, int P, double *bytes);
+
+/* The bytes each rank sends in one step (the ring's, as lab 04 counts
+ * them): DDP's allreduce 2(P−1)/P·4n, ZeRO-1's reduce-scatter and
+ * all-gather the same, FSDP's two all-gathers and one reduce-scatter
+ * 3(P−1)/P·4n. */
+double kit_sent_bytes(kit_mode mode, size_t n, int P);
+
+/* The largest model (parameters) that fits one GPU of mem bytes, each way,
+ * on P GPUs, counting the model's state only (activations depend on the
+ * batch and are left out): DDP 12 bytes a parameter, ZeRO-1 8 + 8/P, FSDP
+ * 12/P plus the gathered layers, for a model of `layers` equal layers
+ * (12/layers). 0 when mem is 0 (a profile without gpu_mem). */
+double kit_largest_model(kit_mode mode, double mem, int P, int layers);
+#define KIT_LARGEST_LAYERS 32 /* the projected models: 32 equal layers, as a transformer's blocks */
+
+/* memory.csv: the model of every mode at P = 1, 2, 4, ..., 64, and the row
+ * the run measured (source "measured"); the grader reads it by these names. */
+// clang-format off
+#define KIT_MEM(X)                \
+    X(KIT_MEM_SOURCE, "source")   \
+    X(KIT_MEM_MODE, "mode")       \
+    X(KIT_MEM_P, "ranks")         \
+    X(KIT_MEM_PARAMS, "params")   \
+    X(KIT_MEM_GRADS, "grads")     \
+    X(KIT_MEM_OPTIM, "optim")     \
+    X(KIT_MEM_ACTS, "acts")       \
+    X(KIT_MEM_COMM, "comm")       \
+    X(KIT_MEM_TOTAL, "total")
+// clang-format on
+DL_CSV_SCHEMA(kit_mem, KIT_MEM);
+
+/* Writes DIR/memory.csv: the closed form for the three modes at P = 1, 2,
+ * 4, ..., 64 (and at the run's P), then the ledger's peaks of this run
+ * (mode, P) as "measured". */
+dl_status kit_write_memory(const char *dir, const size_t *sizes, int n_sizes, size_t batch, kit_mode mode, int P,
+                           const shard_mem *mem);
+/* Writes DIR/largest.csv: for every shipped profile with gpu_mem, its GPU,
+ * memory and the largest model each way on its GPUs. */
+dl_status kit_write_largest(const char *dir);
+/* --dump DIR (every rank): DIR/params.RANK.npy (the final parameters),
+ * DIR/memory.RANK.csv (the ledger's peaks by kind) and DIR/comm.RANK.csv
+ * (the transport's log of the training: op, count, dtype). */
+dl_status kit_dump(const char *dir, dl_comm *c, const dl_mlp *m, const shard_mem *mem);
+
+#endif /* LAB06_KIT_H */

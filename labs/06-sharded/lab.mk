@@ -1,0 +1,26 @@
+# labs/06-sharded/lab.mk — lab 06's manifest: what the kit needs to know of it (the fields: tools/manifest.mk)
+LAB_06_TITLE := Sharded data parallelism: ZeRO-1 on your own reduce-scatter and all-gather
+LAB_06_STUDENT_C := shard.c zero.c
+LAB_06_STUDENT_CU :=
+LAB_06_STUDENT_H :=
+LAB_06_KIT_C := kit.c
+LAB_06_LAUNCH := common/bin/dlrun -n 4
+LAB_06_RUN_ARGS :=
+
+# make run's report: the lab's headline (placeholders filled from summary.json; the syntax:
+# tools/report.c) and its key plot, then what to see in each plot
+LAB_06_KEY_PLOT := memory
+define LAB_06_HEADLINE
+ZeRO-1 on {ranks} ranks: each rank holds the momentum of its own shard only, {memory.optim_share_of_ddp:pct} of
+DDP's, and {memory.total:bytes} in all against DDP's {memory.ddp_total:bytes} ({memory.saving_vs_ddp:pct} less);
+FSDP would hold {memory.fsdp_total:bytes}. Each step sends {sent_bytes_per_step:bytes} per rank, as DDP's ring
+allreduce ({ddp_sent_bytes_per_step:bytes}); FSDP's would send {fsdp_sent_bytes_per_step:bytes}. Test accuracy
+{test_accuracy:pct} after {epochs_run:#epoch}, the ranks' parameters equal to {param_diff_across_ranks:g}.
+endef
+define LAB_06_CAPTION_memory
+Memory per rank against the number of ranks, by the closed form for DDP, ZeRO-1 and FSDP (lines) and as this
+run's ledger measured it (the marked point): only what is sharded shrinks as ranks are added.
+endef
+define LAB_06_CAPTION_training
+Training loss and validation accuracy per epoch.
+endef
