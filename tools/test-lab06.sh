@@ -1,22 +1,98 @@
 #!/usr/bin/env bash
-# test-lab06.sh — lab 06's driver end to end: the reference's outputs
-# and plot, the numbers it reports against each other, and bad input.
+# test-lab06.sh — lab 06's driver under real mpirun with 1, 2, 3 and 4 ranks:
+# the reference's outputs and plots, the ledger it measures against the
+# closed form (kit_mem_bytes) for ZeRO-1 and for DDP, the bytes a step sends
+# against DDP's ring, the largest models per profile, ZeRO-1 against DDP on
+# the same data, the skeleton, and bad input.
 set -u
 . tools/testlib.sh
 D=$B/solutions/lab06
+R=common/bin/dlrun
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+small="--data fashion_mnist:train=6000,test=500 --hidden 64,32 --epochs 2"
+# the model above: 784·64 + 64 + 64·32 + 32 + 32·10 + 10 parameters
+n=$((784 * 64 + 64 + 64 * 32 + 32 + 32 * 10 + 10))
 
-expect_rc 0 "lab06 (reference), sizes 2^10 to 2^16" -- "$D" --epochs 7 --out "$tmp/run" --plot svg --quiet
-S=$tmp/run/summary.json
-expect_file "$tmp/run/metrics.csv" "metrics.csv is written"
-expect_cmp "$(($(wc -l <"$tmp/run/metrics.csv") - 1))" == 7 "one row per size"
-expect_cmp "$($J "$S" n_max)" == 65536 "the largest n is 2^16"
-expect_cmp "$($J "$S" max_rel_error)" '<=' 1e-12 "the reference's mean is exact to 1e-12"
-expect_cmp "$($J "$S" float_rel_error)" '>' "$($J "$S" max_rel_error)" "a float accumulator is further off"
-if command -v gnuplot >/dev/null; then expect_file "$tmp/run/error.svg" "the plot is drawn"; fi
-expect_rc 2 "--epochs 99 is refused" -- "$D" --epochs 99 --out "$tmp/bad"
-expect_out "--epochs 99: at most" "… saying what is allowed"
-expect_no_file "$tmp/bad/summary.json" "… and leaving no summary.json"
+# one value of memory.csv: row SOURCE,MODE,RANKS, column COL
+mem() { awk -F, -v s="$2" -v m="$3" -v p="$4" -v c="$5" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $1 == s && $2 == m && $3 == p { print $col[c]; exit }' "$1/memory.csv"; }
+
+# shellcheck disable=SC2086
+expect_rc 0 "lab06 (reference, ZeRO-1) on one rank" -- "$D" $small --out "$tmp/one" --plot svg
+for f in metrics.csv memory.csv largest.csv summary.json memory.svg training.svg; do
+    expect_file "$tmp/one/$f" "lab06 writes $f"
+done
+S=$tmp/one/summary.json
+expect_cmp "$($J "$S" n_params)" == "$n" "the model has $n parameters"
+expect_cmp "$($J "$S" memory.optim)" == "$((4 * n))" "one rank: the momentum is the whole model's"
+expect_cmp "$($J "$S" memory.comm)" == 0 "one rank needs no ring scratch"
+expect_cmp "$($J "$S" test_accuracy)" '>' 0.6 "two epochs learn something (test accuracy above 0.6)"
+
+for P in 2 3 4; do
+    # shellcheck disable=SC2086
+    expect_rc 0 "ZeRO-1 on $P ranks" -- "$R" -n $P "$D" $small --out "$tmp/z$P" --plot none --dump "$tmp/z$P/dump"
+    S=$tmp/z$P/summary.json
+    big=$(((n + P - 1) / P)) # rank 0 holds the largest shard
+    expect_cmp "$($J "$S" memory.optim)" == "$((4 * big))" "$P ranks: rank 0's momentum is its shard's, 4 x $big bytes"
+    chunk=$((big < 16384 ? big : 16384)) # SHARD_CHUNK elements at most
+    expect_cmp "$($J "$S" memory.comm)" == "$((4 * chunk))" "… and the ring's scratch one piece of it ($chunk elements)"
+    expect_cmp "$($J "$S" memory.params)" == "$((4 * n))" "… beside the whole model's parameters"
+    expect_cmp "$($J "$S" memory.total)" == "$($J "$S" memory.model_total)" "… the ledger's total is the closed form's"
+    expect_cmp "$(mem "$tmp/z$P" measured zero1 "$P" total)" == "$(mem "$tmp/z$P" model zero1 "$P" total)" \
+        "memory.csv's measured row equals its model row"
+    expect_cmp "$($J "$S" param_diff_across_ranks)" == 0 "the ranks end with one model, bit for bit"
+    sent=$($J "$S" sent_bytes_per_step) ddp=$($J "$S" ddp_sent_bytes_per_step)
+    # uneven shards: rank 0 sends whole shards, so it may send up to 2(P-1) elements more than 2(P-1)/P of the model
+    expect_cmp "$(awk -v s="$sent" -v d="$ddp" -v P="$P" 'BEGIN { x = s - d; print (x < 0 ? -x : x) <= 8 * (P - 1) }')" \
+        == 1 "ZeRO-1's step sends what DDP's ring allreduce sends ($sent vs $ddp bytes)"
+    for r in $(seq 0 $((P - 1))); do
+        [ -s "$tmp/z$P/dump/params.$r.npy" ] && [ -s "$tmp/z$P/dump/memory.$r.csv" ] &&
+            [ -s "$tmp/z$P/dump/comm.$r.csv" ] || not_ok "--dump: rank $r's files are missing"
+    done
+    cmp -s "$tmp/z$P/dump/params.0.npy" "$tmp/z$P/dump/params.$((P - 1)).npy" && ok "--dump: ranks 0 and $((P - 1)) dump the same parameters" ||
+        not_ok "--dump: ranks 0 and $((P - 1)) dumped different parameters"
+done
+# the last rank's shard is one element shorter when P does not divide n
+r2=$(awk -F, '$1 == "optim" { print $2 }' "$tmp/z3/dump/memory.2.csv")
+expect_cmp "$r2" == "$((4 * (n / 3)))" "3 ranks: rank 2's momentum holds its shorter shard ($((n / 3)) elements)"
+
+# shellcheck disable=SC2086
+expect_rc 0 "DDP (--mode ddp) on 2 ranks, the same data" -- "$R" -n 2 "$D" $small --mode ddp --out "$tmp/d2" --plot none
+S=$tmp/d2/summary.json
+expect_cmp "$($J "$S" memory.optim)" == "$((4 * n))" "DDP: every rank holds the whole momentum"
+expect_cmp "$($J "$S" memory.total)" == "$($J "$S" memory.model_total)" "DDP: the ledger's total is the closed form's"
+expect_cmp "$($J "$tmp/z2/summary.json" memory.total)" '<' "$($J "$S" memory.total)" "ZeRO-1 holds less than DDP"
+l1=$($J "$S" final_loss) l2=$($J "$tmp/z2/summary.json" final_loss)
+expect_cmp "$(awk -v a="$l1" -v b="$l2" 'BEGIN { d = a - b; print (d < 0 ? -d : d) < 1e-4 }')" == 1 \
+    "ZeRO-1 and DDP train the same model (final losses $l2 and $l1)"
+
+# the closed forms for the default model: ZeRO-1 below DDP from 2 ranks on, FSDP below both from 4 on (on 2
+# ranks the two layers FSDP gathers cost about what it saves)
+expect_rc 0 "the default model, 2 steps on 2 ranks" -- "$R" -n 2 "$D" --max-steps 2 --epochs 1 --out "$tmp/def" --plot none
+for P in 2 4 8; do
+    z=$(mem "$tmp/def" model zero1 "$P" total) d=$(mem "$tmp/def" model ddp "$P" total) f=$(mem "$tmp/def" model fsdp "$P" total)
+    expect_cmp "$z" '<' "$d" "the default model on $P ranks: ZeRO-1 ($z) below DDP ($d)"
+    [ "$P" = 2 ] || expect_cmp "$f" '<' "$z" "… and FSDP ($f) below ZeRO-1"
+done
+expect_cmp "$(mem "$tmp/def" model ddp 64 total)" == "$(mem "$tmp/def" model ddp 1 total)" "DDP's memory does not shrink with P"
+a10=$(awk -F, '$1 == "4xA10-pcie4" { print $5 }' "$tmp/def/largest.csv")
+expect_cmp "$a10" == 2000000000 "largest.csv: DDP fits 24 GB / 12 bytes = 2e9 parameters on an A10"
+expect_cmp "$(($(wc -l <"$tmp/def/largest.csv") - 1))" '>=' 7 "largest.csv has a row per shipped profile"
+
+# the skeleton stops at its first task, saying so, and leaves no summary
+# shellcheck disable=SC2086
+expect_rc 1 "the skeleton fails" -- "$R" -n 2 "$B/labs/lab06" $small --out "$tmp/skel"
+expect_out "not implemented yet" "… saying what is not implemented yet"
+expect_no_file "$tmp/skel/summary.json" "… and leaving no summary.json"
+
+# bad input
+expect_rc 2 "--mode fsdp is refused (not a task of this lab)" -- "$D" --mode fsdp --out "$tmp/bad"
+expect_out "--mode" "… naming the flag"
+expect_rc 2 "--batch-size 0 is refused" -- "$D" --batch-size 0 --out "$tmp/bad"
+expect_rc 2 "a batch larger than a rank's rows is refused" -- "$D" $small --batch-size 100000 --out "$tmp/bad"
+expect_out "--batch-size 100000" "… naming it"
+expect_rc 2 "a bad --hidden is refused" -- "$D" --hidden 64,x --out "$tmp/bad"
+expect_no_file "$tmp/bad/summary.json" "bad input leaves no summary.json"
 expect_rc 2 "an unknown flag is refused" -- "$D" --bogus
 finish

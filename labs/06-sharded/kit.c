@@ -73,6 +73,14 @@ void shard_free(shard_mem *m, void *p)
     }
 }
 
+size_t shard_scratch_bytes(size_t n, int P)
+{
+    if (P <= 1 || n == 0)
+        return 0;
+    size_t biggest = (n + (size_t)P - 1) / (size_t)P;
+    return (biggest < SHARD_CHUNK ? biggest : SHARD_CHUNK) * sizeof(float);
+}
+
 // ---- the model's own buffers ----
 
 static size_t act_bytes(const size_t *sizes, int n_sizes, size_t batch)
@@ -160,13 +168,13 @@ double kit_mem_bytes(kit_mode mode, const size_t *sizes, int n_sizes, size_t bat
     case KIT_ZERO1:
         bytes[SHARD_PARAMS] = bytes[SHARD_GRADS] = f * n;
         bytes[SHARD_OPTIM] = f * ceil_div(n, P);
-        bytes[SHARD_COMM] = P > 1 ? f * ceil_div(n, P) : 0;
+        bytes[SHARD_COMM] = (double)shard_scratch_bytes((size_t)n, P);
         break;
     default:
         bytes[SHARD_PARAMS] = f * (sharded + 2 * biggest);
         bytes[SHARD_GRADS] = f * (sharded + biggest);
         bytes[SHARD_OPTIM] = f * sharded;
-        bytes[SHARD_COMM] = P > 1 ? f * ceil_div(biggest, P) : 0;
+        bytes[SHARD_COMM] = (double)shard_scratch_bytes((size_t)biggest, P);
         break;
     }
     double total = 0;
@@ -189,6 +197,15 @@ double kit_largest_model(kit_mode mode, double mem, int P, int layers)
 
 // ---- the files ----
 
+/* After p in 1, 2, 4, ..., 64 with P put in its place: the next power of two, or P before it. */
+static int next_ranks(int p, int P)
+{
+    int q = 1;
+    while (q <= p)
+        q *= 2;
+    return p < P && P < q ? P : q;
+}
+
 dl_status kit_write_memory(const char *dir, const size_t *sizes, int n_sizes, size_t batch, kit_mode mode, int P,
                            const shard_mem *mem)
 {
@@ -198,7 +215,8 @@ dl_status kit_write_memory(const char *dir, const size_t *sizes, int n_sizes, si
     DL_TRY(dl_csv_open(&f, path, kit_mem));
     dl_status st = DL_OK;
     for (int md = 0; md < KIT_MODES; md++) {
-        for (int p = 1; p <= 64 && st == DL_OK; p *= 2) {
+        // P = 1, 2, 4, ..., 64, and the run's own P where it is none of them (in order)
+        for (int p = 1; p <= 64 && st == DL_OK; p = next_ranks(p, P)) {
             double b[SHARD_KINDS], total = kit_mem_bytes((kit_mode)md, sizes, n_sizes, batch, p, b);
             dl_csv_cell(&f, KIT_MEM_SOURCE, "model");
             dl_csv_cell(&f, KIT_MEM_MODE, "%s", kit_mode_names[md]);

@@ -34,12 +34,12 @@ dl_status kit_ddp_step(dl_comm *c, dl_mlp *m, const float *X, const int32_t *y, 
  * shard, for a model of layer sizes {in, hidden..., classes} trained on
  * batches of `batch` rows on P ranks, in fp32 with SGD's momentum:
  *   DDP     params 4n, grads 4n, optim 4n, comm 0 (the library's allreduce)
- *   ZeRO-1  params 4n, grads 4n, optim 4⌈n/P⌉, comm 4⌈n/P⌉ (the ring's scratch)
+ *   ZeRO-1  params 4n, grads 4n, optim 4⌈n/P⌉, comm shard_scratch_bytes(n, P)
  *   FSDP    each layer l sharded on its own (n_l elements): params
  *           Σ 4⌈n_l/P⌉ + 2·4·max n_l (the layer in use and the next one,
  *           prefetched), grads Σ 4⌈n_l/P⌉ + 4·max n_l (the layer whose
- *           gradient backward is writing), optim Σ 4⌈n_l/P⌉, comm 4⌈max
- *           n_l/P⌉;
+ *           gradient backward is writing), optim Σ 4⌈n_l/P⌉, comm
+ *           shard_scratch_bytes(max n_l, P);
  * and acts, the same for all three (kit_mem_model_buffers' count). P = 1
  * needs no scratch. bytes has room for SHARD_KINDS values; returns the
  * total. */

@@ -92,13 +92,27 @@ size_t shard_count(size_t n, int P, int s);
 
 // ---- task 2 (shard.c): the two halves of the ring ----
 
+/* The most elements one message of shard_reduce_scatter carries: a ring
+ * step moves its shard in pieces of at most SHARD_CHUNK elements, so its
+ * scratch is one piece, not one shard (lab 04's chunks, without the
+ * pipelining): otherwise, on 2 ranks, the scratch would cost all the
+ * momentum ZeRO-1 saves. */
+#define SHARD_CHUNK 16384
+/* Bytes of scratch shard_reduce_scatter needs on dev: the largest piece a
+ * step receives, min(shard_count(n, P, 0), SHARD_CHUNK) floats; 0 when P = 1
+ * or n = 0. Provided (kit.c). */
+size_t shard_scratch_bytes(size_t n, int P);
+
 /* Reduce-scatter to the mean: P − 1 ring steps (send to the right
- * neighbour, receive from the left, add into your own copy), after which
- * shard r of rank r's buf holds the sum over the ranks of shard r, scaled by
- * 1/P (dl_scale(dev, ..., 1.0f / P)): the mean of the ranks' shards. The
- * other shards of buf hold partial sums on return. scratch holds
- * shard_count(n, P, 0) floats (the largest shard) on dev. P = 1: buf is its
- * own mean. */
+ * neighbour, receive from the left, add into your own copy), each moving
+ * its shard in pieces of at most SHARD_CHUNK elements — on every rank as many
+ * pieces as the largest shard needs, ⌈shard_count(n, P, 0) / SHARD_CHUNK⌉,
+ * so that every call pairs with its neighbours' (a piece past the end of a
+ * shorter shard is empty) — after which shard r
+ * of rank r's buf holds the sum over the ranks of shard r, scaled by 1/P
+ * (dl_scale(dev, ..., 1.0f / P)): the mean of the ranks' shards. The other
+ * shards of buf hold partial sums on return. scratch holds
+ * shard_scratch_bytes(n, P) bytes on dev. P = 1: buf is its own mean. */
 dl_status shard_reduce_scatter(dl_comm *c, const dl_device *dev, float *buf, size_t n, float *scratch);
 /* All-gather: P − 1 ring steps that start from shard r on rank r (whatever
  * the rest of buf holds) and circulate the shards until every rank's buf
@@ -122,7 +136,7 @@ typedef struct zero_state {
 
     size_t offset, count; /* this rank's shard of the model->n_params parameters */
     float *velocity; /* (count,) SGD's momentum for this shard only, SHARD_OPTIM, zeroed */
-    float *scratch; /* shard_reduce_scatter's scratch, SHARD_COMM */
+    float *scratch; /* shard_reduce_scatter's scratch (shard_scratch_bytes), SHARD_COMM */
 } zero_state;
 
 /* Sets this rank's shard and allocates its momentum (zeros) and the

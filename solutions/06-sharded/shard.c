@@ -44,11 +44,17 @@ dl_status shard_reduce_scatter(dl_comm *c, const dl_device *dev, float *buf, siz
     for (int k = 0; k < P - 1; k++) {
         // step k: pass on shard r − 1 − k, whose partial sum grew last step; take in
         // shard r − 2 − k and add it; after P − 1 steps the last one taken in is shard r
+        // in the same number of pieces on every rank (those of the largest shard), so that every call pairs
         int out = left_of(r, 1 + k, P), in = left_of(r, 2 + k, P);
-        size_t n_in = shard_count(n, P, in);
-        DL_TRY(dl_comm_sendrecv(c, buf + shard_offset(n, P, out), shard_count(n, P, out), (r + 1) % P, scratch, n_in,
-                                left_of(r, 1, P), DL_F32));
-        DL_TRY(dl_add(dev, buf + shard_offset(n, P, in), scratch, n_in, DL_F32));
+        size_t n_out = shard_count(n, P, out), n_in = shard_count(n, P, in);
+        float *from = buf + shard_offset(n, P, out), *into = buf + shard_offset(n, P, in);
+        for (size_t at = 0; at < shard_count(n, P, 0); at += SHARD_CHUNK) {
+            size_t o = at < n_out ? n_out - at : 0, i = at < n_in ? n_in - at : 0;
+            o = o < SHARD_CHUNK ? o : SHARD_CHUNK;
+            i = i < SHARD_CHUNK ? i : SHARD_CHUNK;
+            DL_TRY(dl_comm_sendrecv(c, from + at, o, (r + 1) % P, scratch, i, left_of(r, 1, P), DL_F32));
+            DL_TRY(dl_add(dev, into + at, scratch, i, DL_F32));
+        }
     }
     return dl_scale(dev, buf + shard_offset(n, P, r), shard_count(n, P, r), DL_F32, 1.0f / (float)P);
     /* END SOLUTION */

@@ -15,8 +15,8 @@ dl_status zero_init(zero_state *z)
     z->count = shard_count(n, P, r);
     if (z->count > 0)
         DL_TRY(shard_alloc(z->mem, SHARD_OPTIM, z->count * sizeof(float), (void **)&z->velocity));
-    if (P > 1 && shard_count(n, P, 0) > 0)
-        DL_TRY(shard_alloc(z->mem, SHARD_COMM, shard_count(n, P, 0) * sizeof(float), (void **)&z->scratch));
+    if (shard_scratch_bytes(n, P) > 0)
+        DL_TRY(shard_alloc(z->mem, SHARD_COMM, shard_scratch_bytes(n, P), (void **)&z->scratch));
     return DL_OK;
     /* END SOLUTION */
     /* STUDENT: return DL_TODO("lab06 task 3: this rank's shard, its momentum and the ring's scratch, from z->mem"); */
