@@ -200,6 +200,9 @@ dl_status dl_mlp_set_precision(dl_mlp *m, dl_dtype compute)
 {
     if (compute != DL_F32 && !dl_lowp(compute))
         return dl_error_set(DL_ERR_ARG, "mlp: compute precision %s; expected f32, f16 or bf16", dl_dtype_name(compute));
+    if (dl_lowp(compute) && (m->pre != NULL || m->post != NULL))
+        return dl_error_set(DL_ERR_ARG, "mlp: %s with per-layer hooks set: the hooks are for fp32 only",
+                            dl_dtype_name(compute));
     if (dl_lowp(compute) && m->params16 == NULL) {
         DL_TRY(alloc16(m));
     } else if (dl_lowp(compute) && dl_lowp(m->compute) && compute != m->compute) {
@@ -272,6 +275,8 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
         const dl_mlp_layer *L = &m->layer[l];
         float *Z = m->act[l];
         int relu = l + 1 < m->n_layers;
+        if (m->pre != NULL)
+            DL_TRY(m->pre(m->hook_ctx, l, DL_MLP_FORWARD));
         // Z (n, out) = A (n, in) · Wᵀ, then + b and ReLU
         DL_TRY(dl_gemm(m->dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, A, L->in, L->W, L->in, 0.0f, Z, L->out));
         dl_dev_count_launch(2.0 * 4.0 * (double)n * L->out); // read and write Z
@@ -286,6 +291,8 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
                 }
             }
         }
+        if (m->post != NULL)
+            DL_TRY(m->post(m->hook_ctx, l, DL_MLP_FORWARD));
         A = Z;
     }
     m->batch = n;
@@ -468,6 +475,8 @@ dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, d
     for (int l = m->n_layers - 1; l >= 0; l--) {
         const dl_mlp_layer *L = &m->layer[l];
         const float *A = l > 0 ? m->act[l - 1] : X; // this layer's input
+        if (m->pre != NULL)
+            DL_TRY(m->pre(m->hook_ctx, l, DL_MLP_BACKWARD));
         size_t span = dl_trace_begin(DL_EV_BACKWARD, l, 0, 0);
         // gW (out, in) = deltaᵀ (out, n) · A (n, in);  gb = deltaᵀ · 1
         DL_TRY(dl_gemm(m->dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, delta, L->out, A, L->in, beta, L->gW,
@@ -490,7 +499,9 @@ dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, d
         }
         dl_trace_end(span); // layer l's gradient is final
         if (ready != NULL)
-            ready(ctx, l, m->grads + L->offset, L->count);
+            ready(ctx, l, L->gW, L->count);
+        if (m->post != NULL)
+            DL_TRY(m->post(m->hook_ctx, l, DL_MLP_BACKWARD));
     }
     return DL_OK;
 }
@@ -532,6 +543,17 @@ dl_status dl_mlp_sgd_slice(const dl_mlp *m, size_t first, size_t count, float *p
     }
     dl_trace_end(span);
     return st;
+}
+
+dl_status dl_mlp_set_hooks(dl_mlp *m, dl_mlp_hook_fn pre, dl_mlp_hook_fn post, void *ctx)
+{
+    if (m->compute != DL_F32)
+        return dl_error_set(DL_ERR_ARG, "mlp: per-layer hooks on a %s model: they are for fp32 only",
+                            dl_dtype_name(m->compute));
+    m->pre = pre;
+    m->post = post;
+    m->hook_ctx = ctx;
+    return DL_OK;
 }
 
 dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay)

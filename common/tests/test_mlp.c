@@ -765,10 +765,97 @@ START_TEST(test_sgd_slices_make_one_step)
 }
 END_TEST
 
+/* The per-layer hooks, as FSDP uses them: each layer's weights and
+ * gradients live in buffers of the hook's own only between its pre and post
+ * calls (copied in from params, and the gradient copied out at ready); the
+ * passes give the plain model's logits and gradients bit for bit, the calls
+ * come in order, and a failing hook stops the pass with its status. */
+typedef struct hooked {
+    dl_mlp *m;
+    float *src; /* the values the layer's weights are copied from */
+    float *W[4], *gW[4]; /* the layer's own buffers while in use, else NULL */
+    float *gout; /* (n_params,) gradients as ready saw them */
+    char calls[64];
+    int n_calls, fail_at;
+} hooked;
+
+static dl_status hook_pre(void *ctx, int l, dl_mlp_phase ph)
+{
+    hooked *h = ctx;
+    dl_mlp_layer *L = &h->m->layer[l];
+    h->calls[h->n_calls++] = ph == DL_MLP_FORWARD ? 'f' : 'b';
+    h->calls[h->n_calls++] = (char)('0' + l);
+    if (h->n_calls / 2 == h->fail_at)
+        return dl_error_set(DL_ERR_IO, "hook: told to fail");
+    ck_assert_ptr_null(h->W[l]);
+    h->W[l] = malloc(L->count * sizeof(float));
+    memcpy(h->W[l], h->src + L->offset, L->count * sizeof(float));
+    L->W = h->W[l], L->b = h->W[l] + L->out * L->in;
+    if (ph == DL_MLP_BACKWARD) {
+        h->gW[l] = malloc(L->count * sizeof(float));
+        L->gW = h->gW[l], L->gb = h->gW[l] + L->out * L->in;
+    }
+    return DL_OK;
+}
+
+static dl_status hook_post(void *ctx, int l, dl_mlp_phase ph)
+{
+    hooked *h = ctx;
+    dl_mlp_layer *L = &h->m->layer[l];
+    h->calls[h->n_calls++] = ph == DL_MLP_FORWARD ? 'F' : 'B';
+    h->calls[h->n_calls++] = (char)('0' + l);
+    free(h->W[l]), free(h->gW[l]);
+    h->W[l] = h->gW[l] = NULL;
+    L->W = L->b = L->gW = L->gb = NULL; // gone: a pass that read them now would crash
+    return DL_OK;
+}
+
+static void hook_ready(void *ctx, int l, void *grad, size_t count)
+{
+    hooked *h = ctx;
+    ck_assert_ptr_eq(grad, h->gW[l]);
+    memcpy(h->gout + h->m->layer[l].offset, grad, count * sizeof(float));
+}
+
+START_TEST(test_hooks_move_layers)
+{
+    size_t n = 16, d = 5;
+    float *X;
+    int32_t *y;
+    data(n, d, 3, &X, &y);
+    const size_t sizes[] = {5, 8, 6, 3};
+    dl_mlp plain, m;
+    ck_assert_st(dl_mlp_create(&plain, dl_cpu(), sizes, 4, n, 9), DL_OK);
+    ck_assert_st(dl_mlp_create(&m, dl_cpu(), sizes, 4, n, 9), DL_OK);
+    hooked h = {.m = &m, .fail_at = -1};
+    h.src = malloc(m.n_params * sizeof(float));
+    h.gout = calloc(m.n_params, sizeof(float));
+    memcpy(h.src, m.params, m.n_params * sizeof(float));
+    memset(m.params, 0xff, m.n_params * sizeof(float)); // NaN: a pass that read params itself would show it
+    ck_assert_st(dl_mlp_set_hooks(&m, hook_pre, hook_post, &h), DL_OK);
+    double lp = loss_at(&plain, X, y, n), lh = loss_at(&m, X, y, n);
+    ck_assert(lp == lh);
+    ck_assert(memcmp(plain.act[2], m.act[2], n * 3 * sizeof(float)) == 0);
+    ck_assert_st(dl_mlp_backward(&plain, X, n, 0, NULL, NULL), DL_OK);
+    ck_assert_st(dl_mlp_backward(&m, X, n, 0, hook_ready, &h), DL_OK);
+    ck_assert_msg(memcmp(plain.grads, h.gout, m.n_params * sizeof(float)) == 0, "gradients differ");
+    h.calls[h.n_calls] = '\0';
+    ck_assert_str_eq(h.calls, "f0F0f1F1f2F2b2B2b1B1b0B0");
+    ck_assert_st(dl_mlp_set_precision(&m, DL_F16), DL_ERR_ARG); // hooks are fp32's
+    h.n_calls = 0, h.fail_at = 3; // the third call, layer 1's pre, fails
+    ck_assert_st(dl_mlp_forward(&m, X, n), DL_ERR_IO);
+    ck_assert_int_eq(h.n_calls, 6); // f0 F0 f1, and no more
+    free(h.W[1]), free(h.src), free(h.gout), free(X), free(y);
+    dl_mlp_free(&plain);
+    ck_assert_st(dl_mlp_set_hooks(&m, NULL, NULL, NULL), DL_OK);
+    dl_mlp_free(&m);
+}
+END_TEST
+
 Suite *mlp_suite(void)
 {
     TCase *tc = tcase_of(tcase_with_tmp("mlp", 30),
-                         TESTS(test_shapes_and_init, test_gradient_finite_differences, test_sgd_and_training, test_sgd_slices_make_one_step,
+                         TESTS(test_shapes_and_init, test_gradient_finite_differences, test_sgd_and_training, test_sgd_slices_make_one_step, test_hooks_move_layers,
                                test_checkpoint_state_round_trip, test_step_cost_and_hidden, test_write_params));
     tcase_add_loop_test(tc, test_lowp_forward_matches_reference, 0, 2); // fp16, bf16
     tcase_add_loop_test(tc, test_lowp_backward_matches_reference, 0, 2);

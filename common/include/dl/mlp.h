@@ -29,6 +29,19 @@
  *   can start while the earlier layers are still being computed. The slice
  *   is in the gradient's dtype: fp32 (grads) or, in fp16/bf16 mode, grads16
  *   in m->compute.
+ * - Per-layer hooks (dl_mlp_set_hooks; fp32 only), for a model whose layers
+ *   are not all resident, as FSDP keeps them: forward calls pre(ctx, l,
+ *   DL_MLP_FORWARD) before it reads layer l's W and b, and post(ctx, l,
+ *   DL_MLP_FORWARD) once it is done with them; backward calls pre(ctx, l,
+ *   DL_MLP_BACKWARD) before it reads layer l's W or writes its gW and gb,
+ *   then, once layer l's gradient is final, ready (its slice is layer[l].gW
+ *   then gb: count elements there, wherever the hook pointed them), then
+ *   post(ctx, l, DL_MLP_BACKWARD). So a hook may point layer[l].W/b/gW/gb
+ *   at buffers of its own in pre and take them back in post (W then b, gW
+ *   then gb, contiguous, as in params). A hook's failure stops the pass
+ *   with its status. Evaluation (dl_mlp_count_right, dl_mlp_predict) runs
+ *   forward, so it calls the hooks too. dl_mlp_sgd, dl_mlp_get_params and
+ *   the other whole-model calls read params and grads, not the views.
  * - dl_mlp_create initialises deterministically from the seed (Kaiming-uniform
  *   weights, zero biases): the same seed gives the same model on any device.
  * - Precision (dl_mlp_set_precision): DL_F32 (after create) computes in fp32
@@ -106,6 +119,9 @@ typedef struct dl_mlp_layer {
 /* grad: layer's slice of grads (float) or, in fp16/bf16 mode, of grads16
  * (dl_half or dl_bf16, as m->compute). */
 typedef void (*dl_mlp_ready_fn)(void *ctx, int layer, void *grad, size_t count);
+typedef enum dl_mlp_phase { DL_MLP_FORWARD = 0, DL_MLP_BACKWARD = 1 } dl_mlp_phase;
+/* A per-layer hook (see the contract): DL_OK, or a failure that stops the pass. */
+typedef dl_status (*dl_mlp_hook_fn)(void *ctx, int layer, dl_mlp_phase phase);
 
 typedef struct dl_mlp {
     const dl_device *dev;
@@ -126,6 +142,8 @@ typedef struct dl_mlp {
     size_t batch; /* rows of the last forward */
     long steps; /* optimizer steps taken (dl_mlp_sgd calls that succeeded) */
     dl_dtype compute; /* DL_F32, DL_F16 or DL_BF16: the forward/backward precision */
+    dl_mlp_hook_fn pre, post; /* per-layer hooks (dl_mlp_set_hooks), or NULL */
+    void *hook_ctx;
     float loss_scale; /* the 16-bit backward multiplies the logits' gradient by it (1 after create) */
     /* The 16-bit buffers: the bits of elements of m->compute (dl_half or
      * dl_bf16), device; NULL until the first DL_F16 or DL_BF16. */
@@ -207,6 +225,10 @@ dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, d
  * contract); DL_ERR_ARG otherwise, DL_ERR_NOMEM (or the device's status) when
  * the 16-bit buffers cannot be allocated; the model is then unchanged. */
 dl_status dl_mlp_set_precision(dl_mlp *m, dl_dtype compute);
+/* Sets the per-layer hooks (either may be NULL; both NULL: none). DL_ERR_ARG
+ * on a 16-bit model; dl_mlp_set_precision refuses DL_F16 and DL_BF16 while
+ * hooks are set. */
+dl_status dl_mlp_set_hooks(dl_mlp *m, dl_mlp_hook_fn pre, dl_mlp_hook_fn post, void *ctx);
 /* The 16-bit backward's loss scale: finite and > 0, else DL_ERR_ARG. */
 dl_status dl_mlp_set_loss_scale(dl_mlp *m, float s);
 /* p −= lr·v with v = μ·v + grad + wd·p (wd on weights only, not biases);
