@@ -130,6 +130,65 @@ void kit_mem_release_model(shard_mem *mem, const dl_mlp *m)
     count_out(mem, SHARD_ACTS, act_bytes(sizes, ns, m->max_batch));
 }
 
+void kit_mem_drop_full(shard_mem *mem, dl_mlp *m)
+{
+    count_out(mem, SHARD_PARAMS, m->n_params * sizeof(float));
+    count_out(mem, SHARD_GRADS, m->n_params * sizeof(float));
+    dl_free(m->dev, m->params);
+    dl_free(m->dev, m->grads);
+    m->params = m->grads = NULL;
+    for (int l = 0; l < m->n_layers; l++)
+        m->layer[l].W = m->layer[l].b = m->layer[l].gW = m->layer[l].gb = NULL;
+    for (int k = 0; k < SHARD_KINDS; k++)
+        mem->peak[k] = mem->now[k];
+    mem->peak_total = mem->now_total;
+}
+
+dl_status kit_eval_every_rank(dl_mlp *m, const dl_devset *set, size_t chunk, double *acc)
+{
+    for (size_t at = 0; at < set->n; at += chunk) {
+        size_t k = set->n - at < chunk ? set->n - at : chunk;
+        DL_TRY(dl_mlp_count_right(m, set->X + at * set->d, set->y + at, k));
+    }
+    double right = 0;
+    DL_TRY(dl_mlp_take_right(m, &right));
+    *acc = set->n > 0 ? right / (double)set->n : 0;
+    return DL_OK;
+}
+
+dl_status kit_fsdp_params(dl_comm *c, const dl_mlp *m, const fsdp_state *f, float *host)
+{
+    int P = dl_comm_size(c), r = dl_comm_rank(c);
+    size_t widest = 0;
+    for (int l = 0; l < m->n_layers; l++)
+        widest = m->layer[l].count > widest ? m->layer[l].count : widest;
+    size_t pad_max = (widest + (size_t)P - 1) / (size_t)P;
+    // on the device, where the transport reads (NCCL on GPUs), then back to the host
+    float *mine = NULL, *all = NULL, *back = malloc(pad_max * (size_t)P * sizeof *back);
+    dl_status st = back != NULL ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory for the shards");
+    if (st == DL_OK)
+        st = dl_malloc(m->dev, (void **)&mine, pad_max * sizeof *mine);
+    if (st == DL_OK)
+        st = dl_malloc(m->dev, (void **)&all, pad_max * (size_t)P * sizeof *all);
+    for (int l = 0; l < m->n_layers && st == DL_OK; l++) {
+        size_t n = m->layer[l].count, base = n / (size_t)P, longer = n % (size_t)P, pad = (n + (size_t)P - 1) / (size_t)P;
+        size_t cnt = base + ((size_t)r < longer); // lab 04's segments, by the kit's own arithmetic
+        st = dl_memset0(m->dev, mine, pad_max * sizeof *mine);
+        if (st == DL_OK && cnt > 0 && f->layer[l].param != NULL)
+            st = dl_memcpy_d2d(m->dev, mine, f->layer[l].param, cnt * sizeof *mine);
+        if (st == DL_OK)
+            st = dl_comm_allgather(c, mine, all, pad, DL_F32);
+        if (st == DL_OK)
+            st = dl_memcpy_d2h(m->dev, back, all, pad * (size_t)P * sizeof *back);
+        for (int s = 0; s < P && st == DL_OK; s++) {
+            size_t off = (size_t)s * base + ((size_t)s < longer ? (size_t)s : longer);
+            memcpy(host + m->layer[l].offset + off, back + (size_t)s * pad, (base + ((size_t)s < longer)) * sizeof *host);
+        }
+    }
+    dl_free(m->dev, mine), dl_free(m->dev, all), free(back);
+    return st;
+}
+
 // ---- DDP's step ----
 
 dl_status kit_ddp_step(dl_comm *c, dl_mlp *m, const float *X, const int32_t *y, size_t n, const shard_sgd *opt)
@@ -146,6 +205,60 @@ dl_status kit_ddp_step(dl_comm *c, dl_mlp *m, const float *X, const int32_t *y, 
 static double ceil_div(double n, int P)
 {
     return (double)(((size_t)n + (size_t)P - 1) / (size_t)P);
+}
+
+/* FSDP's peaks, by replaying the reference's order of allocations on a
+ * ledger of sizes only (rank 0: the largest shards): forward gathers layer
+ * l (l = 0: now; later: prefetched by l − 1), prefetches l + 1, frees l;
+ * backward gathers l (l = L − 1: now), allocates its whole gradient,
+ * prefetches l − 1, and once l's gradient is final finishes l + 1's
+ * reduce-scatter (its gradient and slots freed) and starts l's (P − 1 slots
+ * of ⌈n_l/P⌉), then frees l's parameters; the step finishes layer 0's. */
+typedef struct sim {
+    double now[SHARD_KINDS], peak[SHARD_KINDS], total, peak_total;
+} sim;
+static void sim_add(sim *s, int kind, double bytes)
+{
+    s->now[kind] += bytes;
+    s->total += bytes;
+    s->peak[kind] = s->now[kind] > s->peak[kind] ? s->now[kind] : s->peak[kind];
+    s->peak_total = s->total > s->peak_total ? s->total : s->peak_total;
+}
+
+static double fsdp_peaks(const size_t *sizes, int n_sizes, size_t batch, int P, double *bytes)
+{
+    int L = n_sizes - 1;
+    double n[DL_MLP_MAX_LAYERS], f = sizeof(float);
+    sim s = {{0}, {0}, 0, 0};
+    for (int l = 0; l < L; l++) {
+        n[l] = (double)(sizes[l] * sizes[l + 1] + sizes[l + 1]);
+        for (int k = SHARD_PARAMS; k <= SHARD_OPTIM; k++)
+            sim_add(&s, k, f * ceil_div(n[l], P));
+    }
+    sim_add(&s, SHARD_ACTS, (double)act_bytes(sizes, n_sizes, batch));
+    for (int l = 0; l < L; l++) { // forward
+        if (l == 0)
+            sim_add(&s, SHARD_PARAMS, f * n[0]);
+        if (l + 1 < L)
+            sim_add(&s, SHARD_PARAMS, f * n[l + 1]);
+        sim_add(&s, SHARD_PARAMS, -f * n[l]);
+    }
+    for (int l = L - 1; l >= 0; l--) { // backward
+        if (l == L - 1)
+            sim_add(&s, SHARD_PARAMS, f * n[l]);
+        sim_add(&s, SHARD_GRADS, f * n[l]);
+        if (l > 0)
+            sim_add(&s, SHARD_PARAMS, f * n[l - 1]);
+        if (l + 1 < L) { // l + 1's reduce-scatter done
+            sim_add(&s, SHARD_GRADS, -f * n[l + 1]);
+            sim_add(&s, SHARD_COMM, -f * (P - 1) * ceil_div(n[l + 1], P));
+        }
+        sim_add(&s, SHARD_COMM, f * (P - 1) * ceil_div(n[l], P));
+        sim_add(&s, SHARD_PARAMS, -f * n[l]);
+    }
+    for (int k = 0; k < SHARD_KINDS; k++)
+        bytes[k] = s.peak[k];
+    return s.peak_total;
 }
 
 double kit_mem_bytes(kit_mode mode, const size_t *sizes, int n_sizes, size_t batch, int P, double *bytes)
@@ -171,11 +284,7 @@ double kit_mem_bytes(kit_mode mode, const size_t *sizes, int n_sizes, size_t bat
         bytes[SHARD_COMM] = (double)shard_scratch_bytes((size_t)n, P);
         break;
     default:
-        bytes[SHARD_PARAMS] = f * (sharded + 2 * biggest);
-        bytes[SHARD_GRADS] = f * (sharded + biggest);
-        bytes[SHARD_OPTIM] = f * sharded;
-        bytes[SHARD_COMM] = (double)shard_scratch_bytes((size_t)biggest, P);
-        break;
+        return fsdp_peaks(sizes, n_sizes, batch, P, bytes);
     }
     double total = 0;
     for (int k = 0; k < SHARD_KINDS; k++)
@@ -319,21 +428,15 @@ dl_status kit_write_largest(const char *dir)
 DL_CSV_SCHEMA(kit_commlog, KIT_COMMLOG);
 DL_CSV_SCHEMA(kit_peak, KIT_PEAK);
 
-dl_status kit_dump(const char *dir, dl_comm *c, const dl_mlp *m, const shard_mem *mem)
+dl_status kit_dump(const char *dir, dl_comm *c, const float *params, size_t n_params, const shard_mem *mem)
 {
     int r = dl_comm_rank(c);
     char path[1200], name[64];
     DL_TRY(dl_mkdir_p(dir));
-    float *host = malloc(m->n_params * sizeof *host);
-    if (host == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "out of memory for %zu parameters", m->n_params);
-    dl_status st = dl_mlp_get_params(m, host);
     snprintf(name, sizeof name, "params.%d.npy", r);
+    dl_status st = dl_path_join(path, sizeof path, dir, name);
     if (st == DL_OK)
-        st = dl_path_join(path, sizeof path, dir, name);
-    if (st == DL_OK)
-        st = dl_npy_write_f32(path, host, 1, m->n_params);
-    free(host);
+        st = dl_npy_write_f32(path, params, 1, n_params);
     dl_csv_out f;
     snprintf(name, sizeof name, "memory.%d.csv", r);
     if (st == DL_OK)

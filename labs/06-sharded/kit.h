@@ -6,6 +6,7 @@
 #ifndef LAB06_KIT_H
 #define LAB06_KIT_H
 
+#include "dl/batch.h" // dl_devset
 #include "dl/metrics.h" // DL_CSV_SCHEMA
 #include "dl/project.h" // dl_profile
 #include "shard.h"
@@ -19,10 +20,25 @@ extern const char *const kit_mode_names[KIT_MODES]; /* "ddp", "zero1", "fsdp" */
 
 /* Puts the model's own buffers into the ledger: its parameters and
  * gradients, its momentum when keep_velocity (DDP), else frees the momentum
- * (model->velocity becomes NULL: ZeRO-1 keeps its own, per shard), and its
- * activations and backward scratch (max_batch rows: every layer's output,
- * two buffers of the widest layer, the bias gradients' ones). */
+ * (model->velocity becomes NULL: ZeRO-1 and FSDP keep their own, per
+ * shard), and its activations and backward scratch (max_batch rows: every
+ * layer's output, two buffers of the widest layer, the bias gradients'
+ * ones). */
 dl_status kit_mem_model_buffers(shard_mem *mem, dl_mlp *m, int keep_velocity);
+/* FSDP, after fsdp_init has taken its shards: frees the model's whole
+ * parameters and gradients (model->params and grads NULL, the layers'
+ * views NULL) and takes them out of the ledger, whose peaks then start
+ * again from what it holds now: the training's peaks, not the set-up's. */
+void kit_mem_drop_full(shard_mem *mem, dl_mlp *m);
+/* FSDP's evaluation: accuracy on set with every rank running every chunk
+ * (each forward gathers its layers, a collective: every rank must make the
+ * same calls), in chunks of `chunk` rows. */
+dl_status kit_eval_every_rank(dl_mlp *m, const dl_devset *set, size_t chunk, double *acc);
+/* FSDP: the whole parameter vector (host, model->n_params floats) on every
+ * rank, put together from every rank's layer shards (f->layer[l].param,
+ * shard r of layer l as lab 04's segments lay it out) with the kit's own
+ * all-gather. */
+dl_status kit_fsdp_params(dl_comm *c, const dl_mlp *m, const fsdp_state *f, float *host);
 /* Takes the model's buffers out of the ledger again (before dl_mlp_free). */
 void kit_mem_release_model(shard_mem *mem, const dl_mlp *m);
 
@@ -35,14 +51,17 @@ dl_status kit_ddp_step(dl_comm *c, dl_mlp *m, const float *X, const int32_t *y, 
  * batches of `batch` rows on P ranks, in fp32 with SGD's momentum:
  *   DDP     params 4n, grads 4n, optim 4n, comm 0 (the library's allreduce)
  *   ZeRO-1  params 4n, grads 4n, optim 4⌈n/P⌉, comm shard_scratch_bytes(n, P)
- *   FSDP    each layer l sharded on its own (n_l elements): params
- *           Σ 4⌈n_l/P⌉ + 2·4·max n_l (the layer in use and the next one,
- *           prefetched), grads Σ 4⌈n_l/P⌉ + 4·max n_l (the layer whose
- *           gradient backward is writing), optim Σ 4⌈n_l/P⌉, comm
- *           shard_scratch_bytes(max n_l, P);
+ *   FSDP    each layer l sharded on its own (n_l elements): Σ 4⌈n_l/P⌉
+ *           each of params, grads and optim, plus what the reference's
+ *           order of allocations holds at its peak (replayed on sizes, see
+ *           kit.c): params up to two gathered layers (the one in use, the
+ *           next prefetched), grads up to two whole layers (the one backward
+ *           writes, the one being reduce-scattered), comm one layer's P − 1
+ *           slots of ⌈n_l/P⌉;
  * and acts, the same for all three (kit_mem_model_buffers' count). P = 1
- * needs no scratch. bytes has room for SHARD_KINDS values; returns the
- * total. */
+ * needs no scratch. bytes has room for SHARD_KINDS values: each kind's
+ * peak; returns the peak of the total (for DDP and ZeRO-1 nothing comes
+ * and goes, so it is their sum; FSDP's kinds peak at different moments). */
 double kit_mem_bytes(kit_mode mode, const size_t *sizes, int n_sizes, size_t batch, int P, double *bytes);
 
 /* The bytes each rank sends in one step (the ring's, as lab 04 counts
@@ -83,9 +102,10 @@ dl_status kit_write_memory(const char *dir, const size_t *sizes, int n_sizes, si
 /* Writes DIR/largest.csv: for every shipped profile with gpu_mem, its GPU,
  * memory and the largest model each way on its GPUs. */
 dl_status kit_write_largest(const char *dir);
-/* --dump DIR (every rank): DIR/params.RANK.npy (the final parameters),
+/* --dump DIR (every rank): DIR/params.RANK.npy (the final parameters, host:
+ * n_params floats),
  * DIR/memory.RANK.csv (the ledger's peaks by kind) and DIR/comm.RANK.csv
  * (the transport's log of the training: op, count, dtype). */
-dl_status kit_dump(const char *dir, dl_comm *c, const dl_mlp *m, const shard_mem *mem);
+dl_status kit_dump(const char *dir, dl_comm *c, const float *params, size_t n, const shard_mem *mem);
 
 #endif /* LAB06_KIT_H */

@@ -1,6 +1,6 @@
 # labs/06-sharded/lab.mk — lab 06's manifest: what the kit needs to know of it (the fields: tools/manifest.mk)
 LAB_06_TITLE := Sharded data parallelism: ZeRO-1 on your own reduce-scatter and all-gather
-LAB_06_STUDENT_C := shard.c zero.c
+LAB_06_STUDENT_C := shard.c zero.c fsdp.c
 LAB_06_STUDENT_CU :=
 LAB_06_STUDENT_H :=
 LAB_06_KIT_C := kit.c

@@ -1,11 +1,12 @@
 /* main.c — lab 06's driver: data-parallel training of the kit's MLP on
  * Fashion-MNIST with the optimizer state sharded (ZeRO-1, your zero_step),
- * or replicated as in DDP (--mode ddp), measuring the memory every rank
- * holds.
+ * everything sharded (FSDP, your fsdp_step), or everything replicated as in
+ * DDP, measuring the memory every rank holds.
  *
- *   common/bin/dlrun -n 4 build/labs/lab06              ZeRO-1 (yours)
- *   common/bin/dlrun -n 4 build/labs/lab06 --mode ddp   DDP: everything replicated
- *   build/labs/lab06 --help                             every flag
+ *   common/bin/dlrun -n 4 build/labs/lab06                 ZeRO-1 (yours)
+ *   common/bin/dlrun -n 4 build/labs/lab06 --mode fsdp     FSDP (yours)
+ *   common/bin/dlrun -n 4 build/labs/lab06 --mode ddp      DDP: everything replicated
+ *   build/labs/lab06 --help                                every flag
  *
  * Every rank holds the data and the same initial model (same seed); the
  * kit's sampler (dl/sampler.h) deals each epoch's rows to the ranks, and
@@ -56,6 +57,7 @@ typedef struct run {
     dl_args a;
     dl_train_opts t;
     const char *mode_name, *dump;
+    int no_prefetch;
     kit_mode mode;
     dl_comm *comm;
     int rank, P;
@@ -66,6 +68,8 @@ typedef struct run {
     dl_mlp m;
     shard_mem mem;
     zero_state z;
+    fsdp_state f;
+    float *params; /* (n_params,) host: the final parameters, put together */
     dl_sampler smp;
     dl_devset tr, val, test;
     dl_batch bt;
@@ -92,17 +96,20 @@ static int parse(int argc, char **argv, run *R)
     R->t.base_batch = 256;
     R->mode_name = "zero1";
     dl_opt opts[4 + DL_TRAIN_OPTS] = {
-        {"mode", DL_OPT_CHOICE, &R->mode_name, "MODE", "zero1 (yours: the optimizer state sharded) or ddp",
-         "ddp|zero1", 1, 0, 0},
+        {"mode", DL_OPT_CHOICE, &R->mode_name, "MODE",
+         "zero1 (yours: the optimizer state sharded), fsdp (yours: everything sharded) or ddp", "ddp|zero1|fsdp", 1,
+         0, 0},
+        {"no-prefetch", DL_OPT_FLAG, &R->no_prefetch, NULL, "fsdp: gather each layer only when it is needed", NULL, 1,
+         0, 0},
         {"dump", DL_OPT_STRING, &R->dump, "DIR", "each rank's parameters, ledger and transport log (the grader's)",
          NULL, 1, 0, 0},
     };
-    int n = 2, k = dl_train_opts_pick(&R->t, "hidden,base-batch,warmup,momentum,weight-decay,max-steps", opts + n);
+    int n = 3, k = dl_train_opts_pick(&R->t, "hidden,base-batch,warmup,momentum,weight-decay,max-steps", opts + n);
     if (k < 0)
         return DL_CLI_ERROR;
     return dl_cli_parse(argc, argv, "lab06",
-                        "Lab 06: sharded data parallelism, ZeRO-1 on your own reduce-scatter and all-gather. Start "
-                        "it with common/bin/dlrun -n P.",
+                        "Lab 06: sharded data parallelism, ZeRO-1 and FSDP on your own reduce-scatter and "
+                        "all-gather. Start it with common/bin/dlrun -n P.",
                         &R->a, opts, n + k);
 }
 
@@ -112,7 +119,9 @@ static dl_status setup(run *R)
     R->rank = dl_comm_rank(R->comm);
     R->P = dl_comm_size(R->comm);
     R->a.quiet |= R->rank != 0; // one voice
-    R->mode = strcmp(R->mode_name, "ddp") == 0 ? KIT_DDP : KIT_ZERO1;
+    R->mode = strcmp(R->mode_name, "ddp") == 0 ? KIT_DDP : strcmp(R->mode_name, "fsdp") == 0 ? KIT_FSDP : KIT_ZERO1;
+    if (R->no_prefetch && R->mode != KIT_FSDP)
+        return dl_error_set(DL_ERR_ARG, "--no-prefetch is for --mode fsdp, not --mode %s", R->mode_name);
     DL_TRY(dl_mlp_parse_hidden("--hidden", R->t.hidden, R->sizes, &R->n_sizes));
     if (R->a.batch_size < 1)
         return dl_error_set(DL_ERR_ARG, "--batch-size %ld: lab 06 needs a per-rank batch of at least 1 row",
@@ -139,7 +148,8 @@ static dl_status setup(run *R)
                             .global_batch = R->B * (size_t)R->P,
                             .warmup_steps = R->t.warmup};
     R->idx = malloc(R->per * sizeof *R->idx);
-    if (R->idx == NULL)
+    R->params = malloc((size_t)1 << 20); // grown once the model is known
+    if (R->idx == NULL || R->params == NULL)
         return dl_error_set(DL_ERR_NOMEM, "out of memory for %zu row indices", R->per);
     DL_TRY(dl_devset_make(&R->tr, &R->dev, tr, 0, R->smp.n));
     DL_TRY(dl_devset_make(&R->val, &R->dev, tr, tr->n - VAL_ROWS, VAL_ROWS));
@@ -148,8 +158,40 @@ static dl_status setup(run *R)
     R->mem.dev = &R->dev;
     DL_TRY(dl_mlp_create(&R->m, &R->dev, R->sizes, R->n_sizes, R->B, R->a.seed));
     DL_TRY(kit_mem_model_buffers(&R->mem, &R->m, R->mode == KIT_DDP));
+    float *grown = realloc(R->params, R->m.n_params * sizeof *R->params);
+    if (grown == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory for %zu parameters", R->m.n_params);
+    R->params = grown;
     R->z = (zero_state){.comm = R->comm, .model = &R->m, .mem = &R->mem};
-    return R->mode == KIT_ZERO1 ? zero_init(&R->z) : DL_OK;
+    R->f = (fsdp_state){.comm = R->comm, .model = &R->m, .mem = &R->mem, .prefetch = !R->no_prefetch};
+    if (R->mode == KIT_ZERO1)
+        return zero_init(&R->z);
+    if (R->mode == KIT_FSDP) {
+        DL_TRY(fsdp_init(&R->f));
+        kit_mem_drop_full(&R->mem, &R->m); // from here on each rank holds its shards only
+    }
+    return DL_OK;
+}
+
+/* Accuracy on set: FSDP's every rank runs every chunk (each forward gathers, a collective). */
+static dl_status accuracy(run *R, const dl_devset *set, double *acc)
+{
+    if (R->mode == KIT_FSDP)
+        return kit_eval_every_rank(&R->m, set, R->B, acc);
+    return dl_eval_accuracy(R->comm, &R->m, set, R->B, acc);
+}
+
+/* One optimizer step of the run's mode on the batch staged in R->bt. */
+static dl_status step(run *R, const shard_sgd *opt)
+{
+    switch (R->mode) {
+    case KIT_ZERO1:
+        return zero_step(&R->z, R->bt.X, R->bt.y, R->B, opt);
+    case KIT_FSDP:
+        return fsdp_step(&R->f, R->bt.X, R->bt.y, R->B, opt);
+    default:
+        return kit_ddp_step(R->comm, &R->m, R->bt.X, R->bt.y, R->B, opt);
+    }
 }
 
 /* One epoch: this rank's rows, a step per batch, the loss and validation. */
@@ -165,8 +207,7 @@ static dl_status epoch(run *R, int e)
     for (size_t s = 0; s < R->steps_per_epoch && !dl_train_stop(&R->t, R->steps); s++, R->steps++) {
         shard_sgd opt = {(float)dl_lr_at(&R->lrc, R->steps), (float)R->t.momentum, (float)R->t.weight_decay};
         DL_TRY(dl_batch_take(&R->bt, &R->tr, s * R->B, R->B));
-        DL_TRY(R->mode == KIT_ZERO1 ? zero_step(&R->z, R->bt.X, R->bt.y, R->B, &opt)
-                                    : kit_ddp_step(R->comm, &R->m, R->bt.X, R->bt.y, R->B, &opt));
+        DL_TRY(step(R, &opt));
         DL_TRY(dl_mlp_loss_commit(&R->m, 1, 1, NULL));
         dl_progress_step(&R->pr, e, s + 1, R->B * (size_t)R->P, NAN);
     }
@@ -179,10 +220,10 @@ static dl_status epoch(run *R, int e)
     row[M_EPOCH] = e + 1;
     row[M_LOSS] = total / steps;
     row[M_EPOCH_S] = epoch_s;
-    // the bytes this rank sent: your ring's point-to-point messages (ZeRO-1), or what DDP's ring would send
-    row[M_SENT] = R->mode == KIT_ZERO1 ? (double)st.bytes[DL_OP_SENDRECV] / steps
-                                       : kit_sent_bytes(KIT_DDP, R->m.n_params, R->P);
-    DL_TRY(dl_eval_accuracy(R->comm, &R->m, &R->val, R->B, &row[M_VAL_ACC]));
+    // the bytes this rank sent: your collectives' point-to-point messages, or what DDP's ring would send
+    row[M_SENT] = R->mode != KIT_DDP ? (double)st.bytes[DL_OP_SENDRECV] / steps
+                                     : kit_sent_bytes(KIT_DDP, R->m.n_params, R->P);
+    DL_TRY(accuracy(R, &R->val, &row[M_VAL_ACC]));
     dl_progress_line(&R->pr, 0, "lab06: epoch %d  loss %.4f  val acc %.4f  %.2f s  sent %.0f B/step", e + 1,
                      row[M_LOSS], row[M_VAL_ACC], epoch_s, row[M_SENT]);
     R->epochs_run = e + 1;
@@ -244,11 +285,12 @@ static dl_status write_outputs(run *R)
 static void release(run *R)
 {
     zero_free(&R->z);
+    fsdp_free(&R->f);
     dl_mlp_free(&R->m);
     dl_batch_free(&R->bt);
     dl_devset_free(&R->tr), dl_devset_free(&R->val), dl_devset_free(&R->test);
     dl_data_free(&R->data);
-    free(R->idx);
+    free(R->idx), free(R->params);
 }
 
 static int die(run *R, dl_status st)
@@ -279,14 +321,16 @@ int main(int argc, char **argv)
         st = epoch(&R, e);
     dl_progress_end(&R.pr);
     if (st == DL_OK)
-        st = dl_eval_accuracy(R.comm, &R.m, &R.test, R.B, &R.test_acc);
+        st = accuracy(&R, &R.test, &R.test_acc);
+    if (st == DL_OK) // FSDP's whole model exists only put together from every rank's shards
+        st = R.mode == KIT_FSDP ? kit_fsdp_params(R.comm, &R.m, &R.f, R.params) : dl_mlp_get_params(&R.m, R.params);
     if (st == DL_OK)
-        st = dl_replica_mlp_diff(R.comm, &R.m, &R.param_diff);
+        st = dl_replica_diff(R.comm, R.params, R.m.n_params, &R.param_diff);
     if (st == DL_OK && R.param_diff != 0 && R.rank == 0)
         fprintf(stderr, "lab06: warning: at the end the ranks' parameters differ by up to %g: they did not all apply "
                         "the same update (a shard not all-gathered after its step?)\n", R.param_diff);
     if (st == DL_OK && R.dump != NULL)
-        st = kit_dump(R.dump, R.comm, &R.m, &R.mem);
+        st = kit_dump(R.dump, R.comm, R.params, R.m.n_params, &R.mem);
     if (st == DL_OK)
         st = write_outputs(&R);
     if (st != DL_OK)

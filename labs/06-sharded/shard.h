@@ -1,8 +1,11 @@
-/* shard.h — lab 06: sharded data parallelism. ZeRO stage 1 — each rank keeps
- * the optimizer state of its own shard of the parameters only — built on the
- * two halves of lab 04's ring: a reduce-scatter and an all-gather.
+/* shard.h — lab 06: sharded data parallelism. Part 1, ZeRO stage 1: each
+ * rank keeps the optimizer state of its own shard of the parameters only,
+ * built on the two halves of lab 04's ring, a reduce-scatter and an
+ * all-gather. Part 2, FSDP (ZeRO stage 3): the parameters and gradients are
+ * sharded too, each layer gathered only while forward or backward uses it,
+ * on the same two collectives started without waiting.
  *
- * This header is the contract between your code (shard.c, zero.c), the
+ * This header is the contract between your code (shard.c, zero.c, fsdp.c), the
  * driver (main.c, which owns the data, the epochs, the memory accounting and
  * the outputs, and runs plain DDP beside yours as --mode ddp) and the
  * grader. Do not change it; the handout (README.md) explains each task.
@@ -159,6 +162,108 @@ dl_status zero_step(zero_state *z, const float *X, const int32_t *y, size_t n, c
 /* Frees what zero_init allocated (through z->mem) and zeroes the second
  * block. Safe on a zeroed or already freed state. */
 void zero_free(zero_state *z);
+
+// ---- task 4 (fsdp.c): the collectives, started now and finished later ----
+
+#define SHARD_MAX_RANKS 64
+
+/* One collective in flight: the requests it started and what finishing it
+ * needs. Zeroed means none; shard_wait leaves it zeroed. */
+typedef struct shard_pending {
+    dl_comm_req *req[SHARD_MAX_RANKS];
+    int n; /* requests in req */
+    float *out; /* a reduce-scatter's shard of the mean; NULL for an all-gather */
+    const float *grad; /* a reduce-scatter's input (its own shard is read at the end) */
+    float *scratch; /* a reduce-scatter's P − 1 slots */
+    size_t n_elems; /* n */
+} shard_pending;
+
+/* Starts an all-gather of buf (n floats on dev, shard r of it complete on
+ * rank r) by pairwise exchange: for k = 1 .. P − 1, one dl_comm_isendrecv
+ * that sends shard r to rank (r + k) mod P and receives shard (r − k) mod P
+ * from that rank, into its place in buf. The same bytes as the ring's P − 1
+ * steps, but no step waits for another: all P − 1 go at once, and the call
+ * returns without waiting. shard_wait finishes it. */
+dl_status shard_all_gather_start(dl_comm *c, const dl_device *dev, float *buf, size_t n, shard_pending *p);
+
+/* Starts a reduce-scatter of grad (n floats on dev) to the mean by pairwise
+ * exchange: for k = 1 .. P − 1, one dl_comm_isendrecv that sends shard
+ * (r + k) mod P of grad to its owner and receives, from rank (r − k) mod P,
+ * that rank's copy of shard r into scratch slot k − 1 (scratch: P − 1 slots
+ * of shard_count(n, P, 0) floats on dev, slot j at scratch + j ·
+ * shard_count(n, P, 0)). Returns without waiting; shard_wait finishes it:
+ * out (shard_count(n, P, r) floats on dev) = grad's own shard r plus the
+ * slots in the order k = 1, 2, ..., P − 1, times 1/P. grad and scratch must
+ * stay untouched until then. P = 1: out = grad, at shard_wait. */
+dl_status shard_reduce_scatter_start(dl_comm *c, const dl_device *dev, const float *grad, size_t n, float *out,
+                                     float *scratch, shard_pending *p);
+
+/* Waits for every request of p, then finishes a reduce-scatter (the sum
+ * and the mean into out); zeroes p. A zeroed p is done already. */
+dl_status shard_wait(dl_comm *c, const dl_device *dev, shard_pending *p);
+
+// ---- task 5 (fsdp.c): FSDP ----
+
+/* Layer l's share of one rank, and what it holds while the layer is in use.
+ * A layer's n_l = model->layer[l].count elements (its W, then its b) are
+ * sharded on their own: this rank's shard is shard r of those n_l. */
+typedef struct fsdp_layer {
+    size_t offset, count; /* this rank's shard of the layer's n_l elements */
+    float *param, *grad, *velocity; /* (count,) each: SHARD_PARAMS, SHARD_GRADS, SHARD_OPTIM */
+    float *full; /* the layer's n_l parameters, gathered, while forward or backward uses them (SHARD_PARAMS) */
+    float *full_grad; /* its n_l gradients from its backward until its reduce-scatter is done (SHARD_GRADS) */
+    float *scratch; /* the reduce-scatter's slots while it is in flight (SHARD_COMM) */
+    shard_pending gather, reduce; /* the collectives in flight on it (zeroed: none) */
+} fsdp_layer;
+
+/* One rank's FSDP state. The driver fills the first block and zeroes the
+ * rest; your functions own the second. */
+typedef struct fsdp_state {
+    dl_comm *comm;
+    dl_mlp *model;
+    shard_mem *mem;
+    int prefetch; /* 1: start the next layer's all-gather as soon as this layer's is done; 0: none */
+
+    fsdp_layer layer[DL_MLP_MAX_LAYERS];
+    dl_status status; /* the first failure inside fsdp_grad_ready, else DL_OK */
+} fsdp_state;
+
+/* Takes this rank's shard of every layer from the model's full initial
+ * parameters (model->params, the same on every rank: the driver frees
+ * model->params, grads and velocity after this call), allocating the three
+ * shards of every layer through f->mem, and sets fsdp_pre and fsdp_post as
+ * the model's hooks (dl_mlp_set_hooks, ctx f). DL_ERR_ARG for a state
+ * without comm, model or mem, or more than SHARD_MAX_RANKS ranks. */
+dl_status fsdp_init(fsdp_state *f);
+
+/* The model's hooks (ctx: the fsdp_state). pre: the layer's parameters
+ * gathered and in the model's views (layer[l].W and b into full) — waiting
+ * for an all-gather started earlier, or starting and waiting for one — and,
+ * with f->prefetch, the all-gather of the layer the pass needs next (l + 1
+ * in forward, l − 1 in backward) started; in backward also the layer's
+ * full_grad allocated and in the views gW and gb. post: the layer's
+ * gathered parameters freed (the views NULL): forward frees every layer
+ * after use, and backward gathers it again. */
+dl_status fsdp_pre(void *ctx, int layer, dl_mlp_phase phase);
+dl_status fsdp_post(void *ctx, int layer, dl_mlp_phase phase);
+
+/* Backward's callback (dl_mlp_ready_fn, ctx: the fsdp_state): layer
+ * `layer`'s gradient (grad, count elements: its full_grad) is final. Finish
+ * the previous layer's reduce-scatter (freeing its full_grad and scratch),
+ * then start this layer's into its grad shard. Failures go into f->status. */
+void fsdp_grad_ready(void *ctx, int layer, void *grad, size_t count);
+
+/* One FSDP optimizer step on this rank's batch, as zero_step's contract
+ * says (forward, loss with NULL, backward with fsdp_grad_ready; the last
+ * reduce-scatter finished; SGD with momentum on every layer's shard,
+ * dl_mlp_sgd_slice) — but no rank ever holds more than two layers'
+ * parameters and two layers' gradients whole. The result equals one rank's
+ * step on every rank's rows together. */
+dl_status fsdp_step(fsdp_state *f, const float *X, const int32_t *y, size_t n, const shard_sgd *opt);
+
+/* Frees everything fsdp_init and the hooks allocated, waits for nothing
+ * left in flight, removes the hooks; safe on a zeroed or freed state. */
+void fsdp_free(fsdp_state *f);
 
 #ifdef __cplusplus
 }
