@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test-lab06.sh — lab 06's driver under real mpirun with 1, 2, 3 and 4 ranks:
 # the reference's outputs and plots, the ledger it measures against the
-# closed form (kit_mem_bytes) for ZeRO-1 and for DDP, the bytes a step sends
-# against DDP's ring, the largest models per profile, ZeRO-1 against DDP on
-# the same data, the skeleton, and bad input.
+# closed form (kit_mem_bytes) for ZeRO-1, FSDP (with and without prefetch)
+# and DDP, the bytes a step sends against DDP's ring, the largest models per
+# profile, the three modes training the same model on the same data, the
+# skeleton, and bad input.
 set -u
 . tools/testlib.sh
 D=$B/solutions/lab06
@@ -67,6 +68,34 @@ l1=$($J "$S" final_loss) l2=$($J "$tmp/z2/summary.json" final_loss)
 expect_cmp "$(awk -v a="$l1" -v b="$l2" 'BEGIN { d = a - b; print (d < 0 ? -d : d) < 1e-4 }')" == 1 \
     "ZeRO-1 and DDP train the same model (final losses $l2 and $l1)"
 
+# FSDP: the ledger equals the replayed closed form, never more than two layers gathered, 1.5x the traffic,
+# the same training as ZeRO-1's (the same sums, in another place)
+layers="50240 2080 330" # the small model's layers: 784·64 + 64, 64·32 + 32, 32·10 + 10
+for P in 2 3; do
+    # shellcheck disable=SC2086
+    expect_rc 0 "FSDP on $P ranks" -- "$R" -n $P "$D" $small --mode fsdp --out "$tmp/f$P" --plot none --dump "$tmp/f$P/dump"
+    S=$tmp/f$P/summary.json
+    expect_cmp "$($J "$S" memory.total)" == "$($J "$S" memory.model_total)" "$P ranks: FSDP's ledger peaks at the closed form's total"
+    bound=$(for k in $layers; do echo "$k"; done | awk -v P="$P" '{ s += int(($1 + P - 1) / P); if ($1 > m) m = $1 } END { print 4 * (s + 2 * m) }')
+    expect_cmp "$($J "$S" memory.params)" '<=' "$bound" "… its parameters: the shards and at most two gathered layers"
+    optim=$(for k in $layers; do echo "$k"; done | awk -v P="$P" '{ s += int(($1 + P - 1) / P) } END { print 4 * s }')
+    expect_cmp "$($J "$S" memory.optim)" == "$optim" "… its momentum: rank 0's shard of every layer"
+    zs=$($J "$tmp/z$P/summary.json" sent_bytes_per_step) fs=$($J "$S" sent_bytes_per_step)
+    expect_cmp "$(awk -v f="$fs" -v z="$zs" -v P="$P" 'BEGIN { x = f - 1.5 * z; print (x < 0 ? -x : x) <= 24 * P }')" == 1 \
+        "… and sends 1.5x what ZeRO-1 sends ($fs vs $zs bytes a step)"
+    lf=$($J "$S" final_loss) lz=$($J "$tmp/z$P/summary.json" final_loss)
+    expect_cmp "$(awk -v a="$lf" -v b="$lz" 'BEGIN { d = a - b; print (d < 0 ? -d : d) < 1e-5 }')" == 1 \
+        "… and trains what ZeRO-1 trains (final losses $lf and $lz)"
+    cmp -s "$tmp/f$P/dump/params.0.npy" "$tmp/f$P/dump/params.1.npy" && ok "--dump: the ranks put together one model" ||
+        not_ok "--dump: ranks 0 and 1 put together different models"
+done
+# shellcheck disable=SC2086
+expect_rc 0 "FSDP on 3 ranks without prefetch" -- "$R" -n 3 "$D" $small --mode fsdp --no-prefetch --out "$tmp/fn3" --plot none
+expect_cmp "$($J "$tmp/fn3/summary.json" memory.params)" '<' "$($J "$tmp/f3/summary.json" memory.params)" \
+    "without prefetch fewer parameters are gathered at once"
+expect_cmp "$($J "$tmp/fn3/summary.json" final_loss)" == "$($J "$tmp/f3/summary.json" final_loss)" \
+    "… and the training is the same, bit for bit"
+
 # the closed forms for the default model: ZeRO-1 below DDP from 2 ranks on, FSDP below both from 4 on (on 2
 # ranks the two layers FSDP gathers cost about what it saves)
 expect_rc 0 "the default model, 2 steps on 2 ranks" -- "$R" -n 2 "$D" --max-steps 2 --epochs 1 --out "$tmp/def" --plot none
@@ -87,8 +116,10 @@ expect_out "not implemented yet" "… saying what is not implemented yet"
 expect_no_file "$tmp/skel/summary.json" "… and leaving no summary.json"
 
 # bad input
-expect_rc 2 "--mode fsdp is refused (not a task of this lab)" -- "$D" --mode fsdp --out "$tmp/bad"
+expect_rc 2 "an unknown --mode is refused" -- "$D" --mode zero3 --out "$tmp/bad"
 expect_out "--mode" "… naming the flag"
+expect_rc 2 "--no-prefetch without --mode fsdp is refused" -- "$D" --no-prefetch --out "$tmp/bad"
+expect_out "--no-prefetch is for --mode fsdp" "… saying what it is for"
 expect_rc 2 "--batch-size 0 is refused" -- "$D" --batch-size 0 --out "$tmp/bad"
 expect_rc 2 "a batch larger than a rank's rows is refused" -- "$D" $small --batch-size 100000 --out "$tmp/bad"
 expect_out "--batch-size 100000" "… naming it"
