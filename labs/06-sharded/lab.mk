@@ -1,11 +1,15 @@
 # labs/06-sharded/lab.mk — lab 06's manifest: what the kit needs to know of it (the fields: tools/manifest.mk)
-LAB_06_TITLE := Sharded data parallelism: ZeRO-1 on your own reduce-scatter and all-gather
+LAB_06_TITLE := Sharded data parallelism: ZeRO-1 and FSDP on your own reduce-scatter and all-gather
 LAB_06_STUDENT_C := shard.c zero.c fsdp.c
 LAB_06_STUDENT_CU :=
 LAB_06_STUDENT_H :=
 LAB_06_KIT_C := kit.c
 LAB_06_LAUNCH := common/bin/dlrun -n 4
 LAB_06_RUN_ARGS :=
+# make run's second run (the report's second headline and plot): part 2, FSDP, on the same 4 ranks and data,
+# into run/06-sharded/fsdp/
+LAB_06_RUN2 := fsdp
+LAB_06_RUN2_ARGS := --mode fsdp
 
 # make run's report: the lab's headline (placeholders filled from summary.json; the syntax:
 # tools/report.c) and its key plot, then what to see in each plot
@@ -16,6 +20,14 @@ DDP's, and {memory.total:bytes} in all against DDP's {memory.ddp_total:bytes} ({
 FSDP would hold {memory.fsdp_total:bytes}. Each step sends {sent_bytes_per_step:bytes} per rank, as DDP's ring
 allreduce ({ddp_sent_bytes_per_step:bytes}); FSDP's would send {fsdp_sent_bytes_per_step:bytes}. Test accuracy
 {test_accuracy:pct} after {epochs_run:#epoch}, the ranks' parameters equal to {param_diff_across_ranks:g}.
+endef
+LAB_06_RUN2_KEY_PLOT := memory
+define LAB_06_RUN2_HEADLINE
+Part 2, FSDP on {ranks} ranks: every layer sharded, gathered only while forward or backward uses it. Rank 0's
+ledger peaked at {memory.total:bytes} (ZeRO-1 above: {^memory.total:bytes}; DDP {memory.ddp_total:bytes}), of
+which {memory.params:bytes} parameters: its shards and at most two layers whole. Each step sends
+{sent_bytes_per_step:bytes} per rank, {sent_bytes_per_step/ddp_sent_bytes_per_step:x} DDP's ring allreduce. Test
+accuracy {test_accuracy:pct} (ZeRO-1: {^test_accuracy:pct}).
 endef
 define LAB_06_CAPTION_memory
 Memory per rank against the number of ranks, by the closed form for DDP, ZeRO-1 and FSDP (lines) and as this
