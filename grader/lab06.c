@@ -32,8 +32,8 @@ START_TEST(test_shards)
     static const struct {
         size_t n;
         int P;
-    } cases[] = {{10, 3}, {12, 4}, {3, 4}, {0, 2}, {0, 3}, {1, 1}, {7, 7}, {100003, 4}, {1000003, 8},
-                 {((size_t)1 << 33) + 5, 7}};
+    } cases[] = {{10, 3}, {12, 4}, {3, 4},      {0, 2},       {0, 3},
+                 {1, 1},  {7, 7},  {100003, 4}, {1000003, 8}, {((size_t)1 << 33) + 5, 7}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         size_t n = cases[k].n, off[9], cnt[8], want_off[9], want_cnt[8];
         int P = cases[k].P, bad = -1;

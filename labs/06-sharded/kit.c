@@ -278,7 +278,8 @@ dl_status kit_write_largest(const char *dir)
         dl_csv_cell(&f, KIT_L_GPUS, "%d", p.gpus);
         dl_csv_cell(&f, KIT_L_MEM, "%.0f", p.gpu_mem);
         for (int md = 0; md < KIT_MODES; md++)
-            dl_csv_cell(&f, KIT_L_DDP + md, "%.0f", kit_largest_model((kit_mode)md, p.gpu_mem, p.gpus, KIT_LARGEST_LAYERS));
+            dl_csv_cell(&f, KIT_L_DDP + md, "%.0f",
+                        kit_largest_model((kit_mode)md, p.gpu_mem, p.gpus, KIT_LARGEST_LAYERS));
         st = dl_csv_end_row(&f);
     }
     if (st != DL_OK) {
@@ -298,7 +299,7 @@ static struct {
         size_t at;
         kit_phase_kind kind;
         long id;
-    } *v;
+    } * v;
     size_t n, cap, dropped;
 } marks;
 
@@ -413,8 +414,8 @@ size_t kit_selftest_n(int P, int k)
 float kit_selftest_value(int stream, int k, int rank, size_t i)
 {
     // splitmix64 of the four coordinates
-    uint64_t z = ((uint64_t)(unsigned)stream << 60) ^ ((uint64_t)(unsigned)k << 52) ^
-                 ((uint64_t)(unsigned)rank << 40) ^ (uint64_t)i;
+    uint64_t z = ((uint64_t)(unsigned)stream << 60) ^ ((uint64_t)(unsigned)k << 52) ^ ((uint64_t)(unsigned)rank << 40) ^
+                 (uint64_t)i;
     z += 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -430,7 +431,7 @@ static dl_status selftest_case(dl_comm *c, const dl_device *dev, int gather, int
     size_t n = kit_selftest_n(P, k), base = n / (size_t)P, longer = n % (size_t)P;
     size_t lo = (size_t)r * base + ((size_t)r < longer ? (size_t)r : longer), hi = lo + base + ((size_t)r < longer);
     for (size_t i = 0; i < n; i++)
-        host[i] = !gather ? kit_selftest_value(KIT_ST_INPUT, k, r, i)
+        host[i] = !gather             ? kit_selftest_value(KIT_ST_INPUT, k, r, i)
                   : i >= lo && i < hi ? kit_selftest_value(KIT_ST_SHARD, k, 0, i)
                                       : kit_selftest_value(KIT_ST_JUNK, k, r, i);
     if (n > 0)

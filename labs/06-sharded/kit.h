@@ -95,7 +95,13 @@ dl_status kit_dump(const char *dir, dl_comm *c, const dl_mlp *m, const shard_mem
  * allreduce, the evaluation's): each record of comm.RANK.csv carries the
  * phase it was made in and the phase's id (the step; the self-test's case),
  * "none" and -1 outside any. */
-typedef enum kit_phase_kind { KIT_PH_NONE = 0, KIT_PH_STEP, KIT_PH_REDUCE_SCATTER, KIT_PH_ALL_GATHER, KIT_PHASES } kit_phase_kind;
+typedef enum kit_phase_kind {
+    KIT_PH_NONE = 0,
+    KIT_PH_STEP,
+    KIT_PH_REDUCE_SCATTER,
+    KIT_PH_ALL_GATHER,
+    KIT_PHASES
+} kit_phase_kind;
 extern const char *const kit_phase_names[KIT_PHASES]; /* "none", "step", "reduce_scatter", "all_gather" */
 /* From now on, records belong to phase (kind, id), until the next call
  * (kind KIT_PH_NONE: to none). Needs dl_comm_log_start first; cannot fail
