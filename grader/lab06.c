@@ -1,51 +1,262 @@
-/* lab06.c — lab 06's grader: its items and their checks. */
+/* lab06.c — grader for lab 06: sharded data parallelism, ZeRO-1.
+ *
+ * Task 1's shard arithmetic is called in-process (recorded in the worker,
+ * replayed here) on crafted (n, P). Task 2 runs the lab's driver, built from
+ * the code under test, under common/bin/dlrun on 2, 3 and 4 ranks in its
+ * --selftest mode: each rank's buffer after the student's reduce-scatter
+ * (from the kit's seeded per-rank inputs) and all-gather (from known
+ * shards), and the transport's log of each call, written by the kit. The
+ * judge computes the mean in double itself. Tolerance of a reduce-scatter's
+ * element i: the ring adds the P ranks' values in fp32 in some order and
+ * scales by fl(1/P), so |got − mean| <= (P + 2)·2^-24·Σ_r |x_r,i| / P (the
+ * bound of P − 1 roundings of the sum, the scale's and 1/P's); the
+ * all-gather moves bits, so bit for bit. Task 3's items are in
+ * lab06_zero.c. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h> // fabs, ldexp
 #include <stdio.h> // snprintf
+#include <stdlib.h> // free
+#include <string.h> // memcmp
+#include <unistd.h> // access
 
-#include "dl/json.h" // dl_jv
 #include "drivers.h" // gr_run_driver
 #include "grader.h"
+#include "kit.h" // kit_selftest_n, kit_selftest_value
+#include "lab06_ref.h"
 #include "shard.h"
 
 START_TEST(test_shards)
 {
+    if (shard_offset(10, 3, 3) == 0 && shard_count(10, 3, 0) == 0)
+        GR_FAIL("shard_offset and shard_count return 0 for n = 10, P = 3 (not implemented yet: lab06 task 1?)");
     static const struct {
         size_t n;
         int P;
-    } cases[] = {{10, 3}, {12, 4}, {3, 4}, {0, 2}, {1, 1}, {1000003, 8}};
+    } cases[] = {{10, 3}, {12, 4}, {3, 4},      {0, 2},       {0, 3},
+                 {1, 1},  {7, 7},  {100003, 4}, {1000003, 8}, {((size_t)1 << 33) + 5, 7}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        size_t n = cases[k].n, base = n / (size_t)cases[k].P, longer = n % (size_t)cases[k].P;
-        for (int s = 0; s < cases[k].P; s++) {
-            size_t want_off = (size_t)s * base + ((size_t)s < longer ? (size_t)s : longer);
-            size_t want_cnt = base + ((size_t)s < longer);
-            size_t off = shard_offset(n, cases[k].P, s), cnt = shard_count(n, cases[k].P, s);
-            if (off != want_off || cnt != want_cnt)
-                GR_FAIL("n = %zu over P = %d: shard %d is [%zu, +%zu), expected [%zu, +%zu) (the first n mod P "
-                        "shards are one longer)",
-                        n, cases[k].P, s, off, cnt, want_off, want_cnt);
+        size_t n = cases[k].n, off[9], cnt[8], want_off[9], want_cnt[8];
+        int P = cases[k].P, bad = -1;
+        for (int s = 0; s <= P; s++) {
+            off[s] = shard_offset(n, P, s);
+            want_cnt[s < P ? s : 0] = s < P ? gr6_shard(n, P, s, &want_off[s]) : want_cnt[0];
+            if (s == P)
+                want_off[s] = n;
+            if (s < P)
+                cnt[s] = shard_count(n, P, s);
+            if (bad < 0 && (off[s] != want_off[s] || (s < P && cnt[s] != want_cnt[s])))
+                bad = s;
+        }
+        if (bad < 0)
+            continue;
+        size_t base = n / (size_t)P;
+        int last_gets_rest = n % (size_t)P != 0 && cnt[P - 1] == n - (size_t)(P - 1) * base;
+        for (int s = 0; s < P; s++)
+            last_gets_rest &= off[s] == (size_t)s * base && (s == P - 1 || cnt[s] == base);
+        if (last_gets_rest)
+            GR_FAIL(GR_DIAG("remainder-in-last-shard") "n = %zu over P = %d: shards of n/P = %zu elements and the "
+                                                       "last one %zu: the last rank gets the whole remainder. The "
+                                                       "first n mod P = %zu shards hold one element more (lab 04's "
+                                                       "segments), so no shard is more than one longer than another",
+                    n, P, base, cnt[P - 1], n % (size_t)P);
+        if (bad == P)
+            GR_FAIL("n = %zu over P = %d: shard_offset(n, P, P) is %zu, expected n (the end of the last shard)", n, P,
+                    off[P]);
+        GR_FAIL("n = %zu over P = %d: shard %d is [%zu, +%zu), expected [%zu, +%zu) (the first n mod P shards are one "
+                "longer)",
+                n, P, bad, off[bad], cnt[bad], want_off[bad], want_cnt[bad]);
+    }
+}
+END_TEST
+
+/* The traffic of rank r's call k of a self-test: point-to-point only, (P − 1)/P·4n
+ * bytes within one element a ring step, and, when every shard holds an element,
+ * the messages the ring sends (gr6_reduce_scatter_messages; P − 1 for the all-gather). */
+static void check_call_traffic(const gr6_rec *log, size_t nl, const char *half, int P, int r, int k)
+{
+    size_t n = kit_selftest_n(P, k);
+    double bytes, want = (double)(P - 1) / P * 4.0 * (double)n, slack = 4.0 * (P - 1);
+    long messages;
+    char other[24];
+    gr6_phase_traffic(log, nl, half, k, &bytes, &messages, other, sizeof other);
+    const char *fn = half[0] == 'r' ? "shard_reduce_scatter" : "shard_all_gather";
+    if (other[0] != '\0')
+        GR_FAIL("%s on %d ranks, n = %zu: rank %d called the library's %s: move the shards with dl_comm_sendrecv "
+                "only, round the ring",
+                fn, P, n, r, other);
+    if (fabs(bytes - want) > slack)
+        GR_FAIL("%s on %d ranks, n = %zu: rank %d sent %.0f bytes, expected (P-1)/P x 4n = %.0f (± %.0f): each rank "
+                "passes P - 1 shards to its neighbour, %s",
+                fn, P, n, r, bytes, want, slack,
+                bytes > want ? "not the whole buffer, nor everything through one rank"
+                             : "every rank as much as every other (no rank gathers for the others)");
+    long want_msgs = half[0] == 'r' ? gr6_reduce_scatter_messages(n, P, r) : P - 1;
+    if (n >= (size_t)P && messages != want_msgs)
+        GR_FAIL("%s on %d ranks, n = %zu: rank %d sent %ld messages, expected %ld: %s", fn, P, n, r, messages,
+                want_msgs,
+                half[0] == 'r' ? "P - 1 ring steps, each its shard in pieces of at most SHARD_CHUNK elements"
+                               : "P - 1 ring steps, one shard each");
+}
+
+/* Rank r's buffer after call k of a self-test (malloc'ed), checked for its length. */
+static float *selftest_buf(const char *name, const char *prefix, int P, int r, int k)
+{
+    char f[64];
+    size_t got = 0, n = kit_selftest_n(P, k);
+    snprintf(f, sizeof f, "%s.%d.%d.npy", prefix, k, r);
+    if (n == 0) { // nothing to read (an empty .npy reads back as one row of one)
+        char path[1300];
+        snprintf(path, sizeof path, "%s/dump/%s", gr_path(name), f);
+        if (access(path, R_OK) != 0)
+            GR_FAIL("the self-test on %d ranks left no %s", P, path);
+        return malloc(sizeof(float));
+    }
+    float *b = gr6_dumped(name, f, &got);
+    if (got != n)
+        GR_FAIL("the self-test on %d ranks wrote %zu elements for rank %d's buffer of n = %zu", P, got, r, n);
+    return b;
+}
+
+/* Rank r's shard r after the reduce-scatter of case k, against the mean. */
+static void check_mean(const char *name, int P, int r, int k)
+{
+    size_t n = kit_selftest_n(P, k), lo, cnt = gr6_shard(n, P, r, &lo);
+    float *b = selftest_buf(name, "rs", P, r, k);
+    double *mean = malloc((n ? n : 1) * sizeof *mean), *tol = malloc((n ? n : 1) * sizeof *tol);
+    for (size_t i = 0; i < n; i++) {
+        double s = 0, a = 0;
+        for (int q = 0; q < P; q++) {
+            double v = kit_selftest_value(KIT_ST_INPUT, k, q, i);
+            s += v, a += fabs(v);
+        }
+        mean[i] = s / P;
+        tol[i] = (P + 2) * ldexp(1, -24) * a / P;
+    }
+    size_t bad = 0, first = 0, summed = 0;
+    for (size_t i = lo; i < lo + cnt; i++) {
+        if (fabs(b[i] - mean[i]) <= tol[i])
+            continue;
+        first = bad++ ? first : i;
+        summed += fabs(b[i] - P * mean[i]) <= P * tol[i];
+    }
+    if (bad > 0) {
+        if (summed == cnt)
+            GR_FAIL(GR_DIAG("summed-not-averaged") "shard_reduce_scatter on %d ranks, n = %zu: rank %d's shard %d "
+                                                   "holds P times the mean (element %zu: %.8g, mean %.8g): the sum "
+                                                   "of the ranks' shards, not their mean. Scale your own shard by "
+                                                   "1/P at the end",
+                    P, n, r, r, first, (double)b[first], mean[first]);
+        for (int s = 0; s < P; s++) { // is the mean in another shard of this rank's buffer?
+            size_t slo, sc = gr6_shard(n, P, s, &slo), ok = 0;
+            for (size_t i = slo; i < slo + sc; i++)
+                ok += fabs(b[i] - mean[i]) <= tol[i];
+            if (s != r && sc > 0 && ok == sc)
+                GR_FAIL(GR_DIAG("wrong-shard") "shard_reduce_scatter on %d ranks, n = %zu: rank %d completed the mean "
+                                               "of shard %d, not its own shard %d: after P - 1 steps rank r must "
+                                               "hold shard r (start by sending shard r - 1)",
+                        P, n, r, s, r);
+        }
+        if (bad < cnt)
+            GR_FAIL(GR_DIAG("wrong-shard") "shard_reduce_scatter on %d ranks, n = %zu: %zu of the %zu elements of rank "
+                                           "%d's shard [%zu, %zu) hold the mean, the others not (element %zu: %.8g, "
+                                           "mean %.8g): the shards' boundaries are not shard_offset's",
+                    P, n, bad > 0 ? cnt - bad : cnt, cnt, r, lo, lo + cnt, first, (double)b[first], mean[first]);
+        GR_FAIL("shard_reduce_scatter on %d ranks, n = %zu: rank %d's shard %d [%zu, %zu) is not the mean of the "
+                "ranks' shards (element %zu: %.8g, mean %.8g, tolerance %.2g)",
+                P, n, r, r, lo, lo + cnt, first, (double)b[first], mean[first], tol[first]);
+    }
+    free(b), free(mean), free(tol);
+}
+
+static const int selftest_P[] = {2, 3, 4};
+
+START_TEST(test_reduce_scatter)
+{
+    for (size_t q = 0; q < sizeof selftest_P / sizeof *selftest_P; q++) {
+        int P = selftest_P[q];
+        char name[32];
+        snprintf(name, sizeof name, "rs%d", P);
+        gr6_run_selftest(name, P, "reduce_scatter");
+        for (int r = 0; r < P; r++) {
+            size_t nl = 0;
+            gr6_rec *log = gr6_read_log(name, r, &nl);
+            for (int k = 0; k < KIT_SELFTEST_CASES; k++) {
+                check_mean(name, P, r, k);
+                check_call_traffic(log, nl, "reduce_scatter", P, r, k);
+            }
+            free(log);
         }
     }
 }
 END_TEST
 
-START_TEST(test_driver_run)
+START_TEST(test_all_gather)
 {
-    int rc = gr_run_driver(2, "run", "--epochs 1 --max-steps 5");
-    if (rc != 0)
-        gr_fail_run("run", rc);
-    dl_jv *s = gr_summary("run");
-    double diff = dl_jv_num(dl_jv_get(s, "param_diff_across_ranks"), -1);
-    dl_jv_free(s);
-    if (diff != 0)
-        GR_FAIL("after ZeRO-1 steps on 2 ranks the ranks' parameters differ by %g", diff);
+    for (size_t q = 0; q < sizeof selftest_P / sizeof *selftest_P; q++) {
+        int P = selftest_P[q];
+        char name[32];
+        snprintf(name, sizeof name, "ag%d", P);
+        gr6_run_selftest(name, P, "all_gather");
+        for (int r = 0; r < P; r++) {
+            size_t nl = 0;
+            gr6_rec *log = gr6_read_log(name, r, &nl);
+            for (int k = 0; k < KIT_SELFTEST_CASES; k++) {
+                size_t n = kit_selftest_n(P, k);
+                float *b = selftest_buf(name, "ag", P, r, k);
+                for (int s = 0; s < P; s++) {
+                    size_t lo, cnt = gr6_shard(n, P, s, &lo), wrong = 0, junk = 0, first = 0;
+                    for (size_t i = lo; i < lo + cnt; i++) {
+                        float want = kit_selftest_value(KIT_ST_SHARD, k, 0, i);
+                        if (memcmp(&b[i], &want, sizeof want) == 0)
+                            continue;
+                        first = wrong++ ? first : i;
+                        float mine = kit_selftest_value(KIT_ST_JUNK, k, r, i);
+                        junk += memcmp(&b[i], &mine, sizeof mine) == 0;
+                    }
+                    if (wrong > 0)
+                        GR_FAIL("shard_all_gather on %d ranks, n = %zu: rank %d's copy of shard %d [%zu, %zu) is not "
+                                "its owner's: %zu element(s) differ (element %zu: %.8g, the owner's %.8g)%s",
+                                P, n, r, s, lo, lo + cnt, wrong, first, (double)b[first],
+                                (double)kit_selftest_value(KIT_ST_SHARD, k, 0, first),
+                                junk == wrong ? "; they still hold what the rank held before: the shard never arrived"
+                                              : "");
+                }
+                free(b);
+                check_call_traffic(log, nl, "all_gather", P, r, k);
+            }
+            free(log);
+        }
+    }
 }
 END_TEST
 
 static const gr_item items[] = {
-    GR_ITEM(test_shards, "shards", "shard offsets and counts: lab 04's segments, uneven P included", 10, GR_CPU, NULL,
-            "the first n mod P shards hold one element more", "task-1-shards-10-points", 30, GR_WORKER),
-    GR_ITEM(test_driver_run, "driver_run", "ZeRO-1 on 2 ranks: the ranks end with one model", 10, GR_CPU, "shards",
-            "every rank all-gathers every updated shard", "task-3-zero-1", 120, GR_JUDGE),
+    GR_ITEM(test_shards, "shards",
+            "shard offsets and counts on crafted (n, P): uneven, n < P, n = 0, n > 2^32; the first n mod P longer", 10,
+            GR_CPU, NULL, "the first n mod P shards hold one element more; shard_offset(n, P, P) = n",
+            "task-1-shards-10-points", 30, GR_WORKER),
+    GR_ITEM(test_reduce_scatter, "reduce_scatter",
+            "reduce-scatter on 2, 3, 4 ranks: shard r of rank r is the mean; a ring of sendrecv, (P-1)/P x 4n bytes",
+            20, GR_CPU, "shards",
+            "P - 1 steps round the ring, adding as the shards pass; rank r ends with shard r, scaled by 1/P",
+            "task-2-the-two-halves-of-the-ring-35-points", 120, GR_JUDGE),
+    GR_ITEM(test_all_gather, "all_gather",
+            "all-gather on 2, 3, 4 ranks: every rank holds every owner's shard bit for bit; P - 1 messages a rank", 15,
+            GR_CPU, "shards", "P - 1 steps round the ring, each passing on the shard that arrived last",
+            "task-2-the-two-halves-of-the-ring-35-points", 120, GR_JUDGE),
+    GR_ITEM(gr_test_zero1_equivalence, "zero1_equivalence",
+            "ZeRO-1 on 2 and 3 ranks, 20 steps: ranks bitwise equal, equal to one rank on every rank's batches", 25,
+            GR_CPU, "reduce_scatter",
+            "mean gradient reduce-scattered, your shard's step with its own momentum, then the all-gather",
+            "task-3-zero-1-55-points", 180, GR_JUDGE),
+    GR_ITEM(gr_test_zero1_memory, "zero1_memory",
+            "ZeRO-1's ledger: optimizer state 4 x shard_count bytes on each rank, scratch <= one shard, model whole",
+            20, GR_CPU, "shards", "momentum for your own shard only, and one shard of scratch, through shard_alloc",
+            "task-3-zero-1-55-points", 180, GR_JUDGE),
+    GR_ITEM(gr_test_zero1_traffic, "zero1_traffic",
+            "ZeRO-1's steps: a reduce-scatter and an all-gather, 2(P-1)/P x 4n bytes a rank, point to point: DDP's ring volume", 10,
+            GR_CPU, "shards", "one reduce-scatter of the gradients and one all-gather of the parameters a step",
+            "task-3-zero-1-55-points", 180, GR_JUDGE),
 };
 
-GR_LAB("06", "Sharded data parallelism: ZeRO-1 on your own reduce-scatter and all-gather", "06-sharded", items);
+GR_LAB("06", "Sharded data parallelism: ZeRO-1 and FSDP on your own reduce-scatter and all-gather", "06-sharded", items);

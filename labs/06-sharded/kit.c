@@ -1,8 +1,9 @@
 /* kit.c — lab 06's provided parts: the memory ledger (shard.h) and kit.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h> // opendir
+#include <stdint.h> // uint64_t
 #include <stdio.h> // snprintf
-#include <stdlib.h> // qsort
+#include <stdlib.h> // qsort, malloc, realloc
 #include <string.h> // strcmp
 
 #include "dl/fs.h" // dl_home, dl_mkdir_p
@@ -404,7 +405,8 @@ dl_status kit_write_largest(const char *dir)
         dl_csv_cell(&f, KIT_L_GPUS, "%d", p.gpus);
         dl_csv_cell(&f, KIT_L_MEM, "%.0f", p.gpu_mem);
         for (int md = 0; md < KIT_MODES; md++)
-            dl_csv_cell(&f, KIT_L_DDP + md, "%.0f", kit_largest_model((kit_mode)md, p.gpu_mem, p.gpus, KIT_LARGEST_LAYERS));
+            dl_csv_cell(&f, KIT_L_DDP + md, "%.0f",
+                        kit_largest_model((kit_mode)md, p.gpu_mem, p.gpus, KIT_LARGEST_LAYERS));
         st = dl_csv_end_row(&f);
     }
     if (st != DL_OK) {
@@ -414,12 +416,44 @@ dl_status kit_write_largest(const char *dir)
     return dl_csv_close(&f);
 }
 
+// ---- the phases of the transport's log ----
+
+const char *const kit_phase_names[KIT_PHASES] = {"none", "step", "reduce_scatter", "all_gather"};
+
+/* Marks: from record `at` of the log on, phase (kind, id). One rank's, of the process. */
+static struct {
+    struct mark {
+        size_t at;
+        kit_phase_kind kind;
+        long id;
+    } * v;
+    size_t n, cap, dropped;
+} marks;
+
+void kit_phase(dl_comm *c, kit_phase_kind kind, long id)
+{
+    size_t at = 0;
+    dl_comm_log(c, &at, NULL);
+    if (marks.n == marks.cap) {
+        size_t cap = marks.cap ? 2 * marks.cap : 256;
+        struct mark *v = realloc(marks.v, cap * sizeof *v);
+        if (v == NULL) {
+            marks.dropped++;
+            return;
+        }
+        marks.v = v, marks.cap = cap;
+    }
+    marks.v[marks.n++] = (struct mark){at, (unsigned)kind < KIT_PHASES ? kind : KIT_PH_NONE, kind ? id : -1};
+}
+
 // clang-format off
 #define KIT_COMMLOG(X)          \
     X(KIT_C_INDEX, "index")     \
     X(KIT_C_OP, "op")           \
     X(KIT_C_COUNT, "count")     \
-    X(KIT_C_DTYPE, "dtype")
+    X(KIT_C_DTYPE, "dtype")     \
+    X(KIT_C_PHASE, "phase")     \
+    X(KIT_C_PHASE_ID, "phase_id")
 #define KIT_PEAK(X)             \
     X(KIT_P_KIND, "kind")       \
     X(KIT_P_PEAK, "peak")       \
@@ -427,6 +461,40 @@ dl_status kit_write_largest(const char *dir)
 // clang-format on
 DL_CSV_SCHEMA(kit_commlog, KIT_COMMLOG);
 DL_CSV_SCHEMA(kit_peak, KIT_PEAK);
+
+/* DIR/comm.RANK.csv: the log so far, each record with its phase. */
+static dl_status write_log(const char *dir, dl_comm *c)
+{
+    char path[1200], name[64];
+    size_t n = 0, dropped = 0, m = 0;
+    const dl_comm_rec *rec = dl_comm_log(c, &n, &dropped);
+    if (dropped > 0 || marks.dropped > 0)
+        return dl_error_set(DL_ERR_NOMEM, "the transport's log dropped %zu records and %zu phase marks", dropped,
+                            marks.dropped);
+    snprintf(name, sizeof name, "comm.%d.csv", dl_comm_rank(c));
+    DL_TRY(dl_path_join(path, sizeof path, dir, name));
+    dl_csv_out f;
+    DL_TRY(dl_csv_open(&f, path, kit_commlog));
+    dl_status st = DL_OK;
+    kit_phase_kind kind = KIT_PH_NONE;
+    long id = -1;
+    for (size_t k = 0; k < n && st == DL_OK; k++) {
+        for (; m < marks.n && marks.v[m].at <= k; m++)
+            kind = marks.v[m].kind, id = marks.v[m].id;
+        dl_csv_cell(&f, KIT_C_INDEX, "%zu", k);
+        dl_csv_cell(&f, KIT_C_OP, "%s", dl_comm_op_name(rec[k].op));
+        dl_csv_cell(&f, KIT_C_COUNT, "%zu", rec[k].count);
+        dl_csv_cell(&f, KIT_C_DTYPE, "%s", dl_dtype_name(rec[k].t));
+        dl_csv_cell(&f, KIT_C_PHASE, "%s", kit_phase_names[kind]);
+        dl_csv_cell(&f, KIT_C_PHASE_ID, "%ld", id);
+        st = dl_csv_end_row(&f);
+    }
+    if (st != DL_OK) {
+        dl_csv_abort(&f);
+        return st;
+    }
+    return dl_csv_close(&f);
+}
 
 dl_status kit_dump(const char *dir, dl_comm *c, const float *params, size_t n_params, const shard_mem *mem)
 {
@@ -453,21 +521,83 @@ dl_status kit_dump(const char *dir, dl_comm *c, const float *params, size_t n_pa
     }
     if (st == DL_OK)
         st = dl_csv_close(&f);
-    size_t n = 0;
-    const dl_comm_rec *rec = dl_comm_log(c, &n, NULL);
-    snprintf(name, sizeof name, "comm.%d.csv", r);
-    if (st == DL_OK)
-        st = dl_path_join(path, sizeof path, dir, name);
-    if (st == DL_OK)
-        st = dl_csv_open(&f, path, kit_commlog);
-    for (size_t k = 0; k < n && st == DL_OK; k++) {
-        dl_csv_cell(&f, KIT_C_INDEX, "%zu", k);
-        dl_csv_cell(&f, KIT_C_OP, "%s", dl_comm_op_name(rec[k].op));
-        dl_csv_cell(&f, KIT_C_COUNT, "%zu", rec[k].count);
-        dl_csv_cell(&f, KIT_C_DTYPE, "%s", dl_dtype_name(rec[k].t));
-        st = dl_csv_end_row(&f);
-        if (st != DL_OK)
-            dl_csv_abort(&f);
+    return st == DL_OK ? write_log(dir, c) : st;
+}
+
+// ---- the self-test of task 2 ----
+
+size_t kit_selftest_n(int P, int k)
+{
+    const size_t n[KIT_SELFTEST_CASES] = {0, 1, (size_t)(P > 1 ? P - 1 : 0), 10, 1000, 100003};
+    return k >= 0 && k < KIT_SELFTEST_CASES ? n[k] : 0;
+}
+
+float kit_selftest_value(int stream, int k, int rank, size_t i)
+{
+    // splitmix64 of the four coordinates
+    uint64_t z = ((uint64_t)(unsigned)stream << 60) ^ ((uint64_t)(unsigned)k << 52) ^ ((uint64_t)(unsigned)rank << 40) ^
+                 (uint64_t)i;
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (float)(z >> 40) * (1.0f / 8388608.0f) - 1.0f; // 24 bits: [0, 2) - 1
+}
+
+/* One call of the self-test on case k: fill, call, write DIR/PREFIX.K.RANK.npy. */
+static dl_status selftest_case(dl_comm *c, const dl_device *dev, int gather, int k, const char *dir, float *host,
+                               float *buf, float *scratch)
+{
+    int P = dl_comm_size(c), r = dl_comm_rank(c);
+    size_t n = kit_selftest_n(P, k), base = n / (size_t)P, longer = n % (size_t)P;
+    size_t lo = (size_t)r * base + ((size_t)r < longer ? (size_t)r : longer), hi = lo + base + ((size_t)r < longer);
+    for (size_t i = 0; i < n; i++)
+        host[i] = !gather             ? kit_selftest_value(KIT_ST_INPUT, k, r, i)
+                  : i >= lo && i < hi ? kit_selftest_value(KIT_ST_SHARD, k, 0, i)
+                                      : kit_selftest_value(KIT_ST_JUNK, k, r, i);
+    if (n > 0)
+        DL_TRY(dl_memcpy_h2d(dev, buf, host, n * sizeof *host));
+    kit_phase(c, gather ? KIT_PH_ALL_GATHER : KIT_PH_REDUCE_SCATTER, k);
+    dl_status st = gather ? shard_all_gather(c, dev, buf, n) : shard_reduce_scatter(c, dev, buf, n, scratch);
+    kit_phase(c, KIT_PH_NONE, -1);
+    if (st != DL_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", dl_last_error());
+        return dl_error_set(st, "%s on n = %zu over %d ranks: %s", gather ? "shard_all_gather" : "shard_reduce_scatter",
+                            n, P, why);
     }
-    return st == DL_OK ? dl_csv_close(&f) : st;
+    if (n > 0)
+        DL_TRY(dl_memcpy_d2h(dev, host, buf, n * sizeof *host));
+    char path[1200], name[64];
+    snprintf(name, sizeof name, "%s.%d.%d.npy", gather ? "ag" : "rs", k, r);
+    DL_TRY(dl_path_join(path, sizeof path, dir, name));
+    return dl_npy_write_f32(path, host, 1, n);
+}
+
+dl_status kit_selftest(dl_comm *c, const dl_device *dev, const char *what, const char *dir)
+{
+    int P = dl_comm_size(c), gather = strcmp(what, "all_gather") == 0;
+    if (!gather && strcmp(what, "reduce_scatter") != 0)
+        return dl_error_set(DL_ERR_ARG, "--selftest %s: reduce_scatter or all_gather", what);
+    if (dir == NULL)
+        return dl_error_set(DL_ERR_ARG, "--selftest needs --dump DIR");
+    DL_TRY(dl_mkdir_p(dir));
+    size_t most = 1;
+    for (int k = 0; k < KIT_SELFTEST_CASES; k++)
+        most = kit_selftest_n(P, k) > most ? kit_selftest_n(P, k) : most;
+    float *host = malloc(most * sizeof *host), *buf = NULL, *scratch = NULL;
+    dl_status st = host != NULL ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory for %zu floats", most);
+    if (st == DL_OK)
+        st = dl_malloc(dev, (void **)&buf, most * sizeof *buf);
+    if (st == DL_OK) // the largest shard
+        st = dl_malloc(dev, (void **)&scratch, ((most + (size_t)P - 1) / (size_t)P) * sizeof *scratch);
+    dl_comm_log_start(c, 0);
+    for (int k = 0; k < KIT_SELFTEST_CASES && st == DL_OK; k++)
+        st = selftest_case(c, dev, gather, k, dir, host, buf, scratch);
+    if (st == DL_OK)
+        st = write_log(dir, c);
+    free(host);
+    dl_free(dev, buf);
+    dl_free(dev, scratch);
+    return st;
 }

@@ -2,7 +2,8 @@
  * step for --mode ddp, the model's own buffers put into the ledger, the
  * memory per rank each way of sharding needs (a closed form, held against
  * the ledger), the largest model a GPU holds each way, and the files the
- * grader reads. Not a student file: it calls none of your functions. */
+ * grader reads, and the self-test of task 2 the grader runs. Not a student
+ * file: it calls your functions only in kit_selftest. */
 #ifndef LAB06_KIT_H
 #define LAB06_KIT_H
 
@@ -105,7 +106,44 @@ dl_status kit_write_largest(const char *dir);
 /* --dump DIR (every rank): DIR/params.RANK.npy (the final parameters, host:
  * n_params floats),
  * DIR/memory.RANK.csv (the ledger's peaks by kind) and DIR/comm.RANK.csv
- * (the transport's log of the training: op, count, dtype). */
+ * (the transport's log from dl_comm_log_start on: index, op, count, dtype,
+ * and the phase each record was made in — see kit_phase). */
 dl_status kit_dump(const char *dir, dl_comm *c, const float *params, size_t n, const shard_mem *mem);
+
+/* The phases of the transport's log, so that the grader tells the training
+ * steps' traffic from the kit's own (the epoch clock's barrier, the loss's
+ * allreduce, the evaluation's): each record of comm.RANK.csv carries the
+ * phase it was made in and the phase's id (the step; the self-test's case),
+ * "none" and -1 outside any. */
+typedef enum kit_phase_kind {
+    KIT_PH_NONE = 0,
+    KIT_PH_STEP,
+    KIT_PH_REDUCE_SCATTER,
+    KIT_PH_ALL_GATHER,
+    KIT_PHASES
+} kit_phase_kind;
+extern const char *const kit_phase_names[KIT_PHASES]; /* "none", "step", "reduce_scatter", "all_gather" */
+/* From now on, records belong to phase (kind, id), until the next call
+ * (kind KIT_PH_NONE: to none). Needs dl_comm_log_start first; cannot fail
+ * (a mark its memory cannot hold is dropped, and the dump says so). */
+void kit_phase(dl_comm *c, kit_phase_kind kind, long id);
+
+/* The self-test of task 2 (--selftest reduce_scatter|all_gather --dump DIR),
+ * run by every rank of c on dev with the log started: for each case k of
+ * KIT_SELFTEST_CASES, n = kit_selftest_n(P, k) elements.
+ *   reduce_scatter: buf[i] = kit_selftest_value(KIT_ST_INPUT, k, rank, i);
+ *     shard_reduce_scatter; writes DIR/rs.K.RANK.npy (the whole buffer).
+ *   all_gather: buf[i] = kit_selftest_value(KIT_ST_SHARD, k, 0, i) on this
+ *     rank's own shard (the kit's shard arithmetic, not yours), and
+ *     kit_selftest_value(KIT_ST_JUNK, k, rank, i) elsewhere; shard_all_gather;
+ *     writes DIR/ag.K.RANK.npy.
+ * Each call is a phase of the log (id k), written to DIR/comm.RANK.csv at
+ * the end. Returns the first failing call's status (naming it, and n). */
+#define KIT_SELFTEST_CASES 6
+enum { KIT_ST_INPUT = 0, KIT_ST_SHARD, KIT_ST_JUNK };
+size_t kit_selftest_n(int P, int k); /* 0, 1, P − 1, 10, 1000, 100003 */
+/* A value in [-1, 1) with 24 significant bits, from a hash of (stream, k, rank, i). */
+float kit_selftest_value(int stream, int k, int rank, size_t i);
+dl_status kit_selftest(dl_comm *c, const dl_device *dev, const char *what, const char *dir);
 
 #endif /* LAB06_KIT_H */

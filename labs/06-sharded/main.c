@@ -18,8 +18,9 @@
  * ledger's peaks beside the closed form of DDP, ZeRO-1 and FSDP for P = 1
  * to 64), largest.csv (the largest model each way on every shipped
  * profile's GPUs), summary.json and the plots. --dump DIR writes each
- * rank's parameters, ledger and transport log for the grader. Not a
- * student file. */
+ * rank's parameters, ledger and transport log for the grader;
+ * --selftest reduce_scatter|all_gather --dump DIR runs task 2 alone on the
+ * kit's cases (kit.h) for it. Not a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // NAN
 #include <stdio.h> // fprintf
@@ -56,7 +57,7 @@ DL_CSV_SCHEMA(metrics, METRICS);
 typedef struct run {
     dl_args a;
     dl_train_opts t;
-    const char *mode_name, *dump;
+    const char *mode_name, *dump, *selftest;
     int no_prefetch;
     kit_mode mode;
     dl_comm *comm;
@@ -103,8 +104,12 @@ static int parse(int argc, char **argv, run *R)
          0, 0},
         {"dump", DL_OPT_STRING, &R->dump, "DIR", "each rank's parameters, ledger and transport log (the grader's)",
          NULL, 1, 0, 0},
+        {"selftest", DL_OPT_CHOICE, &R->selftest, "HALF",
+         "instead of training, run your reduce_scatter or all_gather on the kit's cases into --dump DIR (the "
+         "grader's)",
+         "reduce_scatter|all_gather", 1, 0, 0},
     };
-    int n = 3, k = dl_train_opts_pick(&R->t, "hidden,base-batch,warmup,momentum,weight-decay,max-steps", opts + n);
+    int n = 4, k = dl_train_opts_pick(&R->t, "hidden,base-batch,warmup,momentum,weight-decay,max-steps", opts + n);
     if (k < 0)
         return DL_CLI_ERROR;
     return dl_cli_parse(argc, argv, "lab06",
@@ -207,7 +212,9 @@ static dl_status epoch(run *R, int e)
     for (size_t s = 0; s < R->steps_per_epoch && !dl_train_stop(&R->t, R->steps); s++, R->steps++) {
         shard_sgd opt = {(float)dl_lr_at(&R->lrc, R->steps), (float)R->t.momentum, (float)R->t.weight_decay};
         DL_TRY(dl_batch_take(&R->bt, &R->tr, s * R->B, R->B));
+        kit_phase(R->comm, KIT_PH_STEP, R->steps); // the step's own traffic, told apart in the log
         DL_TRY(step(R, &opt));
+        kit_phase(R->comm, KIT_PH_NONE, -1);
         DL_TRY(dl_mlp_loss_commit(&R->m, 1, 1, NULL));
         dl_progress_step(&R->pr, e, s + 1, R->B * (size_t)R->P, NAN);
     }
@@ -309,6 +316,11 @@ int main(int argc, char **argv)
     if (rc != DL_CLI_RUN) {
         dl_comm_finalize(R.comm);
         return rc == DL_CLI_HELP ? 0 : 2;
+    }
+    if (R.selftest != NULL) { // task 2 on its own: no data, no model
+        if ((st = dl_rank_device(R.comm, &R.a.dev, &R.dev)) == DL_OK)
+            st = kit_selftest(R.comm, &R.dev, R.selftest, R.dump);
+        return st != DL_OK ? die(&R, st) : (dl_comm_finalize(R.comm), 0);
     }
     if ((st = setup(&R)) != DL_OK)
         return die(&R, st);

@@ -1,0 +1,212 @@
+/* lab06_ref.c — lab 06's references and the readers of its driver runs (see lab06_ref.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h> // snprintf
+#include <stdlib.h> // malloc, free
+#include <string.h> // memcpy, strcmp
+#include <unistd.h> // access
+
+#include "dl/comm.h" // dl_comm_op_name
+#include "dl/data.h" // dl_data_load
+#include "dl/dtype.h" // dl_dtype_size
+#include "dl/lr.h" // dl_lr_at
+#include "dl/mlp.h" // dl_mlp_sgd_slice
+#include "dl/sampler.h" // dl_sampler
+#include "drivers.h" // gr_run_driver, gr_csv
+#include "lab06_ref.h"
+#include "shard.h" // SHARD_CHUNK
+
+#define MAX_P 4
+
+size_t gr6_shard(size_t n, int P, int s, size_t *lo)
+{
+    size_t base = n / (size_t)P, longer = n % (size_t)P, k = (size_t)s;
+    *lo = k * base + (k < longer ? k : longer);
+    return base + (k < longer);
+}
+
+// ---- the reference: P ranks of ZeRO-1, simulated in the judge ----
+
+float *gr6_reference(int P, long steps, gr6_way way, int rank, float **init, size_t *n_out)
+{
+    if (P < 1 || P > MAX_P || rank < 0 || rank >= P)
+        GR_FAIL("gr6_reference: P = %d, rank %d", P, rank);
+    dl_data data;
+    GR_OK(dl_data_load(G6_DATA, &data));
+    const dl_dataset *tr = &data.train;
+    size_t sizes[8] = {tr->d}, ns = 1;
+    for (const char *h = G6_HIDDEN; *h; ns++) {
+        char *end;
+        sizes[ns] = strtoul(h, &end, 10);
+        h = *end == ',' ? end + 1 : end;
+    }
+    sizes[ns++] = (size_t)tr->n_classes;
+    dl_mlp m;
+    GR_OK(dl_mlp_create(&m, dl_cpu(), sizes, (int)ns, G6_BATCH, G6_SEED));
+    size_t n = m.n_params, B = G6_BATCH, d = tr->d;
+    // cur: the owners' shards (every rank's after a right step); prev: as they were one update before
+    float *cur = malloc(n * sizeof *cur), *prev = malloc(n * sizeof *prev), *vel = calloc(n, sizeof *vel);
+    float *view = malloc(n * sizeof *view), *g = malloc(n * sizeof *g), *X = malloc(B * d * sizeof *X);
+    double *sum = malloc(n * sizeof *sum);
+    int32_t *y = malloc(B * sizeof *y);
+    dl_sampler smp[MAX_P];
+    size_t *idx[MAX_P], per = 0;
+    for (int k = 0; k < P; k++) {
+        smp[k] = (dl_sampler){.n = tr->n - G6_VAL_ROWS, .rank = k, .world = P, .seed = G6_SEED, .shuffle = 1};
+        per = dl_sampler_num_samples(&smp[k]);
+        idx[k] = malloc(per * sizeof *idx[k]);
+    }
+    size_t spe = per / B;
+    dl_lr_config lrc = {
+        .base_lr = G6_LR, .base_batch = G6_BASE, .global_batch = B * (size_t)P, .warmup_steps = G6_WARMUP};
+    GR_OK(dl_mlp_get_params(&m, cur));
+    memcpy(prev, cur, n * sizeof *cur);
+    if (init != NULL) {
+        *init = malloc(n * sizeof **init);
+        memcpy(*init, cur, n * sizeof *cur);
+    }
+    int epoch = -1;
+    for (long s = 0; s < steps; s++) {
+        int e = (int)(s / (long)spe);
+        size_t at = (size_t)(s % (long)spe) * B;
+        if (e != epoch) {
+            for (int k = 0; k < P; k++) {
+                dl_sampler_set_epoch(&smp[k], e);
+                GR_OK(dl_sampler_indices(&smp[k], idx[k]));
+            }
+            epoch = e;
+        }
+        for (size_t i = 0; i < n; i++)
+            sum[i] = 0;
+        for (int k = 0; k < P; k++) { // rank k's gradient, on its rows and the parameters it holds
+            for (size_t i = 0; i < B; i++) {
+                memcpy(X + i * d, tr->X + idx[k][at + i] * d, d * sizeof *X);
+                y[i] = tr->y[idx[k][at + i]];
+            }
+            size_t lo, cnt = gr6_shard(n, P, k, &lo);
+            memcpy(view, way == G6_STALE ? prev : cur, n * sizeof *view);
+            memcpy(view + lo, cur + lo, cnt * sizeof *view);
+            GR_OK(dl_mlp_set_params(&m, view));
+            GR_OK(dl_mlp_forward(&m, X, B));
+            GR_OK(dl_mlp_loss(&m, y, B, NULL));
+            GR_OK(dl_mlp_backward(&m, X, B, 0, NULL, NULL));
+            memcpy(g, m.grads, n * sizeof *g);
+            for (size_t i = 0; i < n; i++)
+                sum[i] += g[i];
+        }
+        for (size_t i = 0; i < n; i++)
+            g[i] = (float)(way == G6_SUMMED ? sum[i] : sum[i] / P);
+        memcpy(prev, cur, n * sizeof *cur); // the all-gather's values, when it comes before the update
+        GR_OK(dl_mlp_sgd_slice(&m, 0, n, cur, g, vel, (float)dl_lr_at(&lrc, s), (float)G6_MOMENTUM, (float)G6_WD));
+    }
+    size_t lo, cnt = gr6_shard(n, P, rank, &lo);
+    float *out = malloc(n * sizeof *out);
+    memcpy(out, way == G6_STALE ? prev : cur, n * sizeof *out);
+    memcpy(out + lo, cur + lo, cnt * sizeof *out);
+    for (int k = 0; k < P; k++)
+        free(idx[k]);
+    free(cur), free(prev), free(vel), free(view), free(g), free(X), free(sum), free(y);
+    dl_mlp_free(&m);
+    dl_data_free(&data);
+    *n_out = n;
+    return out;
+}
+
+// ---- the runs ----
+
+void gr6_run_zero1(const char *name, int P)
+{
+    char args[1200], summary[1300];
+    snprintf(summary, sizeof summary, "%s/summary.json", gr_path(name));
+    if (access(summary, R_OK) == 0)
+        return;
+    snprintf(args, sizeof args,
+             "--mode zero1 --data %s --hidden %s --batch-size %d --max-steps %d --epochs 50 --lr %g --base-batch %d "
+             "--warmup %d --momentum %g --weight-decay %g --seed %d --dump '%s/dump'",
+             G6_DATA, G6_HIDDEN, G6_BATCH, G6_STEPS, G6_LR, G6_BASE, G6_WARMUP, G6_MOMENTUM, G6_WD, G6_SEED,
+             gr_path(name));
+    int rc = gr_run_driver(P, name, args);
+    if (rc != 0)
+        gr_fail_run(name, rc);
+}
+
+void gr6_run_selftest(const char *name, int P, const char *half)
+{
+    char args[1200], done[1300];
+    snprintf(done, sizeof done, "%s/dump/comm.0.csv", gr_path(name));
+    if (access(done, R_OK) == 0)
+        return;
+    snprintf(args, sizeof args, "--selftest %s --dump '%s/dump'", half, gr_path(name));
+    int rc = gr_run_driver(P, name, args);
+    if (rc != 0)
+        gr_fail_run(name, rc);
+}
+
+float *gr6_dumped(const char *name, const char *file, size_t *n)
+{
+    char f[300];
+    snprintf(f, sizeof f, "%s/dump/%s", name, file);
+    return gr_load_npy(f, n);
+}
+
+gr6_rec *gr6_read_log(const char *name, int r, size_t *n)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s/dump/comm.%d.csv", gr_path(name), r);
+    if (access(path, R_OK) != 0)
+        GR_FAIL("the driver run '%s' left no transport log for rank %d (%s)", name, r, path);
+    gr_csv t;
+    gr_csv_load(&t, path);
+    int c_op = gr_csv_col(&t, "op"), c_count = gr_csv_col(&t, "count"), c_dtype = gr_csv_col(&t, "dtype");
+    int c_phase = gr_csv_col(&t, "phase"), c_id = gr_csv_col(&t, "phase_id");
+    gr6_rec *v = calloc(t.nrows > 0 ? t.nrows : 1, sizeof *v);
+    for (size_t k = 0; k < t.nrows; k++) {
+        snprintf(v[k].op, sizeof v[k].op, "%s", gr_csv_str(&t, k, c_op));
+        snprintf(v[k].dtype, sizeof v[k].dtype, "%s", gr_csv_str(&t, k, c_dtype));
+        snprintf(v[k].phase, sizeof v[k].phase, "%s", gr_csv_str(&t, k, c_phase));
+        v[k].count = (size_t)gr_csv_num(&t, k, c_count);
+        v[k].id = (long)gr_csv_num(&t, k, c_id);
+    }
+    *n = t.nrows;
+    gr_csv_free(&t);
+    return v;
+}
+
+/* Bytes per element of the dtype named t ("f32"), 0 if unknown. */
+static size_t dtype_bytes(const char *t)
+{
+    for (int k = 0; k < DL_DTYPE_COUNT; k++)
+        if (strcmp(t, dl_dtype_name((dl_dtype)k)) == 0)
+            return dl_dtype_size((dl_dtype)k);
+    return 0;
+}
+
+size_t gr6_phase_traffic(const gr6_rec *log, size_t n, const char *phase, long id, double *bytes, long *messages,
+                         char *other, size_t other_len)
+{
+    size_t found = 0;
+    *bytes = 0, *messages = 0, other[0] = '\0';
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(log[k].phase, phase) != 0 || log[k].id != id)
+            continue;
+        found++;
+        if (strcmp(log[k].op, dl_comm_op_name(DL_OP_SENDRECV)) != 0) {
+            if (other[0] == '\0')
+                snprintf(other, other_len, "%s", log[k].op);
+            continue;
+        }
+        *bytes += (double)(log[k].count * dtype_bytes(log[k].dtype));
+        *messages += log[k].count > 0;
+    }
+    return found;
+}
+
+long gr6_reduce_scatter_messages(size_t n, int P, int r)
+{
+    size_t base = n / (size_t)P, longer = n % (size_t)P;
+    long m = 0;
+    for (int k = 0; k < P - 1; k++) {
+        size_t s = (size_t)(((r - 1 - k) % P + P) % P), count = base + (s < longer);
+        m += (long)((count + SHARD_CHUNK - 1) / SHARD_CHUNK);
+    }
+    return m;
+}
