@@ -21,6 +21,25 @@ const char *shard_mem_kind_name(shard_mem_kind kind)
     return (unsigned)kind < SHARD_KINDS ? kind_names[kind] : NULL;
 }
 
+/* kit_mem_watch's timeline: the watched ledger's bytes by kind after each change. */
+#define WATCH_MAX 4096
+static struct {
+    const shard_mem *mem; /* NULL: none watched */
+    size_t n, dropped;
+    size_t now[WATCH_MAX][SHARD_KINDS];
+} watch;
+
+static void watched(const shard_mem *m)
+{
+    if (m != watch.mem)
+        return;
+    if (watch.n == WATCH_MAX) {
+        watch.dropped++;
+        return;
+    }
+    memcpy(watch.now[watch.n++], m->now, sizeof m->now);
+}
+
 static void count_in(shard_mem *m, shard_mem_kind kind, size_t bytes)
 {
     m->now[kind] += bytes;
@@ -29,12 +48,57 @@ static void count_in(shard_mem *m, shard_mem_kind kind, size_t bytes)
         m->peak[kind] = m->now[kind];
     if (m->now_total > m->peak_total)
         m->peak_total = m->now_total;
+    watched(m);
 }
 
 static void count_out(shard_mem *m, shard_mem_kind kind, size_t bytes)
 {
     m->now[kind] -= bytes < m->now[kind] ? bytes : m->now[kind];
     m->now_total -= bytes < m->now_total ? bytes : m->now_total;
+    watched(m);
+}
+
+void kit_mem_watch(const shard_mem *mem, int on)
+{
+    if (on) {
+        watch.mem = mem;
+        watch.n = watch.dropped = 0;
+        memcpy(watch.now[watch.n++], mem->now, sizeof mem->now); // where the step starts
+    } else {
+        watch.mem = NULL;
+    }
+}
+
+// clang-format off
+#define KIT_STEPMEM(X)              \
+    X(KIT_S_EVENT, "event")         \
+    X(KIT_S_PARAMS, "params")       \
+    X(KIT_S_GRADS, "grads")         \
+    X(KIT_S_OPTIM, "optim")         \
+    X(KIT_S_ACTS, "acts")           \
+    X(KIT_S_COMM, "comm")           \
+    X(KIT_S_TOTAL, "total")
+// clang-format on
+DL_CSV_SCHEMA(kit_stepmem, KIT_STEPMEM);
+
+dl_status kit_write_mem_step(const char *dir)
+{
+    if (watch.dropped > 0)
+        return dl_error_set(DL_ERR_NOMEM, "the step's memory timeline dropped %zu of its changes (at most %d)",
+                            watch.dropped, WATCH_MAX);
+    double *rows = malloc((watch.n + 1) * KIT_STEPMEM_NCOLS * sizeof *rows);
+    if (rows == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "out of memory for the step's memory timeline");
+    for (size_t e = 0; e < watch.n; e++) {
+        double *r = rows + e * KIT_STEPMEM_NCOLS, total = 0;
+        r[KIT_S_EVENT] = (double)e;
+        for (int k = 0; k < SHARD_KINDS; k++)
+            total += r[KIT_S_PARAMS + k] = (double)watch.now[e][k];
+        r[KIT_S_TOTAL] = total;
+    }
+    dl_status st = dl_csv_write(dir, "memory_step.csv", kit_stepmem, rows, (int)watch.n);
+    free(rows);
+    return st;
 }
 
 dl_status shard_alloc(shard_mem *m, shard_mem_kind kind, size_t bytes, void **out)

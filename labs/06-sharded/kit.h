@@ -43,6 +43,15 @@ dl_status kit_fsdp_params(dl_comm *c, const dl_mlp *m, const fsdp_state *f, floa
 /* Takes the model's buffers out of the ledger again (before dl_mlp_free). */
 void kit_mem_release_model(shard_mem *mem, const dl_mlp *m);
 
+/* The memory of one step, as a timeline: kit_mem_watch(mem, 1) starts
+ * recording mem's bytes by kind after every allocation and free that
+ * changes them (and once at the start), kit_mem_watch(mem, 0) stops;
+ * kit_write_mem_step writes DIR/memory_step.csv (event, the kinds, total:
+ * one row per change). Nothing comes and goes in a DDP or ZeRO-1 step; an
+ * FSDP step gathers and frees a layer at a time. */
+void kit_mem_watch(const shard_mem *mem, int on);
+dl_status kit_write_mem_step(const char *dir);
+
 /* --mode ddp: forward, loss, backward, one allreduce of the mean gradient
  * (the library's), dl_mlp_sgd on every parameter. */
 dl_status kit_ddp_step(dl_comm *c, dl_mlp *m, const float *X, const int32_t *y, size_t n, const shard_sgd *opt);

@@ -19,9 +19,10 @@ ZeRO-1 on {ranks} ranks: each rank holds the momentum of its own shard only, {me
 DDP's, and {memory.total:bytes} in all against DDP's {memory.ddp_total:bytes} ({memory.saving_vs_ddp:pct} less);
 FSDP would hold {memory.fsdp_total:bytes}. Each step sends {sent_bytes_per_step:bytes} per rank, as DDP's ring
 allreduce ({ddp_sent_bytes_per_step:bytes}); FSDP's would send {fsdp_sent_bytes_per_step:bytes}. Test accuracy
-{test_accuracy:pct} after {epochs_run:#epoch}, the ranks' parameters equal to {param_diff_across_ranks:g}.
+{test_accuracy:pct} after {epochs_run:#epoch}; every rank ends with the same parameters (largest difference
+{param_diff_across_ranks:g}).
 endef
-LAB_06_RUN2_KEY_PLOT := memory
+LAB_06_RUN2_KEY_PLOT := step_memory
 define LAB_06_RUN2_HEADLINE
 Part 2, FSDP on {ranks} ranks: every layer sharded, gathered only while forward or backward uses it. Rank 0's
 ledger peaked at {memory.total:bytes} (ZeRO-1 above: {^memory.total:bytes}; DDP {memory.ddp_total:bytes}), of
@@ -32,6 +33,12 @@ endef
 define LAB_06_CAPTION_memory
 Memory per rank against the number of ranks, by the closed form for DDP, ZeRO-1 and FSDP (lines) and as this
 run's ledger measured it (the marked point): only what is sharded shrinks as ranks are added.
+endef
+define LAB_06_CAPTION_step_memory
+What rank 0 holds during one training step, after each allocation and free, by kind (stacked): flat for DDP
+and ZeRO-1, whose buffers live for the whole run; FSDP's saw-tooth is each layer gathered (and the next one
+prefetched) just before forward or backward uses it and freed right after, and each whole gradient held until
+its reduce-scatter is done.
 endef
 define LAB_06_CAPTION_training
 Training loss and validation accuracy per epoch.

@@ -209,18 +209,21 @@ static dl_status epoch(run *R, int e)
     double t0;
     DL_TRY(dl_epoch_clock_begin(R->comm, &t0));
     dl_comm_stats_reset(R->comm);
-    for (size_t s = 0; s < R->steps_per_epoch && !dl_train_stop(&R->t, R->steps); s++, R->steps++) {
+    size_t s = 0;
+    for (; s < R->steps_per_epoch && !dl_train_stop(&R->t, R->steps); s++, R->steps++) {
         shard_sgd opt = {(float)dl_lr_at(&R->lrc, R->steps), (float)R->t.momentum, (float)R->t.weight_decay};
         DL_TRY(dl_batch_take(&R->bt, &R->tr, s * R->B, R->B));
         kit_phase(R->comm, KIT_PH_STEP, R->steps); // the step's own traffic, told apart in the log
+        kit_mem_watch(&R->mem, R->steps == 1); // the second step's memory, as a timeline (the first is alike)
         DL_TRY(step(R, &opt));
+        kit_mem_watch(&R->mem, 0);
         kit_phase(R->comm, KIT_PH_NONE, -1);
         DL_TRY(dl_mlp_loss_commit(&R->m, 1, 1, NULL));
         dl_progress_step(&R->pr, e, s + 1, R->B * (size_t)R->P, NAN);
     }
     dl_comm_stats st;
     dl_comm_stats_get(R->comm, &st);
-    double *row = R->rows[e], epoch_s, imbalance, total, steps = (double)R->steps_per_epoch;
+    double *row = R->rows[e], epoch_s, imbalance, total, steps = (double)(s > 0 ? s : 1); // --max-steps may stop it early
     DL_TRY(dl_epoch_clock_end(R->comm, t0, 0, NULL, &epoch_s, &imbalance));
     DL_TRY(dl_mlp_loss_total(&R->m, &total));
     DL_TRY(dl_comm_allreduce(R->comm, &total, 1, DL_F64, DL_RED_AVG));
@@ -282,8 +285,11 @@ static dl_status write_outputs(run *R)
     DL_TRY(dl_csv_write(R->a.out, "metrics.csv", metrics, &R->rows[0][0], R->epochs_run));
     DL_TRY(kit_write_memory(R->a.out, R->sizes, R->n_sizes, R->B, R->mode, R->P, &R->mem));
     DL_TRY(kit_write_largest(R->a.out));
+    DL_TRY(kit_write_mem_step(R->a.out));
     dl_plots p = {"labs/06-sharded/plots", R->a.plot, R->a.out, "lab06", ""};
     dl_plots_draw(&p, "memory", "data='%s/memory.csv'; P=%d; mode='%s'", R->a.out, R->P, kit_mode_names[R->mode]);
+    dl_plots_draw(&p, "step_memory", "data='%s/memory_step.csv'; P=%d; mode='%s'", R->a.out, R->P,
+                  kit_mode_names[R->mode]);
     dl_plots_draw(&p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", R->a.out, kit_mode_names[R->mode], R->P);
     snprintf(R->plots, sizeof R->plots, "%s", p.list);
     return dl_summary_write(R->a.out, R->a.json, summary, R);

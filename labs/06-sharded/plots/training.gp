@@ -5,6 +5,7 @@ set title sprintf("Lab 06: %s training on %d rank(s)", mode, P)
 set xlabel 'epoch'
 # whole epochs only: a short run would get tics at 1.5, 2.5, ...
 if (E_max <= 12) { set xtics 1; set mxtics 1 }
+if (E_max <= 1) { set xrange [0.5:1.5] } # one epoch: a point, not an empty range
 set ylabel 'training loss (cross-entropy)'
 set yrange [0:*]
 set y2label 'validation accuracy (share of rows right)'
