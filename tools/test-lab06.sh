@@ -89,6 +89,12 @@ for P in 2 3; do
     cmp -s "$tmp/f$P/dump/params.0.npy" "$tmp/f$P/dump/params.1.npy" && ok "--dump: the ranks put together one model" ||
         not_ok "--dump: ranks 0 and 1 put together different models"
 done
+# the step's memory timeline: flat for ZeRO-1, FSDP's peaks at the ledger's
+expect_cmp "$(($(wc -l <"$tmp/z2/memory_step.csv") - 1))" == 1 "ZeRO-1's step allocates and frees nothing (memory_step.csv)"
+peak=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["total"] > m { m = $c["total"] } END { print m }' \
+    "$tmp/f2/memory_step.csv")
+expect_cmp "$peak" == "$($J "$tmp/f2/summary.json" memory.total)" "FSDP's step timeline peaks at the ledger's peak"
+expect_cmp "$(($(wc -l <"$tmp/f2/memory_step.csv") - 1))" '>' 10 "… gathering and freeing a layer at a time"
 # shellcheck disable=SC2086
 expect_rc 0 "FSDP on 3 ranks without prefetch" -- "$R" -n 3 "$D" $small --mode fsdp --no-prefetch --out "$tmp/fn3" --plot none
 expect_cmp "$($J "$tmp/fn3/summary.json" memory.params)" '<' "$($J "$tmp/f3/summary.json" memory.params)" \
@@ -105,6 +111,14 @@ for P in 2 4 8; do
     [ "$P" = 2 ] || expect_cmp "$f" '<' "$z" "… and FSDP ($f) below ZeRO-1"
 done
 expect_cmp "$(mem "$tmp/def" model ddp 64 total)" == "$(mem "$tmp/def" model ddp 1 total)" "DDP's memory does not shrink with P"
+# the projected step (kit_project_step) on every shipped profile's GPUs
+expect_cmp "$(($(wc -l <"$tmp/def/projection.csv") - 1))" '>=' 7 "projection.csv has a row per shipped profile"
+prj() { awk -F, -v p="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $1 == p { print $col[c] }' \
+    "$tmp/def/projection.csv"; }
+expect_cmp "$(prj 4xA10-pcie4 zero1_ms)" '<' "$(prj 4xA10-pcie4 ddp_ms)" "projected on 4 A10: ZeRO-1's step below DDP's (the step on a shard)"
+expect_cmp "$(prj 4xA10-pcie4 fsdp_ms)" '>' "$(prj 4xA10-pcie4 ddp_ms)" "… and FSDP's above (1.5x the traffic, mostly exposed)"
+expect_cmp "$(prj 4xA10-pcie4 zero1_exposed_ms)" == "$(prj 4xA10-pcie4 ddp_exposed_ms)" "… ZeRO-1 exposes exactly DDP's communication"
+expect_cmp "$($J "$tmp/def/summary.json" projection.ddp_step_ms)" '>' 0 "summary.json holds the projection for the chosen profile"
 a10=$(awk -F, '$1 == "4xA10-pcie4" { print $5 }' "$tmp/def/largest.csv")
 expect_cmp "$a10" == 2000000000 "largest.csv: DDP fits 24 GB / 12 bytes = 2e9 parameters on an A10"
 expect_cmp "$(($(wc -l <"$tmp/def/largest.csv") - 1))" '>=' 7 "largest.csv has a row per shipped profile"

@@ -6,6 +6,7 @@
 #include <stdlib.h> // qsort, malloc, realloc
 #include <string.h> // strcmp
 
+#include "dl/bandwidth.h" // dl_bw_seconds
 #include "dl/fs.h" // dl_home, dl_mkdir_p
 #include "dl/data.h" // dl_npy_write_f32
 #include "kit.h"
@@ -363,6 +364,108 @@ double kit_sent_bytes(kit_mode mode, size_t n, int P)
     return mode == KIT_FSDP ? 3 * ring : 2 * ring;
 }
 
+// ---- the projected step ----
+
+kit_projection kit_project_step(kit_mode mode, const size_t *sizes, int n_sizes, size_t batch, const dl_profile *p)
+{
+    int L = n_sizes - 1, P = p->gpus;
+    double fwd[DL_MLP_MAX_LAYERS], bwd[DL_MLP_MAX_LAYERS], nl[DL_MLP_MAX_LAYERS], n = 0, shards = 0;
+    double flop_s = p->fp32_peak * p->fp32_efficiency, mem_s = p->mem_bw * p->mem_efficiency, B = (double)batch;
+    double compute = 0;
+    for (int l = 0; l < L; l++) {
+        double in = (double)sizes[l], out = (double)sizes[l + 1];
+        nl[l] = in * out + out;
+        n += nl[l];
+        shards += ceil_div(nl[l], P);
+        fwd[l] = B * 2 * in * out / flop_s + p->launch_overhead;
+        bwd[l] = B * ((l > 0 ? 4 : 2) * in * out + 2 * out) / flop_s + p->launch_overhead;
+        compute += fwd[l] + bwd[l];
+    }
+    double lat = p->hop_latency, bw = p->bus_bw;
+    kit_projection r = {0, 0, 0};
+    if (mode == KIT_DDP) {
+        double opt = 20 * n / mem_s + p->launch_overhead;
+        r.compute_s = compute + opt;
+        r.step_s = r.compute_s + dl_bw_seconds(DL_BW_ALLREDUCE, P, 1, 4 * n, lat, bw);
+    } else if (mode == KIT_ZERO1) {
+        double opt = 20 * ceil_div(n, P) / mem_s + p->launch_overhead;
+        r.compute_s = compute + opt;
+        r.step_s = r.compute_s + dl_bw_seconds(DL_BW_REDUCE_SCATTER, P, 1, 4 * n, lat, bw) +
+                   dl_bw_seconds(DL_BW_ALLGATHER, P, 1, 4 * n, lat, bw);
+    } else { // two streams: compute (busy until cpu) and communication (until net), in issue order
+        double cpu = 0, net = 0, gathered[DL_MLP_MAX_LAYERS];
+        for (int pass = 0; pass < 2; pass++) { // forward, then backward
+            for (int k = 0; k < L; k++) {
+                int l = pass == 0 ? k : L - 1 - k;
+                if (k == 0) { // the pass's first layer: gathered now
+                    net = (net > cpu ? net : cpu) + dl_bw_seconds(DL_BW_ALLGATHER, P, 1, 4 * nl[l], lat, bw);
+                    gathered[l] = net;
+                }
+                double start = cpu > gathered[l] ? cpu : gathered[l];
+                int next = pass == 0 ? l + 1 : l - 1;
+                if (next >= 0 && next < L) { // prefetched when this layer starts
+                    net = (net > start ? net : start) + dl_bw_seconds(DL_BW_ALLGATHER, P, 1, 4 * nl[next], lat, bw);
+                    gathered[next] = net;
+                }
+                cpu = start + (pass == 0 ? fwd[l] : bwd[l]);
+                if (pass == 1) // its gradient reduce-scattered once its backward ends
+                    net = (net > cpu ? net : cpu) + dl_bw_seconds(DL_BW_REDUCE_SCATTER, P, 1, 4 * nl[l], lat, bw);
+            }
+        }
+        double opt = 20 * shards / mem_s + L * p->launch_overhead;
+        r.compute_s = compute + opt;
+        r.step_s = (net > cpu ? net : cpu) + opt;
+    }
+    r.exposed_s = r.step_s - r.compute_s;
+    return r;
+}
+
+// clang-format off
+#define KIT_PROJ(X)                              \
+    X(KIT_J_PROFILE, "profile")                  \
+    X(KIT_J_GPUS, "gpus")                        \
+    X(KIT_J_DDP, "ddp_ms")                       \
+    X(KIT_J_ZERO1, "zero1_ms")                   \
+    X(KIT_J_FSDP, "fsdp_ms")                     \
+    X(KIT_J_DDP_EXPOSED, "ddp_exposed_ms")       \
+    X(KIT_J_ZERO1_EXPOSED, "zero1_exposed_ms")   \
+    X(KIT_J_FSDP_EXPOSED, "fsdp_exposed_ms")
+// clang-format on
+DL_CSV_SCHEMA(kit_proj, KIT_PROJ);
+
+static int shipped_profiles(char (*names)[256], int max);
+
+dl_status kit_write_projection(const char *dir, const size_t *sizes, int n_sizes, size_t batch)
+{
+    char names[32][256];
+    int n = shipped_profiles(names, 32);
+    if (n < 0)
+        return DL_ERR_IO;
+    char path[1200];
+    DL_TRY(dl_path_join(path, sizeof path, dir, "projection.csv"));
+    dl_csv_out f;
+    DL_TRY(dl_csv_open(&f, path, kit_proj));
+    dl_status st = DL_OK;
+    for (int k = 0; k < n && st == DL_OK; k++) {
+        dl_profile p;
+        if (dl_profile_load(names[k], &p) != DL_OK)
+            continue;
+        dl_csv_cell(&f, KIT_J_PROFILE, "%s", p.name);
+        dl_csv_cell(&f, KIT_J_GPUS, "%d", p.gpus);
+        for (int md = 0; md < KIT_MODES; md++) {
+            kit_projection j = kit_project_step((kit_mode)md, sizes, n_sizes, batch, &p);
+            dl_csv_cell(&f, KIT_J_DDP + md, "%.6g", 1e3 * j.step_s);
+            dl_csv_cell(&f, KIT_J_DDP_EXPOSED + md, "%.6g", 1e3 * j.exposed_s);
+        }
+        st = dl_csv_end_row(&f);
+    }
+    if (st != DL_OK) {
+        dl_csv_abort(&f);
+        return st;
+    }
+    return dl_csv_close(&f);
+}
+
 double kit_largest_model(kit_mode mode, double mem, int P, int layers)
 {
     double per = mode == KIT_DDP ? 12.0 : mode == KIT_ZERO1 ? 8.0 + 8.0 / P : 12.0 / P + 12.0 / layers;
@@ -431,38 +534,45 @@ DL_CSV_SCHEMA(kit_largest, KIT_LARGEST);
 
 static int by_name(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* The shipped profiles' files (the .conf files of DL_HOME/common/perf), sorted by name:
+ * up to max paths into names; the count, or -1 (DL_ERR_IO set). */
+static int shipped_profiles(char (*names)[256], int max)
+{
+    char perf[1100];
+    snprintf(perf, sizeof perf, "%s/common/perf", dl_home());
+    DIR *d = opendir(perf);
+    if (d == NULL) {
+        dl_error_set(DL_ERR_IO, "%s: cannot list the shipped profiles", perf);
+        return -1;
+    }
+    int n = 0;
+    for (struct dirent *e; n < max && (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".conf") == 0 &&
+            snprintf(names[n], sizeof names[n], "%s/%s", perf, e->d_name) < (int)sizeof names[n])
+            n++;
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], by_name);
+    return n;
 }
 
 dl_status kit_write_largest(const char *dir)
 {
-    char perf[1100], path[1200];
-    snprintf(perf, sizeof perf, "%s/common/perf", dl_home());
-    DIR *d = opendir(perf);
-    if (d == NULL)
-        return dl_error_set(DL_ERR_IO, "%s: cannot list the shipped profiles", perf);
-    char names[32][256], *order[32];
-    int n = 0;
-    for (struct dirent *e; n < 32 && (e = readdir(d)) != NULL;) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && len < 256 && strcmp(e->d_name + len - 5, ".conf") == 0) {
-            snprintf(names[n], sizeof names[n], "%s", e->d_name);
-            order[n] = names[n];
-            n++;
-        }
-    }
-    closedir(d);
-    qsort(order, (size_t)n, sizeof order[0], by_name);
+    char names[32][256], path[1200];
+    int n = shipped_profiles(names, 32);
+    if (n < 0)
+        return DL_ERR_IO;
     DL_TRY(dl_path_join(path, sizeof path, dir, "largest.csv"));
     dl_csv_out f;
     DL_TRY(dl_csv_open(&f, path, kit_largest));
     dl_status st = DL_OK;
     for (int k = 0; k < n && st == DL_OK; k++) {
-        char file[1400];
-        snprintf(file, sizeof file, "%s/%s", perf, order[k]);
         dl_profile p;
-        st = dl_profile_load(file, &p);
-        if (st != DL_OK || p.gpu_mem <= 0)
+        if (dl_profile_load(names[k], &p) != DL_OK || p.gpu_mem <= 0)
             continue;
         dl_csv_cell(&f, KIT_L_PROFILE, "%s", p.name);
         dl_csv_cell(&f, KIT_L_GPU, "\"%s\"", p.gpu);

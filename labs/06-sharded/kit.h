@@ -80,6 +80,28 @@ double kit_mem_bytes(kit_mode mode, const size_t *sizes, int n_sizes, size_t bat
  * 3(P−1)/P·4n. */
 double kit_sent_bytes(kit_mode mode, size_t n, int P);
 
+/* One step projected onto a profile's GPUs (P = the profile's gpus): each
+ * layer's forward and backward at the fp32 peak times its efficiency (the
+ * FLOPs dl_mlp_step_flops counts, one launch each), the optimizer's 20
+ * bytes an element at the memory bandwidth, and the collectives' α–β times
+ * (dl_bw_seconds, on one communication stream, in the order they are
+ * issued):
+ *   DDP     forward, backward, one allreduce of 4n, SGD on n
+ *   ZeRO-1  forward, backward, reduce-scatter of 4n, SGD on ⌈n/P⌉, all-gather of 4n
+ *   FSDP    the reference's schedule: layer l's all-gather issued when layer
+ *           l − 1's forward starts (l + 1's backward), its reduce-scatter
+ *           when its backward ends; a layer computes once its gather is
+ *           done; SGD on the shards after the last reduce-scatter.
+ * step_s, compute_s (the compute stream's busy time) and exposed_s
+ * (step_s − compute_s: communication nothing hides). */
+typedef struct kit_projection {
+    double step_s, compute_s, exposed_s;
+} kit_projection;
+kit_projection kit_project_step(kit_mode mode, const size_t *sizes, int n_sizes, size_t batch, const dl_profile *p);
+/* Writes DIR/projection.csv: a row per shipped profile, its GPUs, and each
+ * mode's projected step and exposed communication in ms on them. */
+dl_status kit_write_projection(const char *dir, const size_t *sizes, int n_sizes, size_t batch);
+
 /* The largest model (parameters) that fits one GPU of mem bytes, each way,
  * on P GPUs, counting the model's state only (activations depend on the
  * batch and are left out): DDP 12 bytes a parameter, ZeRO-1 8 + 8/P, FSDP

@@ -18,7 +18,9 @@ define LAB_06_HEADLINE
 ZeRO-1 on {ranks} ranks: each rank holds the momentum of its own shard only, {memory.optim_share_of_ddp:pct} of
 DDP's, and {memory.total:bytes} in all against DDP's {memory.ddp_total:bytes} ({memory.saving_vs_ddp:pct} less);
 FSDP would hold {memory.fsdp_total:bytes}. Each step sends {sent_bytes_per_step:bytes} per rank, as DDP's ring
-allreduce ({ddp_sent_bytes_per_step:bytes}); FSDP's would send {fsdp_sent_bytes_per_step:bytes}. Test accuracy
+allreduce ({ddp_sent_bytes_per_step:bytes}); FSDP's would send {fsdp_sent_bytes_per_step:bytes}. Projected on
+{projection.gpus} GPUs of {projection.profile}, a ZeRO-1 step takes {projection.zero1_step_ms:f3} ms, DDP's
+{projection.ddp_step_ms:f3} ms and FSDP's {projection.fsdp_step_ms:f3} ms. Test accuracy
 {test_accuracy:pct} after {epochs_run:#epoch}; every rank ends with the same parameters (largest difference
 {param_diff_across_ranks:g}).
 endef
@@ -39,6 +41,11 @@ What rank 0 holds during one training step, after each allocation and free, by k
 and ZeRO-1, whose buffers live for the whole run; FSDP's saw-tooth is each layer gathered (and the next one
 prefetched) just before forward or backward uses it and freed right after, and each whole gradient held until
 its reduce-scatter is done.
+endef
+define LAB_06_CAPTION_projection
+One step of this model projected onto every shipped profile's GPUs: ZeRO-1 sends what DDP sends and updates a
+shard (a little quicker); FSDP sends 1.5 times as much, and on PCIe machines most of it is not hidden by the
+small layers' compute. Memory, not speed, is what sharding buys.
 endef
 define LAB_06_CAPTION_training
 Training loss and validation accuracy per epoch.

@@ -67,6 +67,7 @@ typedef struct run {
     size_t sizes[DL_MLP_MAX_LAYERS + 1];
     int n_sizes;
     dl_mlp m;
+    dl_profile prof; /* the projection's target */
     shard_mem mem;
     zero_state z;
     fsdp_state f;
@@ -109,13 +110,15 @@ static int parse(int argc, char **argv, run *R)
          "grader's)",
          "reduce_scatter|all_gather", 1, 0, 0},
     };
-    int n = 4, k = dl_train_opts_pick(&R->t, "hidden,base-batch,warmup,momentum,weight-decay,max-steps", opts + n);
+    int n = 4,
+        k = dl_train_opts_pick(&R->t, "hidden,base-batch,warmup,momentum,weight-decay,max-steps,profile", opts + n);
     if (k < 0)
         return DL_CLI_ERROR;
-    return dl_cli_parse(argc, argv, "lab06",
+    int rc = dl_cli_parse(argc, argv, "lab06",
                         "Lab 06: sharded data parallelism, ZeRO-1 and FSDP on your own reduce-scatter and "
                         "all-gather. Start it with common/bin/dlrun -n P.",
-                        &R->a, opts, n + k);
+                             &R->a, opts, n + k);
+    return rc == DL_CLI_RUN ? dl_profile_cli("lab06", R->t.profile) : rc; // --profile list
 }
 
 /* The world, the device, the data, the model in the ledger, your state. */
@@ -133,6 +136,7 @@ static dl_status setup(run *R)
                             R->a.batch_size);
     if (R->rank == 0) // a run that fails leaves no summary.json that looks like its own
         DL_TRY(dl_summary_prepare(R->a.out));
+    DL_TRY(dl_profile_load(R->t.profile != NULL ? R->t.profile : dl_profile_default(), &R->prof));
     DL_TRY(dl_rank_device(R->comm, &R->a.dev, &R->dev));
     DL_TRY(dl_data_load(R->a.data, &R->data));
     const dl_dataset *tr = &R->data.train;
@@ -262,6 +266,19 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_num(j, "sent_bytes_per_step", last[M_SENT]);
     dl_json_num(j, "ddp_sent_bytes_per_step", kit_sent_bytes(KIT_DDP, R->m.n_params, R->P));
     dl_json_num(j, "fsdp_sent_bytes_per_step", kit_sent_bytes(KIT_FSDP, R->m.n_params, R->P));
+    dl_json_num(j, "steady_epoch_s", dl_steady_seconds(&R->rows[0][M_EPOCH_S], R->epochs_run, METRICS_NCOLS));
+    dl_json_object(j, "projection"); // one step on the profile's GPUs (kit_project_step)
+    dl_json_str(j, "profile", R->prof.name);
+    dl_json_int(j, "gpus", R->prof.gpus);
+    for (int md = 0; md < KIT_MODES; md++) {
+        char key[32];
+        kit_projection pj = kit_project_step((kit_mode)md, R->sizes, R->n_sizes, R->B, &R->prof);
+        snprintf(key, sizeof key, "%s_step_ms", kit_mode_names[md]);
+        dl_json_num(j, key, 1e3 * pj.step_s);
+        snprintf(key, sizeof key, "%s_exposed_ms", kit_mode_names[md]);
+        dl_json_num(j, key, 1e3 * pj.exposed_s);
+    }
+    dl_json_end_object(j);
     dl_json_object(j, "memory"); // rank 0's ledger, at its peaks
     for (int k = 0; k < SHARD_KINDS; k++)
         dl_json_num(j, shard_mem_kind_name((shard_mem_kind)k), (double)R->mem.peak[k]);
@@ -286,10 +303,12 @@ static dl_status write_outputs(run *R)
     DL_TRY(kit_write_memory(R->a.out, R->sizes, R->n_sizes, R->B, R->mode, R->P, &R->mem));
     DL_TRY(kit_write_largest(R->a.out));
     DL_TRY(kit_write_mem_step(R->a.out));
+    DL_TRY(kit_write_projection(R->a.out, R->sizes, R->n_sizes, R->B));
     dl_plots p = {"labs/06-sharded/plots", R->a.plot, R->a.out, "lab06", ""};
     dl_plots_draw(&p, "memory", "data='%s/memory.csv'; P=%d; mode='%s'", R->a.out, R->P, kit_mode_names[R->mode]);
     dl_plots_draw(&p, "step_memory", "data='%s/memory_step.csv'; P=%d; mode='%s'", R->a.out, R->P,
                   kit_mode_names[R->mode]);
+    dl_plots_draw(&p, "projection", "data='%s/projection.csv'; batch=%zu", R->a.out, R->B);
     dl_plots_draw(&p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", R->a.out, kit_mode_names[R->mode], R->P);
     snprintf(R->plots, sizeof R->plots, "%s", p.list);
     return dl_summary_write(R->a.out, R->a.json, summary, R);
