@@ -468,7 +468,9 @@ dl_status kit_write_projection(const char *dir, const size_t *sizes, int n_sizes
 
 double kit_largest_model(kit_mode mode, double mem, int P, int layers)
 {
-    double per = mode == KIT_DDP ? 12.0 : mode == KIT_ZERO1 ? 8.0 + 8.0 / P : 12.0 / P + 12.0 / layers;
+    double per = mode == KIT_DDP     ? 12.0
+                 : mode == KIT_ZERO1 ? 8.0 + 4.0 / P
+                                     : 12.0 / P + (16.0 + 4.0 * (P - 1) / P) / layers;
     return mem > 0 ? mem / per : 0;
 }
 

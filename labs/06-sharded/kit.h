@@ -104,9 +104,14 @@ dl_status kit_write_projection(const char *dir, const size_t *sizes, int n_sizes
 
 /* The largest model (parameters) that fits one GPU of mem bytes, each way,
  * on P GPUs, counting the model's state only (activations depend on the
- * batch and are left out): DDP 12 bytes a parameter, ZeRO-1 8 + 8/P, FSDP
- * 12/P plus the gathered layers, for a model of `layers` equal layers
- * (12/layers). 0 when mem is 0 (a profile without gpu_mem). */
+ * batch, and the ring's scratch is one piece of SHARD_CHUNK elements: both
+ * left out), for a model of `layers` equal layers: bytes a parameter
+ *   DDP     12 (parameter, gradient, momentum)
+ *   ZeRO-1  8 + 4/P (the momentum sharded)
+ *   FSDP    12/P + (16 + 4(P − 1)/P)/layers: the shards, and at the peak of
+ *           kit_mem_bytes' replay two gathered layers, two whole layers of
+ *           gradients and one layer's P − 1 slots of 1/P.
+ * 0 when mem is 0 (a profile without gpu_mem). */
 double kit_largest_model(kit_mode mode, double mem, int P, int layers);
 #define KIT_LARGEST_LAYERS 32 /* the projected models: 32 equal layers, as a transformer's blocks */
 
