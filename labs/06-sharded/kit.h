@@ -19,6 +19,12 @@
 typedef enum kit_mode { KIT_DDP = 0, KIT_ZERO1, KIT_FSDP, KIT_MODES } kit_mode;
 extern const char *const kit_mode_names[KIT_MODES]; /* "ddp", "zero1", "fsdp" */
 
+/* The run's ledger as the kit keeps it, out of your code's reach: the counts
+ * in a shard_mem are a copy any code of the rank could write, so everything
+ * the run reports and the grader reads (summary.json, memory.csv, the dump)
+ * comes from here. One ledger a process. */
+const shard_mem *kit_ledger(void);
+
 /* Puts the model's own buffers into the ledger: its parameters and
  * gradients, its momentum when keep_velocity (DDP), else frees the momentum
  * (model->velocity becomes NULL: ZeRO-1 and FSDP keep their own, per
@@ -134,8 +140,7 @@ DL_CSV_SCHEMA(kit_mem, KIT_MEM);
 /* Writes DIR/memory.csv: the closed form for the three modes at P = 1, 2,
  * 4, ..., 64 (and at the run's P), then the ledger's peaks of this run
  * (mode, P) as "measured". */
-dl_status kit_write_memory(const char *dir, const size_t *sizes, int n_sizes, size_t batch, kit_mode mode, int P,
-                           const shard_mem *mem);
+dl_status kit_write_memory(const char *dir, const size_t *sizes, int n_sizes, size_t batch, kit_mode mode, int P);
 /* Writes DIR/largest.csv: for every shipped profile with gpu_mem, its GPU,
  * memory and the largest model each way on its GPUs. */
 dl_status kit_write_largest(const char *dir);
@@ -144,7 +149,7 @@ dl_status kit_write_largest(const char *dir);
  * DIR/memory.RANK.csv (the ledger's peaks by kind) and DIR/comm.RANK.csv
  * (the transport's log from dl_comm_log_start on: index, op, count, dtype,
  * and the phase each record was made in — see kit_phase). */
-dl_status kit_dump(const char *dir, dl_comm *c, const float *params, size_t n, const shard_mem *mem);
+dl_status kit_dump(const char *dir, dl_comm *c, const float *params, size_t n);
 
 /* The phases of the transport's log, so that the grader tells the training
  * steps' traffic from the kit's own (the epoch clock's barrier, the loss's

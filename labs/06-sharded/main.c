@@ -281,13 +281,13 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_end_object(j);
     dl_json_object(j, "memory"); // rank 0's ledger, at its peaks
     for (int k = 0; k < SHARD_KINDS; k++)
-        dl_json_num(j, shard_mem_kind_name((shard_mem_kind)k), (double)R->mem.peak[k]);
-    dl_json_num(j, "total", (double)R->mem.peak_total);
+        dl_json_num(j, shard_mem_kind_name((shard_mem_kind)k), (double)kit_ledger()->peak[k]);
+    dl_json_num(j, "total", (double)kit_ledger()->peak_total);
     dl_json_num(j, "model_total", R->model_total);
     dl_json_num(j, "ddp_total", ddp_total);
     dl_json_num(j, "fsdp_total", fsdp_total);
-    dl_json_num(j, "optim_share_of_ddp", (double)R->mem.peak[SHARD_OPTIM] / ddp[SHARD_OPTIM]);
-    dl_json_num(j, "saving_vs_ddp", 1.0 - (double)R->mem.peak_total / ddp_total);
+    dl_json_num(j, "optim_share_of_ddp", (double)kit_ledger()->peak[SHARD_OPTIM] / ddp[SHARD_OPTIM]);
+    dl_json_num(j, "saving_vs_ddp", 1.0 - (double)kit_ledger()->peak_total / ddp_total);
     dl_json_end_object(j);
     dl_json_str(j, "plots", R->plots);
 }
@@ -300,7 +300,7 @@ static dl_status write_outputs(run *R)
     if (R->rank != 0)
         return DL_OK;
     DL_TRY(dl_csv_write(R->a.out, "metrics.csv", metrics, &R->rows[0][0], R->epochs_run));
-    DL_TRY(kit_write_memory(R->a.out, R->sizes, R->n_sizes, R->B, R->mode, R->P, &R->mem));
+    DL_TRY(kit_write_memory(R->a.out, R->sizes, R->n_sizes, R->B, R->mode, R->P));
     DL_TRY(kit_write_largest(R->a.out));
     DL_TRY(kit_write_mem_step(R->a.out));
     DL_TRY(kit_write_projection(R->a.out, R->sizes, R->n_sizes, R->B));
@@ -367,7 +367,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "lab06: warning: at the end the ranks' parameters differ by up to %g: they did not all apply "
                         "the same update (a shard not all-gathered after its step?)\n", R.param_diff);
     if (st == DL_OK && R.dump != NULL)
-        st = kit_dump(R.dump, R.comm, R.params, R.m.n_params, &R.mem);
+        st = kit_dump(R.dump, R.comm, R.params, R.m.n_params);
     if (st == DL_OK)
         st = write_outputs(&R);
     if (st != DL_OK)

@@ -61,8 +61,10 @@ typedef enum shard_mem_kind {
 #define SHARD_MAX_BLOCKS 64
 
 /* One rank's ledger: the bytes allocated now and at most so far, per kind
- * and in all. The driver sets dev; only shard_alloc and shard_free change
- * the rest (the kit's own buffers go in with them too). */
+ * and in all, and the live blocks. The driver sets dev; shard_alloc and
+ * shard_free keep the rest up to date (the kit's own buffers go in with
+ * them too). They are a copy for you to read: the kit keeps the ledger it
+ * reports, and that the grader reads, where your code cannot write it. */
 typedef struct shard_mem {
     const dl_device *dev;
     size_t now[SHARD_KINDS], peak[SHARD_KINDS];
