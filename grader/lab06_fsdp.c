@@ -184,8 +184,8 @@ static void check_start_traffic(const gr6_rec *log, size_t nl, const char *half,
                 "dl_comm_isendrecv only",
                 fn, P, n, r, other);
     if (fabs(bytes - want) > slack)
-        GR_FAIL("%s on %d ranks, n = %zu: rank %d sent %.0f bytes, expected (P-1)/P x 4n = %.0f (± %.0f): %s", fn, P,
-                n, r, bytes, want, slack,
+        GR_FAIL("%s on %d ranks, n = %zu: rank %d sent %.0f bytes, expected (P-1)/P x 4n = %.0f (± %.0f): %s", fn, P, n,
+                r, bytes, want, slack,
                 half[0] == 'r' ? "each of the other P - 1 shards once, to its owner"
                                : "its own shard once to each of the P - 1 others");
     if (n >= (size_t)P && messages != P - 1)
@@ -493,12 +493,10 @@ static void read_record(const char *name, int r, record6 *w)
     w->mk = calloc(w->nm + 1, sizeof *w->mk);
     for (size_t k = 0; k < t.nrows; k++) {
         const char *m = gr_csv_str(&t, k, c_mark);
-        w->mk[k] = (lrec){(long)gr_csv_num(&t, k, c_step), strcmp(gr_csv_str(&t, k, c_pass), "backward") == 0,
-                          (int)gr_csv_num(&t, k, c_layer),
-                          strcmp(m, "enter") == 0     ? 0
-                          : strcmp(m, "compute") == 0 ? 1
-                                                      : 2,
-                          (size_t)gr_csv_num(&t, k, c_p2p), (size_t)gr_csv_num(&t, k, c_span)};
+        w->mk[k] =
+            (lrec){(long)gr_csv_num(&t, k, c_step),  strcmp(gr_csv_str(&t, k, c_pass), "backward") == 0,
+                   (int)gr_csv_num(&t, k, c_layer),  strcmp(m, "enter") == 0 ? 0 : strcmp(m, "compute") == 0 ? 1 : 2,
+                   (size_t)gr_csv_num(&t, k, c_p2p), (size_t)gr_csv_num(&t, k, c_span)};
         if (w->mk[k].p2p > w->n)
             GR_FAIL("%s: a mark at operation %zu of a record of %zu", path, w->mk[k].p2p, w->n);
     }
@@ -520,7 +518,11 @@ static const lrec *mark_of(const record6 *w, const char *name, int r, long s, in
     }
     GR_FAIL("FSDP run '%s', rank %d, step %ld: the kit has no mark of layer %d's %s in %s: your hooks were not "
             "called for it (fsdp_init sets them once; fsdp_step must not set them again)",
-            name, r, s, l, mark == 0 ? "pre hook" : mark == 1 ? "compute" : "end", backward ? "backward" : "forward");
+            name, r, s, l,
+            mark == 0   ? "pre hook"
+            : mark == 1 ? "compute"
+                        : "end",
+            backward ? "backward" : "forward");
 }
 
 /* Layer `l`'s all-gather used by pass `backward` of step s (its STARTs between from and to in the record: the
@@ -561,8 +563,7 @@ static int check_in_flight(const record6 *w, const char *name, int P, int r, lon
 static void check_span(const gr_csv *t, const char *name, int r, long s, int l, size_t span)
 {
     int c_kind = gr_csv_col(t, "kind"), c_id = gr_csv_col(t, "id");
-    if (span >= t->nrows || strcmp(gr_csv_str(t, span, c_kind), "backward") != 0 ||
-        (int)gr_csv_num(t, span, c_id) != l)
+    if (span >= t->nrows || strcmp(gr_csv_str(t, span, c_kind), "backward") != 0 || (int)gr_csv_num(t, span, c_id) != l)
         GR_FAIL("FSDP run '%s', rank %d, step %ld: the kit marked layer %d's backward compute at span %zu of the "
                 "trace, which is not that layer's backward span (the trace and the marks disagree)",
                 name, r, s, l, span);

@@ -738,7 +738,8 @@ static dl_status start_case(dl_comm *c, const dl_device *dev, int k, const char 
     size_t n = kit_selftest_n(P, k), base = n / (size_t)P, longer = n % (size_t)P;
     size_t lo = (size_t)r * base + ((size_t)r < longer ? (size_t)r : longer), hi = lo + base + ((size_t)r < longer);
     for (size_t i = 0; i < n; i++)
-        host[i] = i >= lo && i < hi ? kit_selftest_value(KIT_ST_SHARD, k, 0, i) : kit_selftest_value(KIT_ST_JUNK, k, r, i);
+        host[i] =
+            i >= lo && i < hi ? kit_selftest_value(KIT_ST_SHARD, k, 0, i) : kit_selftest_value(KIT_ST_JUNK, k, r, i);
     if (n > 0)
         DL_TRY(dl_memcpy_h2d(dev, ag, host, n * sizeof *host));
     for (size_t i = 0; i < n; i++)

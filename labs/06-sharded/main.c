@@ -105,8 +105,8 @@ static int parse(int argc, char **argv, run *R)
         {"dump", DL_OPT_STRING, &R->dump, "DIR", "each rank's parameters, ledger and transport log (the grader's)",
          NULL, 1, 0, 0},
         {"selftest", DL_OPT_CHOICE, &R->selftest, "HALF",
-         "instead of training, run your reduce_scatter, all_gather or both starts on the kit's cases into --dump DIR (the "
-         "grader's)",
+         "instead of training, run your reduce_scatter, all_gather or both starts on the kit's cases into --dump "
+         "DIR (the grader's)",
          "reduce_scatter|all_gather|start", 1, 0, 0},
     };
     int n = 4, k = dl_train_opts_pick(&R->t, "hidden,base-batch,warmup,momentum,weight-decay,max-steps", opts + n);
