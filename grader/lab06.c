@@ -11,7 +11,7 @@
  * scales by fl(1/P), so |got − mean| <= (P + 2)·2^-24·Σ_r |x_r,i| / P (the
  * bound of P − 1 roundings of the sum, the scale's and 1/P's); the
  * all-gather moves bits, so bit for bit. Task 3's items are in
- * lab06_zero.c. */
+ * lab06_zero.c, part 2's (tasks 4 and 5) in lab06_fsdp.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // fabs, ldexp
 #include <stdio.h> // snprintf
@@ -254,9 +254,43 @@ static const gr_item items[] = {
             20, GR_CPU, "shards", "momentum for your own shard only, and one shard of scratch, through shard_alloc",
             "task-3-zero-1-55-points", 180, GR_JUDGE),
     GR_ITEM(gr_test_zero1_traffic, "zero1_traffic",
-            "ZeRO-1's steps: a reduce-scatter and an all-gather, 2(P-1)/P x 4n bytes a rank, point to point: DDP's ring volume", 10,
-            GR_CPU, "shards", "one reduce-scatter of the gradients and one all-gather of the parameters a step",
+            "ZeRO-1's steps: a reduce-scatter and an all-gather, 2(P-1)/P x 4n bytes a rank, point to point: DDP's "
+            "ring volume",
+            10, GR_CPU, "shards", "one reduce-scatter of the gradients and one all-gather of the parameters a step",
             "task-3-zero-1-55-points", 180, GR_JUDGE),
+    GR_ITEM(gr_test_async_collectives, "async_collectives",
+            "started, then waited: on 2, 3, 4 ranks the owners' shards bit for bit and the mean; P - 1 exchanges, "
+            "(P-1)/P x 4n bytes; rank 0's starts return before any peer has started",
+            20, GR_CPU, "shards",
+            "the P - 1 exchanges posted with dl_comm_isendrecv, none waited for in the start; shard_wait adds and "
+            "scales by 1/P",
+            "task-4-collectives-that-do-not-wait-20-points", 120, GR_JUDGE),
+    GR_ITEM(gr_test_fsdp_equivalence, "fsdp_equivalence",
+            "FSDP on 2 and 3 ranks, 20 steps: the parameters put together equal one rank's on every rank's batches", 20,
+            GR_CPU, "async_collectives",
+            "each layer gathered for forward and backward, its gradient reduce-scattered to the mean, each shard's own "
+            "step",
+            "task-5-fsdp-55-points", 180, GR_JUDGE),
+    GR_ITEM(gr_test_fsdp_memory, "fsdp_memory",
+            "FSDP's ledger: momentum 4 x the layers' shards exactly; never every layer gathered at once; at most two "
+            "layers' parameters and gradients whole",
+            15, GR_CPU, "shards",
+            "three shards per layer; a layer's gathered parameters freed in post, its full gradient after its "
+            "reduce-scatter",
+            "task-5-fsdp-55-points", 180, GR_JUDGE),
+    GR_ITEM(gr_test_fsdp_traffic, "fsdp_traffic",
+            "FSDP's steps: 3(P-1)/P x 4n bytes a rank, point to point: every layer gathered for forward and again for "
+            "backward, reduce-scattered once",
+            10, GR_CPU, "shards", "forward frees each layer after use; backward gathers it again",
+            "task-5-fsdp-55-points", 180, GR_JUDGE),
+    GR_ITEM(gr_test_fsdp_prefetch, "fsdp_prefetch",
+            "FSDP's prefetch: the next layer's all-gather started before the layer before it computes, and in flight "
+            "while it does (forward and backward, from the kit's record)",
+            10, GR_CPU, "async_collectives",
+            "in pre(l): wait for layer l's gather, then start the next one's (l + 1 forward, l - 1 backward); wait for "
+            "it in its own pre",
+            "task-5-fsdp-55-points", 180, GR_JUDGE),
 };
 
-GR_LAB("06", "Sharded data parallelism: ZeRO-1 and FSDP on your own reduce-scatter and all-gather", "06-sharded", items);
+GR_LAB("06", "Sharded data parallelism: ZeRO-1 and FSDP on your own reduce-scatter and all-gather", "06-sharded",
+       items);

@@ -1,4 +1,4 @@
-/* lab06_ref.h — what lab 06's items (lab06.c, lab06_zero.c) compare against and read, in lab06_ref.c.
+/* lab06_ref.h — what lab 06's items (lab06.c, lab06_zero.c, lab06_fsdp.c) compare against and read, in lab06_ref.c.
  *
  * Contract
  * - The references call no student function. Shards are the grader's own
@@ -11,7 +11,8 @@
  * - The runners start the lab's driver under test (once per grading run,
  *   whatever item asks first) and the readers read what it dumped, by column
  *   name; each fails the running test on what is missing or malformed.
- * - The items of task 3 (lab06_zero.c) are declared here for lab06.c's table.
+ * - The items of task 3 (lab06_zero.c) and of part 2 (lab06_fsdp.c) are
+ *   declared here for lab06.c's table.
  */
 #ifndef GRADER_LAB06_REF_H
 #define GRADER_LAB06_REF_H
@@ -86,5 +87,12 @@ long gr6_reduce_scatter_messages(size_t n, int P, int r);
 GR_TEST_DECLARE(test_zero1_equivalence);
 GR_TEST_DECLARE(test_zero1_memory);
 GR_TEST_DECLARE(test_zero1_traffic);
+
+/* Part 2's items (lab06_fsdp.c): task 4's self-test, task 5's FSDP runs. */
+GR_TEST_DECLARE(test_async_collectives);
+GR_TEST_DECLARE(test_fsdp_equivalence);
+GR_TEST_DECLARE(test_fsdp_memory);
+GR_TEST_DECLARE(test_fsdp_traffic);
+GR_TEST_DECLARE(test_fsdp_prefetch);
 
 #endif /* GRADER_LAB06_REF_H */

@@ -9,6 +9,8 @@
 #include "dl/bandwidth.h" // dl_bw_seconds
 #include "dl/fs.h" // dl_home, dl_mkdir_p
 #include "dl/data.h" // dl_npy_write_f32
+#include "dl/p2plog.h" // dl_p2plog_start, dl_p2plog_events: the layers' collectives, started and waited
+#include "dl/trace.h" // dl_trace_start, dl_trace_events: backward's spans per layer
 #include "kit.h"
 
 const char *const kit_mode_names[KIT_MODES] = {"ddp", "zero1", "fsdp"};
@@ -609,6 +611,8 @@ dl_status kit_write_largest(const char *dir)
     return dl_csv_close(&f);
 }
 
+static dl_status write_fsdp_record(const char *dir, int rank); // below: FSDP's layers, when recorded
+
 // ---- the phases of the transport's log ----
 
 const char *const kit_phase_names[KIT_PHASES] = {"none", "step", "reduce_scatter", "all_gather"};
@@ -622,11 +626,13 @@ static struct {
     } * v;
     size_t n, cap, dropped;
 } marks;
+static long cur_step = -1; /* the step the log is in (kit_phase), -1 outside one */
 
 void kit_phase(dl_comm *c, kit_phase_kind kind, long id)
 {
     size_t at = 0;
     dl_comm_log(c, &at, NULL);
+    cur_step = kind == KIT_PH_STEP ? id : -1;
     if (marks.n == marks.cap) {
         size_t cap = marks.cap ? 2 * marks.cap : 256;
         struct mark *v = realloc(marks.v, cap * sizeof *v);
@@ -714,7 +720,157 @@ dl_status kit_dump(const char *dir, dl_comm *c, const float *params, size_t n_pa
     }
     if (st == DL_OK)
         st = dl_csv_close(&f);
-    return st == DL_OK ? write_log(dir, c) : st;
+    if (st == DL_OK)
+        st = write_log(dir, c);
+    return st == DL_OK ? write_fsdp_record(dir, r) : st;
+}
+
+// ---- FSDP's layers, recorded around the hooks (kit_fsdp_record) ----
+
+/* The student's hooks, called by the kit's own, which note where the kit's
+ * records (dl/p2plog.h, dl/trace.h) stand when each layer's compute begins
+ * and ends. One rank's, of the process. */
+static struct {
+    int on;
+    dl_mlp_hook_fn pre, post;
+    void *ctx;
+    struct lmark {
+        long step;
+        int pass, layer, what; /* pass: dl_mlp_phase; what: KIT_LM_* */
+        size_t p2p, span; /* events of the p2p record and of the trace before this point */
+    } * v;
+    size_t n, cap, dropped;
+} watch;
+enum { KIT_LM_ENTER = 0, KIT_LM_COMPUTE, KIT_LM_COMPUTED, KIT_LMS };
+static const char *const lm_names[KIT_LMS] = {"enter", "compute", "computed"};
+
+static void lmark(int pass, int layer, int what)
+{
+    if (cur_step < 0) // the steps only, not the evaluation's forwards
+        return;
+    if (watch.n == watch.cap) {
+        size_t cap = watch.cap ? 2 * watch.cap : 1024;
+        struct lmark *v = realloc(watch.v, cap * sizeof *v);
+        if (v == NULL) {
+            watch.dropped++;
+            return;
+        }
+        watch.v = v, watch.cap = cap;
+    }
+    size_t np = 0, nt = 0;
+    dl_p2plog_events(&np, NULL);
+    dl_trace_events(&nt);
+    watch.v[watch.n++] = (struct lmark){cur_step, pass, layer, what, np, nt};
+}
+
+static dl_status kit_pre(void *ctx, int layer, dl_mlp_phase phase)
+{
+    (void)ctx;
+    lmark(phase, layer, KIT_LM_ENTER);
+    dl_status st = watch.pre != NULL ? watch.pre(watch.ctx, layer, phase) : DL_OK;
+    if (st == DL_OK)
+        lmark(phase, layer, KIT_LM_COMPUTE);
+    return st;
+}
+
+static dl_status kit_post(void *ctx, int layer, dl_mlp_phase phase)
+{
+    (void)ctx;
+    lmark(phase, layer, KIT_LM_COMPUTED);
+    return watch.post != NULL ? watch.post(watch.ctx, layer, phase) : DL_OK;
+}
+
+void kit_fsdp_record(dl_mlp *m)
+{
+    if (!watch.on) {
+        dl_trace_start(0);
+        dl_p2plog_start((size_t)1 << 22);
+        watch.on = 1;
+    }
+    kit_fsdp_watch(m);
+}
+
+void kit_fsdp_watch(dl_mlp *m)
+{
+    if (!watch.on || m->pre == kit_pre || (m->pre == NULL && m->post == NULL))
+        return;
+    watch.pre = m->pre, watch.post = m->post, watch.ctx = m->hook_ctx;
+    dl_mlp_set_hooks(m, kit_pre, kit_post, NULL);
+}
+
+// clang-format off
+#define KIT_P2P(X)              \
+    X(KIT_X_INDEX, "index")     \
+    X(KIT_X_KIND, "kind")       \
+    X(KIT_X_OP, "op")           \
+    X(KIT_X_ID, "id")           \
+    X(KIT_X_BYTES, "bytes")
+#define KIT_LAYERS(X)           \
+    X(KIT_Y_STEP, "step")       \
+    X(KIT_Y_PASS, "pass")       \
+    X(KIT_Y_LAYER, "layer")     \
+    X(KIT_Y_MARK, "mark")       \
+    X(KIT_Y_P2P, "p2p")         \
+    X(KIT_Y_SPAN, "span")
+// clang-format on
+DL_CSV_SCHEMA(kit_p2p, KIT_P2P);
+DL_CSV_SCHEMA(kit_layers, KIT_LAYERS);
+
+/* DIR/trace.RANK.csv (dl_trace_write_csv), DIR/p2p.RANK.csv (the kit's
+ * record of every operation started and waited: index, kind start|wait|add,
+ * op, id, bytes sent) and DIR/layers.RANK.csv (for each step, pass and
+ * layer, where those two stood when the layer's pre hook was entered, when
+ * its compute began and when it ended: the number of p2p events and trace
+ * spans before). Only when kit_fsdp_record started them. */
+static dl_status write_fsdp_record(const char *dir, int rank)
+{
+    if (!watch.on)
+        return DL_OK;
+    char path[1200], name[64];
+    size_t n = 0, dropped = 0;
+    const dl_p2p_ev *ev = dl_p2plog_events(&n, &dropped);
+    if (dropped > 0 || watch.dropped > 0 || dl_trace_dropped() > 0)
+        return dl_error_set(DL_ERR_NOMEM, "FSDP's record dropped %zu operations, %zu layer marks and %zu spans",
+                            dropped, watch.dropped, dl_trace_dropped());
+    snprintf(name, sizeof name, "trace.%d.csv", rank);
+    DL_TRY(dl_path_join(path, sizeof path, dir, name));
+    DL_TRY(dl_trace_write_csv(path));
+    snprintf(name, sizeof name, "p2p.%d.csv", rank);
+    DL_TRY(dl_path_join(path, sizeof path, dir, name));
+    dl_csv_out f;
+    DL_TRY(dl_csv_open(&f, path, kit_p2p));
+    dl_status st = DL_OK;
+    for (size_t k = 0; k < n && st == DL_OK; k++) {
+        dl_csv_cell(&f, KIT_X_INDEX, "%zu", k);
+        dl_csv_cell(&f, KIT_X_KIND, "%s", dl_p2plog_kind_name(ev[k].kind));
+        dl_csv_cell(&f, KIT_X_OP, "%s", ev[k].op >= 0 ? dl_comm_op_name((dl_comm_op)ev[k].op) : "none");
+        dl_csv_cell(&f, KIT_X_ID, "%ld", ev[k].id);
+        dl_csv_cell(&f, KIT_X_BYTES, "%zu", ev[k].kind == DL_P2P_START ? ev[k].a_bytes : (size_t)0);
+        st = dl_csv_end_row(&f);
+    }
+    if (st != DL_OK) {
+        dl_csv_abort(&f);
+        return st;
+    }
+    DL_TRY(dl_csv_close(&f));
+    snprintf(name, sizeof name, "layers.%d.csv", rank);
+    DL_TRY(dl_path_join(path, sizeof path, dir, name));
+    DL_TRY(dl_csv_open(&f, path, kit_layers));
+    for (size_t k = 0; k < watch.n && st == DL_OK; k++) {
+        const struct lmark *m = &watch.v[k];
+        dl_csv_cell(&f, KIT_Y_STEP, "%ld", m->step);
+        dl_csv_cell(&f, KIT_Y_PASS, "%s", m->pass == DL_MLP_FORWARD ? "forward" : "backward");
+        dl_csv_cell(&f, KIT_Y_LAYER, "%d", m->layer);
+        dl_csv_cell(&f, KIT_Y_MARK, "%s", lm_names[m->what]);
+        dl_csv_cell(&f, KIT_Y_P2P, "%zu", m->p2p);
+        dl_csv_cell(&f, KIT_Y_SPAN, "%zu", m->span);
+        st = dl_csv_end_row(&f);
+    }
+    if (st != DL_OK) {
+        dl_csv_abort(&f);
+        return st;
+    }
+    return dl_csv_close(&f);
 }
 
 // ---- the self-test of task 2 ----
@@ -767,30 +923,92 @@ static dl_status selftest_case(dl_comm *c, const dl_device *dev, int gather, int
     return dl_npy_write_f32(path, host, 1, n);
 }
 
+/* One case of the self-test of task 4: both collectives started, then waited (see kit.h). */
+static dl_status start_case(dl_comm *c, const dl_device *dev, int k, const char *dir, float *host, float *ag,
+                            float *grad, float *out, float *scratch)
+{
+    int P = dl_comm_size(c), r = dl_comm_rank(c);
+    size_t n = kit_selftest_n(P, k), base = n / (size_t)P, longer = n % (size_t)P;
+    size_t lo = (size_t)r * base + ((size_t)r < longer ? (size_t)r : longer), hi = lo + base + ((size_t)r < longer);
+    for (size_t i = 0; i < n; i++)
+        host[i] =
+            i >= lo && i < hi ? kit_selftest_value(KIT_ST_SHARD, k, 0, i) : kit_selftest_value(KIT_ST_JUNK, k, r, i);
+    if (n > 0)
+        DL_TRY(dl_memcpy_h2d(dev, ag, host, n * sizeof *host));
+    for (size_t i = 0; i < n; i++)
+        host[i] = kit_selftest_value(KIT_ST_INPUT, k, r, i);
+    if (n > 0)
+        DL_TRY(dl_memcpy_h2d(dev, grad, host, n * sizeof *host));
+    shard_pending pa = {0}, pr = {0};
+    const char *fn = "shard_all_gather_start";
+    // rank 0 starts both before the others have started anything: a start that waits for its peers never returns
+    dl_status st = r > 0 ? dl_comm_barrier(c) : DL_OK;
+    if (st == DL_OK) {
+        kit_phase(c, KIT_PH_ALL_GATHER, k);
+        st = shard_all_gather_start(c, dev, ag, n, &pa);
+    }
+    if (st == DL_OK) {
+        kit_phase(c, KIT_PH_REDUCE_SCATTER, k);
+        fn = "shard_reduce_scatter_start";
+        st = shard_reduce_scatter_start(c, dev, grad, n, out, scratch, &pr);
+    }
+    kit_phase(c, KIT_PH_NONE, -1);
+    if (st == DL_OK && r == 0)
+        st = dl_comm_barrier(c);
+    for (int w = 0; w < 2 && st == DL_OK; w++) { // waited in either order: odd ranks the reduce-scatter first
+        fn = "shard_wait";
+        st = shard_wait(c, dev, (w + r) % 2 == 0 ? &pa : &pr);
+    }
+    if (st != DL_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", dl_last_error());
+        return dl_error_set(st, "%s on n = %zu over %d ranks: %s", fn, n, P, why);
+    }
+    char path[1200], name[64];
+    if (n > 0)
+        DL_TRY(dl_memcpy_d2h(dev, host, ag, n * sizeof *host));
+    snprintf(name, sizeof name, "ags.%d.%d.npy", k, r);
+    DL_TRY(dl_path_join(path, sizeof path, dir, name));
+    DL_TRY(dl_npy_write_f32(path, host, 1, n));
+    if (hi > lo)
+        DL_TRY(dl_memcpy_d2h(dev, host, out, (hi - lo) * sizeof *host));
+    snprintf(name, sizeof name, "rss.%d.%d.npy", k, r);
+    DL_TRY(dl_path_join(path, sizeof path, dir, name));
+    return dl_npy_write_f32(path, host, 1, hi - lo);
+}
+
 dl_status kit_selftest(dl_comm *c, const dl_device *dev, const char *what, const char *dir)
 {
-    int P = dl_comm_size(c), gather = strcmp(what, "all_gather") == 0;
-    if (!gather && strcmp(what, "reduce_scatter") != 0)
-        return dl_error_set(DL_ERR_ARG, "--selftest %s: reduce_scatter or all_gather", what);
+    int P = dl_comm_size(c), gather = strcmp(what, "all_gather") == 0, start = strcmp(what, "start") == 0;
+    if (!gather && !start && strcmp(what, "reduce_scatter") != 0)
+        return dl_error_set(DL_ERR_ARG, "--selftest %s: reduce_scatter, all_gather or start", what);
     if (dir == NULL)
         return dl_error_set(DL_ERR_ARG, "--selftest needs --dump DIR");
     DL_TRY(dl_mkdir_p(dir));
     size_t most = 1;
     for (int k = 0; k < KIT_SELFTEST_CASES; k++)
         most = kit_selftest_n(P, k) > most ? kit_selftest_n(P, k) : most;
-    float *host = malloc(most * sizeof *host), *buf = NULL, *scratch = NULL;
+    size_t shard = (most + (size_t)P - 1) / (size_t)P; // the largest shard
+    float *host = malloc(most * sizeof *host), *buf = NULL, *scratch = NULL, *grad = NULL, *out = NULL;
     dl_status st = host != NULL ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory for %zu floats", most);
     if (st == DL_OK)
         st = dl_malloc(dev, (void **)&buf, most * sizeof *buf);
-    if (st == DL_OK) // the largest shard
-        st = dl_malloc(dev, (void **)&scratch, ((most + (size_t)P - 1) / (size_t)P) * sizeof *scratch);
+    if (st == DL_OK) // the ring's one shard; the starts' P - 1 slots
+        st = dl_malloc(dev, (void **)&scratch, (start && P > 1 ? (size_t)(P - 1) : 1) * shard * sizeof *scratch);
+    if (st == DL_OK && start)
+        st = dl_malloc(dev, (void **)&grad, most * sizeof *grad);
+    if (st == DL_OK && start)
+        st = dl_malloc(dev, (void **)&out, shard * sizeof *out);
     dl_comm_log_start(c, 0);
     for (int k = 0; k < KIT_SELFTEST_CASES && st == DL_OK; k++)
-        st = selftest_case(c, dev, gather, k, dir, host, buf, scratch);
+        st = start ? start_case(c, dev, k, dir, host, buf, grad, out, scratch)
+                   : selftest_case(c, dev, gather, k, dir, host, buf, scratch);
     if (st == DL_OK)
         st = write_log(dir, c);
     free(host);
     dl_free(dev, buf);
     dl_free(dev, scratch);
+    dl_free(dev, grad);
+    dl_free(dev, out);
     return st;
 }

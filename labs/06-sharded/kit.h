@@ -169,6 +169,20 @@ extern const char *const kit_phase_names[KIT_PHASES]; /* "none", "step", "reduce
  * (a mark its memory cannot hold is dropped, and the dump says so). */
 void kit_phase(dl_comm *c, kit_phase_kind kind, long id);
 
+/* FSDP under --dump (the grader's prefetch item): from now on, the trace
+ * (dl/trace.h: backward's span per layer) and the kit's record of every
+ * operation started and waited (dl/p2plog.h) record, and the model's hooks
+ * (fsdp_init's) are called through the kit's own, which note where both
+ * records stand when each layer's pre hook is entered, when its compute
+ * begins (pre returned) and when it ends (before post), in every training
+ * step (kit_phase's "step"). kit_dump then also writes DIR/trace.RANK.csv,
+ * DIR/p2p.RANK.csv and DIR/layers.RANK.csv. The marks are the kit's, made
+ * between the kit's dl_mlp and your hooks, never inside them. */
+void kit_fsdp_record(dl_mlp *m);
+/* Puts the kit's hooks back in front of the model's own if they were
+ * replaced (hooks set again); nothing unless kit_fsdp_record runs. */
+void kit_fsdp_watch(dl_mlp *m);
+
 /* The self-test of task 2 (--selftest reduce_scatter|all_gather --dump DIR),
  * run by every rank of c on dev with the log started: for each case k of
  * KIT_SELFTEST_CASES, n = kit_selftest_n(P, k) elements.
@@ -179,7 +193,18 @@ void kit_phase(dl_comm *c, kit_phase_kind kind, long id);
  *     kit_selftest_value(KIT_ST_JUNK, k, rank, i) elsewhere; shard_all_gather;
  *     writes DIR/ag.K.RANK.npy.
  * Each call is a phase of the log (id k), written to DIR/comm.RANK.csv at
- * the end. Returns the first failing call's status (naming it, and n). */
+ * the end. Returns the first failing call's status (naming it, and n).
+ * Task 4's (--selftest start): on each case, the all-gather's buffer filled
+ * as above and the reduce-scatter's input as above, in buffers of their own;
+ * rank 0 starts both (shard_all_gather_start, then
+ * shard_reduce_scatter_start, each a phase of the log: all_gather and
+ * reduce_scatter, id k) before the other ranks start anything — they wait
+ * in a barrier that rank 0 enters only after its starts returned, so a start
+ * that waits for its peers hangs until DL_COMM_TIMEOUT — then every rank
+ * starts both, and waits for both with shard_wait (even ranks the
+ * all-gather first, odd ranks the reduce-scatter first); writes
+ * DIR/ags.K.RANK.npy (the whole buffer) and DIR/rss.K.RANK.npy (out: its
+ * shard_count(n, P, rank) floats). */
 #define KIT_SELFTEST_CASES 6
 enum { KIT_ST_INPUT = 0, KIT_ST_SHARD, KIT_ST_JUNK };
 size_t kit_selftest_n(int P, int k); /* 0, 1, P − 1, 10, 1000, 100003 */

@@ -20,7 +20,7 @@
  * profile's GPUs), summary.json and the plots. --dump DIR writes each
  * rank's parameters, ledger and transport log for the grader;
  * --selftest reduce_scatter|all_gather --dump DIR runs task 2 alone on the
- * kit's cases (kit.h) for it. Not a student file. */
+ * kit's cases (kit.h) for it, --selftest start task 4's. Not a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // NAN
 #include <stdio.h> // fprintf
@@ -106,9 +106,9 @@ static int parse(int argc, char **argv, run *R)
         {"dump", DL_OPT_STRING, &R->dump, "DIR", "each rank's parameters, ledger and transport log (the grader's)",
          NULL, 1, 0, 0},
         {"selftest", DL_OPT_CHOICE, &R->selftest, "HALF",
-         "instead of training, run your reduce_scatter or all_gather on the kit's cases into --dump DIR (the "
-         "grader's)",
-         "reduce_scatter|all_gather", 1, 0, 0},
+         "instead of training, run your reduce_scatter, all_gather or both starts on the kit's cases into --dump "
+         "DIR (the grader's)",
+         "reduce_scatter|all_gather|start", 1, 0, 0},
     };
     int n = 4,
         k = dl_train_opts_pick(&R->t, "hidden,base-batch,warmup,momentum,weight-decay,max-steps,profile", opts + n);
@@ -197,6 +197,7 @@ static dl_status step(run *R, const shard_sgd *opt)
     case KIT_ZERO1:
         return zero_step(&R->z, R->bt.X, R->bt.y, R->B, opt);
     case KIT_FSDP:
+        kit_fsdp_watch(&R->m); // --dump: the kit's hooks around yours, for the grader
         return fsdp_step(&R->f, R->bt.X, R->bt.y, R->B, opt);
     default:
         return kit_ddp_step(R->comm, &R->m, R->bt.X, R->bt.y, R->B, opt);
@@ -354,6 +355,8 @@ int main(int argc, char **argv)
                      kit_mode_names[R.mode], R.P, dl_comm_backend(R.comm), dl_device_describe(&R.dev), R.t.hidden,
                      R.m.n_params, R.B, R.P);
     dl_comm_log_start(R.comm, 0); // the transport's own record, for the grader
+    if (R.dump != NULL && R.mode == KIT_FSDP)
+        kit_fsdp_record(&R.m); // and FSDP's: the trace, the operations started and waited, the layers' marks
     for (int e = 0; e < R.a.epochs && e < MAX_EPOCHS && st == DL_OK && !dl_train_stop(&R.t, R.steps); e++)
         st = epoch(&R, e);
     dl_progress_end(&R.pr);
