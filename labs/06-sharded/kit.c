@@ -740,7 +740,7 @@ static struct {
         size_t p2p, span; /* events of the p2p record and of the trace before this point */
     } * v;
     size_t n, cap, dropped;
-} watch;
+} hooked;
 enum { KIT_LM_ENTER = 0, KIT_LM_COMPUTE, KIT_LM_COMPUTED, KIT_LMS };
 static const char *const lm_names[KIT_LMS] = {"enter", "compute", "computed"};
 
@@ -748,26 +748,26 @@ static void lmark(int pass, int layer, int what)
 {
     if (cur_step < 0) // the steps only, not the evaluation's forwards
         return;
-    if (watch.n == watch.cap) {
-        size_t cap = watch.cap ? 2 * watch.cap : 1024;
-        struct lmark *v = realloc(watch.v, cap * sizeof *v);
+    if (hooked.n == hooked.cap) {
+        size_t cap = hooked.cap ? 2 * hooked.cap : 1024;
+        struct lmark *v = realloc(hooked.v, cap * sizeof *v);
         if (v == NULL) {
-            watch.dropped++;
+            hooked.dropped++;
             return;
         }
-        watch.v = v, watch.cap = cap;
+        hooked.v = v, hooked.cap = cap;
     }
     size_t np = 0, nt = 0;
     dl_p2plog_events(&np, NULL);
     dl_trace_events(&nt);
-    watch.v[watch.n++] = (struct lmark){cur_step, pass, layer, what, np, nt};
+    hooked.v[hooked.n++] = (struct lmark){cur_step, pass, layer, what, np, nt};
 }
 
 static dl_status kit_pre(void *ctx, int layer, dl_mlp_phase phase)
 {
     (void)ctx;
     lmark(phase, layer, KIT_LM_ENTER);
-    dl_status st = watch.pre != NULL ? watch.pre(watch.ctx, layer, phase) : DL_OK;
+    dl_status st = hooked.pre != NULL ? hooked.pre(hooked.ctx, layer, phase) : DL_OK;
     if (st == DL_OK)
         lmark(phase, layer, KIT_LM_COMPUTE);
     return st;
@@ -777,24 +777,24 @@ static dl_status kit_post(void *ctx, int layer, dl_mlp_phase phase)
 {
     (void)ctx;
     lmark(phase, layer, KIT_LM_COMPUTED);
-    return watch.post != NULL ? watch.post(watch.ctx, layer, phase) : DL_OK;
+    return hooked.post != NULL ? hooked.post(hooked.ctx, layer, phase) : DL_OK;
 }
 
 void kit_fsdp_record(dl_mlp *m)
 {
-    if (!watch.on) {
+    if (!hooked.on) {
         dl_trace_start(0);
         dl_p2plog_start((size_t)1 << 22);
-        watch.on = 1;
+        hooked.on = 1;
     }
     kit_fsdp_watch(m);
 }
 
 void kit_fsdp_watch(dl_mlp *m)
 {
-    if (!watch.on || m->pre == kit_pre || (m->pre == NULL && m->post == NULL))
+    if (!hooked.on || m->pre == kit_pre || (m->pre == NULL && m->post == NULL))
         return;
-    watch.pre = m->pre, watch.post = m->post, watch.ctx = m->hook_ctx;
+    hooked.pre = m->pre, hooked.post = m->post, hooked.ctx = m->hook_ctx;
     dl_mlp_set_hooks(m, kit_pre, kit_post, NULL);
 }
 
@@ -824,14 +824,14 @@ DL_CSV_SCHEMA(kit_layers, KIT_LAYERS);
  * spans before). Only when kit_fsdp_record started them. */
 static dl_status write_fsdp_record(const char *dir, int rank)
 {
-    if (!watch.on)
+    if (!hooked.on)
         return DL_OK;
     char path[1200], name[64];
     size_t n = 0, dropped = 0;
     const dl_p2p_ev *ev = dl_p2plog_events(&n, &dropped);
-    if (dropped > 0 || watch.dropped > 0 || dl_trace_dropped() > 0)
+    if (dropped > 0 || hooked.dropped > 0 || dl_trace_dropped() > 0)
         return dl_error_set(DL_ERR_NOMEM, "FSDP's record dropped %zu operations, %zu layer marks and %zu spans",
-                            dropped, watch.dropped, dl_trace_dropped());
+                            dropped, hooked.dropped, dl_trace_dropped());
     snprintf(name, sizeof name, "trace.%d.csv", rank);
     DL_TRY(dl_path_join(path, sizeof path, dir, name));
     DL_TRY(dl_trace_write_csv(path));
@@ -856,8 +856,8 @@ static dl_status write_fsdp_record(const char *dir, int rank)
     snprintf(name, sizeof name, "layers.%d.csv", rank);
     DL_TRY(dl_path_join(path, sizeof path, dir, name));
     DL_TRY(dl_csv_open(&f, path, kit_layers));
-    for (size_t k = 0; k < watch.n && st == DL_OK; k++) {
-        const struct lmark *m = &watch.v[k];
+    for (size_t k = 0; k < hooked.n && st == DL_OK; k++) {
+        const struct lmark *m = &hooked.v[k];
         dl_csv_cell(&f, KIT_Y_STEP, "%ld", m->step);
         dl_csv_cell(&f, KIT_Y_PASS, "%s", m->pass == DL_MLP_FORWARD ? "forward" : "backward");
         dl_csv_cell(&f, KIT_Y_LAYER, "%d", m->layer);
