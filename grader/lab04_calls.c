@@ -12,23 +12,9 @@
 #define T4 "lab04 task 4"
 #define T5 "lab04 task 5"
 
-/* The segment arithmetic (task 2): its value is its output. */
-#define SEGMENT_FN(name)                       \
-    GR_DECLARE(name);                          \
-    size_t GR_FN(name)(size_t n, int P, int s) \
-    {                                          \
-        gr_call c;                             \
-        gr_call_begin(&c, #name, T2);          \
-        size_t v = 0;                          \
-        if (gr_call_live(&c))                  \
-            v = GR_REAL(name)(n, P, s);        \
-        gr_out(&c, &v, sizeof v);              \
-        gr_call_end(&c, DL_OK);                \
-        return v;                              \
-    }
-
-SEGMENT_FN(ring_segment_offset)
-SEGMENT_FN(ring_segment_count)
+/* The segment arithmetic (task 2): its value is its output (replay.h). */
+GR_SEGMENT_FN(ring_segment_offset, T2)
+GR_SEGMENT_FN(ring_segment_count, T2)
 
 /* The collectives: what they leave in buf (on dev) is their output. */
 #define COLLECTIVE(name, task, params, args)                                             \

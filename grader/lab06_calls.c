@@ -10,23 +10,9 @@
 #define T2 "lab06 task 2"
 #define T3 "lab06 task 3"
 
-/* Where the shards lie (task 1): the value is the output. */
-#define SHARD_FN(name)                         \
-    GR_DECLARE(name);                          \
-    size_t GR_FN(name)(size_t n, int P, int s) \
-    {                                          \
-        gr_call c;                             \
-        gr_call_begin(&c, #name, T1);          \
-        size_t v = 0;                          \
-        if (gr_call_live(&c))                  \
-            v = GR_REAL(name)(n, P, s);        \
-        gr_out(&c, &v, sizeof v);              \
-        gr_call_end(&c, DL_OK);                \
-        return v;                              \
-    }
-
-SHARD_FN(shard_offset)
-SHARD_FN(shard_count)
+/* Where the shards lie (task 1): the value is the output (replay.h). */
+GR_SEGMENT_FN(shard_offset, T1)
+GR_SEGMENT_FN(shard_count, T1)
 
 /* The collectives (task 2): what they leave in buf (on dev) is the output. */
 GR_DECLARE(shard_reduce_scatter);

@@ -55,6 +55,22 @@
 #define GR_REAL(name) name
 #endif
 
+/* The wrapper of a function size_t name(size_t n, int P, int s) whose value
+ * is its only output: the segment and shard arithmetic of labs 04 and 06. */
+#define GR_SEGMENT_FN(name, task)              \
+    GR_DECLARE(name);                          \
+    size_t GR_FN(name)(size_t n, int P, int s) \
+    {                                          \
+        gr_call c;                             \
+        gr_call_begin(&c, #name, task);        \
+        size_t v = 0;                          \
+        if (gr_call_live(&c))                  \
+            v = GR_REAL(name)(n, P, s);        \
+        gr_out(&c, &v, sizeof v);              \
+        gr_call_end(&c, DL_OK);                \
+        return v;                              \
+    }
+
 typedef struct gr_call {
     const char *name; /* "logreg_scaler_fit" */
     const char *task; /* "lab01 task 1" */
