@@ -56,6 +56,8 @@ float *gr6_reference(int P, long steps, gr6_way way, int rank, float **init, siz
         idx[k] = malloc(per * sizeof *idx[k]);
     }
     size_t spe = per / B;
+    if (spe == 0)
+        GR_FAIL("the reference's workload has no whole batch of %zu rows per rank (%zu rows each)", B, per);
     dl_lr_config lrc = {
         .base_lr = G6_LR, .base_batch = G6_BASE, .global_batch = B * (size_t)P, .warmup_steps = G6_WARMUP};
     GR_OK(dl_mlp_get_params(&m, cur));

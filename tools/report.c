@@ -205,8 +205,7 @@ static int put_formatted(FILE *f, double v, const char *fmt)
     else if (strcmp(fmt, "bytes") == 0 && v >= 0) {
         char b[32];
         fputs(dl_fmt_bytes(v, b, sizeof b), f);
-    }
-    else if (fmt[0] == 'f' && fmt[1] >= '1' && fmt[1] <= '4' && fmt[2] == '\0')
+    } else if (fmt[0] == 'f' && fmt[1] >= '1' && fmt[1] <= '4' && fmt[2] == '\0')
         fprintf(f, "%.*f", fmt[1] - '0', v);
     else if (fmt[0] == '#' && fmt[1] != '\0' && v == floor(v) && v > -1e15 && v < 1e15)
         fprintf(f, "%.0f %s%s", v, fmt + 1, v == 1 ? "" : "s");

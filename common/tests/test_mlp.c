@@ -855,8 +855,9 @@ END_TEST
 Suite *mlp_suite(void)
 {
     TCase *tc = tcase_of(tcase_with_tmp("mlp", 30),
-                         TESTS(test_shapes_and_init, test_gradient_finite_differences, test_sgd_and_training, test_sgd_slices_make_one_step, test_hooks_move_layers,
-                               test_checkpoint_state_round_trip, test_step_cost_and_hidden, test_write_params));
+                         TESTS(test_shapes_and_init, test_gradient_finite_differences, test_sgd_and_training,
+                               test_sgd_slices_make_one_step, test_hooks_move_layers, test_checkpoint_state_round_trip,
+                               test_step_cost_and_hidden, test_write_params));
     tcase_add_loop_test(tc, test_lowp_forward_matches_reference, 0, 2); // fp16, bf16
     tcase_add_loop_test(tc, test_lowp_backward_matches_reference, 0, 2);
     tcase_of(tc, TESTS(test_f16_underflow_without_loss_scale, test_bf16_does_not_underflow, test_f16_arguments));

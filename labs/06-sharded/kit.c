@@ -257,7 +257,8 @@ dl_status kit_fsdp_params(dl_comm *c, const dl_mlp *m, const fsdp_state *f, floa
     if (st == DL_OK)
         st = dl_malloc(m->dev, (void **)&all, pad_max * (size_t)P * sizeof *all);
     for (int l = 0; l < m->n_layers && st == DL_OK; l++) {
-        size_t n = m->layer[l].count, base = n / (size_t)P, longer = n % (size_t)P, pad = (n + (size_t)P - 1) / (size_t)P;
+        size_t n = m->layer[l].count, base = n / (size_t)P, longer = n % (size_t)P,
+               pad = (n + (size_t)P - 1) / (size_t)P;
         size_t cnt = base + ((size_t)r < longer); // lab 04's segments, by the kit's own arithmetic
         st = dl_memset0(m->dev, mine, pad_max * sizeof *mine);
         if (st == DL_OK && cnt > 0 && f->layer[l].param != NULL)
@@ -268,7 +269,8 @@ dl_status kit_fsdp_params(dl_comm *c, const dl_mlp *m, const fsdp_state *f, floa
             st = dl_memcpy_d2h(m->dev, back, all, pad * (size_t)P * sizeof *back);
         for (int s = 0; s < P && st == DL_OK; s++) {
             size_t off = (size_t)s * base + ((size_t)s < longer ? (size_t)s : longer);
-            memcpy(host + m->layer[l].offset + off, back + (size_t)s * pad, (base + ((size_t)s < longer)) * sizeof *host);
+            memcpy(host + m->layer[l].offset + off, back + (size_t)s * pad,
+                   (base + ((size_t)s < longer)) * sizeof *host);
         }
     }
     dl_free(m->dev, mine), dl_free(m->dev, all), free(back);

@@ -99,8 +99,8 @@ static int parse(int argc, char **argv, run *R)
     R->mode_name = "zero1";
     dl_opt opts[4 + DL_TRAIN_OPTS] = {
         {"mode", DL_OPT_CHOICE, &R->mode_name, "MODE",
-         "zero1 (yours: the optimizer state sharded), fsdp (yours: everything sharded) or ddp", "ddp|zero1|fsdp", 1,
-         0, 0},
+         "zero1 (yours: the optimizer state sharded), fsdp (yours: everything sharded) or ddp", "ddp|zero1|fsdp", 1, 0,
+         0},
         {"no-prefetch", DL_OPT_FLAG, &R->no_prefetch, NULL, "fsdp: gather each layer only when it is needed", NULL, 1,
          0, 0},
         {"dump", DL_OPT_STRING, &R->dump, "DIR", "each rank's parameters, ledger and transport log (the grader's)",
@@ -115,9 +115,9 @@ static int parse(int argc, char **argv, run *R)
     if (k < 0)
         return DL_CLI_ERROR;
     int rc = dl_cli_parse(argc, argv, "lab06",
-                        "Lab 06: sharded data parallelism, ZeRO-1 and FSDP on your own reduce-scatter and "
-                        "all-gather. Start it with common/bin/dlrun -n P.",
-                             &R->a, opts, n + k);
+                          "Lab 06: sharded data parallelism, ZeRO-1 and FSDP on your own reduce-scatter and "
+                          "all-gather. Start it with common/bin/dlrun -n P.",
+                          &R->a, opts, n + k);
     return rc == DL_CLI_RUN ? dl_profile_cli("lab06", R->t.profile) : rc; // --profile list
 }
 
@@ -228,7 +228,8 @@ static dl_status epoch(run *R, int e)
     }
     dl_comm_stats st;
     dl_comm_stats_get(R->comm, &st);
-    double *row = R->rows[e], epoch_s, imbalance, total, steps = (double)(s > 0 ? s : 1); // --max-steps may stop it early
+    double *row = R->rows[e], epoch_s, imbalance, total,
+           steps = (double)(s > 0 ? s : 1); // --max-steps may stop it early
     DL_TRY(dl_epoch_clock_end(R->comm, t0, 0, NULL, &epoch_s, &imbalance));
     DL_TRY(dl_mlp_loss_total(&R->m, &total));
     DL_TRY(dl_comm_allreduce(R->comm, &total, 1, DL_F64, DL_RED_AVG));
@@ -236,8 +237,8 @@ static dl_status epoch(run *R, int e)
     row[M_LOSS] = total / steps;
     row[M_EPOCH_S] = epoch_s;
     // the bytes this rank sent: your collectives' point-to-point messages, or what DDP's ring would send
-    row[M_SENT] = R->mode != KIT_DDP ? (double)st.bytes[DL_OP_SENDRECV] / steps
-                                     : kit_sent_bytes(KIT_DDP, R->m.n_params, R->P);
+    row[M_SENT] =
+        R->mode != KIT_DDP ? (double)st.bytes[DL_OP_SENDRECV] / steps : kit_sent_bytes(KIT_DDP, R->m.n_params, R->P);
     DL_TRY(accuracy(R, &R->val, &row[M_VAL_ACC]));
     dl_progress_line(&R->pr, 0, "lab06: epoch %d  loss %.4f  val acc %.4f  %.2f s  sent %.0f B/step", e + 1,
                      row[M_LOSS], row[M_VAL_ACC], epoch_s, row[M_SENT]);
@@ -367,8 +368,10 @@ int main(int argc, char **argv)
     if (st == DL_OK)
         st = dl_replica_diff(R.comm, R.params, R.m.n_params, &R.param_diff);
     if (st == DL_OK && R.param_diff != 0 && R.rank == 0)
-        fprintf(stderr, "lab06: warning: at the end the ranks' parameters differ by up to %g: they did not all apply "
-                        "the same update (a shard not all-gathered after its step?)\n", R.param_diff);
+        fprintf(stderr,
+                "lab06: warning: at the end the ranks' parameters differ by up to %g: they did not all apply "
+                "the same update (a shard not all-gathered after its step?)\n",
+                R.param_diff);
     if (st == DL_OK && R.dump != NULL)
         st = kit_dump(R.dump, R.comm, R.params, R.m.n_params);
     if (st == DL_OK)
