@@ -25,7 +25,7 @@ die() {
     echo "new-lab: $*" >&2
     exit 2
 }
-usage="usage: tools/new-lab.sh NN-name [--title TEXT]   (NN two digits, name lowercase: 06-sharded)"
+usage="usage: tools/new-lab.sh NN-name [--title TEXT]   (NN two digits, name lowercase: 07-pipeline)"
 dir=
 title=
 while [ $# -gt 0 ]; do
@@ -47,7 +47,7 @@ done
 [ -n "$dir" ] || die "$usage"
 [[ $dir =~ ^([0-9][0-9])-([a-z][a-z0-9-]*[a-z0-9])$ ]] ||
     die "'$dir': expected NN-name: two digits, a dash, then a name of at least two characters that starts with a \
-lowercase letter and holds lowercase letters, digits and dashes, ending in a letter or digit (06-sharded)"
+lowercase letter and holds lowercase letters, digits and dashes, ending in a letter or digit (07-pipeline)"
 id=${BASH_REMATCH[1]}
 name=${BASH_REMATCH[2]}
 pfx=${name//-/_}
