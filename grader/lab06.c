@@ -290,6 +290,11 @@ static const gr_item items[] = {
             "in pre(l): wait for layer l's gather, then start the next one's (l + 1 forward, l - 1 backward); wait for "
             "it in its own pre",
             "task-5-fsdp-55-points", 180, GR_JUDGE),
+    GR_ITEM(gr_test_gpu_one_rank, "gpu_one_rank", "one GPU: 20 steps of ZeRO-1 and of FSDP equal the CPU reference", 10,
+            GR_GPU1, "zero1_equivalence",
+            "the same code on device pointers: shard_alloc gives device memory there, and dl_add, dl_copy, dl_scale "
+            "and the dl_comm calls take it",
+            "running-on-gpus", 300, GR_JUDGE),
 };
 
 GR_LAB("06", "Sharded data parallelism: ZeRO-1 and FSDP on your own reduce-scatter and all-gather", "06-sharded",

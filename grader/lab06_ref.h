@@ -95,4 +95,7 @@ GR_TEST_DECLARE(test_fsdp_memory);
 GR_TEST_DECLARE(test_fsdp_traffic);
 GR_TEST_DECLARE(test_fsdp_prefetch);
 
+/* The GPU tier's item (lab06_gpu.c). */
+GR_TEST_DECLARE(test_gpu_one_rank);
+
 #endif /* GRADER_LAB06_REF_H */
