@@ -17,8 +17,10 @@ dl_status shard_all_gather_start(dl_comm *c, const dl_device *dev, float *buf, s
 dl_status shard_reduce_scatter_start(dl_comm *c, const dl_device *dev, const float *grad, size_t n, float *out,
                                      float *scratch, shard_pending *p)
 {
-    if (c == NULL || dev == NULL || p == NULL || dl_comm_size(c) > SHARD_MAX_RANKS ||
-        (n > 0 && (grad == NULL || out == NULL || (dl_comm_size(c) > 1 && scratch == NULL))))
+    int world = c != NULL ? dl_comm_size(c) : 1, me = c != NULL ? dl_comm_rank(c) : 0;
+    size_t mine = n / (size_t)world + ((size_t)me < n % (size_t)world); // this rank's shard (lab 04's segments)
+    if (c == NULL || dev == NULL || p == NULL || world > SHARD_MAX_RANKS ||
+        (n > 0 && (grad == NULL || (mine > 0 && out == NULL) || (world > 1 && scratch == NULL))))
         return dl_error_set(DL_ERR_ARG, "shard_reduce_scatter_start: need a comm of at most %d ranks, a device, "
                                         "the gradient, its shard, the slots and a pending record", SHARD_MAX_RANKS);
     return DL_TODO("lab06 task 4: P - 1 exchanges of the owners' shards started at once");

@@ -181,27 +181,31 @@ typedef struct shard_pending {
 } shard_pending;
 
 /* Starts an all-gather of buf (n floats on dev, shard r of it complete on
- * rank r) by pairwise exchange: for k = 1 .. P − 1, one dl_comm_isendrecv
- * that sends shard r to rank (r + k) mod P and receives shard (r − k) mod P
- * from that rank, into its place in buf. The same bytes as the ring's P − 1
- * steps, but no step waits for another: all P − 1 go at once, and the call
- * returns without waiting. shard_wait finishes it. */
+ * rank r) by pairwise exchange: P − 1 dl_comm_isendrecv calls, one with
+ * every other rank, each sending shard r to one peer and receiving that
+ * peer's own shard into its place in buf. Which peer each call pairs with
+ * is yours to arrange, so that every rank's calls meet their partners'. The
+ * same bytes as the ring's P − 1 steps, but no exchange waits for another:
+ * all P − 1 are started, and the call returns without waiting for any —
+ * not even for a peer to start. shard_wait finishes it. */
 dl_status shard_all_gather_start(dl_comm *c, const dl_device *dev, float *buf, size_t n, shard_pending *p);
 
 /* Starts a reduce-scatter of grad (n floats on dev) to the mean by pairwise
- * exchange: for k = 1 .. P − 1, one dl_comm_isendrecv that sends shard
- * (r + k) mod P of grad to its owner and receives, from rank (r − k) mod P,
- * that rank's copy of shard r into scratch slot k − 1 (scratch: P − 1 slots
- * of shard_count(n, P, 0) floats on dev, slot j at scratch + j ·
- * shard_count(n, P, 0)). Returns without waiting; shard_wait finishes it:
- * out (shard_count(n, P, r) floats on dev) = grad's own shard r plus the
- * slots in the order k = 1, 2, ..., P − 1, times 1/P. grad and scratch must
- * stay untouched until then. P = 1: out = grad, at shard_wait. */
+ * exchange: P − 1 dl_comm_isendrecv calls, one with every other rank, each
+ * sending that peer's shard of grad to it and receiving the peer's copy of
+ * shard r into scratch ((P − 1)·shard_count(n, P, 0) floats on dev: room
+ * for every peer's copy, laid out as you like). Returns without waiting;
+ * shard_wait finishes it: out (shard_count(n, P, r) floats on dev, NULL
+ * allowed when that count is 0) = the P copies of shard r (grad's own and
+ * the P − 1 received) added up in fp32, in any order, times 1/P. grad and
+ * scratch stay untouched until then. P = 1: out = grad's own shard, at
+ * shard_wait. */
 dl_status shard_reduce_scatter_start(dl_comm *c, const dl_device *dev, const float *grad, size_t n, float *out,
                                      float *scratch, shard_pending *p);
 
-/* Waits for every request of p, then finishes a reduce-scatter (the sum
- * and the mean into out); zeroes p. A zeroed p is done already. */
+/* Waits for every request of p (all of them, also after one fails), then
+ * finishes a reduce-scatter (the sum and the mean into out); zeroes p. A
+ * zeroed p is done already. */
 dl_status shard_wait(dl_comm *c, const dl_device *dev, shard_pending *p);
 
 // ---- task 5 (fsdp.c): FSDP ----
@@ -238,29 +242,36 @@ typedef struct fsdp_state {
  * without comm, model or mem, or more than SHARD_MAX_RANKS ranks. */
 dl_status fsdp_init(fsdp_state *f);
 
-/* The model's hooks (ctx: the fsdp_state). pre: the layer's parameters
- * gathered and in the model's views (layer[l].W and b into full) — waiting
- * for an all-gather started earlier, or starting and waiting for one — and,
- * with f->prefetch, the all-gather of the layer the pass needs next (l + 1
- * in forward, l − 1 in backward) started; in backward also the layer's
- * full_grad allocated and in the views gW and gb. post: the layer's
- * gathered parameters freed (the views NULL): forward frees every layer
- * after use, and backward gathers it again. */
+/* The model's hooks (ctx: the fsdp_state); what must hold when each returns:
+ * - pre(l, phase): layer l's parameters are gathered whole into buffers of
+ *   your own and the model's views W and b point at them; in backward its
+ *   gW and gb point at a whole-gradient buffer of your own too. With
+ *   f->prefetch, the all-gather of the layer the pass needs next (l + 1 in
+ *   forward, l − 1 in backward) has been started and not waited for: it
+ *   runs while layer l computes.
+ * - post(l, phase): layer l's gathered parameters are freed and the four
+ *   views NULL. Forward frees every layer after use, and backward gathers
+ *   it again (the whole gradient lives on until its reduce-scatter is done).
+ * At no time does a rank hold more than two layers' parameters whole. */
 dl_status fsdp_pre(void *ctx, int layer, dl_mlp_phase phase);
 dl_status fsdp_post(void *ctx, int layer, dl_mlp_phase phase);
 
 /* Backward's callback (dl_mlp_ready_fn, ctx: the fsdp_state): layer
- * `layer`'s gradient (grad, count elements: its full_grad) is final. Finish
- * the previous layer's reduce-scatter (freeing its full_grad and scratch),
- * then start this layer's into its grad shard. Failures go into f->status. */
+ * `layer`'s gradient (grad, count elements: its whole gradient) is final:
+ * its reduce-scatter to the mean, into the layer's grad shard, starts now,
+ * to run while backward computes the layers below. At no time does a rank
+ * hold more than two layers' gradients whole, and what a finished
+ * reduce-scatter read is freed. It cannot return a status: the first
+ * failure goes into f->status, which fsdp_step sets to DL_OK before its
+ * backward and reads after it. */
 void fsdp_grad_ready(void *ctx, int layer, void *grad, size_t count);
 
 /* One FSDP optimizer step on this rank's batch, as zero_step's contract
- * says (forward, loss with NULL, backward with fsdp_grad_ready; the last
- * reduce-scatter finished; SGD with momentum on every layer's shard,
- * dl_mlp_sgd_slice) — but no rank ever holds more than two layers'
- * parameters and two layers' gradients whole. The result equals one rank's
- * step on every rank's rows together. */
+ * says (forward, loss with NULL, backward with fsdp_grad_ready, SGD with
+ * momentum on every layer's shard with dl_mlp_sgd_slice), with every
+ * collective finished and every whole-layer buffer freed before it returns.
+ * The result equals one rank's step on every rank's rows together.
+ * model->steps is the kit's: neither step needs to advance it. */
 dl_status fsdp_step(fsdp_state *f, const float *X, const int32_t *y, size_t n, const shard_sgd *opt);
 
 /* Frees everything fsdp_init and the hooks allocated, waits for nothing
