@@ -74,7 +74,11 @@ HAVE_NCCL := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1,
 NVCC_FLAGS = -O2 -g -std=c++17 $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
               -Xcompiler -Wall -Icommon/include -DDL_HAVE_CUDA $(if $(HAVE_NCCL),-DDL_HAVE_NCCL)
 CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
-LDLIBS_CUDA := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcublas -lcudart \
+# cuBLAS is opened on first use (common/src/cuda/device_cuda.cu), by the name
+# its library gives itself; linked only where other code calls it (--as-needed)
+CUBLAS_SO := $(or $(shell objdump -p $(CUDA_LIBDIR)/libcublas.so 2>/dev/null | sed -n 's/^ *SONAME *//p'),libcublas.so)
+NVCC_FLAGS += -DDL_CUBLAS_SO='"$(CUBLAS_SO)"'
+LDLIBS_CUDA := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -Wl,--push-state,--as-needed -lcublas -Wl,--pop-state -lcudart \
                $(if $(HAVE_NCCL),-lnccl) -lstdc++ -ldl -lrt
 CFLAGS_BASE += -DDL_HAVE_CUDA $(if $(HAVE_NCCL),-DDL_HAVE_NCCL)
 else

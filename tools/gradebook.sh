@@ -84,6 +84,33 @@ build_here() { # log: the driver and the worker of the files in $tree
 }
 # the release staged for this lab: no later lab, and none of the kit's code that answers its tasks
 bash tools/release-tree.sh "$tree" "$lab" || { echo "gradebook: cannot lay out the student release" >&2; exit 1; }
+# The objects of this kit's own build that hold no student code (the lab's kit
+# code, the grader's worker) start the release's build, with their times and
+# their dependency files (made to name the release's build folder): make
+# compiles again whatever differs there (a source, a header, the flags, the
+# objects that name the tree's path), derives the lab's rules there, and
+# compiles the skeleton's files against them, as it would from nothing.
+seed() { # from-dir to-dir [file-name...]: those files of from-dir (default all)
+    local from=$1 to=$2 pat f
+    shift 2
+    mkdir -p "$to"
+    for pat in "${@:-*}"; do
+        for f in "$from"/$pat; do
+            [ -f "$f" ] || continue
+            case $f in
+            *.d) sed "s|^$B/obj/|build/obj/|" "$f" >"$to/${f##*/}" && touch -r "$f" "$to/${f##*/}" ;;
+            *) cp -p "$f" "$to/" ;;
+            esac
+        done
+    done
+}
+if [ -f "$B/.flags" ] && [ -d "$B/obj/kit/$lab" ] && [ -d "$B/obj/grader" ]; then
+    mkdir -p "$tree/build"
+    cp -p "$B/.flags" "$tree/build/.flags"
+    seed "$B/obj/kit/$lab" "$tree/build/obj/kit/$lab"
+    seed "$B/obj/grader" "$tree/build/obj/grader" 'worker.[od]' 'items.[od]' 'replay.[od]' 'sandbox.[od]' \
+        'drivers.[od]' "lab$lab.[od]" "lab${lab}_*.[od]"
+fi
 # built once with its untouched skeleton: the kit's objects, the grader's and the
 # lab's API rules; a submission's files, copied in later, are newer than all of it
 build_here "$root/kit-build.log" ||

@@ -35,7 +35,5 @@ else
     find . -path ./build -prune -o -path ./.git -prune -o -type f -print0 | sed -z 's|^\./||'
 fi | grep -zv -E "$drop" |
     while IFS= read -r -d '' f; do
-        [ -f "$f" ] || continue # deleted but still tracked
-        mkdir -p "$dest/$(dirname "$f")"
-        cp -p "$f" "$dest/$f"
-    done
+        if [ -f "$f" ]; then printf '%s\0' "$f"; fi # (not one deleted but still tracked)
+    done | xargs -0 -r cp -p --parents -t "$dest" # (one cp for many files: a release is hundreds)

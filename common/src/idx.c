@@ -7,9 +7,12 @@
 
 #include "dl/data.h"
 
-dl_status dl_read_idx(const char *path, dl_idx *out)
+/* The header, then the data of the first max_items items (0: all of them);
+ * *in_file: how many items the header says the file holds. */
+static dl_status read_idx(const char *path, size_t max_items, dl_idx *out, uint32_t *in_file)
 {
     memset(out, 0, sizeof *out);
+    *in_file = 0;
     gzFile f = gzopen(path, "rb");
     if (f == NULL)
         return dl_error_set(DL_ERR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib error");
@@ -32,7 +35,7 @@ dl_status dl_read_idx(const char *path, dl_idx *out)
         goto done;
     }
     out->ndim = head[3];
-    size_t count = 1;
+    size_t count = 1, item = 1;
     for (int i = 0; i < out->ndim; i++) {
         unsigned char b[4];
         got = gzread(f, b, 4);
@@ -46,6 +49,13 @@ dl_status dl_read_idx(const char *path, dl_idx *out)
             goto done;
         }
         count *= out->dims[i];
+        item *= i > 0 ? out->dims[i] : 1;
+    }
+    *in_file = out->dims[0];
+    if (max_items > 0 && max_items < out->dims[0]) {
+        // only the first items are read (decompressed): the rest of the file is not looked at
+        out->dims[0] = (uint32_t)max_items;
+        count = max_items * item;
     }
     out->count = count;
     out->data = malloc(count);
@@ -72,8 +82,21 @@ done:
     if (st != DL_OK) {
         free(out->data);
         memset(out, 0, sizeof *out);
+        *in_file = 0;
     }
     return st;
+}
+
+dl_status dl_read_idx(const char *path, dl_idx *out)
+{
+    uint32_t in_file;
+    return read_idx(path, 0, out, &in_file);
+}
+
+dl_status dl_read_idx_first(const char *path, size_t max_items, dl_idx *out)
+{
+    uint32_t in_file;
+    return read_idx(path, max_items, out, &in_file);
 }
 
 void dl_idx_free(dl_idx *idx)
@@ -84,10 +107,17 @@ void dl_idx_free(dl_idx *idx)
 
 dl_status dl_read_idx_pair(const char *images, const char *labels, int n_classes, dl_dataset *out)
 {
+    return dl_read_idx_pair_first(images, labels, n_classes, 0, out);
+}
+
+dl_status dl_read_idx_pair_first(const char *images, const char *labels, int n_classes, size_t max_rows,
+                                 dl_dataset *out)
+{
     memset(out, 0, sizeof *out);
     dl_idx im, lb;
-    DL_TRY(dl_read_idx(images, &im));
-    dl_status st = dl_read_idx(labels, &lb);
+    uint32_t n_im, n_lb; // the items each file holds, whatever was read of them
+    DL_TRY(read_idx(images, max_rows, &im, &n_im));
+    dl_status st = read_idx(labels, max_rows, &lb, &n_lb);
     if (st != DL_OK) {
         dl_idx_free(&im);
         return st;
@@ -96,9 +126,8 @@ dl_status dl_read_idx_pair(const char *images, const char *labels, int n_classes
         st = dl_error_set(DL_ERR_FORMAT,
                           "%s / %s: expected images (n, rows, cols) and labels (n), got %d and %d dimensions", images,
                           labels, im.ndim, lb.ndim);
-    } else if (im.dims[0] != lb.dims[0]) {
-        st = dl_error_set(DL_ERR_FORMAT, "%s has %u images but %s has %u labels", images, im.dims[0], labels,
-                          lb.dims[0]);
+    } else if (n_im != n_lb) {
+        st = dl_error_set(DL_ERR_FORMAT, "%s has %u images but %s has %u labels", images, n_im, labels, n_lb);
     } else {
         size_t n = im.dims[0], d = (size_t)im.dims[1] * im.dims[2];
         st = dl_dataset_alloc(out, n, d, n_classes);

@@ -85,8 +85,9 @@ static dl_status load_fashion(const char *opts, dl_data *out)
                             "package (`make deps`, or sudo apt-get install dataset-fashion-mnist), "
                             "or set DL_DATA_DIR to a folder with the four Fashion-MNIST .gz files",
                             ti);
-    DL_TRY(dl_read_idx_pair(ti, tl, 10, &out->train));
-    dl_status st = dl_read_idx_pair(vi, vl, 10, &out->test);
+    // train=N, test=N: only the first N rows are read (and decompressed)
+    DL_TRY(dl_read_idx_pair_first(ti, tl, 10, n_train, &out->train));
+    dl_status st = dl_read_idx_pair_first(vi, vl, 10, n_test, &out->test);
     if (st != DL_OK) {
         dl_dataset_free(&out->train);
         return st;

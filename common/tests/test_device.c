@@ -108,6 +108,36 @@ START_TEST(open_cuda_without_gpu)
 }
 END_TEST
 
+#ifdef DL_HAVE_CUDA
+const char *dl_cublas_error_string(int st); /* dl/cuda_check.h's, without cuBLAS's headers (st: a cublasStatus_t) */
+#endif
+
+/* 1 when this process has the library path mapped (/proc/self/maps). */
+static int mapped(const char *path_part)
+{
+    char *maps = slurp("/proc/self/maps", NULL);
+    int yes = maps != NULL && strstr(maps, path_part) != NULL;
+    free(maps);
+    return yes;
+}
+
+START_TEST(cublas_on_first_use)
+{
+#ifdef DL_HAVE_CUDA
+    // the kit's cuBLAS calls open the library the first time one runs, not before
+    if (dl_cuda_device_count() == 0)
+        ck_assert_msg(!mapped("libcublas"), "cuBLAS was loaded before any of its functions was called");
+    // cuBLAS's own words (its versions word them differently), not the kit's for a library it could not open
+    const char *ok = dl_cublas_error_string(0), *not_init = dl_cublas_error_string(1);
+    ck_assert_str_ne(ok, "cuBLAS could not be loaded");
+    ck_assert_str_ne(ok, not_init);
+    ck_assert(mapped("libcublas"));
+#else
+    ck_assert(!mapped("libcublas"));
+#endif
+}
+END_TEST
+
 START_TEST(versions)
 {
     ck_assert_int_gt((int)strlen(dl_cuda_runtime_version()), 0);
@@ -190,6 +220,6 @@ END_TEST
 Suite *device_suite(void)
 {
     return suite_of("device", tcase_with_timeout("device", 30),
-                    TESTS(parse_specs, env_var_is_the_default, open_cpu, open_cuda_without_gpu, versions, cpu_memory,
-                          cpu_streams_and_events));
+                    TESTS(parse_specs, env_var_is_the_default, open_cpu, open_cuda_without_gpu, cublas_on_first_use,
+                          versions, cpu_memory, cpu_streams_and_events));
 }

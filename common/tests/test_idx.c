@@ -179,8 +179,67 @@ START_TEST(image_label_pairs)
 }
 END_TEST
 
+START_TEST(first_rows_only)
+{
+    unsigned char pix[3 * 2 * 2], lab[3] = {2, 0, 9};
+    for (int i = 0; i < 12; i++)
+        pix[i] = (unsigned char)(i * 23);
+    const uint32_t di[3] = {3, 2, 2}, dl[1] = {3};
+    write_idx(tpath("im.gz"), 1, 3, di, pix, 12);
+    write_idx(tpath("lb"), 0, 1, dl, lab, 3);
+    // the first two items: dims[0] says how many were read
+    dl_idx idx;
+    ck_assert_st(dl_read_idx_first(tpath("im.gz"), 2, &idx), DL_OK);
+    ck_assert_uint_eq(idx.dims[0], 2);
+    ck_assert_uint_eq(idx.dims[1], 2);
+    ck_assert_uint_eq(idx.count, 8);
+    ck_assert_mem_eq(idx.data, pix, 8);
+    dl_idx_free(&idx);
+    // 0, or more than the file holds: all of it
+    for (size_t max = 0; max < 6; max += 5) {
+        ck_assert_st(dl_read_idx_first(tpath("im.gz"), max, &idx), DL_OK);
+        ck_assert_uint_eq(idx.dims[0], 3);
+        ck_assert_uint_eq(idx.count, 12);
+        ck_assert_mem_eq(idx.data, pix, 12);
+        dl_idx_free(&idx);
+    }
+    // the first rows of a pair are the first rows of the whole pair, bit for bit
+    dl_dataset all, first;
+    ck_assert_st(dl_read_idx_pair(tpath("im.gz"), tpath("lb"), 10, &all), DL_OK);
+    ck_assert_st(dl_read_idx_pair_first(tpath("im.gz"), tpath("lb"), 10, 2, &first), DL_OK);
+    ck_assert_uint_eq(first.n, 2);
+    ck_assert_uint_eq(first.d, 4);
+    ck_assert_mem_eq(first.X, all.X, 2 * 4 * sizeof(float));
+    ck_assert_int_eq(first.y[0], 2);
+    ck_assert_int_eq(first.y[1], 0);
+    dl_dataset_free(&first);
+    dl_dataset_free(&all);
+    // a data part cut short within the rows asked for is still an error
+    write_idx(tpath("short.gz"), 1, 3, di, pix, 6);
+    dl_idx zero;
+    memset(&zero, 0, sizeof zero);
+    memset(&idx, 0xab, sizeof idx);
+    ck_assert_st(dl_read_idx_first(tpath("short.gz"), 2, &idx), DL_ERR_FORMAT);
+    ck_assert_has(dl_last_error(), "truncated: 6 of 8 data bytes");
+    ck_assert(memcmp(&idx, &zero, sizeof idx) == 0);
+    // files that disagree on their number of items, beyond the rows read too
+    const uint32_t d2[1] = {2};
+    write_idx(tpath("lb2"), 0, 1, d2, lab, 2);
+    dl_dataset dz;
+    memset(&dz, 0, sizeof dz);
+    memset(&first, 0xab, sizeof first);
+    ck_assert_st(dl_read_idx_pair_first(tpath("im.gz"), tpath("lb2"), 10, 1, &first), DL_ERR_FORMAT);
+    ck_assert_has(dl_last_error(), "3 images");
+    ck_assert_has(dl_last_error(), "2 labels");
+    ck_assert(memcmp(&first, &dz, sizeof first) == 0);
+    // a label out of range among the rows read
+    ck_assert_st(dl_read_idx_pair_first(tpath("im.gz"), tpath("lb"), 2, 1, &first), DL_ERR_RANGE);
+    ck_assert_has(dl_last_error(), "label 2 of item 0 is out of range [0, 2)");
+}
+END_TEST
+
 Suite *idx_suite(void)
 {
     return suite_of("idx", tcase_with_tmp("idx", 20),
-                    TESTS(reads_plain_and_gzip, truncated_and_malformed, image_label_pairs));
+                    TESTS(reads_plain_and_gzip, truncated_and_malformed, image_label_pairs, first_rows_only));
 }

@@ -75,9 +75,16 @@ typedef struct dl_idx {
 } dl_idx;
 
 dl_status dl_read_idx(const char *path, dl_idx *out);
+/* The header and the first max_items items only (0: all; dims[0] says how many
+ * were read): a gzip file is decompressed no further than they go. */
+dl_status dl_read_idx_first(const char *path, size_t max_items, dl_idx *out);
 void dl_idx_free(dl_idx *idx);
 /* Images (n, rows, cols) and labels (n) into a dataset, pixels / 255. */
 dl_status dl_read_idx_pair(const char *images, const char *labels, int n_classes, dl_dataset *out);
+/* The same, for the first max_rows rows only (0: all); both files must still
+ * hold the same number of items. */
+dl_status dl_read_idx_pair_first(const char *images, const char *labels, int n_classes, size_t max_rows,
+                                 dl_dataset *out);
 
 // ---- NumPy .npy (version 1.0, little-endian float32 '<f4' or int32 '<i4', C order) ----
 typedef struct dl_npy {

@@ -2,6 +2,8 @@
  * events, and the check-macro helpers. Built only when nvcc is found. */
 #include <cublas_v2.h> // cublasCreate, cublasSetStream
 #include <cuda_runtime.h> // cudaGetDeviceCount, cudaMallocAsync, ...
+#include <dlfcn.h> // dlopen, dlsym: cuBLAS on first use
+#include <pthread.h> // pthread_once
 #include <stdio.h> // snprintf, fprintf
 
 #ifdef DL_HAVE_NCCL
@@ -10,6 +12,72 @@
 
 #include "../backend.h" // dl_cuda_*_
 #include "dl/cuda_check.h" // DL_CUDA_CHECK, DL_CUBLAS_CHECK
+
+// ---- cuBLAS, loaded on first use ----
+// The kit's cuBLAS calls (here and in blas_cuda.cu) reach the library through
+// these definitions of its functions, which open it (dlopen) the first time a
+// program calls one: a program that never opens a GPU never loads it. Loading
+// libcublasLt costs about 0.1 s of CPU (its initialisers) in every process,
+// every rank of every job, where most of them only compute on the CPU. The
+// executables link -lcublas --as-needed: only code that calls another cuBLAS
+// function (a student's .cu file may) brings the library in at start-up again.
+// Each definition is one of a C function the header declares, so the compiler
+// holds it to cuBLAS's signature (another would conflict), and its pointer too.
+
+#ifndef DL_CUBLAS_SO
+#define DL_CUBLAS_SO "libcublas.so"
+#endif
+
+static void *cublas_lib;
+static pthread_once_t cublas_once = PTHREAD_ONCE_INIT;
+static void cublas_open(void)
+{
+    cublas_lib = dlopen(DL_CUBLAS_SO, RTLD_NOW | RTLD_LOCAL);
+    if (cublas_lib == NULL)
+        fprintf(stderr, "ddplab: cannot load cuBLAS (%s): %s\n", DL_CUBLAS_SO, dlerror());
+}
+
+template <typename F> static F *cublas_fn(F *&f, const char *name)
+{
+    if (f == NULL) {
+        pthread_once(&cublas_once, cublas_open);
+        if (cublas_lib != NULL)
+            f = (F *)dlsym(cublas_lib, name);
+    }
+    return f;
+}
+
+#define DL_CUBLAS_LAZY(name, params, args)                                           \
+    extern "C" cublasStatus_t CUBLASWINAPI name params                               \
+    {                                                                                \
+        static cublasStatus_t(CUBLASWINAPI *f) params;                               \
+        return cublas_fn(f, #name) != NULL ? f args : CUBLAS_STATUS_NOT_INITIALIZED; \
+    }
+DL_CUBLAS_LAZY(cublasCreate_v2, (cublasHandle_t * handle), (handle))
+DL_CUBLAS_LAZY(cublasDestroy_v2, (cublasHandle_t handle), (handle))
+DL_CUBLAS_LAZY(cublasSetStream_v2, (cublasHandle_t handle, cudaStream_t streamId), (handle, streamId))
+DL_CUBLAS_LAZY(cublasSgemm_v2,
+               (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C,
+                int ldc),
+               (handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
+DL_CUBLAS_LAZY(cublasSgemv_v2,
+               (cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A,
+                int lda, const float *x, int incx, const float *beta, float *y, int incy),
+               (handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy))
+DL_CUBLAS_LAZY(cublasGemmEx,
+               (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype,
+                int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+                cublasGemmAlgo_t algo),
+               (handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType,
+                algo))
+
+extern "C" const char *CUBLASWINAPI cublasGetStatusString(cublasStatus_t status)
+{
+    static decltype(cublasGetStatusString) *f;
+    return cublas_fn(f, "cublasGetStatusString") != NULL ? f(status) : "cuBLAS could not be loaded";
+}
 
 // ---- error reporting ----
 
