@@ -295,6 +295,10 @@ static const gr_item items[] = {
             "the same code on device pointers: shard_alloc gives device memory there, and dl_add, dl_copy, dl_scale "
             "and the dl_comm calls take it",
             "running-on-gpus", 300, GR_JUDGE),
+    GR_ITEM(gr_test_gpu4_ranks, "gpu4_ranks",
+            "four GPUs: 20 steps of ZeRO-1 and of FSDP on every rank equal the four-rank reference", 10, GR_GPU4,
+            "fsdp_equivalence", "one GPU per rank (dlrun -n 4 --device cuda): your exchanges go through NCCL",
+            "running-on-gpus", 600, GR_JUDGE),
 };
 
 GR_LAB("06", "Sharded data parallelism: ZeRO-1 and FSDP on your own reduce-scatter and all-gather", "06-sharded",

@@ -48,3 +48,46 @@ GR_TEST(test_gpu_one_rank)
     one_gpu("fsdp");
 }
 END_TEST
+
+/* Four GPUs, one a rank (NCCL's point-to-point calls on device memory):
+ * ZeRO-1 and FSDP for 20 steps, every rank's parameters (FSDP's put together
+ * by the kit) against the four-rank reference, within the same tolerance. */
+static void four_gpus(const char *mode)
+{
+    char name[32], args[1200];
+    snprintf(name, sizeof name, "gpu4-%s", mode);
+    snprintf(args, sizeof args,
+             "--device cuda --mode %s --data %s --hidden %s --batch-size %d --max-steps %d --epochs 50 --lr %g "
+             "--base-batch %d --warmup %d --momentum %g --weight-decay %g --seed %d --dump '%s/dump'",
+             mode, G6_DATA, G6_HIDDEN, G6_BATCH, G6_STEPS, G6_LR, G6_BASE, G6_WARMUP, G6_MOMENTUM, G6_WD, G6_SEED,
+             gr_path(name));
+    int rc = gr_run_driver(4, name, args);
+    if (rc != 0)
+        gr_fail_run(name, rc);
+    size_t nref = 0;
+    float *ref = gr6_reference(4, G6_STEPS, G6_MEAN, 0, NULL, &nref);
+    double *rd = malloc(nref * sizeof *rd);
+    for (size_t k = 0; k < nref; k++)
+        rd[k] = ref[k];
+    for (int r = 0; r < 4; r++) {
+        char file[32], what[96];
+        size_t n = 0;
+        snprintf(file, sizeof file, "params.%d.npy", r);
+        float *p = gr6_dumped(name, file, &n);
+        if (n != nref)
+            GR_FAIL("%s on four GPUs: rank %d dumped %zu parameters, expected the model's %zu", mode, r, n, nref);
+        snprintf(what, sizeof what, "%s: rank %d's parameters after %d steps on four GPUs vs the reference", mode, r,
+                 G6_STEPS);
+        GR_ALLCLOSE_F32(what, p, rd, n, 1e-5, 1e-4, "");
+        free(p);
+    }
+    gr_note("%s on four GPUs: %d steps equal the four-rank reference's on every rank\n", mode, G6_STEPS);
+    free(ref), free(rd);
+}
+
+GR_TEST(test_gpu4_ranks)
+{
+    four_gpus("zero1");
+    four_gpus("fsdp");
+}
+END_TEST

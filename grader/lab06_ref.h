@@ -95,7 +95,8 @@ GR_TEST_DECLARE(test_fsdp_memory);
 GR_TEST_DECLARE(test_fsdp_traffic);
 GR_TEST_DECLARE(test_fsdp_prefetch);
 
-/* The GPU tier's item (lab06_gpu.c). */
+/* The GPU tiers' items (lab06_gpu.c). */
 GR_TEST_DECLARE(test_gpu_one_rank);
+GR_TEST_DECLARE(test_gpu4_ranks);
 
 #endif /* GRADER_LAB06_REF_H */
