@@ -318,7 +318,8 @@ later "8b a new lab (tools/new-lab.sh) works with nothing else edited" bash tool
 later "9 report page: headlines, runs that went wrong, rendering in chromium (SKIPPED without it)" bash tools/check-report.sh
 later "9b slides: every slide shows all of its content at 1280x720 and 1920x1080 (SKIPPED without chromium or pandoc)" slides_fit
 # about the same time in each lane (seconds on an idle 2-core machine, the
-# lanes side by side: 3 73, 5 346, 5b 293, 6 66, 8 192, 8b 51, 9 31, 9b 10);
+# lanes side by side, with lab 06: 3 53, 5 255, 5b 191, 6 70, 8 121, 8b 42, 9 44,
+# 9b 14);
 # 5b and 6 use step 4's skeletons, 9b reads 9's run
 run_lanes "5b 8 9 9b" "3 5 6 8b"
 echo
