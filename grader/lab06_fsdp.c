@@ -241,25 +241,10 @@ static size_t layer_n(int l)
 static void run_fsdp(const char *name, int P)
 {
     char args[1200];
-    snprintf(args, sizeof args,
-             "--mode fsdp --data %s --hidden %s --batch-size %d --max-steps %d --epochs 50 --lr %g --base-batch %d "
-             "--warmup %d --momentum %g --weight-decay %g --seed %d --dump '%s/dump'",
-             G6_DATA, G6_HIDDEN, G6_BATCH, G6_STEPS, G6_LR, G6_BASE, G6_WARMUP, G6_MOMENTUM, G6_WD, G6_SEED,
-             gr_path(name));
+    gr6_workload_args(args, sizeof args, "fsdp", NULL, name);
     int rc = run_once(name, P, args);
     if (rc != 0)
         fail_run(name, rc, 0);
-}
-
-/* max |got − ref| / (atol + rtol·|ref|): ≤ 1 is within the tolerance. */
-static double excess(const float *got, const float *ref, size_t n)
-{
-    double worst = 0;
-    for (size_t k = 0; k < n; k++) {
-        double e = fabs((double)got[k] - ref[k]) / (G6_ATOL + G6_RTOL * fabs((double)ref[k]));
-        worst = e > worst || e != e ? e : worst;
-    }
-    return worst;
 }
 
 /* The model's n, from rank 0's dump, held against the graded layers. */
@@ -286,38 +271,10 @@ GR_TEST(test_fsdp_equivalence)
         run_fsdp(name, P);
         char what[64];
         snprintf(what, sizeof what, "FSDP on %d ranks x batch %d, %d steps", P, G6_BATCH, G6_STEPS);
-        float *p0 = NULL, *init = NULL;
-        size_t n = model_n(name, &p0), nref = 0;
-        float *ref = gr6_reference(P, G6_STEPS, G6_MEAN, 0, &init, &nref);
-        double e_mean = excess(p0, ref, n);
-        if (e_mean <= 1) {
-            gr_note("%s: rank 0's parameters (put together by the kit) within %.0f%% of the tolerance of the "
-                    "reference's\n",
-                    what, 100 * e_mean);
-            free(p0), free(ref), free(init);
-            continue;
-        }
-        double *rd = malloc(n * sizeof *rd), up_p = 0, up_1 = 0;
-        for (size_t i = 0; i < n; i++) {
-            rd[i] = ref[i];
-            up_p += fabs((double)p0[i] - init[i]);
-            up_1 += fabs((double)ref[i] - init[i]);
-        }
-        dl_cmp c;
-        char buf[1024];
-        dl_allclose_f32(p0, rd, n, G6_ATOL, G6_RTOL, &c);
-        dl_cmp_format(&c, "parameters", buf, sizeof buf);
-        gr_note("%s: the parameters moved %.3f times as far as the reference's\n", what, up_p / up_1);
-        float *summed = gr6_reference(P, G6_STEPS, G6_SUMMED, 0, NULL, &nref);
-        double e_sum = excess(p0, summed, n);
-        if (e_sum <= 1 || e_sum < 0.1 * e_mean)
-            GR_FAIL(GR_DIAG("summed-not-averaged") "%s: rank 0's parameters are those of a step on the sum of the "
-                                                   "ranks' gradients (moved %.2f times as far as the mean's): each "
-                                                   "layer's reduce-scatter must leave the mean, 1/P of the sum (%s)",
-                    what, up_p / up_1, buf);
-        GR_FAIL("%s vs one rank's steps on every rank's rows (the mean gradient, SGD with momentum %g and weight decay "
-                "%g on the weights, each layer's shard updated by its owner): %s",
-                what, G6_MOMENTUM, G6_WD, buf);
+        float *p0 = NULL;
+        size_t n = model_n(name, &p0);
+        gr6_check_mean(what, p0, n, P, 0, "each layer's reduce-scatter must leave the mean, 1/P of the sum");
+        free(p0);
     }
 }
 END_TEST

@@ -1,10 +1,12 @@
 /* lab06_ref.c — lab 06's references and the readers of its driver runs (see lab06_ref.h). */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h> // fabs
 #include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free
 #include <string.h> // memcpy, strcmp
 #include <unistd.h> // access
 
+#include "dl/compare.h" // dl_allclose_f32
 #include "dl/comm.h" // dl_comm_op_name
 #include "dl/data.h" // dl_data_load
 #include "dl/dtype.h" // dl_dtype_size
@@ -115,20 +117,77 @@ float *gr6_reference(int P, long steps, gr6_way way, int rank, float **init, siz
 
 // ---- the runs ----
 
+void gr6_workload_args(char *buf, size_t len, const char *mode, const char *device, const char *name)
+{
+    snprintf(buf, len,
+             "%s%s --mode %s --data %s --hidden %s --batch-size %d --max-steps %d --epochs 50 --lr %g --base-batch %d "
+             "--warmup %d --momentum %g --weight-decay %g --seed %d --dump '%s/dump'",
+             device != NULL ? "--device " : "", device != NULL ? device : "", mode, G6_DATA, G6_HIDDEN, G6_BATCH,
+             G6_STEPS, G6_LR, G6_BASE, G6_WARMUP, G6_MOMENTUM, G6_WD, G6_SEED, gr_path(name));
+}
+
 void gr6_run_zero1(const char *name, int P)
 {
     char args[1200], summary[1300];
     snprintf(summary, sizeof summary, "%s/summary.json", gr_path(name));
     if (access(summary, R_OK) == 0)
         return;
-    snprintf(args, sizeof args,
-             "--mode zero1 --data %s --hidden %s --batch-size %d --max-steps %d --epochs 50 --lr %g --base-batch %d "
-             "--warmup %d --momentum %g --weight-decay %g --seed %d --dump '%s/dump'",
-             G6_DATA, G6_HIDDEN, G6_BATCH, G6_STEPS, G6_LR, G6_BASE, G6_WARMUP, G6_MOMENTUM, G6_WD, G6_SEED,
-             gr_path(name));
+    gr6_workload_args(args, sizeof args, "zero1", NULL, name);
     int rc = gr_run_driver(P, name, args);
     if (rc != 0)
         gr_fail_run(name, rc);
+}
+
+// ---- the comparisons ----
+
+double gr6_excess(const float *got, const float *ref, size_t n)
+{
+    double worst = 0;
+    for (size_t k = 0; k < n; k++) {
+        double e = fabs((double)got[k] - ref[k]) / (G6_ATOL + G6_RTOL * fabs((double)ref[k]));
+        worst = e > worst || e != e ? e : worst;
+    }
+    return worst;
+}
+
+void gr6_check_mean(const char *what, const float *p0, size_t n, int P, int stale, const char *fix)
+{
+    size_t nref = 0;
+    float *init = NULL;
+    float *ref = gr6_reference(P, G6_STEPS, G6_MEAN, 0, &init, &nref);
+    if (nref != n)
+        GR_FAIL("%s: the driver's model has %zu parameters, expected %zu", what, n, nref);
+    double e_mean = gr6_excess(p0, ref, n);
+    if (e_mean <= 1) {
+        gr_note("%s: rank 0's parameters within %.0f%% of the tolerance of the reference's\n", what, 100 * e_mean);
+        free(ref), free(init);
+        return;
+    }
+    double *rd = malloc(n * sizeof *rd), up_p = 0, up_1 = 0;
+    for (size_t k = 0; k < n; k++) {
+        rd[k] = ref[k];
+        up_p += fabs((double)p0[k] - init[k]);
+        up_1 += fabs((double)ref[k] - init[k]);
+    }
+    dl_cmp c;
+    char buf[1024];
+    dl_allclose_f32(p0, rd, n, G6_ATOL, G6_RTOL, &c);
+    dl_cmp_format(&c, "parameters", buf, sizeof buf);
+    gr_note("%s: the parameters moved %.3f times as far as the reference's\n", what, up_p / up_1);
+    float *summed = gr6_reference(P, G6_STEPS, G6_SUMMED, 0, NULL, &nref);
+    double e_sum = gr6_excess(p0, summed, n);
+    if (e_sum <= 1 || e_sum < 0.1 * e_mean)
+        GR_FAIL(GR_DIAG("summed-not-averaged") "%s: rank 0's parameters are those of a step on the sum of the "
+                                               "ranks' gradients (moved %.2f times as far as the mean's): %s (%s)",
+                what, up_p / up_1, fix, buf);
+    if (stale && gr6_excess(p0, gr6_reference(P, G6_STEPS, G6_STALE, 0, NULL, &nref), n) <= 1)
+        GR_FAIL(GR_DIAG("stale-shard") "%s: rank 0's parameters are those of shards all-gathered before their "
+                                       "owners updated them (every rank computed on copies one update old): "
+                                       "all-gather after dl_mlp_sgd_slice (%s)",
+                what, buf);
+    GR_FAIL("%s vs one rank's steps on every rank's rows (the mean gradient, SGD with momentum %g and weight decay %g "
+            "on the weights, each shard updated by its owner): %s",
+            what, G6_MOMENTUM, G6_WD, buf);
 }
 
 void gr6_run_selftest(const char *name, int P, const char *half)

@@ -57,6 +57,18 @@ float *gr6_reference(int P, long steps, gr6_way way, int rank, float **init, siz
 
 /* The ZeRO-1 run on P ranks with --dump (name "z2", "z3"), once per grading run. */
 void gr6_run_zero1(const char *name, int P);
+/* The driver's flags for the graded workload (the G6_* settings) in mode
+ * ("zero1", "fsdp"), with --device device unless it is NULL, dumping into
+ * SCRATCH/name/dump: written into buf (len bytes). */
+void gr6_workload_args(char *buf, size_t len, const char *mode, const char *device, const char *name);
+/* max |got − ref| / (G6_ATOL + G6_RTOL·|ref|) over n: at most 1 is within the tolerance. */
+double gr6_excess(const float *got, const float *ref, size_t n);
+/* Rank 0's parameters p0 (n of them) after G6_STEPS steps on P ranks,
+ * against the reference (G6_MEAN): returns, noting how close, when within
+ * the tolerance; otherwise fails, naming summed-not-averaged when a step on
+ * the summed gradient explains them (the failure ends with fix), with stale
+ * also stale-shard when the stale all-gather does, else plainly. */
+void gr6_check_mean(const char *what, const float *p0, size_t n, int P, int stale, const char *fix);
 /* --selftest half (reduce_scatter or all_gather) on P ranks, once per grading run. */
 void gr6_run_selftest(const char *name, int P, const char *half);
 /* SCRATCH/name/dump/file (malloc'ed, *n floats). */

@@ -26,17 +26,6 @@ static float *params_of(const char *name, int r, size_t *n)
     return gr6_dumped(name, f, n);
 }
 
-/* max |got − ref| / (atol + rtol·|ref|): ≤ 1 is within the tolerance. */
-static double excess(const float *got, const float *ref, size_t n)
-{
-    double worst = 0;
-    for (size_t k = 0; k < n; k++) {
-        double e = fabs((double)got[k] - ref[k]) / (G6_ATOL + G6_RTOL * fabs((double)ref[k]));
-        worst = e > worst || e != e ? e : worst;
-    }
-    return worst;
-}
-
 /* Every rank's parameters bitwise equal; rank 0's the reference's. */
 static void check_zero1(const char *name, int P)
 {
@@ -55,7 +44,7 @@ static void check_zero1(const char *name, int P)
             worst = fabs((double)pr[k] - p0[k]) > worst ? fabs((double)pr[k] - p0[k]) : worst;
         float *s0 = gr6_reference(P, G6_STEPS, G6_STALE, 0, NULL, &nref);
         float *sr = gr6_reference(P, G6_STEPS, G6_STALE, r, NULL, &nref);
-        if (nref == n0 && nr == n0 && excess(p0, s0, n0) <= 1 && excess(pr, sr, n0) <= 1)
+        if (nref == n0 && nr == n0 && gr6_excess(p0, s0, n0) <= 1 && gr6_excess(pr, sr, n0) <= 1)
             GR_FAIL(GR_DIAG("stale-shard") "%s: rank %d's parameters differ from rank 0's by up to %g, and each "
                                            "rank holds its own shard one update ahead of the others' copies of "
                                            "it: the shards were all-gathered before their owners updated them. "
@@ -66,43 +55,8 @@ static void check_zero1(const char *name, int P)
                                          "updated shard (and compute its gradient on the same parameters)",
                 what, r, worst);
     }
-    float *init = NULL;
-    float *ref = gr6_reference(P, G6_STEPS, G6_MEAN, 0, &init, &nref);
-    if (nref != n0)
-        GR_FAIL("%s: the driver's model has %zu parameters, expected %zu", what, n0, nref);
-    double e_mean = excess(p0, ref, n0);
-    if (e_mean <= 1) {
-        gr_note("%s: rank 0's parameters within %.0f%% of the tolerance of the reference's\n", what, 100 * e_mean);
-        free(p0), free(ref), free(init);
-        return;
-    }
-    double *rd = malloc(n0 * sizeof *rd), up_p = 0, up_1 = 0;
-    for (size_t k = 0; k < n0; k++) {
-        rd[k] = ref[k];
-        up_p += fabs((double)p0[k] - init[k]);
-        up_1 += fabs((double)ref[k] - init[k]);
-    }
-    dl_cmp c;
-    char buf[1024];
-    dl_allclose_f32(p0, rd, n0, G6_ATOL, G6_RTOL, &c);
-    dl_cmp_format(&c, "parameters", buf, sizeof buf);
-    gr_note("%s: the parameters moved %.3f times as far as the reference's\n", what, up_p / up_1);
-    float *summed = gr6_reference(P, G6_STEPS, G6_SUMMED, 0, NULL, &nref);
-    double e_sum = excess(p0, summed, n0);
-    if (e_sum <= 1 || e_sum < 0.1 * e_mean)
-        GR_FAIL(GR_DIAG("summed-not-averaged") "%s: rank 0's parameters are those of a step on the sum of the "
-                                               "ranks' gradients (moved %.2f times as far as the mean's): scale "
-                                               "each reduced shard by 1/P (%s)",
-                what, up_p / up_1, buf);
-    float *stale = gr6_reference(P, G6_STEPS, G6_STALE, 0, NULL, &nref);
-    if (excess(p0, stale, n0) <= 1)
-        GR_FAIL(GR_DIAG("stale-shard") "%s: rank 0's parameters are those of shards all-gathered before their "
-                                       "owners updated them (every rank computed on copies one update old): "
-                                       "all-gather after dl_mlp_sgd_slice (%s)",
-                what, buf);
-    GR_FAIL("%s vs one rank's steps on every rank's rows (the mean gradient, SGD with momentum %g and weight decay %g "
-            "on the weights): %s",
-            what, G6_MOMENTUM, G6_WD, buf);
+    gr6_check_mean(what, p0, n0, P, 1, "scale each reduced shard by 1/P");
+    free(p0);
 }
 
 GR_TEST(test_zero1_equivalence)
