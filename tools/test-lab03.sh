@@ -25,6 +25,13 @@ expect_cmp "$($J "$S" one_rank_curve_max_rel_diff)" '<' 1e-4 "4 ranks x 4096 tra
 expect_cmp "$($J "$S" counters_last_epoch.allreduce_calls)" == "$($J "$S" counters_last_epoch.steps)" \
     "one gradient allreduce per step"
 expect_cmp "$($J "$S" config.peak_lr)" == 0.096 "the lr is scaled with the global batch (0.024 x 4)"
+# where the data lives and how often a step waits (device_io: the kit's counters, the same on the CPU as on a GPU)
+expect_cmp "$($J "$S" device_io.setup.h2d_bytes)" '>=' "$((4 * 784 * 60000))" "the training rows go up once, before training"
+expect_cmp "$($J "$S" device_io.per_epoch.h2d_bytes)" == "$((4 * 15000))" "an epoch uploads its order (15000 indices), not its rows"
+expect_cmp "$($J "$S" device_io.per_step.syncs)" == 1 "a step waits for the device once (its loss, for the curve)"
+for k in allocs h2d_bytes d2h_bytes; do
+    expect_cmp "$($J "$S" device_io.per_step.$k)" == 0 "a step: $k 0"
+done
 
 expect_rc 0 "lab03 --mode naive on 4 ranks" -- "$R" -n 4 "$D" --mode naive --epochs 1 --out "$tmp/naive"
 N=$tmp/naive/summary.json

@@ -89,6 +89,18 @@ for P in 2 3; do
     cmp -s "$tmp/f$P/dump/params.0.npy" "$tmp/f$P/dump/params.1.npy" && ok "--dump: the ranks put together one model" ||
         not_ok "--dump: ranks 0 and 1 put together different models"
 done
+# where the data lives and how often a step waits (device_io: the kit's counters, the same on the CPU as on a
+# GPU): the rows uploaded once, an epoch uploads its order only, and a steady step waits for nothing, copies
+# nothing and allocates nothing — FSDP's gathered layers come back from the blocks shard_free kept
+for run in z2 f2 f3; do
+    S=$tmp/$run/summary.json
+    expect_cmp "$($J "$S" device_io.setup.h2d_bytes)" '>=' "$((4 * 784 * 6000))" "$run: the training rows go up once, before training"
+    expect_cmp "$($J "$S" device_io.per_epoch.h2d_bytes)" '<=' "$((8 * 6000))" "$run: an epoch uploads its order, not its rows"
+    for k in syncs allocs h2d_bytes d2h_bytes; do
+        expect_cmp "$($J "$S" device_io.per_step.$k)" == 0 "$run: a steady step: $k 0"
+    done
+    expect_cmp "$($J "$S" memory.reserved)" '>=' "$($J "$S" memory.total)" "$run: reserved (kept for reuse too) >= allocated"
+done
 # the step's memory timeline: flat for ZeRO-1, FSDP's peaks at the ledger's
 expect_cmp "$(($(wc -l <"$tmp/z2/memory_step.csv") - 1))" == 1 "ZeRO-1's step allocates and frees nothing (memory_step.csv)"
 peak=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["total"] > m { m = $c["total"] } END { print m }' \

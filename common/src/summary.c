@@ -99,6 +99,28 @@ void dl_summary_device_io(dl_json *j, const dl_run_io *io)
     dl_json_end_object(j);
 }
 
+void dl_run_io_step(dl_run_io *io, const dl_dev_stats *before, const dl_dev_stats *after)
+{
+    io->steps++;
+    io->syncs += (double)(after->syncs - before->syncs);
+    io->launches += (double)(after->launches - before->launches);
+    io->allocs += (double)(after->allocs - before->allocs);
+    io->h2d_bytes += (double)(after->h2d_bytes - before->h2d_bytes);
+    io->d2h_bytes += (double)(after->d2h_bytes - before->d2h_bytes);
+}
+
+void dl_run_io_spans(dl_run_io *io, const dl_span *ev, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const dl_span *e = &ev[i];
+        if (e->kind != DL_EV_STEP || e->host_t1 < 0) // a span still open counts nothing yet
+            continue;
+        io->steps++;
+        io->syncs += e->syncs, io->launches += e->launches, io->allocs += e->allocs;
+        io->h2d_bytes += e->h2d_bytes, io->d2h_bytes += e->d2h_bytes;
+    }
+}
+
 void dl_summary_projection(dl_json *j, const char *key, const dl_profile *prof, int ranks, const dl_projection *p,
                            const char *omitted)
 {

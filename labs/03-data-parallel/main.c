@@ -97,6 +97,8 @@ static dl_status train_epoch(lab03_run *R, trainer *T, int epoch, lab03_epoch *e
     for (; start < T->per && !dl_train_stop(&R->o.t, T->m.steps); start += T->b) {
         size_t b = T->per - start < T->b ? T->per - start : T->b;
         double loss = 0; // read back: the step's one wait for the device
+        dl_dev_stats io0, io1; // what the step asks of the device (summary.json's device_io)
+        dl_dev_stats_get(&io0);
         DL_TRY(gradient(R, &T->m, &R->batch, start, b, &loss));
         if (!R->naive)
             DL_TRY(ddp_sync_grads(R->comm, &T->m)); // task 4
@@ -107,6 +109,8 @@ static dl_status train_epoch(lab03_run *R, trainer *T, int epoch, lab03_epoch *e
                                 "task 5?)",
                                 lr);
         DL_TRY(dl_mlp_sgd(&T->m, (float)lr, (float)R->o.t.momentum, (float)R->o.t.weight_decay));
+        dl_dev_stats_get(&io1);
+        dl_run_io_step(&R->io, &io0, &io1);
         if (T->m.steps <= R->o.compare_steps)
             T->step_loss[T->m.steps - 1] = loss;
         if (R->bar != NULL)
@@ -294,6 +298,7 @@ int main(int argc, char **argv)
 {
     lab03_run R;
     memset(&R, 0, sizeof R);
+    dl_dev_stats_get(&R.io.start);
     dl_status st = dl_comm_init(&argc, &argv, &R.comm);
     if (st != DL_OK)
         return dl_rank_exit(NULL, st, "lab03");
@@ -337,6 +342,7 @@ int main(int argc, char **argv)
     R.pr.steps_per_epoch = T.steps_per_epoch;
     R.bar = &R.pr;
     double t0 = dl_now();
+    dl_dev_stats_get(&R.io.resident); // the data is where the model reads it
     for (int e = 0; e < o->a.epochs && !dl_train_stop(&o->t, T.m.steps); e++) {
         lab03_epoch eo;
         st = train_epoch(&R, &T, e, &eo);
@@ -344,7 +350,9 @@ int main(int argc, char **argv)
             st = lab03_record_epoch(&R, &S, e, &eo);
         if (st != DL_OK)
             return dl_rank_exit(R.comm, st, "lab03");
+        R.io.epochs = e + 1;
     }
+    dl_dev_stats_get(&R.io.end);
     r->train_seconds = dl_now() - t0;
     lab03_sum_up(&R, &T.m, &T.lr, &S);
 

@@ -314,6 +314,7 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_int(j, "seed", (long long)o->a.seed);
     dl_json_end_object(j);
     dl_summary_training(j, &S->r);
+    dl_summary_device_io(j, &rp->R->io);
     if (!isnan(S->naive_s)) {
         dl_json_object(j, "naive");
         dl_json_num(j, "epoch_seconds", S->naive_s);

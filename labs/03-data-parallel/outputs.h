@@ -21,7 +21,7 @@
 #include "dl/progress.h" // dl_progress
 #include "dl/project.h" // dl_profile, dl_profile_cli, dl_workload, dl_projection
 #include "dl/status.h" // dl_status
-#include "dl/summary.h" // dl_train_report
+#include "dl/summary.h" // dl_train_report, dl_run_io
 #include "dl/trainopt.h" // dl_train_opts
 
 typedef struct lab03_options {
@@ -50,6 +50,7 @@ typedef struct lab03_run {
     dl_workload one; /* the job on one GPU: the baseline of every projected speedup */
     dl_progress pr, *bar; /* rank 0's progress; bar: the step bar (NULL: none) */
     int warned_order, warned_loss; /* each warning is given once */
+    dl_run_io io; /* what the run asked of its device: summary.json's device_io */
 } lab03_run;
 
 /* What one epoch gives. */

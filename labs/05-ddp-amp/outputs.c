@@ -585,15 +585,7 @@ dl_status lab05_write_outputs(lab05_run *R)
     const dl_span *ev = dl_trace_events(&nev);
     // the second step this run took (a steady one), else its first
     long probe = R->step > R->resumed_at + 1 ? R->resumed_at + 1 : R->resumed_at;
-    for (size_t i = 0; i < nev; i++) { // what each step asked of the device
-        const dl_span *e = &ev[i];
-        if (e->kind != DL_EV_STEP || e->host_t1 < 0)
-            continue;
-        dl_run_io *io = &R->io;
-        io->steps++;
-        io->syncs += e->syncs, io->launches += e->launches, io->allocs += e->allocs;
-        io->h2d_bytes += e->h2d_bytes, io->d2h_bytes += e->d2h_bytes;
-    }
+    dl_run_io_spans(&R->io, ev, nev); // what each step asked of the device
     projected p;
     project(R, ev, nev, probe, &p);
     p.measured_s = measured_step(ev, nev, R->resumed_at);

@@ -35,6 +35,33 @@ const shard_mem *kit_ledger(void)
     return &led;
 }
 
+/* The blocks shard_free gave back, kept for the next shard_alloc, as a
+ * caching allocator keeps them (PyTorch's): on a GPU cudaFree waits for the
+ * whole device and cudaMalloc is slow, and FSDP gathers and frees every
+ * layer every step, so after the first step a step allocates nothing. A
+ * request takes the smallest cached block that holds it, at most twice its
+ * size; the ledger counts what was asked for (allocated), and the pool's
+ * blocks besides what is reserved. Reuse is safe in stream order: a block
+ * is freed after the work that used it was queued (or waited for, shard.h),
+ * and its next user's work is queued after that. */
+static struct {
+    const dl_device *dev;
+    void *p[SHARD_MAX_BLOCKS];
+    size_t bytes[SHARD_MAX_BLOCKS];
+    int n;
+    size_t cached, slack, peak; /* bytes cached; handed out beyond what was asked; the most reserved at once */
+    size_t held[SHARD_MAX_BLOCKS]; /* the size of the ledger's block k, which may exceed what it asked for */
+} pool;
+
+/* After a change: the bytes reserved now (the ledger's, the blocks' slack
+ * and the cache) against the peak. */
+static void reserve_mark(void)
+{
+    size_t now = led.now_total + pool.slack + pool.cached;
+    if (now > pool.peak)
+        pool.peak = now;
+}
+
 /* kit_mem_watch's timeline: the ledger's bytes by kind after each change. */
 #define WATCH_MAX 4096
 static struct {
@@ -67,6 +94,7 @@ static void count_in(shard_mem *m, shard_mem_kind kind, size_t bytes)
         led.peak[kind] = led.now[kind];
     if (led.now_total > led.peak_total)
         led.peak_total = led.now_total;
+    reserve_mark();
     changed(m);
 }
 
@@ -119,6 +147,36 @@ dl_status kit_write_mem_step(const char *dir)
     return st;
 }
 
+/* A cached block of bytes..2·bytes (its size into *got), or NULL. */
+static void *pool_take(const dl_device *dev, size_t bytes, size_t *got)
+{
+    int best = -1;
+    for (int k = 0; k < pool.n; k++)
+        if (pool.bytes[k] >= bytes && pool.bytes[k] / 2 <= bytes && (best < 0 || pool.bytes[k] < pool.bytes[best]))
+            best = k;
+    if (best < 0 || pool.dev != dev)
+        return NULL;
+    void *p = pool.p[best];
+    *got = pool.bytes[best];
+    pool.cached -= *got;
+    pool.p[best] = pool.p[--pool.n];
+    pool.bytes[best] = pool.bytes[pool.n];
+    return p;
+}
+
+void kit_pool_release(void)
+{
+    for (int k = 0; k < pool.n; k++)
+        dl_free(pool.dev, pool.p[k]);
+    pool.n = 0;
+    pool.cached = 0;
+}
+
+size_t kit_reserved_peak(void)
+{
+    return pool.peak;
+}
+
 dl_status shard_alloc(shard_mem *m, shard_mem_kind kind, size_t bytes, void **out)
 {
     if (m == NULL || m->dev == NULL || (unsigned)kind >= SHARD_KINDS || bytes == 0 || out == NULL)
@@ -126,13 +184,20 @@ dl_status shard_alloc(shard_mem *m, shard_mem_kind kind, size_t bytes, void **ou
     if (led.n_blocks >= SHARD_MAX_BLOCKS)
         return dl_error_set(DL_ERR_NOMEM, "shard_alloc: %d blocks live already (SHARD_MAX_BLOCKS): free some",
                             led.n_blocks);
-    void *p = NULL;
-    DL_TRY(dl_malloc(m->dev, &p, bytes));
+    size_t got = bytes;
+    void *p = pool_take(m->dev, bytes, &got);
+    if (p == NULL) {
+        DL_TRY(dl_malloc(m->dev, &p, bytes));
+        if (pool.n == 0)
+            pool.dev = m->dev; // one device a process; blocks are cached for it alone
+    }
     dl_status st = dl_memset0(m->dev, p, bytes);
     if (st != DL_OK) {
         dl_free(m->dev, p);
         return st;
     }
+    pool.slack += got - bytes;
+    pool.held[led.n_blocks] = got;
     led.block[led.n_blocks].p = p;
     led.block[led.n_blocks].bytes = bytes;
     led.block[led.n_blocks].kind = kind;
@@ -150,9 +215,17 @@ void shard_free(shard_mem *m, void *p)
         if (led.block[k].p != p)
             continue;
         shard_mem_kind kind = led.block[k].kind;
-        size_t bytes = led.block[k].bytes;
+        size_t bytes = led.block[k].bytes, held = pool.held[k];
         led.block[k] = led.block[--led.n_blocks];
-        dl_free(m->dev, p);
+        pool.held[k] = pool.held[led.n_blocks];
+        pool.slack -= held - bytes;
+        if (pool.n < SHARD_MAX_BLOCKS && pool.dev == m->dev) { // kept for the next shard_alloc
+            pool.p[pool.n] = p;
+            pool.bytes[pool.n++] = held;
+            pool.cached += held;
+        } else {
+            dl_free(m->dev, p);
+        }
         count_out(m, kind, bytes);
         return;
     }
@@ -227,6 +300,8 @@ void kit_mem_drop_full(shard_mem *mem, dl_mlp *m)
     for (int k = 0; k < SHARD_KINDS; k++)
         led.peak[k] = led.now[k];
     led.peak_total = led.now_total;
+    pool.peak = 0;
+    reserve_mark(); // the reserved peak starts again too
     changed(mem);
 }
 

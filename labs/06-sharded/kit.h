@@ -25,6 +25,15 @@ extern const char *const kit_mode_names[KIT_MODES]; /* "ddp", "zero1", "fsdp" */
  * comes from here. One ledger a process. */
 const shard_mem *kit_ledger(void);
 
+/* shard_free keeps the blocks it frees for the next shard_alloc of about
+ * their size (a caching allocator: no cudaFree, which waits for the whole
+ * device, and no cudaMalloc in a step after the first). kit_reserved_peak:
+ * the most bytes held at once, handed out and cached together (PyTorch's
+ * "reserved" beside the ledger's "allocated"). kit_pool_release frees the
+ * cached blocks (at the end of the run). */
+size_t kit_reserved_peak(void);
+void kit_pool_release(void);
+
 /* Puts the model's own buffers into the ledger: its parameters and
  * gradients, its momentum when keep_velocity (DDP), else frees the momentum
  * (model->velocity becomes NULL: ZeRO-1 and FSDP keep their own, per

@@ -82,6 +82,7 @@ typedef struct run {
     long steps;
     double rows[MAX_EPOCHS][METRICS_NCOLS];
     double test_acc, param_diff, model_total;
+    dl_run_io io; /* what the run asked of its device: summary.json's device_io */
     char plots[600];
 } run;
 
@@ -217,6 +218,8 @@ static dl_status epoch(run *R, int e)
     size_t s = 0;
     for (; s < R->steps_per_epoch && !dl_train_stop(&R->t, R->steps); s++, R->steps++) {
         shard_sgd opt = {(float)dl_lr_at(&R->lrc, R->steps), (float)R->t.momentum, (float)R->t.weight_decay};
+        dl_dev_stats io0, io1; // what the step asks of the device (summary.json's device_io)
+        dl_dev_stats_get(&io0);
         DL_TRY(dl_batch_take(&R->bt, &R->tr, s * R->B, R->B));
         kit_phase(R->comm, KIT_PH_STEP, R->steps); // the step's own traffic, told apart in the log
         kit_mem_watch(&R->mem, R->steps == 1); // the second step's memory, as a timeline (the first is alike)
@@ -224,6 +227,9 @@ static dl_status epoch(run *R, int e)
         kit_mem_watch(&R->mem, 0);
         kit_phase(R->comm, KIT_PH_NONE, -1);
         DL_TRY(dl_mlp_loss_commit(&R->m, 1, 1, NULL));
+        dl_dev_stats_get(&io1);
+        if (R->steps > 0) // the steady steps: the first fills the blocks shard_free keeps for reuse
+            dl_run_io_step(&R->io, &io0, &io1);
         dl_progress_step(&R->pr, e, s + 1, R->B * (size_t)R->P, NAN);
     }
     dl_comm_stats st;
@@ -285,12 +291,14 @@ static void summary(dl_json *j, const void *ctx)
     for (int k = 0; k < SHARD_KINDS; k++)
         dl_json_num(j, shard_mem_kind_name((shard_mem_kind)k), (double)kit_ledger()->peak[k]);
     dl_json_num(j, "total", (double)kit_ledger()->peak_total);
+    dl_json_num(j, "reserved", (double)kit_reserved_peak()); // the ledger's and the blocks kept for reuse
     dl_json_num(j, "model_total", R->model_total);
     dl_json_num(j, "ddp_total", ddp_total);
     dl_json_num(j, "fsdp_total", fsdp_total);
     dl_json_num(j, "optim_share_of_ddp", (double)kit_ledger()->peak[SHARD_OPTIM] / ddp[SHARD_OPTIM]);
     dl_json_num(j, "saving_vs_ddp", 1.0 - (double)kit_ledger()->peak_total / ddp_total);
     dl_json_end_object(j);
+    dl_summary_device_io(j, &R->io);
     dl_json_str(j, "plots", R->plots);
 }
 
@@ -320,6 +328,7 @@ static void release(run *R)
 {
     zero_free(&R->z);
     fsdp_free(&R->f);
+    kit_pool_release(); // the blocks shard_free kept for reuse
     dl_mlp_free(&R->m);
     dl_batch_free(&R->bt);
     dl_devset_free(&R->tr), dl_devset_free(&R->val), dl_devset_free(&R->test);
@@ -336,6 +345,7 @@ static int die(run *R, dl_status st)
 int main(int argc, char **argv)
 {
     static run R; // zeroed
+    dl_dev_stats_get(&R.io.start);
     dl_status st = dl_comm_init(&argc, &argv, &R.comm);
     if (st != DL_OK)
         return dl_rank_exit(NULL, st, "lab06");
@@ -358,8 +368,11 @@ int main(int argc, char **argv)
     dl_comm_log_start(R.comm, 0); // the transport's own record, for the grader
     if (R.dump != NULL && R.mode == KIT_FSDP)
         kit_fsdp_record(&R.m); // and FSDP's: the trace, the operations started and waited, the layers' marks
+    dl_dev_stats_get(&R.io.resident); // the data is where the model reads it
     for (int e = 0; e < R.a.epochs && e < MAX_EPOCHS && st == DL_OK && !dl_train_stop(&R.t, R.steps); e++)
         st = epoch(&R, e);
+    dl_dev_stats_get(&R.io.end);
+    R.io.epochs = R.epochs_run;
     dl_progress_end(&R.pr);
     if (st == DL_OK)
         st = accuracy(&R, &R.test, &R.test_acc);

@@ -82,7 +82,9 @@ typedef struct shard_mem {
  * when it cannot be had, or when SHARD_MAX_BLOCKS blocks are live. */
 dl_status shard_alloc(shard_mem *m, shard_mem_kind kind, size_t bytes, void **out);
 /* Frees a block shard_alloc gave, and takes it out of the ledger; NULL does
- * nothing. A pointer shard_alloc did not give is left alone. */
+ * nothing. A pointer shard_alloc did not give is left alone. The kit keeps
+ * the block for a later shard_alloc (no cudaFree in a step), so free a block
+ * only once every operation that reads or writes it has been waited for. */
 void shard_free(shard_mem *m, void *p);
 /* "params", "grads", "optim", "acts", "comm"; NULL for a bad kind. */
 const char *shard_mem_kind_name(shard_mem_kind kind);

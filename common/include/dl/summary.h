@@ -52,6 +52,7 @@
 #include "dl/json.h" // dl_json
 #include "dl/project.h" // dl_profile, dl_workload, dl_projection
 #include "dl/status.h" // dl_status
+#include "dl/trace.h" // dl_span
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,8 +63,8 @@ typedef void (*dl_summary_fn)(dl_json *j, const void *ctx);
 /* What a run asked of its device, for dl_summary_device_io: the counters at
  * its start, when its data was resident (training begins) and at the end of
  * training, with its epochs; and the sums over the optimizer steps it
- * measured (steps of them; dl_summary_io_steps adds the STEP spans of a
- * trace). */
+ * measured (steps of them: dl_run_io_step adds one step's counters, taken
+ * before and after it; dl_run_io_spans adds the STEP spans of a trace). */
 typedef struct dl_run_io {
     dl_dev_stats start, resident, end;
     int epochs;
@@ -98,6 +99,11 @@ void dl_summary_run(dl_json *j, const char *lab, const char *mode, dl_comm *c, c
                     const char *dataset);
 void dl_summary_workload(dl_json *j, const char *key, const dl_workload *w);
 void dl_summary_device_io(dl_json *j, const dl_run_io *io);
+/* Adds one optimizer step to io: the counters after it less those before. */
+void dl_run_io_step(dl_run_io *io, const dl_dev_stats *before, const dl_dev_stats *after);
+/* Adds every ended DL_EV_STEP span of ev[0..n) (dl/trace.h: each carries
+ * its step's counters) to io. */
+void dl_run_io_spans(dl_run_io *io, const dl_span *ev, size_t n);
 void dl_summary_projection(dl_json *j, const char *key, const dl_profile *prof, int ranks, const dl_projection *p,
                            const char *omitted);
 void dl_summary_training(dl_json *j, const dl_train_report *r);
