@@ -83,6 +83,20 @@ awk -F, 'NR > 1 && $4 == 0 { if ($2 == "forward") f++; if ($2 == "allreduce" && 
     END { exit bad > 0 }' "$tmp/dump/trace.0.csv" && ok "no allreduce before the last micro-batch" ||
     not_ok "an allreduce ran during the first micro-batch"
 
+# AMP's passes are fused: the weights cast to 16 bits in one pass over the flat buffer, the unscale and its
+# inf/NaN check in one more. On this model (4 layers) a step of either AMP adds 5 launches to fp32's (33 in
+# all on the CPU counters); casting tensor by tensor alone would add two a layer
+for a in off fp16 bf16; do
+    # shellcheck disable=SC2086
+    expect_rc 0 "--amp $a, no underflow probe, 8 steps (the launches of a step)" -- "$D" $small --amp $a --probe-every 0 \
+        --max-steps 8 --out "$tmp/launch-$a" --quiet --plot none
+done
+l32=$($J "$tmp/launch-off/summary.json" device_io.per_step.launches)
+for a in fp16 bf16; do
+    expect_cmp "$($J "$tmp/launch-$a/summary.json" device_io.per_step.launches)" '<=' "$((l32 + 5))" \
+        "--amp $a: a step launches at most 5 more kernels than fp32's $l32 (fused casts and unscale)"
+done
+
 # ---- part 2: fp16 with the loss scaler, beside fp16 without it ----
 amp="--data fashion_mnist:train=14000,test=500 --hidden 64,64,64 --batch-size 512 --epochs 3 --base-batch 1024"
 for a in fp16 fp16-noscale; do
