@@ -55,6 +55,22 @@ for dir in $(bash tools/lab.sh list); do
     GR_TIERS=gpu1,gpu4 "$B/grader/lab$id" --impl solutions --json "$out/grade-$id.json" \
         || failed+=("lab $id gpu grader")
 done
+# The lessons' truth on the GPU, from a driver's summary.json device_io (the
+# kit's counters): the rows went up once, an epoch uploads less than they
+# are (its order), and a step waits for the device at most once and
+# allocates nothing. A summary without device_io is not checked here.
+device_io() { # SUMMARY LABEL
+    local S=$1 what=$2 up ep st al
+    up=$($J "$S" device_io.setup.h2d_bytes 2>/dev/null) || return 0
+    ep=$($J "$S" device_io.per_epoch.h2d_bytes) st=$($J "$S" device_io.per_step.syncs 2>/dev/null || echo 0)
+    al=$($J "$S" device_io.per_step.allocs 2>/dev/null || echo 0)
+    if awk -v u="$up" -v e="$ep" -v s="$st" -v a="$al" 'BEGIN { exit !(u > 0 && e < u && s <= 1 && a == 0) }'; then
+        echo "ok: $what: data uploaded once ($up bytes), $ep bytes an epoch, $st host wait(s) and $al allocations a step"
+    else
+        echo "$what: setup $up bytes, $ep an epoch, $st host wait(s) a step (at most 1), $al allocations (0)" >&2
+        failed+=("$what device_io")
+    fi
+}
 echo "=== 3 drivers on the GPU ==="
 for dir in $(bash tools/lab.sh list); do
     id=${dir%%-*}
@@ -65,6 +81,7 @@ for dir in $(bash tools/lab.sh list); do
     if $launcher "$B/solutions/lab$id" --device cuda --out "$out/$dir" --plot png --quiet $run_args; then
         S=$out/$dir/summary.json
         echo "lab $id on $($J "$S" device): $($J "$S" test_accuracy >/dev/null 2>&1 && echo "test accuracy $($J "$S" test_accuracy)" || echo "result $($J "$S" result)")"
+        device_io "$S" "lab $id on cuda"
     else
         failed+=("lab $id driver on cuda")
     fi
@@ -75,6 +92,7 @@ for dir in $(bash tools/lab.sh list); do
     # shellcheck disable=SC2086
     if $launcher "$B/solutions/lab$id" --device cuda --out "$out/$dir/$sub" --plot png --quiet $run2_args; then
         echo "lab $id ($sub) on $($J "$out/$dir/$sub/summary.json" device): test accuracy $($J "$out/$dir/$sub/summary.json" test_accuracy)"
+        device_io "$out/$dir/$sub/summary.json" "lab $id ($sub) on cuda"
     else
         failed+=("lab $id $sub driver on cuda")
     fi
