@@ -234,8 +234,14 @@ extern "C" dl_status dl_cuda_malloc_(const dl_device *dev, void **p, size_t byte
 
 extern "C" void dl_cuda_free_(const dl_device *dev, void *p)
 {
-    (void)dev;
-    cudaStreamSynchronize((cudaStream_t)dev->stream); // the stream may still use p
+    // The stream may still use p, and cudaFree waits for the whole device: wait
+    // here first, under the watch, so that a peer gone in a collective the
+    // stream waits for stops the job instead of hanging it in cudaFree. Quietly:
+    // a free after a failure must not replace its message.
+    cudaStream_t s = (cudaStream_t)dev->stream;
+    for (long polls = 0; watch_fn != NULL && cudaStreamQuery(s) == cudaErrorNotReady; polls++)
+        watch_fn(watch_ctx, "a wait before freeing device memory", polls == 0);
+    cudaStreamSynchronize(s);
     cudaFree(p);
 }
 
@@ -245,6 +251,11 @@ extern "C" dl_status dl_cuda_memcpy_(const dl_device *dev, void *dst, const void
     cudaMemcpyKind k = kind == DL_COPY_H2D   ? cudaMemcpyHostToDevice
                        : kind == DL_COPY_D2H ? cudaMemcpyDeviceToHost
                                              : cudaMemcpyDeviceToDevice;
+    // Into pageable memory cudaMemcpyAsync returns only once the copy is done,
+    // so it waits for the stream itself, where no watch can see: wait first
+    // (the same wait, watched), then copy from an idle stream.
+    if (kind == DL_COPY_D2H && watch_fn != NULL)
+        DL_TRY(dl_cuda_host_wait_(s, "a copy from the device"));
     DL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, k, s));
     if (kind == DL_COPY_D2H || kind == DL_COPY_H2D) // host memory is pageable: wait for it
         return dl_cuda_host_wait_(s, kind == DL_COPY_D2H ? "a copy from the device" : "a copy to the device");
