@@ -180,11 +180,17 @@ extern "C" dl_status dl_cuda_open_(int ordinal, dl_device *dev)
     DL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     cublasHandle_t handle;
     cublasStatus_t bs = cublasCreate(&handle);
-    if (bs != CUBLAS_STATUS_SUCCESS) {
+    if (bs == CUBLAS_STATUS_SUCCESS)
+        bs = cublasSetStream(handle, stream);
+    else
+        handle = NULL;
+    if (bs != CUBLAS_STATUS_SUCCESS) { // named: DL_CUBLAS_CHECK(bs) would say "bs failed"
+        if (handle != NULL)
+            cublasDestroy(handle);
         cudaStreamDestroy(stream);
-        DL_CUBLAS_CHECK(bs);
+        return dl_cuda_fail_(DL_ERR_CUBLAS, __FILE__, __LINE__, "cublasCreate + cublasSetStream",
+                             dl_cublas_error_string(bs));
     }
-    DL_CUBLAS_CHECK(cublasSetStream(handle, stream));
     dev->kind = DL_DEVICE_CUDA;
     dev->ordinal = ordinal;
     dev->stream = (void *)stream;
