@@ -5,8 +5,8 @@
 
 #include <fcntl.h> // open
 #include <stdio.h> // snprintf
-#include <stdlib.h> // malloc, free
-#include <string.h> // strcspn, strstr, memset
+#include <stdlib.h> // malloc, free, getenv, setenv
+#include <string.h> // strcspn, strstr, memset, strdup
 #include <unistd.h> // close
 
 #include "dl/fs.h" // dl_read_file
@@ -93,9 +93,23 @@ static int run(const char *program, int P, const char *name, const char *extra, 
     job.argv = argv;
     job.workdir = gr_scratch();
     job.out_fd = out;
+    // The cpu tier grades on the CPU wherever it runs: left to --device auto, a
+    // driver of one rank would take the GPU of a one-GPU machine and be judged
+    // against the CPU's sums. A GPU item names its device in its flags.
+    const char *env = getenv("DL_DEVICE");
+    char *was = env != NULL ? strdup(env) : NULL;
+    int cpu = it == NULL || it->tier == GR_CPU;
+    if (cpu)
+        setenv("DL_DEVICE", "cpu", 1);
     gr_fate f;
     int rc = 127;
-    if (out >= 0 && gr_spawn(&job, &f) == 0) {
+    int spawned = out >= 0 && gr_spawn(&job, &f) == 0;
+    if (cpu && was != NULL)
+        setenv("DL_DEVICE", was, 1);
+    else if (cpu)
+        unsetenv("DL_DEVICE");
+    free(was);
+    if (spawned) {
         rc = f.how == GR_END_EXIT ? f.code : f.how == GR_END_SIGNAL ? 128 + f.code : f.how == GR_END_WALL ? 124 : 127;
         snprintf(last_fate, sizeof last_fate, "%s", f.text);
     } else {

@@ -9,7 +9,9 @@
  *   runs it without the launcher (a world of one); otherwise the ranks'
  *   watchdog (DL_COMM_TIMEOUT) is a quarter of the item's time (at least
  *   20 s), so ranks that wait for each other forever say so themselves. Its stdout and stderr go
- *   to SCRATCH/name.log. It runs in the sandbox with the item's limits.
+ *   to SCRATCH/name.log. It runs in the sandbox with the item's limits;
+ *   for a cpu-tier item with DL_DEVICE=cpu, so that --device auto stays on
+ *   the CPU on a GPU machine too (a gpu item passes --device cuda).
  *   Returns the exit status; 128 + N when killed by signal N, 124 past the
  *   wall-clock limit, 127 when it could not start. gr_run_program does the
  *   same for another build (path) of the driver, with exactly args (no --out).

@@ -459,8 +459,16 @@ static path route(const dl_comm *c, const dl_comm_args *a)
         return PATH_LOCAL;
     if (a->op == DL_OP_SENDRECV && a->dst == c->rank && a->src == c->rank)
         return PATH_LOCAL;
-    if (a->op != DL_OP_BARRIER && (nccl_buffer(c, a->send) || nccl_buffer(c, a->recv)))
-        return PATH_NCCL;
+    if (c->backend == BACKEND_NCCL && a->op != DL_OP_BARRIER) {
+        // Nothing to move: NCCL leaves an empty side out, so every rank must, whatever
+        // its pointers say. An empty side's pointer may be NULL or one past the end of
+        // its allocation, which CUDA does not call device memory: asked, one rank would
+        // post MPI messages its NCCL peers never match.
+        if (a->send_count == 0 && a->recv_count == 0)
+            return PATH_LOCAL;
+        if ((a->send_count > 0 && nccl_buffer(c, a->send)) || (a->recv_count > 0 && nccl_buffer(c, a->recv)))
+            return PATH_NCCL;
+    }
     return PATH_MPI;
 }
 

@@ -26,7 +26,11 @@
 #   line; nothing in, "nan" out.
 # - bench_begin NN [OUT]: every bench's start: sets B (env, default build),
 #   out (OUT, default $B/bench; created), J (jsonq), D (the reference's lab NN
-#   driver) and tmp (a new temporary directory, removed when the script exits).
+#   driver) and tmp (a new temporary directory, removed when the script exits),
+#   and exports DL_DEVICE=cpu: these benches measure the CPU's scaling (the
+#   GPU's ratios are tools/bench-gpu.sh's), and left to --device auto the
+#   one-rank run of a one-GPU machine would take the GPU while two and four
+#   ranks share the CPU, and the "speedup" would compare the two.
 #   Exits 1 when no temporary directory can be made.
 BENCH_ROUNDS=${BENCH_ROUNDS:-5}
 BENCH_QUIET=${BENCH_QUIET:-0.25}
@@ -37,6 +41,7 @@ bench_begin() {
     out=${2:-$B/bench}
     J=$B/tools/jsonq
     D=$B/solutions/lab$1
+    export DL_DEVICE=cpu
     mkdir -p "$out"
     tmp=$(mktemp -d) || exit 1
     trap 'rm -rf "$tmp"' EXIT

@@ -23,7 +23,9 @@
  *   over MPI, and a barrier synchronises the device, then goes over MPI. So
  *   every rank passes the same kind of buffer, host or device, to a given
  *   call, and a call's buffers are all of one kind. The same calls work for
- *   both.
+ *   both. Only a side that moves something is asked where it lives: with a
+ *   device bound, a call that moves nothing (every count 0) goes nowhere, on
+ *   every rank, whatever its pointers (NULL, or one past an allocation's end).
  * - Every collective must be called by every rank, in the same order, with
  *   the same count and dtype. Results are identical on every rank (ranks
  *   reduce in the same order).

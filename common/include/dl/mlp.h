@@ -69,7 +69,9 @@
  *     · loss_scale) — where small gradients underflow to 0 unless the scale
  *     lifts them — and writes grads16 only: gW16 = round16(dYᵀ·A16 [+ gW16])
  *     with A16 the layer's 16-bit input (x16 or act16[l−1]), gb16 =
- *     round16(fp32 column sums of dY, in row order [+ gb16]), and the next
+ *     round16(fp32 column sums of dY [+ gb16]) — in row order on the CPU; on
+ *     CUDA a GEMV of dYᵀ by ones on the tensor cores, in cuBLAS's order, so
+ *     a value may land one 16-bit ulp from the CPU's — and the next
  *     dY = round16(dY·W16), zeroed where A16 is not > 0.
  *     `grads` is not written: the caller's AMP step fills it (dl_unscale)
  *     before dl_mlp_sgd, which stays fp32 on params, grads and velocity;

@@ -180,11 +180,17 @@ extern "C" dl_status dl_cuda_open_(int ordinal, dl_device *dev)
     DL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     cublasHandle_t handle;
     cublasStatus_t bs = cublasCreate(&handle);
-    if (bs != CUBLAS_STATUS_SUCCESS) {
+    if (bs == CUBLAS_STATUS_SUCCESS)
+        bs = cublasSetStream(handle, stream);
+    else
+        handle = NULL;
+    if (bs != CUBLAS_STATUS_SUCCESS) { // named: DL_CUBLAS_CHECK(bs) would say "bs failed"
+        if (handle != NULL)
+            cublasDestroy(handle);
         cudaStreamDestroy(stream);
-        DL_CUBLAS_CHECK(bs);
+        return dl_cuda_fail_(DL_ERR_CUBLAS, __FILE__, __LINE__, "cublasCreate + cublasSetStream",
+                             dl_cublas_error_string(bs));
     }
-    DL_CUBLAS_CHECK(cublasSetStream(handle, stream));
     dev->kind = DL_DEVICE_CUDA;
     dev->ordinal = ordinal;
     dev->stream = (void *)stream;
@@ -234,8 +240,14 @@ extern "C" dl_status dl_cuda_malloc_(const dl_device *dev, void **p, size_t byte
 
 extern "C" void dl_cuda_free_(const dl_device *dev, void *p)
 {
-    (void)dev;
-    cudaStreamSynchronize((cudaStream_t)dev->stream); // the stream may still use p
+    // The stream may still use p, and cudaFree waits for the whole device: wait
+    // here first, under the watch, so that a peer gone in a collective the
+    // stream waits for stops the job instead of hanging it in cudaFree. Quietly:
+    // a free after a failure must not replace its message.
+    cudaStream_t s = (cudaStream_t)dev->stream;
+    for (long polls = 0; watch_fn != NULL && cudaStreamQuery(s) == cudaErrorNotReady; polls++)
+        watch_fn(watch_ctx, "a wait before freeing device memory", polls == 0);
+    cudaStreamSynchronize(s);
     cudaFree(p);
 }
 
@@ -245,6 +257,11 @@ extern "C" dl_status dl_cuda_memcpy_(const dl_device *dev, void *dst, const void
     cudaMemcpyKind k = kind == DL_COPY_H2D   ? cudaMemcpyHostToDevice
                        : kind == DL_COPY_D2H ? cudaMemcpyDeviceToHost
                                              : cudaMemcpyDeviceToDevice;
+    // Into pageable memory cudaMemcpyAsync returns only once the copy is done,
+    // so it waits for the stream itself, where no watch can see: wait first
+    // (the same wait, watched), then copy from an idle stream.
+    if (kind == DL_COPY_D2H && watch_fn != NULL)
+        DL_TRY(dl_cuda_host_wait_(s, "a copy from the device"));
     DL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, k, s));
     if (kind == DL_COPY_D2H || kind == DL_COPY_H2D) // host memory is pageable: wait for it
         return dl_cuda_host_wait_(s, kind == DL_COPY_D2H ? "a copy from the device" : "a copy to the device");

@@ -191,9 +191,12 @@ extern "C" dl_status dl_cuda_xent_(const dl_device *dev, float *Z, const int32_t
     DL_LAUNCH_CHECK();
     if (loss == NULL)
         return DL_OK; // no wait: the running loss is read by dl_mlp_loss_take
+    // the wait first (watched): a copy into pageable memory such as last waits
+    // for the stream inside cudaMemcpyAsync, where no watch sees a peer gone
+    DL_TRY(dl_cuda_host_wait_(s, "reading the loss back"));
     double last[2] = {0, 0}; // DL_ACC_LAST, DL_ACC_LAST_BAD
     DL_CUDA_CHECK(cudaMemcpyAsync(last, acc + DL_ACC_LAST, sizeof last, cudaMemcpyDeviceToHost, s));
-    DL_TRY(dl_cuda_host_wait_(s, "reading the loss back"));
+    DL_CUDA_CHECK(cudaStreamSynchronize(s));
     if (last[1] > 0)
         return dl_error_set(DL_ERR_RANGE, "mlp: %.0f label(s) outside [0, %d)", last[1], C);
     *loss = last[0];
