@@ -107,17 +107,26 @@ static inline size_t softmax_cuda_work_floats(size_t n, int C)
     return n * (size_t)C + n + (n + SOFTMAX_BLOCK - 1) / SOFTMAX_BLOCK + 1;
 }
 
-/* The same on a CUDA dev: dX, dy, dW, db, dgW, dgb, dwork are device pointers
- * (dwork: softmax_cuda_work_floats(n, C) floats), loss a host pointer. Z and
- * the gradient GEMM through dl_gemm (cuBLAS); one kernel turns each row of Z
- * into P − Y and block-sums the loss terms. */
+/* The same on a CUDA dev, with nothing read back: dX, dy, dW, db, dgW, dgb
+ * and dloss are device pointers (dwork: softmax_cuda_work_floats(n, C)
+ * floats). Z and the gradient GEMM through dl_gemm (cuBLAS); one kernel
+ * turns each row of Z into P − Y and block-sums the loss terms. The loss is
+ * finished on the device: *dloss = (the block sums added in block order, in
+ * double) / n + (λ/2)‖W‖², so the same inputs give the same bits on every
+ * run. Everything is queued on dev's stream and the call returns without
+ * waiting for it: no copy to the host, no sync. The caller reads gW, gb and
+ * the loss after it, together, in one copy that waits (the engine: one per
+ * step). */
 dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const int32_t *dy, size_t n, size_t d, int C,
-                                 const float *dW, const float *db, float lambda, float *dgW, float *dgb, double *loss,
+                                 const float *dW, const float *db, float lambda, float *dgW, float *dgb, double *dloss,
                                  float *dwork);
 
 /* The engine (kit.c): one gradient call for CPU and GPU. It holds the
  * training set where the model computes (uploaded once to a GPU), gathers a
- * mini-batch there from its row indices, and stages any other rows. */
+ * mini-batch there from its row indices, and stages any other rows. A step
+ * sends W and b down and reads gW, gb and the loss back in one copy: the
+ * host waits for the device once per step. On the CPU the copies are
+ * memcpys, counted as a GPU makes them (dl/device.h). */
 typedef struct softmax_engine {
     const dl_device *dev;
     size_t d;
@@ -127,10 +136,15 @@ typedef struct softmax_engine {
     size_t n;
     dl_devset set; /* the resident set (dl/batch.h): on a GPU its one upload */
     dl_batch batch; /* a mini-batch gathered from set by its indices */
-    float *sX, *dW, *dgW, *dwork; /* dW: W then b; dgW: gW then gb (one copy each way) */
+    float *sX, *dwork; /* staging of other host rows (GPU), the gradient's workspace (GPU) */
     int32_t *sy;
     size_t s_cap;
-    float *hW, *hg; /* pinned host staging of W and b, of gW and gb (CUDA) */
+    float *dW; /* W then b, where the model computes */
+    float *dg; /* gW, gb, then (8-byte aligned, at g_loss) the loss: one copy back */
+    double *dloss; /* the loss's slot in dg */
+    size_t g_loss, g_floats; /* the loss's offset in dg and dg's size, in floats */
+    float *hW, *hg; /* host staging of dW and dg (pinned on a GPU) */
+    dl_event W_sent; /* recorded after the last copy from hW */
     float *work; /* host workspace (CPU) */
     size_t work_cap;
     size_t calls;
