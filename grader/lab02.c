@@ -617,34 +617,74 @@ START_TEST(test_gpu_softmax)
 }
 END_TEST
 
+/* The engine's predictions on the device (kit code) against the first-maximum
+ * rule, on models whose logits tie exactly: W = 0 with the bias b. */
+static void check_device_ties(softmax_engine *e, const dl_dataset *rows)
+{
+    softmax_model m;
+    GR_OK(softmax_model_alloc(&m, rows->d, 10));
+    int32_t *pred = malloc(rows->n * sizeof *pred);
+    const float tie[10] = {0, 0, 1, 0, 0, 1, 0, 0, 0, 0}; // classes 2 and 5 tie above the rest
+    for (int k = 0; k < 2; k++) {
+        for (int c = 0; c < 10; c++)
+            m.b[c] = k ? tie[c] : 0.0f;
+        GR_OK(softmax_engine_predict(e, rows->X, rows->n, &m, pred));
+        int want = k ? 2 : 0;
+        for (size_t i = 0; i < rows->n; i++) {
+            if (pred[i] != want)
+                GR_FAIL("the engine predicted class %d on the GPU for row %zu of a model whose logits tie (%s); "
+                        "the first of equal maxima is class %d (a kit bug: please report it)",
+                        pred[i], i, k ? "classes 2 and 5 on top" : "all zero", want);
+        }
+    }
+    free(pred);
+    softmax_model_free(&m);
+}
+
 START_TEST(test_gpu_train)
 {
     dl_device dev;
     GR_OK(dl_device_open("cuda", &dev));
     dl_data data;
     GR_OK(dl_data_load("fashion_mnist:train=20000", &data));
-    size_t n = data.train.n, d = data.train.d;
+    size_t n = data.train.n, d = data.train.d, nt = data.test.n;
     softmax_config cfg = {0.2, 0.0, 3, 128, 1};
     double acc[2];
+    int32_t *pred = malloc(nt * sizeof *pred), *host = malloc(nt * sizeof *host);
     for (int k = 0; k < 2; k++) {
         softmax_engine e;
         GR_OK(softmax_engine_init(&e, k ? &dev : dl_cpu(), data.train.X, data.train.y, n, d, 10));
+        GR_OK(softmax_engine_hold(&e, data.test.X, data.test.y, nt));
         softmax_model m;
         GR_OK(softmax_model_alloc(&m, d, 10));
         GR_OK(softmax_train(&e, &cfg, &m, NULL));
-        int32_t *pred = malloc(data.test.n * sizeof *pred);
-        GR_OK(softmax_predict(data.test.X, data.test.n, &m, pred));
+        // the driver's predictions: where the model computes (on the GPU, the test rows held there)
+        GR_OK(softmax_engine_predict(&e, data.test.X, nt, &m, pred));
         size_t right = 0;
-        for (size_t i = 0; i < data.test.n; i++)
+        for (size_t i = 0; i < nt; i++)
             right += pred[i] == data.test.y[i];
-        acc[k] = (double)right / (double)data.test.n;
-        free(pred);
+        acc[k] = (double)right / (double)nt;
+        if (k == 1) { // the GPU's argmax against your softmax_predict, for the same model
+            GR_OK(softmax_predict(data.test.X, nt, &m, host));
+            size_t differ = 0;
+            for (size_t i = 0; i < nt; i++)
+                differ += pred[i] != host[i];
+            gr_note("the GPU's predictions differ from softmax_predict's on %zu of %zu rows\n", differ, nt);
+            if (differ > nt / 1000)
+                GR_FAIL("the same model predicts %zu of %zu test rows differently on the GPU (the engine) and in "
+                        "softmax_predict; only near ties may differ (the sums' order): is the argmax the first "
+                        "of the largest x_i·W_c + b_c?",
+                        differ, nt);
+            const dl_dataset test = {.n = nt, .d = d, .X = data.test.X, .y = data.test.y, .n_classes = 10};
+            check_device_ties(&e, &test);
+        }
         softmax_model_free(&m);
         softmax_engine_free(&e);
     }
     gr_note("test accuracy after 3 epochs: CPU %.4f, GPU %.4f\n", acc[0], acc[1]);
     if (fabs(acc[0] - acc[1]) > 0.005)
         GR_FAIL("the same training reaches test accuracy %.4f on the CPU but %.4f on the GPU", acc[0], acc[1]);
+    free(pred), free(host);
     dl_data_free(&data);
     dl_device_close(&dev);
 }

@@ -112,8 +112,14 @@ void softmax_model_free(softmax_model *m)
 
 // ---- the engine ----
 
+/* kit_cuda.cu: dpred[i] = the argmax of x_i·W_c + b_c over c (the first of
+ * equal maxima) for the n device rows dX, the logits through dl_gemm into dZ
+ * (n, C); queued on dev's stream, no wait. */
+dl_status softmax_predict_cuda(const dl_device *dev, const float *dX, size_t n, size_t d, int C, const float *dW,
+                               const float *db, float *dZ, int32_t *dpred);
+
 #ifndef DL_HAVE_CUDA
-/* Without nvcc the student's softmax_cuda.cu is not compiled; this stands in. */
+/* Without nvcc the student's softmax_cuda.cu and kit_cuda.cu are not compiled; these stand in. */
 dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const int32_t *dy, size_t n, size_t d, int C,
                                  const float *dW, const float *db, float lambda, float *dgW, float *dgb, double *dloss,
                                  float *dwork)
@@ -121,6 +127,13 @@ dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const in
     (void)dev, (void)dX, (void)dy, (void)n, (void)d, (void)C, (void)dW, (void)db, (void)lambda;
     (void)dgW, (void)dgb, (void)dloss, (void)dwork;
     return dl_error_set(DL_ERR_NO_CUDA, "softmax_loss_grad_cuda: this build has no CUDA");
+}
+
+dl_status softmax_predict_cuda(const dl_device *dev, const float *dX, size_t n, size_t d, int C, const float *dW,
+                               const float *db, float *dZ, int32_t *dpred)
+{
+    (void)dev, (void)dX, (void)n, (void)d, (void)C, (void)dW, (void)db, (void)dZ, (void)dpred;
+    return dl_error_set(DL_ERR_NO_CUDA, "softmax_predict_cuda: this build has no CUDA");
 }
 #endif
 
@@ -147,6 +160,23 @@ static dl_status ensure_staging(softmax_engine *e, size_t n)
     DL_TRY(dl_malloc(e->dev, (void **)&e->sy, cap * sizeof(int32_t)));
     DL_TRY(dl_malloc(e->dev, (void **)&e->dwork, softmax_cuda_work_floats(cap, e->C) * sizeof(float)));
     e->s_cap = cap;
+    return DL_OK;
+}
+
+/* Room for the predictions of n rows: their labels (and on a GPU their logits). */
+static dl_status ensure_predictions(softmax_engine *e, size_t n)
+{
+    if (n <= e->p_cap)
+        return DL_OK;
+    dl_free(e->dev, e->dZ);
+    dl_free(e->dev, e->dpred);
+    e->dZ = NULL;
+    e->dpred = NULL;
+    e->p_cap = 0;
+    if (on_gpu(e))
+        DL_TRY(dl_malloc(e->dev, (void **)&e->dZ, n * (size_t)e->C * sizeof(float)));
+    DL_TRY(dl_malloc(e->dev, (void **)&e->dpred, n * sizeof(int32_t)));
+    e->p_cap = n;
     return DL_OK;
 }
 
@@ -187,6 +217,20 @@ dl_status softmax_engine_init(softmax_engine *e, const dl_device *dev, const flo
     if (st != DL_OK)
         softmax_engine_free(e);
     return st;
+}
+
+dl_status softmax_engine_hold(softmax_engine *e, const float *X, const int32_t *y, size_t n)
+{
+    if (X == NULL || y == NULL || n == 0)
+        return dl_error_set(DL_ERR_ARG, "engine: hold needs rows (n=%zu)", n);
+    if (e->n_held == SOFTMAX_ENGINE_HELD)
+        return dl_error_set(DL_ERR_ARG, "engine: %d sets are held already", SOFTMAX_ENGINE_HELD);
+    const dl_dataset rows = {.n = n, .d = e->d, .X = (float *)X, .y = (int32_t *)y, .n_classes = e->C};
+    DL_TRY(dl_devset_make(&e->held[e->n_held].rows, e->dev, &rows, 0, n)); // on a GPU: their one upload
+    e->held[e->n_held].X = X;
+    e->held[e->n_held].n = n;
+    e->n_held++;
+    return ensure_predictions(e, n); // made now, not while the model is scored
 }
 
 /* W and b down to dW through the staging hW, without a wait. The last copy
@@ -272,16 +316,67 @@ dl_status softmax_engine_grad_rows(softmax_engine *e, const size_t *idx, size_t 
     return grad_where_computed(e, e->batch.X, e->batch.y, n, W, b, lambda, gW, gb, loss);
 }
 
+/* Where the host rows (X, n) are for the model: a held set, the resident
+ * set (on the CPU both point at the host rows), or a staged copy (on the
+ * CPU the rows themselves, counted as the GPU's copy). */
+static dl_status rows_for_model(softmax_engine *e, const float *X, size_t n, const float **dX)
+{
+    for (int k = 0; k < e->n_held; k++) {
+        if (X == e->held[k].X && n == e->held[k].n) {
+            *dX = e->held[k].rows.X;
+            return DL_OK;
+        }
+    }
+    if (X == e->X && n == e->n) {
+        *dX = e->set.X;
+        return DL_OK;
+    }
+    *dX = X;
+    if (!on_gpu(e)) {
+        dl_dev_count_upload(n * e->d * sizeof(float));
+        return DL_OK;
+    }
+    DL_TRY(ensure_staging(e, n));
+    DL_TRY(dl_memcpy_h2d(e->dev, e->sX, X, n * e->d * sizeof(float)));
+    *dX = e->sX;
+    return DL_OK;
+}
+
+dl_status softmax_engine_predict(softmax_engine *e, const float *X, size_t n, const softmax_model *m, int32_t *pred)
+{
+    if (e == NULL || X == NULL || m == NULL || pred == NULL || m->d != e->d || m->C != e->C)
+        return dl_error_set(DL_ERR_ARG, "engine: predict needs rows, a model of the engine's shape and room");
+    if (n == 0)
+        return DL_OK;
+    size_t wd = e->d * (size_t)e->C;
+    const float *dX;
+    DL_TRY(rows_for_model(e, X, n, &dX));
+    DL_TRY(ensure_predictions(e, n));
+    DL_TRY(model_down(e, m->W, m->b));
+    dl_dev_count_launch(4.0 * (double)n * (2.0 * (double)e->C + 1.0)); // the argmax pass: logits read, labels written
+    if (on_gpu(e)) {
+        DL_TRY(softmax_predict_cuda(e->dev, dX, n, e->d, e->C, e->dW, e->dW + wd, e->dZ, e->dpred));
+    } else {
+        const softmax_model here = {e->d, e->C, e->dW, e->dW + wd}; // the model's copy beside the rows
+        DL_TRY(softmax_predict(dX, n, &here, e->dpred));
+    }
+    return dl_memcpy_d2h(e->dev, pred, e->dpred, n * sizeof *pred); // the labels: one copy, one wait
+}
+
 void softmax_engine_free(softmax_engine *e)
 {
     if (e->dev != NULL) {
         dl_devset_free(&e->set);
         dl_batch_free(&e->batch);
+        for (int k = 0; k < e->n_held; k++)
+            dl_devset_free(&e->held[k].rows);
         dl_free(e->dev, e->sX);
         dl_free(e->dev, e->sy);
         dl_free(e->dev, e->dW);
         dl_free(e->dev, e->dg);
         dl_free(e->dev, e->dwork);
+        dl_free(e->dev, e->dZ);
+        dl_free(e->dev, e->dpred);
         dl_host_free(e->dev, e->hW);
         dl_host_free(e->dev, e->hg);
         dl_event_destroy(e->dev, &e->W_sent);

@@ -241,8 +241,8 @@ static dl_status score_cb(void *ctx, void *model, int split, eval_report *r)
     int32_t *pred = malloc((p->n ? p->n : 1) * sizeof *pred);
     int64_t *cm = malloc((size_t)L->C * (size_t)L->C * sizeof *cm);
     dl_status st = pred && cm ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
-    if (st == DL_OK)
-        st = softmax_predict(p->X, p->n, model, pred);
+    if (st == DL_OK) // where the model computes: the model goes down, the labels come back
+        st = softmax_engine_predict(&L->engine, p->X, p->n, model, pred);
     if (st == DL_OK)
         st = eval_confusion(p->y, pred, p->n, L->C, cm);
     if (st == DL_OK)
@@ -280,6 +280,8 @@ static dl_status choose(lab *L, dl_progress *pr)
     if (L->test_cm == NULL)
         return dl_error_set(DL_ERR_NOMEM, "out of memory");
     DL_TRY(softmax_engine_init(&L->engine, &L->dev, L->p[0].X, L->p[0].y, L->p[0].n, L->d, L->C));
+    for (int p = EVAL_VAL; p <= EVAL_TEST; p++) // the parts the models are scored on: uploaded once, here
+        DL_TRY(softmax_engine_hold(&L->engine, L->p[p].X, L->p[p].y, L->p[p].n));
     double t0 = dl_now();
     eval_trainer tr = {L, train_cb, score_cb, release_cb};
     dl_status st = eval_validation_curve(&tr, &L->curve);
