@@ -565,33 +565,51 @@ START_TEST(test_gpu_softmax)
         size_t n = p.n, d = p.d, C = (size_t)p.C, wd = C * d;
         float *dX, *dW, *db, *dgW, *dgb, *dwork;
         int32_t *dy;
+        double *dloss;
         GR_OK(dl_malloc(&dev, (void **)&dX, n * d * 4));
         GR_OK(dl_malloc(&dev, (void **)&dy, n * 4));
         GR_OK(dl_malloc(&dev, (void **)&dW, wd * 4));
         GR_OK(dl_malloc(&dev, (void **)&db, C * 4));
         GR_OK(dl_malloc(&dev, (void **)&dgW, wd * 4));
         GR_OK(dl_malloc(&dev, (void **)&dgb, C * 4));
+        GR_OK(dl_malloc(&dev, (void **)&dloss, sizeof *dloss));
         GR_OK(dl_malloc(&dev, (void **)&dwork, softmax_cuda_work_floats(n, p.C) * 4));
         GR_OK(dl_memcpy_h2d(&dev, dX, p.X, n * d * 4));
         GR_OK(dl_memcpy_h2d(&dev, dy, p.y, n * 4));
         GR_OK(dl_memcpy_h2d(&dev, dW, p.W, wd * 4));
         GR_OK(dl_memcpy_h2d(&dev, db, p.b, C * 4));
-        double loss = NAN;
-        GR_OK(softmax_loss_grad_cuda(&dev, dX, dy, n, d, p.C, dW, db, p.lambda, dgW, dgb, &loss, dwork));
+        double loss[2] = {NAN, NAN};
+        char what[128];
+        snprintf(what, sizeof what, "n=%zu d=%zu C=%zu", n, d, C);
+        for (int run = 0; run < 2; run++) { // the same call twice: the same loss, to the bit
+            GR_OK(softmax_loss_grad_cuda(&dev, dX, dy, n, d, p.C, dW, db, p.lambda, dgW, dgb, dloss, dwork));
+            if (gr_softmax_cuda_waits > 0)
+                GR_FAIL(GR_DIAG("loss-read-back") "%s: softmax_loss_grad_cuda made the host wait for the device %llu "
+                                                  "time(s) (a copy back of the block sums?); finish the loss on the "
+                                                  "device and return without waiting: the engine reads gW, gb and "
+                                                  "the loss back together, once per step",
+                        what, (unsigned long long)gr_softmax_cuda_waits);
+            GR_OK(dl_memcpy_d2h(&dev, &loss[run], dloss, sizeof *dloss));
+        }
         float *gW = malloc(wd * 4), *gb = malloc(C * 4);
         GR_OK(dl_memcpy_d2h(&dev, gW, dgW, wd * 4));
         GR_OK(dl_memcpy_d2h(&dev, gb, dgb, C * 4));
         double *rgW = malloc(wd * sizeof *rgW), *rgb = malloc(C * sizeof *rgb);
         double rl = gr_ref_softmax(p.X, p.y, n, d, p.C, p.W, p.b, p.lambda, rgW, rgb);
-        char what[128];
-        snprintf(what, sizeof what, "n=%zu d=%zu C=%zu: CUDA gW", n, d, C);
-        GR_ALLCLOSE_F32(what, gW, rgW, wd, 1e-5, 1e-4, "");
-        snprintf(what, sizeof what, "n=%zu d=%zu C=%zu: CUDA gb", n, d, C);
-        GR_ALLCLOSE_F32(what, gb, rgb, C, 1e-5, 1e-4, "");
-        if (fabs(loss - rl) > 1e-5 + 1e-5 * fabs(rl))
-            GR_FAIL("n=%zu d=%zu C=%zu: CUDA loss %.9g, expected %.9g", n, d, C, loss, rl);
+        char w2[160];
+        snprintf(w2, sizeof w2, "%s: CUDA gW", what);
+        GR_ALLCLOSE_F32(w2, gW, rgW, wd, 1e-5, 1e-4, "");
+        snprintf(w2, sizeof w2, "%s: CUDA gb", what);
+        GR_ALLCLOSE_F32(w2, gb, rgb, C, 1e-5, 1e-4, "");
+        if (!(fabs(loss[0] - rl) <= 1e-5 + 1e-5 * fabs(rl)))
+            GR_FAIL("%s: CUDA loss %.9g (read from *dloss on the device), expected %.9g", what, loss[0], rl);
+        if (memcmp(&loss[0], &loss[1], sizeof loss[0]) != 0)
+            GR_FAIL(GR_DIAG("loss-not-deterministic") "%s: two calls on the same data gave the losses %.17g and "
+                                                      "%.17g: add the block sums in a fixed order (one thread, in "
+                                                      "block order), not with atomics, whose order changes",
+                    what, loss[0], loss[1]);
         dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dW), dl_free(&dev, db);
-        dl_free(&dev, dgW), dl_free(&dev, dgb), dl_free(&dev, dwork);
+        dl_free(&dev, dgW), dl_free(&dev, dgb), dl_free(&dev, dloss), dl_free(&dev, dwork);
         free(gW), free(gb), free(rgW), free(rgb);
         gr_free_sproblem(&p);
     }
@@ -599,34 +617,74 @@ START_TEST(test_gpu_softmax)
 }
 END_TEST
 
+/* The engine's predictions on the device (kit code) against the first-maximum
+ * rule, on models whose logits tie exactly: W = 0 with the bias b. */
+static void check_device_ties(softmax_engine *e, const dl_dataset *rows)
+{
+    softmax_model m;
+    GR_OK(softmax_model_alloc(&m, rows->d, 10));
+    int32_t *pred = malloc(rows->n * sizeof *pred);
+    const float tie[10] = {0, 0, 1, 0, 0, 1, 0, 0, 0, 0}; // classes 2 and 5 tie above the rest
+    for (int k = 0; k < 2; k++) {
+        for (int c = 0; c < 10; c++)
+            m.b[c] = k ? tie[c] : 0.0f;
+        GR_OK(softmax_engine_predict(e, rows->X, rows->n, &m, pred));
+        int want = k ? 2 : 0;
+        for (size_t i = 0; i < rows->n; i++) {
+            if (pred[i] != want)
+                GR_FAIL("the engine predicted class %d on the GPU for row %zu of a model whose logits tie (%s); "
+                        "the first of equal maxima is class %d (a kit bug: please report it)",
+                        pred[i], i, k ? "classes 2 and 5 on top" : "all zero", want);
+        }
+    }
+    free(pred);
+    softmax_model_free(&m);
+}
+
 START_TEST(test_gpu_train)
 {
     dl_device dev;
     GR_OK(dl_device_open("cuda", &dev));
     dl_data data;
     GR_OK(dl_data_load("fashion_mnist:train=20000", &data));
-    size_t n = data.train.n, d = data.train.d;
+    size_t n = data.train.n, d = data.train.d, nt = data.test.n;
     softmax_config cfg = {0.2, 0.0, 3, 128, 1};
     double acc[2];
+    int32_t *pred = malloc(nt * sizeof *pred), *host = malloc(nt * sizeof *host);
     for (int k = 0; k < 2; k++) {
         softmax_engine e;
         GR_OK(softmax_engine_init(&e, k ? &dev : dl_cpu(), data.train.X, data.train.y, n, d, 10));
+        GR_OK(softmax_engine_hold(&e, data.test.X, data.test.y, nt));
         softmax_model m;
         GR_OK(softmax_model_alloc(&m, d, 10));
         GR_OK(softmax_train(&e, &cfg, &m, NULL));
-        int32_t *pred = malloc(data.test.n * sizeof *pred);
-        GR_OK(softmax_predict(data.test.X, data.test.n, &m, pred));
+        // the driver's predictions: where the model computes (on the GPU, the test rows held there)
+        GR_OK(softmax_engine_predict(&e, data.test.X, nt, &m, pred));
         size_t right = 0;
-        for (size_t i = 0; i < data.test.n; i++)
+        for (size_t i = 0; i < nt; i++)
             right += pred[i] == data.test.y[i];
-        acc[k] = (double)right / (double)data.test.n;
-        free(pred);
+        acc[k] = (double)right / (double)nt;
+        if (k == 1) { // the GPU's argmax against your softmax_predict, for the same model
+            GR_OK(softmax_predict(data.test.X, nt, &m, host));
+            size_t differ = 0;
+            for (size_t i = 0; i < nt; i++)
+                differ += pred[i] != host[i];
+            gr_note("the GPU's predictions differ from softmax_predict's on %zu of %zu rows\n", differ, nt);
+            if (differ > nt / 1000)
+                GR_FAIL("the same model predicts %zu of %zu test rows differently on the GPU (the engine) and in "
+                        "softmax_predict; only near ties may differ (the sums' order): is the argmax the first "
+                        "of the largest x_i·W_c + b_c?",
+                        differ, nt);
+            const dl_dataset test = {.n = nt, .d = d, .X = data.test.X, .y = data.test.y, .n_classes = 10};
+            check_device_ties(&e, &test);
+        }
         softmax_model_free(&m);
         softmax_engine_free(&e);
     }
     gr_note("test accuracy after 3 epochs: CPU %.4f, GPU %.4f\n", acc[0], acc[1]);
     if (fabs(acc[0] - acc[1]) > 0.005)
         GR_FAIL("the same training reaches test accuracy %.4f on the CPU but %.4f on the GPU", acc[0], acc[1]);
+    free(pred), free(host);
     dl_data_free(&data);
     dl_device_close(&dev);
 }
@@ -681,8 +739,8 @@ static const gr_item items[] = {
             "share at 1e-4 before the log",
             "task-7-drift-between-splits-5-points", 30, GR_WORKER),
     GR_ITEM(test_gpu_softmax, "gpu_softmax", "CUDA softmax loss/gradient equal the double reference", 10, GR_GPU1, NULL,
-            "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each step "
-            "with softmax_loss_grad_cpu",
+            "rows past n contribute 0; every thread of a block reaches every __syncthreads; add the block sums on "
+            "the device, in block order, and return without waiting; compare each step with softmax_loss_grad_cpu",
             "task-5-softmax-regression-40-points", 60, GR_WORKER),
     GR_ITEM(test_gpu_train, "gpu_train", "training on the GPU reaches the CPU's accuracy", 5, GR_GPU1, "gpu_softmax",
             "the training loop is the same; only the engine's device differs", "task-5-softmax-regression-40-points",

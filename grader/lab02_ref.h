@@ -67,6 +67,10 @@ dl_status gr_planted_score(void *ctx, void *model, int split, eval_report *r);
 
 void gr_planted_release(void *ctx, void *model);
 
+/* The host waits (dl/device.h's syncs) inside the last softmax_loss_grad_cuda
+ * the test made, as the worker counted them (its wrapper, lab02_calls.c). */
+extern uint64_t gr_softmax_cuda_waits;
+
 /* PSI of feature j of b against a, bins equal-width over a's range, NaNs skipped. */
 double gr_ref_psi(const float *a, size_t na, const float *b, size_t nb, size_t d, size_t j, int bins);
 

@@ -26,6 +26,18 @@ expect_cmp "$total" == 10000 "the confusion matrix counts all 10000 test rows"
 expect_cmp "$($J "$S" rows.test)" == 10000 "the official test split is kept"
 expect_cmp "$($J "$S" rows.val)" == 10000 "validation is 1/6 of the official training rows"
 expect_cmp "$($J "$S" 'val_macro_f1.*' | wc -l)" == 8 "one validation score per lambda"
+# where the data lived and how often the host waited (device_io: the kit's counters, the same on the CPU
+# as on a GPU): train, val and test uploaded once; a step sends W and b and the batch's indices down and
+# reads gW, gb and the loss back in one copy (7850 floats and a double); scoring reads labels, not rows
+up=$($J "$S" device_io.setup.h2d_bytes)
+expect_cmp "$up" '>=' "$(((1000 + 10000 + 10000) * 784 * 4))" "train, val and test rows are uploaded before training ($up bytes)"
+expect_cmp "$($J "$S" device_io.per_epoch.h2d_bytes)" '<' "$((1000 * 784))" \
+    "an epoch uploads the model and the batches' indices, not rows"
+expect_cmp "$($J "$S" device_io.per_step.syncs)" == 1 "a step makes the host wait for the device once"
+expect_cmp "$($J "$S" device_io.per_step.d2h_bytes)" == "$((7850 * 4 + 8))" "a step reads gW, gb and the loss back in one copy"
+expect_cmp "$($J "$S" device_io.per_step.allocs)" == 0 "a step allocates nothing"
+expect_cmp "$($J "$S" device_io.per_epoch.d2h_bytes)" '<' "$((8 * 31408 + 1000))" \
+    "scoring a model reads its 10000 labels back, not logits or rows"
 
 # ---- a rare class: random splits scatter, stratified splits do not ----
 expect_rc 0 "lab02 on synthetic data with a 2% class" -- "$D" --out "$tmp/rare" --quiet --plot none \

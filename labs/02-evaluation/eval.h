@@ -107,17 +107,29 @@ static inline size_t softmax_cuda_work_floats(size_t n, int C)
     return n * (size_t)C + n + (n + SOFTMAX_BLOCK - 1) / SOFTMAX_BLOCK + 1;
 }
 
-/* The same on a CUDA dev: dX, dy, dW, db, dgW, dgb, dwork are device pointers
- * (dwork: softmax_cuda_work_floats(n, C) floats), loss a host pointer. Z and
- * the gradient GEMM through dl_gemm (cuBLAS); one kernel turns each row of Z
- * into P − Y and block-sums the loss terms. */
+/* The same on a CUDA dev, with nothing read back: dX, dy, dW, db, dgW, dgb
+ * and dloss are device pointers (dwork: softmax_cuda_work_floats(n, C)
+ * floats). Z and the gradient GEMM through dl_gemm (cuBLAS); one kernel
+ * turns each row of Z into P − Y and block-sums the loss terms. The loss is
+ * finished on the device: *dloss = (the block sums added in block order, in
+ * double) / n + (λ/2)‖W‖², so the same inputs give the same bits on every
+ * run. Everything is queued on dev's stream and the call returns without
+ * waiting for it: no copy to the host, no sync. The caller reads gW, gb and
+ * the loss after it, together, in one copy that waits (the engine: one per
+ * step). */
 dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const int32_t *dy, size_t n, size_t d, int C,
-                                 const float *dW, const float *db, float lambda, float *dgW, float *dgb, double *loss,
+                                 const float *dW, const float *db, float lambda, float *dgW, float *dgb, double *dloss,
                                  float *dwork);
 
 /* The engine (kit.c): one gradient call for CPU and GPU. It holds the
  * training set where the model computes (uploaded once to a GPU), gathers a
- * mini-batch there from its row indices, and stages any other rows. */
+ * mini-batch there from its row indices, and stages any other rows. A step
+ * sends W and b down and reads gW, gb and the loss back in one copy: the
+ * host waits for the device once per step. It also predicts where the
+ * model computes: the sets it holds (softmax_engine_hold: validation, test)
+ * were uploaded once, and only the model goes down and n labels come back.
+ * On the CPU the copies are memcpys, counted as a GPU makes them (dl/device.h). */
+#define SOFTMAX_ENGINE_HELD 4
 typedef struct softmax_engine {
     const dl_device *dev;
     size_t d;
@@ -127,10 +139,24 @@ typedef struct softmax_engine {
     size_t n;
     dl_devset set; /* the resident set (dl/batch.h): on a GPU its one upload */
     dl_batch batch; /* a mini-batch gathered from set by its indices */
-    float *sX, *dW, *dgW, *dwork; /* dW: W then b; dgW: gW then gb (one copy each way) */
+    struct { /* sets held for predictions (softmax_engine_hold) */
+        const float *X; /* their host rows */
+        size_t n;
+        dl_devset rows; /* where the model computes */
+    } held[SOFTMAX_ENGINE_HELD];
+    int n_held;
+    float *sX, *dwork; /* staging of other host rows (GPU), the gradient's workspace (GPU) */
     int32_t *sy;
     size_t s_cap;
-    float *hW, *hg; /* pinned host staging of W and b, of gW and gb (CUDA) */
+    float *dW; /* W then b, where the model computes */
+    float *dg; /* gW, gb, then (8-byte aligned, at g_loss) the loss: one copy back */
+    double *dloss; /* the loss's slot in dg */
+    size_t g_loss, g_floats; /* the loss's offset in dg and dg's size, in floats */
+    float *hW, *hg; /* host staging of dW and dg (pinned on a GPU) */
+    dl_event W_sent; /* recorded after the last copy from hW */
+    float *dZ; /* predictions: logits (p_cap, C) (GPU) */
+    int32_t *dpred; /* predictions: labels (p_cap,) */
+    size_t p_cap;
     float *work; /* host workspace (CPU) */
     size_t work_cap;
     size_t calls;
@@ -147,6 +173,11 @@ dl_status softmax_engine_grad(softmax_engine *e, const float *X, const int32_t *
  * rows from the host — in the order of idx. */
 dl_status softmax_engine_grad_rows(softmax_engine *e, const size_t *idx, size_t n, const float *W, const float *b,
                                    float lambda, float *gW, float *gb, double *loss);
+/* Makes the host rows (X, y, n) resident too (on a GPU: one upload, now), so
+ * that softmax_engine_predict on exactly these X and n finds them there. The
+ * rows must outlive the engine, unchanged. DL_ERR_ARG for no rows or when
+ * SOFTMAX_ENGINE_HELD sets are held already. */
+dl_status softmax_engine_hold(softmax_engine *e, const float *X, const int32_t *y, size_t n);
 void softmax_engine_free(softmax_engine *e);
 
 typedef struct softmax_model {
@@ -173,6 +204,13 @@ dl_status softmax_train(softmax_engine *e, const softmax_config *cfg, softmax_mo
 
 /* pred[i] = argmax_c of x_i·W_c + b_c (the first on ties); host arrays. */
 dl_status softmax_predict(const float *X, size_t n, const softmax_model *m, int32_t *pred);
+
+/* The engine's predictions (kit.c): pred (host, n) for the host rows (X, n),
+ * made where the model computes — a held set or the resident one (no copy
+ * of rows), other rows staged (one copy). m goes down, n labels come back:
+ * one wait. On the CPU through your softmax_predict; on a GPU the logits
+ * through dl_gemm and the same argmax (the first of equal maxima). */
+dl_status softmax_engine_predict(softmax_engine *e, const float *X, size_t n, const softmax_model *m, int32_t *pred);
 
 // ---- task 6: the validation curve (select.c) ----
 

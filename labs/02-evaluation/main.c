@@ -22,6 +22,7 @@
 #include "dl/device.h" // dl_device_open_spec
 #include "dl/fs.h" // dl_mkdir_p
 #include "dl/progress.h" // dl_progress_line
+#include "dl/summary.h" // dl_run_io
 #include "dl/timer.h" // dl_now
 #include "eval.h"
 #include "outputs.h" // lab02_gather, lab02_balance, lab02_write_outputs
@@ -57,6 +58,7 @@ typedef struct lab {
     int64_t *test_cm; /* the confusion matrix of the one model scored on test */
     int test_scored;
     double train_s; /* seconds the validation curve took */
+    dl_run_io io; /* what the validation curve asked of the device (summary.json's device_io) */
     double *psi[2]; /* (d,) train against val, train against test */
     size_t worst[5]; /* (nworst,) the features that drifted most, train against test */
     int nworst;
@@ -222,8 +224,14 @@ static dl_status train_cb(void *ctx, double lambda, void **model)
     dl_status st = softmax_model_alloc(m, L->d, L->C);
     softmax_config cfg = L->cfg;
     cfg.lambda = lambda;
+    dl_dev_stats before, after;
+    size_t calls = L->engine.calls;
+    dl_dev_stats_get(&before);
     if (st == DL_OK)
         st = softmax_train(&L->engine, &cfg, m, L->curves + (size_t)L->trained * (size_t)cfg.epochs);
+    dl_dev_stats_get(&after);
+    if (st == DL_OK && L->trained > 0) // per step: the steady models (the first one's first step makes the batch)
+        lab02_io_steps(&L->io, &before, &after, (long)(L->engine.calls - calls));
     if (st != DL_OK) {
         softmax_model_free(m);
         free(m);
@@ -241,8 +249,8 @@ static dl_status score_cb(void *ctx, void *model, int split, eval_report *r)
     int32_t *pred = malloc((p->n ? p->n : 1) * sizeof *pred);
     int64_t *cm = malloc((size_t)L->C * (size_t)L->C * sizeof *cm);
     dl_status st = pred && cm ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
-    if (st == DL_OK)
-        st = softmax_predict(p->X, p->n, model, pred);
+    if (st == DL_OK) // where the model computes: the model goes down, the labels come back
+        st = softmax_engine_predict(&L->engine, p->X, p->n, model, pred);
     if (st == DL_OK)
         st = eval_confusion(p->y, pred, p->n, L->C, cm);
     if (st == DL_OK)
@@ -279,11 +287,17 @@ static dl_status choose(lab *L, dl_progress *pr)
     DL_TRY(eval_report_alloc(&L->curve.test, L->C));
     if (L->test_cm == NULL)
         return dl_error_set(DL_ERR_NOMEM, "out of memory");
+    dl_dev_stats_get(&L->io.start);
     DL_TRY(softmax_engine_init(&L->engine, &L->dev, L->p[0].X, L->p[0].y, L->p[0].n, L->d, L->C));
+    for (int p = EVAL_VAL; p <= EVAL_TEST; p++) // the parts the models are scored on: uploaded once, here
+        DL_TRY(softmax_engine_hold(&L->engine, L->p[p].X, L->p[p].y, L->p[p].n));
+    dl_dev_stats_get(&L->io.resident);
     double t0 = dl_now();
     eval_trainer tr = {L, train_cb, score_cb, release_cb};
     dl_status st = eval_validation_curve(&tr, &L->curve);
     L->train_s = dl_now() - t0;
+    dl_dev_stats_get(&L->io.end);
+    L->io.epochs = L->trained * o->a.epochs;
     DL_TRY(st);
     const eval_curve *cv = &L->curve;
     if (cv->chosen < 0 || cv->chosen >= nl)
@@ -351,7 +365,8 @@ static dl_status write_files(const lab *L, dl_progress *pr)
                          o->psi_bins,
                          L->worst,
                          L->nworst,
-                         L->train_s};
+                         L->train_s,
+                         &L->io};
     DL_TRY(lab02_write_outputs(&res, plots, sizeof plots));
     dl_progress_line(pr, 0,
                      "lab02: wrote %s/{metrics,learning,confusion*,per_class,shares,spread,psi}.csv, summary.json%s%s",

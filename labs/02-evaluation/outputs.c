@@ -12,6 +12,7 @@
 #include "dl/json.h" // summary.json
 #include "dl/metrics.h" // DL_CSV_SCHEMA, dl_csv_write, dl_csv_cell
 #include "dl/plot.h" // dl_plot_listed, dl_plot_escape
+#include "dl/summary.h" // dl_summary_device_io
 #include "outputs.h"
 
 static const char *const part_names[3] = {"train", "val", "test"};
@@ -404,6 +405,16 @@ static void draw_plots(const lab02_results *r, char *plots, size_t len)
     }
 }
 
+void lab02_io_steps(dl_run_io *io, const dl_dev_stats *before, const dl_dev_stats *after, long steps)
+{
+    io->steps += steps;
+    io->syncs += (double)(after->syncs - before->syncs);
+    io->launches += (double)(after->launches - before->launches);
+    io->allocs += (double)(after->allocs - before->allocs);
+    io->h2d_bytes += (double)(after->h2d_bytes - before->h2d_bytes);
+    io->d2h_bytes += (double)(after->d2h_bytes - before->d2h_bytes);
+}
+
 static dl_status write_summary(const lab02_results *r, const char *path, const char *plots)
 {
     const dl_dataset *pool = &r->data->train;
@@ -491,6 +502,7 @@ static dl_status write_summary(const lab02_results *r, const char *path, const c
     dl_json_end_array(&j);
     dl_json_end_object(&j);
     dl_json_num(&j, "train_seconds", r->train_seconds);
+    dl_summary_device_io(&j, r->io);
     dl_json_str(&j, "plots", plots);
     dl_json_end_object(&j);
     return dl_json_close(&j);

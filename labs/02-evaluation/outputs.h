@@ -12,6 +12,7 @@
 #include "dl/data.h" // dl_data, dl_dataset
 #include "dl/split.h" // dl_split
 #include "dl/status.h" // dl_status
+#include "dl/summary.h" // dl_run_io
 #include "eval.h" // eval_curve
 
 #define LAB02_MAX_LAMBDAS 16
@@ -54,6 +55,10 @@ dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const 
                                 int seeds, lab02_balance *b);
 void lab02_balance_free(lab02_balance *b);
 
+/* Adds `steps` optimizer steps to io's sums: the counters after them less
+ * those before (syncs, launches, allocs, h2d and d2h bytes). Cannot fail. */
+void lab02_io_steps(dl_run_io *io, const dl_dev_stats *before, const dl_dev_stats *after, long steps);
+
 /* The indices of the n features with the largest psi, largest first (the
  * lower index on ties); n <= d. Cannot fail. */
 void lab02_worst_features(const double *psi, size_t d, size_t *worst, int n);
@@ -79,6 +84,7 @@ typedef struct lab02_results {
     const size_t *worst; /* (nworst,): lab02_worst_features of psi[1] */
     int nworst;
     double train_seconds;
+    const dl_run_io *io; /* the validation curve's device counters (summary.json's device_io) */
 } lab02_results;
 
 /* Writes into r->out metrics.csv, learning.csv (when epochs > 0),
