@@ -71,7 +71,9 @@ ifneq ($(strip $(NVCC)),)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 HAVE_CUDA := 1
 HAVE_NCCL := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1,)
+# machine code for each CUDA_ARCH, and PTX of the newest for GPUs after it (the driver compiles it at load)
 NVCC_FLAGS = -O2 -g -std=c++17 $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
+              -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH)) \
               -Xcompiler -Wall -Icommon/include -DDL_HAVE_CUDA $(if $(HAVE_NCCL),-DDL_HAVE_NCCL)
 CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
 # cuBLAS is opened on first use (common/src/cuda/device_cuda.cu), by the name

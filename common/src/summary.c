@@ -99,9 +99,9 @@ void dl_summary_device_io(dl_json *j, const dl_run_io *io)
     dl_json_end_object(j);
 }
 
-void dl_run_io_step(dl_run_io *io, const dl_dev_stats *before, const dl_dev_stats *after)
+void dl_run_io_steps(dl_run_io *io, const dl_dev_stats *before, const dl_dev_stats *after, long steps)
 {
-    io->steps++;
+    io->steps += steps;
     io->syncs += (double)(after->syncs - before->syncs);
     io->launches += (double)(after->launches - before->launches);
     io->allocs += (double)(after->allocs - before->allocs);

@@ -231,7 +231,7 @@ static dl_status train_cb(void *ctx, double lambda, void **model)
         st = softmax_train(&L->engine, &cfg, m, L->curves + (size_t)L->trained * (size_t)cfg.epochs);
     dl_dev_stats_get(&after);
     if (st == DL_OK && L->trained > 0) // per step: the steady models (the first one's first step makes the batch)
-        lab02_io_steps(&L->io, &before, &after, (long)(L->engine.calls - calls));
+        dl_run_io_steps(&L->io, &before, &after, (long)(L->engine.calls - calls));
     if (st != DL_OK) {
         softmax_model_free(m);
         free(m);

@@ -405,16 +405,6 @@ static void draw_plots(const lab02_results *r, char *plots, size_t len)
     }
 }
 
-void lab02_io_steps(dl_run_io *io, const dl_dev_stats *before, const dl_dev_stats *after, long steps)
-{
-    io->steps += steps;
-    io->syncs += (double)(after->syncs - before->syncs);
-    io->launches += (double)(after->launches - before->launches);
-    io->allocs += (double)(after->allocs - before->allocs);
-    io->h2d_bytes += (double)(after->h2d_bytes - before->h2d_bytes);
-    io->d2h_bytes += (double)(after->d2h_bytes - before->d2h_bytes);
-}
-
 static dl_status write_summary(const lab02_results *r, const char *path, const char *plots)
 {
     const dl_dataset *pool = &r->data->train;

@@ -55,10 +55,6 @@ dl_status lab02_balance_compute(const dl_data *data, const dl_split *rnd, const 
                                 int seeds, lab02_balance *b);
 void lab02_balance_free(lab02_balance *b);
 
-/* Adds `steps` optimizer steps to io's sums: the counters after them less
- * those before (syncs, launches, allocs, h2d and d2h bytes). Cannot fail. */
-void lab02_io_steps(dl_run_io *io, const dl_dev_stats *before, const dl_dev_stats *after, long steps);
-
 /* The indices of the n features with the largest psi, largest first (the
  * lower index on ties); n <= d. Cannot fail. */
 void lab02_worst_features(const double *psi, size_t d, size_t *worst, int n);

@@ -110,7 +110,7 @@ static dl_status train_epoch(lab03_run *R, trainer *T, int epoch, lab03_epoch *e
                                 lr);
         DL_TRY(dl_mlp_sgd(&T->m, (float)lr, (float)R->o.t.momentum, (float)R->o.t.weight_decay));
         dl_dev_stats_get(&io1);
-        dl_run_io_step(&R->io, &io0, &io1);
+        dl_run_io_steps(&R->io, &io0, &io1, 1);
         if (T->m.steps <= R->o.compare_steps)
             T->step_loss[T->m.steps - 1] = loss;
         if (R->bar != NULL)

@@ -354,6 +354,6 @@ void lab03_teardown(lab03_run *R, lab03_results *S)
     dl_devset_free(&R->dtrain), dl_devset_free(&R->dval), dl_devset_free(&R->dtest);
     dl_dataset_free(&R->val), dl_dataset_free(&R->test);
     dl_data_free(&R->data);
+    dl_comm_finalize(R->comm); // before the device closes: it tears down the GPU's trace and transport
     dl_device_close(&R->dev);
-    dl_comm_finalize(R->comm);
 }

@@ -42,8 +42,10 @@ const shard_mem *kit_ledger(void)
  * request takes the smallest cached block that holds it, at most twice its
  * size; the ledger counts what was asked for (allocated), and the pool's
  * blocks besides what is reserved. Reuse is safe in stream order: a block
- * is freed after the work that used it was queued (or waited for, shard.h),
- * and its next user's work is queued after that. */
+ * is freed once the operations that use it have been waited for (shard.h:
+ * on a GPU a wait makes the compute stream wait for NCCL's), and its next
+ * user's work is queued after that, on the compute stream or on a comm
+ * stream that waits for it. */
 static struct {
     const dl_device *dev;
     void *p[SHARD_MAX_BLOCKS];

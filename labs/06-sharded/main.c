@@ -229,7 +229,7 @@ static dl_status epoch(run *R, int e)
         DL_TRY(dl_mlp_loss_commit(&R->m, 1, 1, NULL));
         dl_dev_stats_get(&io1);
         if (R->steps > 0) // the steady steps: the first fills the blocks shard_free keeps for reuse
-            dl_run_io_step(&R->io, &io0, &io1);
+            dl_run_io_steps(&R->io, &io0, &io1, 1);
         dl_progress_step(&R->pr, e, s + 1, R->B * (size_t)R->P, NAN);
     }
     dl_comm_stats st;

@@ -63,8 +63,8 @@ typedef void (*dl_summary_fn)(dl_json *j, const void *ctx);
 /* What a run asked of its device, for dl_summary_device_io: the counters at
  * its start, when its data was resident (training begins) and at the end of
  * training, with its epochs; and the sums over the optimizer steps it
- * measured (steps of them: dl_run_io_step adds one step's counters, taken
- * before and after it; dl_run_io_spans adds the STEP spans of a trace). */
+ * measured (steps of them: dl_run_io_steps adds the counters of `steps`
+ * steps, taken before and after them; dl_run_io_spans adds the STEP spans of a trace). */
 typedef struct dl_run_io {
     dl_dev_stats start, resident, end;
     int epochs;
@@ -99,8 +99,8 @@ void dl_summary_run(dl_json *j, const char *lab, const char *mode, dl_comm *c, c
                     const char *dataset);
 void dl_summary_workload(dl_json *j, const char *key, const dl_workload *w);
 void dl_summary_device_io(dl_json *j, const dl_run_io *io);
-/* Adds one optimizer step to io: the counters after it less those before. */
-void dl_run_io_step(dl_run_io *io, const dl_dev_stats *before, const dl_dev_stats *after);
+/* Adds `steps` optimizer steps to io: the counters after them less those before. */
+void dl_run_io_steps(dl_run_io *io, const dl_dev_stats *before, const dl_dev_stats *after, long steps);
 /* Adds every ended DL_EV_STEP span of ev[0..n) (dl/trace.h: each carries
  * its step's counters) to io. */
 void dl_run_io_spans(dl_run_io *io, const dl_span *ev, size_t n);
