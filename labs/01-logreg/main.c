@@ -32,16 +32,20 @@ static dl_status train_run(const dl_device *dev, const lab01_split *sd, const fl
     memset(r, 0, sizeof *r);
     DL_TRY(logreg_model_alloc(&r->m, sd->d));
     DL_TRY(logreg_curve_alloc(&r->c, cfg->epochs));
+    dl_dev_stats_get(&r->io.start);
     DL_TRY(logreg_engine_init(&e, dev, X[0], sd->y[0], sd->n[0], sd->d));
     dl_status st = logreg_engine_hold(&e, X[1], sd->y[1], sd->n[1]); // the validation rows: uploaded once
     if (st != DL_OK) {
         logreg_engine_free(&e);
         return st;
     }
+    dl_dev_stats_get(&r->io.resident); // the data is where the model reads it
     double t0 = dl_now();
     st = logreg_train(&e, X[1], sd->y[1], sd->n[1], cfg, &r->m, &r->c);
+    dl_dev_stats_get(&r->io.end);
     dl_device_sync(dev);
     r->seconds = dl_now() - t0;
+    lab01_run_io_steps(r, &e);
     logreg_engine_free(&e);
     if (st == DL_OK && (r->c.n < 1 || r->c.n > r->c.capacity))
         st = dl_error_set(DL_ERR_RANGE, "logreg_train recorded %d curve entries, expected 1 to %d", r->c.n,

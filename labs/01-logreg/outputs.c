@@ -58,6 +58,20 @@ void lab01_split_free(lab01_split *sd)
     }
 }
 
+// ---- what the run asked of the device ----
+
+void lab01_run_io_steps(lab01_run *r, const logreg_engine *e)
+{
+    dl_run_io *io = &r->io;
+    io->epochs = r->c.n > 0 ? r->c.n - 1 : 0;
+    io->steps = e->steps;
+    io->syncs = (double)e->step_io.syncs;
+    io->launches = (double)e->step_io.launches;
+    io->allocs = (double)e->step_io.allocs;
+    io->h2d_bytes = (double)e->step_io.h2d_bytes;
+    io->d2h_bytes = (double)e->step_io.d2h_bytes;
+}
+
 // ---- the CSVs ----
 
 // clang-format off
@@ -198,6 +212,7 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_f32s(j, "mean", r->s->mean, d);
     dl_json_f32s(j, "std", r->s->scale, d);
     dl_json_end_object(j);
+    dl_summary_device_io(j, &mr->io);
     if (r->other != NULL)
         curve_summary(j, o->no_scale ? "standardised_run" : "raw_features_run", r->other);
     dl_json_str(j, "plots", sc->plots);
