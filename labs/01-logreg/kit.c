@@ -117,9 +117,9 @@ static int on_gpu(const logreg_engine *e)
 }
 
 /* What a call reads back, in one block (e->dout on the device, e->hout its
- * pinned host copy): an evaluation the loss and the right predictions, a
- * gradient all of it. grad_w starts 16 bytes in, as a device allocation
- * would (aligned for vector loads). */
+ * pinned host copy): an evaluation the loss and the right predictions (16
+ * bytes), a gradient all of it. grad_w starts 32 bytes in, aligned for
+ * vector loads as a device allocation is. */
 typedef struct readback {
     double loss;
     unsigned long long right; /* an evaluation's right predictions (counted on CUDA) */
