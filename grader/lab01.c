@@ -679,8 +679,8 @@ static const gr_item items[] = {
             "what-the-plots-show", 60, GR_WORKER),
     GR_ITEM(gr_test_gpu_loss_grad, "gpu_loss_grad", "CUDA loss/gradient equal the double reference (odd n, d = 1)", 10,
             GR_GPU1, NULL,
-            "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each "
-            "step with the CPU version of Task 2",
+            "rows past n contribute 0; every thread of a block reaches every __syncthreads; the block sums are "
+            "added on the device, in a fixed order, and nothing waits; compare each step with Task 2's CPU version",
             "task-5-the-same-on-the-gpu-15-points", 60, GR_WORKER),
     GR_ITEM(gr_test_gpu_train, "gpu_train", "training on the GPU tracks the CPU learning curve", 5, GR_GPU1,
             "gpu_loss_grad", "the training loop is the same; only the engine's device differs",
