@@ -6,7 +6,8 @@
 #include <stdlib.h> // calloc, free
 #include <string.h> // memset, memcpy
 
-#include "dl/device.h" // dl_malloc, dl_memcpy_*
+#include "dl/device.h" // dl_malloc, dl_memcpy_*, dl_dev_stats_get
+#include "dl/summary.h" // dl_run_io_step
 #include "logreg.h"
 
 // ---- allocation helpers ----
@@ -360,20 +361,6 @@ static dl_status grad_rows(logreg_engine *e, const size_t *idx, size_t n, const 
     return read_grad(e, grad_w, grad_b, loss);
 }
 
-/* sum += b − a, counter by counter. */
-static void add_stats(dl_dev_stats *sum, const dl_dev_stats *a, const dl_dev_stats *b)
-{
-    sum->h2d_calls += b->h2d_calls - a->h2d_calls;
-    sum->h2d_bytes += b->h2d_bytes - a->h2d_bytes;
-    sum->d2h_calls += b->d2h_calls - a->d2h_calls;
-    sum->d2h_bytes += b->d2h_bytes - a->d2h_bytes;
-    sum->syncs += b->syncs - a->syncs;
-    sum->launches += b->launches - a->launches;
-    sum->allocs += b->allocs - a->allocs;
-    sum->alloc_bytes += b->alloc_bytes - a->alloc_bytes;
-    sum->kernel_bytes += b->kernel_bytes - a->kernel_bytes;
-}
-
 dl_status logreg_engine_grad_rows(logreg_engine *e, const size_t *idx, size_t n, const float *w, float b, float lambda,
                                   float *grad_w, float *grad_b, double *loss)
 {
@@ -382,8 +369,8 @@ dl_status logreg_engine_grad_rows(logreg_engine *e, const size_t *idx, size_t n,
     dl_dev_stats_get(&before);
     dl_status st = grad_rows(e, idx, n, w, b, lambda, grad_w, grad_b, loss);
     dl_dev_stats_get(&after);
-    e->steps++;
-    add_stats(&e->step_io, &before, &after); // what one step asks of the device, for summary.json
+    if (e->step_io != NULL)
+        dl_run_io_step(e->step_io, &before, &after); // what one step asks of the device
     return st;
 }
 

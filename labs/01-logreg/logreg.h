@@ -121,8 +121,10 @@ typedef struct logreg_engine {
     float *work; /* host workspace of logreg_loss_grad_cpu (CPU) */
     size_t work_cap;
     size_t calls; /* gradient and evaluation calls so far */
-    long steps; /* logreg_engine_grad_rows calls (the mini-batch steps) */
-    dl_dev_stats step_io; /* what those calls asked of the device, summed */
+    /* Optional: where logreg_engine_grad_rows adds what each mini-batch step
+     * asked of the device (dl_run_io_step, dl/summary.h; the driver's
+     * summary.json reads it). */
+    struct dl_run_io *step_io;
     /* Optional observer, called at every gradient and evaluation call with the
      * rows it computes on (the grader checks that an epoch visits every row
      * once): host rows X (n, d), y (n,) and idx NULL; or, from

@@ -40,12 +40,13 @@ static dl_status train_run(const dl_device *dev, const lab01_split *sd, const fl
         return st;
     }
     dl_dev_stats_get(&r->io.resident); // the data is where the model reads it
+    e.step_io = &r->io; // and the engine adds each mini-batch step's counters
     double t0 = dl_now();
     st = logreg_train(&e, X[1], sd->y[1], sd->n[1], cfg, &r->m, &r->c);
     dl_dev_stats_get(&r->io.end);
+    r->io.epochs = r->c.n - 1;
     dl_device_sync(dev);
     r->seconds = dl_now() - t0;
-    lab01_run_io_steps(r, &e);
     logreg_engine_free(&e);
     if (st == DL_OK && (r->c.n < 1 || r->c.n > r->c.capacity))
         st = dl_error_set(DL_ERR_RANGE, "logreg_train recorded %d curve entries, expected 1 to %d", r->c.n,

@@ -58,20 +58,6 @@ void lab01_split_free(lab01_split *sd)
     }
 }
 
-// ---- what the run asked of the device ----
-
-void lab01_run_io_steps(lab01_run *r, const logreg_engine *e)
-{
-    dl_run_io *io = &r->io;
-    io->epochs = r->c.n > 0 ? r->c.n - 1 : 0;
-    io->steps = e->steps;
-    io->syncs = (double)e->step_io.syncs;
-    io->launches = (double)e->step_io.launches;
-    io->allocs = (double)e->step_io.allocs;
-    io->h2d_bytes = (double)e->step_io.h2d_bytes;
-    io->d2h_bytes = (double)e->step_io.d2h_bytes;
-}
-
 // ---- the CSVs ----
 
 // clang-format off

@@ -46,11 +46,6 @@ typedef struct lab01_run {
 dl_status lab01_split_make(const dl_dataset *ds, const lab01_options *o, lab01_split *sd);
 void lab01_split_free(lab01_split *sd);
 
-/* r->io's epochs (those of r's curve) and its steps: the mini-batch steps e
- * took and what they asked of the device (e->steps, e->step_io). Call after
- * training, before e is freed. Cannot fail. */
-void lab01_run_io_steps(lab01_run *r, const logreg_engine *e);
-
 /* What the files are written from. */
 typedef struct lab01_results {
     const lab01_options *o;
