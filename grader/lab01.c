@@ -434,6 +434,7 @@ START_TEST(test_train_minibatch)
                 epochs * per_epoch + 8,
                 epochs,
                 0,
+                0,
                 0};
     logreg_engine e;
     GR_OK(logreg_engine_init(&e, dl_cpu(), X, y, n, d));
@@ -479,6 +480,12 @@ START_TEST(test_train_minibatch)
     if (in_order + 1 == per_epoch)
         GR_FAIL(GR_DIAG("minibatch-no-shuffle") "epoch 1 took the rows in file order 0, 1, 2, ...: "
                                                 "shuffle them with the seeded RNG");
+    if (v.host_batches > 0)
+        GR_FAIL(GR_DIAG("minibatch-host-gather") "%zu of the %zu mini-batch steps passed rows copied on the host "
+                                                 "to logreg_engine_grad: on a GPU each would go up again, every "
+                                                 "step. Pass the step's slice of the order to "
+                                                 "logreg_engine_grad_rows: the rows stay where they live",
+                v.host_batches, v.batches);
     // the objective went down, and the same seed gives the same model
     if (!(c.train_loss[c.n - 1] < 0.8 * c.train_loss[0]))
         GR_FAIL("mini-batch training did not reduce the loss: %.6g -> %.6g", c.train_loss[0], c.train_loss[c.n - 1]);
@@ -655,7 +662,7 @@ static const gr_item items[] = {
     GR_ITEM(test_train_minibatch, "train_minibatch",
             "mini-batches: every row once per epoch, new order each epoch, seeded", 10, GR_CPU, "loss_grad",
             "draw a new order at the start of every epoch from one generator seeded once; step on consecutive "
-            "slices of batch_size rows of it, the last one shorter",
+            "slices of batch_size positions of it, the last one shorter, each through logreg_engine_grad_rows",
             "task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER),
     GR_ITEM(test_predict, "predict", "probabilities and accuracy match a double reference", 10, GR_CPU, NULL,
             "use the stable sigmoid so p stays in [0, 1] for huge logits; p = 0.5 exactly is class 1",
@@ -672,8 +679,8 @@ static const gr_item items[] = {
             "what-the-plots-show", 60, GR_WORKER),
     GR_ITEM(gr_test_gpu_loss_grad, "gpu_loss_grad", "CUDA loss/gradient equal the double reference (odd n, d = 1)", 10,
             GR_GPU1, NULL,
-            "rows past n contribute 0; every thread of a block reaches every __syncthreads; compare each "
-            "step with the CPU version of Task 2",
+            "rows past n contribute 0; every thread of a block reaches every __syncthreads; the block sums are "
+            "added on the device, in a fixed order, and nothing waits; compare each step with Task 2's CPU version",
             "task-5-the-same-on-the-gpu-15-points", 60, GR_WORKER),
     GR_ITEM(gr_test_gpu_train, "gpu_train", "training on the GPU tracks the CPU learning curve", 5, GR_GPU1,
             "gpu_loss_grad", "the training loop is the same; only the engine's device differs",

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h> // malloc
 
+#include "grader.h" // GR_FAIL
 #include "logreg.h"
 #include "replay.h"
 
@@ -56,17 +57,18 @@ dl_status GR_FN(logreg_loss_grad_cpu)(const float *X, const float *y, size_t n, 
 
 GR_DECLARE(logreg_loss_grad_cuda);
 dl_status GR_FN(logreg_loss_grad_cuda)(const dl_device *dev, const float *dX, const float *dy, size_t n, size_t d,
-                                       const float *dw, float b, float lambda, float *dgrad_w, float *grad_b,
-                                       double *loss, float *dwork)
+                                       const float *dw, float b, float lambda, float *dgrad_w, float *dgrad_b,
+                                       double *dloss, float *dwork)
 {
     gr_call c;
     gr_call_begin(&c, "logreg_loss_grad_cuda", T5);
     dl_status st = DL_OK;
     if (gr_call_live(&c))
-        st = GR_REAL(logreg_loss_grad_cuda)(dev, dX, dy, n, d, dw, b, lambda, dgrad_w, grad_b, loss, dwork);
-    gr_out_dev(&c, dev, dgrad_w, d * sizeof *dgrad_w);
-    gr_out(&c, grad_b, sizeof *grad_b);
-    gr_out(&c, loss, sizeof *loss);
+        st = GR_REAL(logreg_loss_grad_cuda)(dev, dX, dy, n, d, dw, b, lambda, dgrad_w, dgrad_b, dloss, dwork);
+    gr_out_dev(&c, dev, dgrad_w, d * sizeof *dgrad_w); // each copy waits for the queued work
+    gr_out_dev(&c, dev, dgrad_b, sizeof *dgrad_b);
+    gr_out_dev(&c, dev, dloss, sizeof *dloss);
+    gr_out_dev(&c, dev, dwork, n * sizeof *dwork); // r, which the engine counts right predictions from
     return gr_call_end(&c, st);
 }
 
@@ -75,24 +77,28 @@ dl_status GR_FN(logreg_loss_grad_cuda)(const dl_device *dev, const float *dX, co
 enum { CB_OBSERVE = 1 };
 
 typedef struct observer {
-    void (*fn)(void *ctx, const float *X, const float *y, size_t n);
+    void (*fn)(void *ctx, const float *X, const float *y, const size_t *idx, size_t n);
     void *ctx;
     const logreg_engine *e;
 } observer;
 
-/* In the worker: records the rows of each gradient call, then passes them on. */
-static void record_observe(void *ctx, const float *X, const float *y, size_t n)
+/* In the worker: records the rows of each gradient call (a mini-batch by its
+ * indices, the resident set by reference, other rows in full), then passes
+ * them on. */
+static void record_observe(void *ctx, const float *X, const float *y, const size_t *idx, size_t n)
 {
     observer *o = ctx;
     gr_call *c = gr_call_current();
     gr_cb_begin(c, CB_OBSERVE);
-    size_t meta[2] = {n, X == o->e->X && y == o->e->y}; // the resident set goes by reference
+    size_t meta[3] = {n, X == o->e->X && y == o->e->y, idx != NULL};
     gr_out(c, meta, sizeof meta);
-    if (!meta[1]) {
+    if (meta[2]) {
+        gr_out(c, (void *)idx, n * sizeof *idx);
+    } else if (!meta[1]) {
         gr_out(c, (void *)X, n * o->e->d * sizeof *X);
         gr_out(c, (void *)y, n * sizeof *y);
     }
-    o->fn(o->ctx, X, y, n);
+    o->fn(o->ctx, X, y, idx, n);
 }
 
 /* In the judge: the same callbacks, in the same order, on the recorded rows. */
@@ -100,18 +106,28 @@ static void replay_observe(gr_call *c, logreg_engine *e)
 {
     int id;
     while (gr_cb_next(c, &id)) {
-        size_t meta[2];
+        size_t meta[3];
         gr_out(c, meta, sizeof meta);
+        if (meta[0] > (size_t)1 << 32) // the engine takes at most 2^31 - 1 rows: only a forged record has more
+            GR_FAIL("grader: the recording has an engine call on %zu rows", meta[0]);
+        if (meta[2]) { // indices into the resident set
+            size_t *idx = malloc((meta[0] + 1) * sizeof *idx);
+            gr_out(c, idx, meta[0] * sizeof *idx);
+            if (e->observe != NULL)
+                e->observe(e->observe_ctx, e->X, e->y, idx, meta[0]);
+            free(idx);
+            continue;
+        }
         if (meta[1]) {
             if (e->observe != NULL)
-                e->observe(e->observe_ctx, e->X, e->y, meta[0]);
+                e->observe(e->observe_ctx, e->X, e->y, NULL, meta[0]);
             continue;
         }
         float *X = malloc((meta[0] * e->d + 1) * sizeof *X), *y = malloc((meta[0] + 1) * sizeof *y);
         gr_out(c, X, meta[0] * e->d * sizeof *X);
         gr_out(c, y, meta[0] * sizeof *y);
         if (e->observe != NULL)
-            e->observe(e->observe_ctx, X, y, meta[0]);
+            e->observe(e->observe_ctx, X, y, NULL, meta[0]);
         free(X);
         free(y);
     }

@@ -5,6 +5,7 @@
 #include <math.h> // fabs, NAN
 #include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free
+#include <string.h> // memcmp
 
 #include "dl/device.h" // dl_device_open, dl_malloc, dl_memcpy_h2d
 #include "grader.h"
@@ -29,19 +30,24 @@ GR_TEST(test_gpu_loss_grad)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         problem p = gr_make_problem(40 + k, cases[k].n, cases[k].d, cases[k].lambda, cases[k].wscale);
         size_t n = p.n, d = p.d;
-        float *dX, *dy, *dw, *dg, *dwork, gb_gpu = NAN, gb_cpu = NAN;
+        float *dX, *dy, *dw, *dg, *dgb, *dwork, gb_gpu = NAN, gb_cpu = NAN;
+        double *dloss;
         GR_OK(dl_malloc(&dev, (void **)&dX, n * d * sizeof(float)));
         GR_OK(dl_malloc(&dev, (void **)&dy, n * sizeof(float)));
         GR_OK(dl_malloc(&dev, (void **)&dw, d * sizeof(float)));
         GR_OK(dl_malloc(&dev, (void **)&dg, d * sizeof(float)));
+        GR_OK(dl_malloc(&dev, (void **)&dgb, sizeof(float)));
+        GR_OK(dl_malloc(&dev, (void **)&dloss, sizeof(double)));
         GR_OK(dl_malloc(&dev, (void **)&dwork, logreg_cuda_work_floats(n, d) * sizeof(float)));
         GR_OK(dl_memcpy_h2d(&dev, dX, p.X, n * d * sizeof(float)));
         GR_OK(dl_memcpy_h2d(&dev, dy, p.y, n * sizeof(float)));
         GR_OK(dl_memcpy_h2d(&dev, dw, p.w, d * sizeof(float)));
         double loss_gpu = NAN, loss_cpu = NAN;
-        GR_OK(logreg_loss_grad_cuda(&dev, dX, dy, n, d, dw, p.b, p.lambda, dg, &gb_gpu, &loss_gpu, dwork));
+        GR_OK(logreg_loss_grad_cuda(&dev, dX, dy, n, d, dw, p.b, p.lambda, dg, dgb, dloss, dwork));
         float *g_gpu = malloc(d * sizeof(float)), *g_cpu = malloc(d * sizeof(float)), *work = malloc(n * sizeof(float));
         GR_OK(dl_memcpy_d2h(&dev, g_gpu, dg, d * sizeof(float)));
+        GR_OK(dl_memcpy_d2h(&dev, &gb_gpu, dgb, sizeof gb_gpu));
+        GR_OK(dl_memcpy_d2h(&dev, &loss_gpu, dloss, sizeof loss_gpu));
         double *wd = malloc(d * sizeof *wd), *rg = malloc(d * sizeof *rg), rgb;
         for (size_t j = 0; j < d; j++)
             wd[j] = p.w[j];
@@ -65,8 +71,22 @@ GR_TEST(test_gpu_loss_grad)
         }
         snprintf(what, sizeof what, "n=%zu d=%zu: dwork[0..n) after the call (r_i = sigmoid(x_i.w + b) - y_i)", n, d);
         GR_ALLCLOSE_F32(what, r_gpu, r_ref, n, 1e-5, 1e-4, "");
+        // the same inputs again: the same bits (the block sums added in a fixed order)
+        float gb_again = NAN, *g_again = malloc(d * sizeof(float));
+        double loss_again = NAN;
+        GR_OK(logreg_loss_grad_cuda(&dev, dX, dy, n, d, dw, p.b, p.lambda, dg, dgb, dloss, dwork));
+        GR_OK(dl_memcpy_d2h(&dev, g_again, dg, d * sizeof(float)));
+        GR_OK(dl_memcpy_d2h(&dev, &gb_again, dgb, sizeof gb_again));
+        GR_OK(dl_memcpy_d2h(&dev, &loss_again, dloss, sizeof loss_again));
+        if (memcmp(&loss_again, &loss_gpu, sizeof loss_gpu) != 0 || memcmp(&gb_again, &gb_gpu, sizeof gb_gpu) != 0 ||
+            memcmp(g_again, g_gpu, d * sizeof(float)) != 0)
+            GR_FAIL("n=%zu d=%zu: the same call twice gave loss %.17g then %.17g, grad_b %.9g then %.9g: add the "
+                    "block sums in a fixed order (atomicAdd adds them in whatever order the blocks finish)",
+                    n, d, loss_gpu, loss_again, (double)gb_gpu, (double)gb_again);
+        free(g_again);
         free(r_gpu), free(r_ref);
         dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dw), dl_free(&dev, dg), dl_free(&dev, dwork);
+        dl_free(&dev, dgb), dl_free(&dev, dloss);
         free(g_gpu), free(g_cpu), free(work), free(wd), free(rg);
         gr_free_problem(&p);
     }
@@ -100,6 +120,21 @@ GR_TEST(test_gpu_train)
                 fopt);
     gr_note("GPU: %d epochs, CPU: %d epochs, objective %.9g (optimum %.9g)\n", cg.n - 1, cc.n - 1, f, fopt);
     free(wopt);
+    logreg_model_free(&mg), logreg_model_free(&mc);
+    logreg_curve_free(&cg), logreg_curve_free(&cc);
+    // mini-batches gathered on the device by index: the CPU's rows in the CPU's order
+    cfg.batch_size = 32;
+    cfg.epochs = 20;
+    cfg.tol = 0;
+    cfg.lr = 0.1;
+    gr_train_on(&dev, bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &mg, &cg, NULL);
+    gr_train_on(dl_cpu(), bc.scaled[0], bc.y[0], n, d, bc.scaled[1], bc.y[1], bc.n[1], &cfg, &mc, &cc, NULL);
+    for (int k = 0; k < cc.n; k++) {
+        if (k >= cg.n || fabs(cg.train_loss[k] - cc.train_loss[k]) > 1e-4 * cc.train_loss[k])
+            GR_FAIL("batch 32, lr 0.1, epoch %d: GPU train_loss %.9g, CPU %.9g: the curves must agree within 1e-4 "
+                    "relative (the same rows in the same order on both devices)",
+                    k, k < cg.n ? cg.train_loss[k] : NAN, cc.train_loss[k]);
+    }
     logreg_model_free(&mg), logreg_model_free(&mc);
     logreg_curve_free(&cg), logreg_curve_free(&cc);
     gr_bc_free(&bc);

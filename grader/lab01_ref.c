@@ -268,21 +268,34 @@ void gr_free_problem(problem *p)
     free(p->X), free(p->y), free(p->w);
 }
 
-void gr_visits_observe(void *ctx, const float *X, const float *y, size_t n)
+/* Row i of a batch: its id, from column 0 of the grader's own rows at the
+ * index passed, or of the rows passed; v->n when it names no row. */
+static size_t row_id(const visits *v, const float *X, const size_t *idx, size_t i)
+{
+    if (idx != NULL && idx[i] >= v->n)
+        return v->n;
+    float x0 = idx != NULL ? v->resident[idx[i] * v->d] : X[i * v->d];
+    long id = lroundf(x0 * 1024.0f);
+    return id >= 0 && (size_t)id < v->n ? (size_t)id : v->n;
+}
+
+void gr_visits_observe(void *ctx, const float *X, const float *y, const size_t *idx, size_t n)
 {
     (void)y;
     visits *v = ctx;
-    if (X == v->resident && n == v->n)
+    if (idx == NULL && X == v->resident && n == v->n)
         return; // a full-batch evaluation
+    if (idx == NULL)
+        v->host_batches++;
     if (n > v->bs)
         v->bad_size = 1;
     size_t epoch = v->rows_seen / v->n;
-    for (size_t i = 0; i < n && epoch < v->epochs_cap; i++) {
-        size_t id = (size_t)lroundf(X[i * v->d] * 1024.0f);
-        if (id < v->n)
+    for (size_t i = 0; i < n; i++) {
+        size_t id = row_id(v, X, idx, i);
+        if (id < v->n && epoch < v->epochs_cap)
             v->seen[epoch * v->n + id]++;
     }
-    if (v->batches < v->cap)
-        v->first[v->batches++] = (size_t)lroundf(X[0] * 1024.0f);
+    if (v->batches < v->cap && n > 0)
+        v->first[v->batches++] = row_id(v, X, idx, 0);
     v->rows_seen += n;
 }

@@ -73,18 +73,21 @@ problem gr_make_problem(uint64_t seed, size_t n, size_t d, float lambda, double 
 void gr_free_problem(problem *p);
 
 /* Records which rows each mini-batch gradient call saw: column 0 of the
- * synthetic rows of test_train_minibatch is the row id / 1024. */
+ * synthetic rows of test_train_minibatch is the row id / 1024, read from the
+ * rows passed (a caller's own batch) or from the grader's rows at the indices
+ * passed (logreg_engine_grad_rows). */
 typedef struct visits {
     size_t d, n, bs;
-    const float *resident;
+    const float *resident; /* the training rows, the grader's copy */
     size_t *seen; /* per epoch block of n counters */
     size_t *first; /* first row id of each batch, in order */
     size_t batches, cap, epochs_cap;
     size_t rows_seen;
     int bad_size;
+    size_t host_batches; /* mini-batches passed as rows (gathered by the caller), not as indices */
 } visits;
 
 /* A logreg_engine observe hook (ctx: a visits) counting the rows of each mini-batch. */
-void gr_visits_observe(void *ctx, const float *X, const float *y, size_t n);
+void gr_visits_observe(void *ctx, const float *X, const float *y, const size_t *idx, size_t n);
 
 #endif /* GRADER_LAB01_REF_H */

@@ -50,6 +50,32 @@ expect_out "gnuplot is not installed" "without gnuplot it says so"
 expect_file "$tmp/nogp/metrics.csv" "without gnuplot the CSV is kept"
 expect_no_file "$tmp/nogp/learning_curve.png" "without gnuplot no PNG is faked"
 
+# ---- where the data lives: device_io (dl/device.h's counters). The engine makes the same device calls on
+# the CPU as on a GPU (there they are plain copies), so these are the numbers a GPU run shows too.
+# breast_cancer: 341 training rows, 115 validation rows, d = 30; batch 32: 11 steps per epoch.
+expect_rc 0 "lab01 --batch-size 32 --epochs 20 --tol 0 --no-compare" -- \
+    "$D" --out "$tmp/io" --quiet --plot none --no-compare --batch-size 32 --epochs 20 --tol 0
+S=$tmp/io/summary.json
+expect_cmp "$($J "$S" device_io.setup.h2d_bytes)" == $(((341 + 115) * 31 * 4)) \
+    "the training and validation rows go up once, before training"
+expect_cmp "$($J "$S" device_io.per_step.syncs)" == 1 "a mini-batch step waits for the device once"
+expect_cmp "$($J "$S" device_io.per_step.allocs)" == 0 "a mini-batch step allocates nothing"
+expect_cmp "$($J "$S" device_io.per_step.h2d_bytes)" == $((4 * 30 + 4 * 341 / 11)) \
+    "a step uploads w and its rows' indices, never a row"
+expect_cmp "$($J "$S" device_io.per_step.d2h_bytes)" == $((32 + 4 * 30)) \
+    "a step reads grad_w, grad_b and the loss back in one block"
+# per epoch: the order (4 bytes a row) and w for the 11 steps and the two curve calls (the gradient on all
+# rows, the validation); the initial curve entry's two calls spread over the 20 epochs
+expect_cmp "$($J "$S" device_io.per_epoch.h2d_bytes)" == $(((20 * (4 * 341 + 13 * 4 * 30) + 2 * 4 * 30) / 20)) \
+    "an epoch uploads its order and w, never a row"
+expect_cmp "$($J "$S" device_io.per_epoch.syncs)" == 13.1 "an epoch waits once per step and once per curve call"
+expect_rc 0 "lab01 full batch, --epochs 20 --tol 0 --no-compare" -- \
+    "$D" --out "$tmp/iofb" --quiet --plot none --no-compare --epochs 20 --tol 0
+expect_cmp "$($J "$tmp/iofb/summary.json" device_io.per_epoch.syncs)" == 2.1 \
+    "a full-batch epoch waits twice: its gradient, its validation"
+expect_cmp "$($J "$tmp/iofb/summary.json" device_io.per_epoch.h2d_bytes)" == $((21 * 2 * 4 * 30 / 20)) \
+    "a full-batch epoch uploads w only"
+
 # ---- the generated skeleton: runs, says what is missing, writes no summary ----
 sk=$B/skeleton
 if [ -x "$sk/mutant/lab01" ]; then

@@ -14,10 +14,11 @@
  * times the reference to the optimum on breast_cancer. Where a CUDA GPU
  * answers it measures the GPU pass too, on a 1,960,000 x 256 matrix, beside
  * the device's own copy of X (read + write) in the same run: the reference's
- * logreg_loss_grad_cuda (one pass over X for d <= 1024) and the two cuBLAS
- * GEMVs it avoids (X read twice), as rates of X bytes over the copy's rate
- * (--gpu-only skips the CPU part: make bench-gpu). Writes JSON, CSV and a
- * bar plot into --out. Timing is never asserted in tests; this is `make bench`. */
+ * logreg_loss_grad_cuda (one pass over X for d <= 1024, its sums finished on
+ * the device) and the two cuBLAS GEMVs it avoids (X read twice), as rates of
+ * X bytes over the copy's rate (--gpu-only skips the CPU part: make
+ * bench-gpu). Writes JSON, CSV and a bar plot into --out. Timing is never
+ * asserted in tests; this is `make bench`. */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h> // cblas_sasum
 #include <math.h> // fabs
@@ -256,12 +257,14 @@ static int measure_gpu(size_t n, size_t d, int reps, gpu_result *res)
     snprintf(res->name, sizeof res->name, "%s", dl_device_describe(&dev));
     size_t bytes = n * d * sizeof(float), chunk = (size_t)1 << 24; // floats in 64 MiB
     float *host = malloc(chunk * sizeof *host), *hy = malloc(n * sizeof *hy), *hw = malloc(d * sizeof *hw);
-    float *X = NULL, *X2 = NULL, *y = NULL, *w = NULL, *g = NULL, *work = NULL;
-    int ok = host && hy && hw && dl_malloc(&dev, (void **)&X, bytes) == DL_OK &&
-             dl_malloc(&dev, (void **)&X2, bytes) == DL_OK && dl_malloc(&dev, (void **)&y, n * 4) == DL_OK &&
-             dl_malloc(&dev, (void **)&w, d * 4) == DL_OK &&
-             dl_malloc(&dev, (void **)&g, n > d ? n * 4 : d * 4) == DL_OK &&
-             dl_malloc(&dev, (void **)&work, logreg_cuda_work_floats(n, d) * sizeof(float)) == DL_OK;
+    float *X = NULL, *X2 = NULL, *y = NULL, *w = NULL, *g = NULL, *gb = NULL, *work = NULL;
+    double *loss = NULL;
+    int ok =
+        host && hy && hw && dl_malloc(&dev, (void **)&X, bytes) == DL_OK &&
+        dl_malloc(&dev, (void **)&X2, bytes) == DL_OK && dl_malloc(&dev, (void **)&y, n * 4) == DL_OK &&
+        dl_malloc(&dev, (void **)&w, d * 4) == DL_OK && dl_malloc(&dev, (void **)&g, n > d ? n * 4 : d * 4) == DL_OK &&
+        dl_malloc(&dev, (void **)&gb, sizeof *gb) == DL_OK && dl_malloc(&dev, (void **)&loss, sizeof *loss) == DL_OK &&
+        dl_malloc(&dev, (void **)&work, logreg_cuda_work_floats(n, d) * sizeof(float)) == DL_OK;
     dl_rng r;
     dl_rng_seed(&r, 5, 5);
     for (size_t i = 0; ok && i < chunk; i++)
@@ -278,11 +281,9 @@ static int measure_gpu(size_t n, size_t d, int reps, gpu_result *res)
         ok = ok && dl_event_create(&dev, &e[k]) == DL_OK;
     double best[3] = {1e30, 1e30, 1e30};
     for (int k = 0; ok && k < reps + 1; k++) { // round 0 warms up
-        float gb;
-        double loss;
         ok = dl_event_record(&dev, &e[0], NULL) == DL_OK && dl_memcpy_d2d(&dev, X2, X, bytes) == DL_OK &&
              dl_event_record(&dev, &e[1], NULL) == DL_OK &&
-             logreg_loss_grad_cuda(&dev, X, y, n, d, w, 0.1f, 0.01f, g, &gb, &loss, work) == DL_OK &&
+             logreg_loss_grad_cuda(&dev, X, y, n, d, w, 0.1f, 0.01f, g, gb, loss, work) == DL_OK &&
              dl_event_record(&dev, &e[2], NULL) == DL_OK &&
              dl_gemv(&dev, DL_NO_TRANS, n, d, 1.0f, X, d, w, 0.0f, work) == DL_OK &&
              dl_gemv(&dev, DL_TRANS, n, d, 1.0f, X, d, work, 0.0f, g) == DL_OK &&
@@ -302,6 +303,7 @@ static int measure_gpu(size_t n, size_t d, int reps, gpu_result *res)
     for (int k = 0; k < 4; k++)
         dl_event_destroy(&dev, &e[k]);
     dl_free(&dev, X), dl_free(&dev, X2), dl_free(&dev, y), dl_free(&dev, w), dl_free(&dev, g), dl_free(&dev, work);
+    dl_free(&dev, gb), dl_free(&dev, loss);
     free(host), free(hy), free(hw);
     dl_device_close(&dev);
     return ok;

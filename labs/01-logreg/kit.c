@@ -1,10 +1,13 @@
 /* kit.c — lab 01's provided code: allocation helpers and the gradient engine
  * that lets one training loop run on the CPU or the GPU. Not a student file. */
 #include <math.h> // NAN
+#include <stddef.h> // offsetof
+#include <stdint.h> // int32_t, INT32_MAX
 #include <stdlib.h> // calloc, free
-#include <string.h> // memset
+#include <string.h> // memset, memcpy
 
-#include "dl/device.h" // dl_malloc, dl_memcpy_*
+#include "dl/device.h" // dl_malloc, dl_memcpy_*, dl_dev_stats_get
+#include "dl/summary.h" // dl_run_io_step
 #include "logreg.h"
 
 // ---- allocation helpers ----
@@ -73,27 +76,38 @@ void logreg_curve_free(logreg_curve *c)
 
 // ---- the engine ----
 
-/* kit_cuda.cu: *right = the rows i < n whose residual r_i = p_i − y_i puts
- * p_i = r_i + y_i on the label's side of 0.5 (class 1 when p >= 0.5), counted
- * on the device into dright (device scratch) and read back once. */
-dl_status logreg_count_right_cuda(const dl_device *dev, const float *r, const float *y, size_t n, double *dright,
-                                  double *right);
+/* kit_cuda.cu: rows idx[0..n) of (X (·, d), y) into (bX (n, d), by (n,)),
+ * gathered on the device (one launch on dev's stream, no wait). */
+dl_status logreg_gather_rows_cuda(const dl_device *dev, const float *X, const float *y, size_t d, const int32_t *idx,
+                                  size_t n, float *bX, float *by);
+/* kit_cuda.cu: *dright = the rows i < n whose residual r_i = p_i − y_i puts
+ * p_i = r_i + y_i on the label's side of 0.5 (class 1 when p >= 0.5),
+ * counted on the device (launches on dev's stream, no wait). */
+dl_status logreg_count_right_cuda(const dl_device *dev, const float *r, const float *y, size_t n,
+                                  unsigned long long *dright);
 
 #ifndef DL_HAVE_CUDA
 /* Without nvcc the student's logreg_cuda.cu and kit_cuda.cu are not compiled; these stand in. */
 dl_status logreg_loss_grad_cuda(const dl_device *dev, const float *dX, const float *dy, size_t n, size_t d,
-                                const float *dw, float b, float lambda, float *dgrad_w, float *grad_b, double *loss,
+                                const float *dw, float b, float lambda, float *dgrad_w, float *dgrad_b, double *dloss,
                                 float *dwork)
 {
     (void)dev, (void)dX, (void)dy, (void)n, (void)d, (void)dw, (void)b, (void)lambda;
-    (void)dgrad_w, (void)grad_b, (void)loss, (void)dwork;
+    (void)dgrad_w, (void)dgrad_b, (void)dloss, (void)dwork;
     return dl_error_set(DL_ERR_NO_CUDA, "logreg_loss_grad_cuda: this build has no CUDA");
 }
 
-dl_status logreg_count_right_cuda(const dl_device *dev, const float *r, const float *y, size_t n, double *dright,
-                                  double *right)
+dl_status logreg_gather_rows_cuda(const dl_device *dev, const float *X, const float *y, size_t d, const int32_t *idx,
+                                  size_t n, float *bX, float *by)
 {
-    (void)dev, (void)r, (void)y, (void)n, (void)dright, (void)right;
+    (void)dev, (void)X, (void)y, (void)d, (void)idx, (void)n, (void)bX, (void)by;
+    return dl_error_set(DL_ERR_NO_CUDA, "logreg_gather_rows_cuda: this build has no CUDA");
+}
+
+dl_status logreg_count_right_cuda(const dl_device *dev, const float *r, const float *y, size_t n,
+                                  unsigned long long *dright)
+{
+    (void)dev, (void)r, (void)y, (void)n, (void)dright;
     return dl_error_set(DL_ERR_NO_CUDA, "logreg_count_right_cuda: this build has no CUDA");
 }
 #endif
@@ -103,66 +117,117 @@ static int on_gpu(const logreg_engine *e)
     return e->dev->kind == DL_DEVICE_CUDA;
 }
 
+/* What a call reads back, in one block (e->dout on the device, e->hout its
+ * pinned host copy): an evaluation the loss and the right predictions (16
+ * bytes), a gradient all of it. grad_w starts 32 bytes in, aligned for
+ * vector loads as a device allocation is. */
+typedef struct readback {
+    double loss;
+    unsigned long long right; /* an evaluation's right predictions (counted on CUDA) */
+    float grad_b;
+    float pad[3];
+    float grad_w[]; /* (d,) */
+} readback;
+
+static size_t readback_bytes(size_t d)
+{
+    return offsetof(readback, grad_w) + d * sizeof(float);
+}
+
+/* The pinned staging may be refilled: the device has run the uploads from
+ * it. A call's read back waits for everything queued before it, so this
+ * waits only after a call that failed before its read back. */
+static dl_status staging_free(logreg_engine *e)
+{
+    if (!dl_event_done(e->dev, &e->staged))
+        DL_TRY(dl_event_sync(e->dev, &e->staged));
+    return DL_OK;
+}
+
+/* Room for n rows in the staging (a gathered batch, or rows the engine does
+ * not hold) and in the workspace; kept when there is. */
 static dl_status ensure_staging(logreg_engine *e, size_t n)
 {
     if (n <= e->s_cap)
         return DL_OK;
+    DL_TRY(staging_free(e)); // nothing may still read what is freed
     dl_free(e->dev, e->sX);
     dl_free(e->dev, e->sy);
+    dl_free(e->dev, e->didx);
+    dl_host_free(e->dev, e->hidx);
     dl_free(e->dev, e->dwork);
-    e->sX = e->sy = e->dwork = NULL;
-    e->s_cap = 0;
+    free(e->work);
+    e->sX = e->sy = e->dwork = e->work = NULL;
+    e->hidx = e->didx = NULL;
+    e->s_cap = e->work_cap = 0;
     size_t cap = n > e->n ? n : e->n;
     DL_TRY(dl_malloc(e->dev, (void **)&e->sX, cap * e->d * sizeof(float)));
     DL_TRY(dl_malloc(e->dev, (void **)&e->sy, cap * sizeof(float)));
-    DL_TRY(dl_malloc(e->dev, (void **)&e->dwork, logreg_cuda_work_floats(cap, e->d) * sizeof(float)));
+    DL_TRY(dl_malloc(e->dev, (void **)&e->didx, cap * sizeof(int32_t)));
+    DL_TRY(dl_host_alloc(e->dev, (void **)&e->hidx, cap * sizeof(int32_t)));
+    if (on_gpu(e)) {
+        DL_TRY(dl_malloc(e->dev, (void **)&e->dwork, logreg_cuda_work_floats(cap, e->d) * sizeof(float)));
+    } else {
+        e->work = malloc(cap * sizeof(float));
+        if (e->work == NULL)
+            return dl_error_set(DL_ERR_NOMEM, "engine: out of memory for %zu rows", cap);
+        e->work_cap = cap;
+    }
     e->s_cap = cap;
     return DL_OK;
 }
 
-/* Set k's rows on the device: one upload each (on the CPU they stay where they are). */
+/* Set k's rows where the model reads them: one upload each of X and y on
+ * CUDA; on the CPU they already are there, and are counted as uploaded. */
 static dl_status upload(logreg_engine *e, int k)
 {
     size_t n = e->set[k].n, d = e->d;
-    if (!on_gpu(e))
+    if (!on_gpu(e)) {
+        dl_dev_count_upload(n * d * sizeof(float));
+        dl_dev_count_upload(n * sizeof(float));
+        e->set[k].dX = e->set[k].X;
+        e->set[k].dy = e->set[k].y;
         return DL_OK;
-    DL_TRY(dl_malloc(e->dev, (void **)&e->set[k].dX, n * d * sizeof(float)));
-    DL_TRY(dl_malloc(e->dev, (void **)&e->set[k].dy, n * sizeof(float)));
-    DL_TRY(dl_memcpy_h2d(e->dev, e->set[k].dX, e->set[k].X, n * d * sizeof(float)));
-    return dl_memcpy_h2d(e->dev, e->set[k].dy, e->set[k].y, n * sizeof(float));
+    }
+    DL_TRY(dl_malloc(e->dev, (void **)&e->set[k].own_X, n * d * sizeof(float)));
+    DL_TRY(dl_malloc(e->dev, (void **)&e->set[k].own_y, n * sizeof(float)));
+    DL_TRY(dl_memcpy_h2d(e->dev, e->set[k].own_X, e->set[k].X, n * d * sizeof(float)));
+    DL_TRY(dl_memcpy_h2d(e->dev, e->set[k].own_y, e->set[k].y, n * sizeof(float)));
+    e->set[k].dX = e->set[k].own_X;
+    e->set[k].dy = e->set[k].own_y;
+    return DL_OK;
+}
+
+/* The engine's own buffers: w and the read-back block, each on the device
+ * with its pinned host staging, the event that guards the staging, and the
+ * staging and workspace for n rows. */
+static dl_status buffers(logreg_engine *e)
+{
+    DL_TRY(dl_malloc(e->dev, (void **)&e->dw, e->d * sizeof(float)));
+    DL_TRY(dl_host_alloc(e->dev, (void **)&e->hw, e->d * sizeof(float)));
+    DL_TRY(dl_malloc(e->dev, &e->dout, readback_bytes(e->d)));
+    DL_TRY(dl_host_alloc(e->dev, &e->hout, readback_bytes(e->d)));
+    DL_TRY(dl_memset0(e->dev, e->dout, readback_bytes(e->d))); // the padding is read back too
+    DL_TRY(dl_event_create(e->dev, &e->staged));
+    return ensure_staging(e, e->n);
 }
 
 dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float *X, const float *y, size_t n, size_t d)
 {
     memset(e, 0, sizeof *e);
-    if (X == NULL || y == NULL || n == 0 || d == 0)
-        return dl_error_set(DL_ERR_ARG, "engine: need a non-empty training set (n=%zu, d=%zu)", n, d);
+    if (X == NULL || y == NULL || n == 0 || d == 0 || n > (size_t)INT32_MAX)
+        return dl_error_set(DL_ERR_ARG,
+                            "engine: need a non-empty training set of at most 2^31 - 1 rows (n=%zu, d=%zu; a "
+                            "batch's indices are int32 on the device)",
+                            n, d);
     e->dev = dev;
     e->X = X;
     e->y = y;
     e->n = n;
     e->d = d;
-    e->g = malloc(d * sizeof *e->g);
-    if (e->g == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "engine: out of memory");
-    if (!on_gpu(e)) {
-        e->work = malloc(n * sizeof(float));
-        e->work_cap = n;
-        if (e->work == NULL)
-            return dl_error_set(DL_ERR_NOMEM, "engine: out of memory");
-        return logreg_engine_hold(e, X, y, n);
-    }
-    dl_status st = dl_malloc(dev, (void **)&e->dw, d * sizeof(float));
-    if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&e->dgrad, d * sizeof(float));
-    if (st == DL_OK)
-        st = dl_malloc(dev, (void **)&e->dright, sizeof(double));
-    if (st == DL_OK)
-        st = dl_host_alloc(dev, (void **)&e->hw, d * sizeof(float));
+    dl_status st = buffers(e);
     if (st == DL_OK)
         st = logreg_engine_hold(e, X, y, n);
-    if (st == DL_OK)
-        st = ensure_staging(e, n);
     if (st != DL_OK)
         logreg_engine_free(e);
     return st;
@@ -179,12 +244,21 @@ dl_status logreg_engine_hold(logreg_engine *e, const float *X, const float *y, s
     e->set[k].y = y;
     e->set[k].n = n;
     DL_TRY(upload(e, k));
-    if (on_gpu(e))
-        DL_TRY(ensure_staging(e, n)); // the workspace covers the largest set
-    return DL_OK;
+    return ensure_staging(e, n); // the workspace covers the largest set
 }
 
-/* The device rows of (X, y, n): a resident set's copy, else staged. */
+/* w up through the pinned staging (no wait), then the event that says when
+ * the device has read the staging. */
+static dl_status stage_w(logreg_engine *e, const float *w)
+{
+    memcpy(e->hw, w, e->d * sizeof *w);
+    DL_TRY(dl_memcpy_h2d_async(e->dev, e->dw, e->hw, e->d * sizeof(float)));
+    return dl_event_record(e->dev, &e->staged, NULL);
+}
+
+/* The device rows of (X, y, n): a resident set's, else staged (one blocking
+ * copy each on CUDA; on the CPU the host rows are used where they are and
+ * counted as the same two uploads). */
 static dl_status device_rows(logreg_engine *e, const float *X, const float *y, size_t n, const float **dX,
                              const float **dy)
 {
@@ -195,7 +269,14 @@ static dl_status device_rows(logreg_engine *e, const float *X, const float *y, s
             return DL_OK;
         }
     }
-    DL_TRY(ensure_staging(e, n)); // not resident: staged (a mini-batch)
+    DL_TRY(ensure_staging(e, n));
+    if (!on_gpu(e)) {
+        dl_dev_count_upload(n * e->d * sizeof(float));
+        dl_dev_count_upload(n * sizeof(float));
+        *dX = X;
+        *dy = y;
+        return DL_OK;
+    }
     DL_TRY(dl_memcpy_h2d(e->dev, e->sX, X, n * e->d * sizeof(float)));
     DL_TRY(dl_memcpy_h2d(e->dev, e->sy, y, n * sizeof(float)));
     *dX = e->sX;
@@ -203,77 +284,139 @@ static dl_status device_rows(logreg_engine *e, const float *X, const float *y, s
     return DL_OK;
 }
 
-/* The gradient call on device rows; leaves r in e->dwork. w goes up through
- * the pinned staging without a wait: the previous call's read back of the
- * gradient has waited for the device, so the staging is free again. */
-static dl_status grad_on(logreg_engine *e, const float *dX, const float *dy, size_t n, const float *w, float b,
-                         float lambda, float *grad_w, float *grad_b, double *loss)
+/* The loss and gradient on device rows (dX, dy, n) with the staged w, into
+ * the read-back block on the device; on CUDA queued, not waited for. */
+static dl_status compute(logreg_engine *e, const float *dX, const float *dy, size_t n, float b, float lambda)
 {
-    memcpy(e->hw, w, e->d * sizeof *w);
-    DL_TRY(dl_memcpy_h2d_async(e->dev, e->dw, e->hw, e->d * sizeof(float)));
-    DL_TRY(logreg_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->dw, b, lambda, e->dgrad, grad_b, loss, e->dwork));
-    return dl_memcpy_d2h(e->dev, grad_w, e->dgrad, e->d * sizeof(float));
+    readback *out = e->dout;
+    if (on_gpu(e))
+        return logreg_loss_grad_cuda(e->dev, dX, dy, n, e->d, e->dw, b, lambda, out->grad_w, &out->grad_b, &out->loss,
+                                     e->dwork);
+    return logreg_loss_grad_cpu(dX, dy, n, e->d, e->dw, b, lambda, out->grad_w, &out->grad_b, &out->loss, e->work);
+}
+
+/* grad_w, grad_b and the loss back in one copy: the call's one wait. */
+static dl_status read_grad(logreg_engine *e, float *grad_w, float *grad_b, double *loss)
+{
+    const readback *out = e->hout;
+    DL_TRY(dl_memcpy_d2h(e->dev, e->hout, e->dout, readback_bytes(e->d)));
+    memcpy(grad_w, out->grad_w, e->d * sizeof *grad_w);
+    *grad_b = out->grad_b;
+    *loss = out->loss;
+    return DL_OK;
 }
 
 dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, size_t n, const float *w, float b,
                              float lambda, float *grad_w, float *grad_b, double *loss)
 {
     e->calls++;
+    if (X == NULL || y == NULL || n == 0 || w == NULL || grad_w == NULL || grad_b == NULL || loss == NULL)
+        return dl_error_set(DL_ERR_ARG, "engine: a gradient needs rows (n=%zu), w and its outputs", n);
     if (e->observe != NULL)
-        e->observe(e->observe_ctx, X, y, n);
-    if (!on_gpu(e)) {
-        if (n > e->work_cap) {
-            float *nw = realloc(e->work, n * sizeof(float));
-            if (nw == NULL)
-                return dl_error_set(DL_ERR_NOMEM, "engine: out of memory for %zu rows", n);
-            e->work = nw;
-            e->work_cap = n;
-        }
-        return logreg_loss_grad_cpu(X, y, n, e->d, w, b, lambda, grad_w, grad_b, loss, e->work);
-    }
+        e->observe(e->observe_ctx, X, y, NULL, n);
     const float *dX = NULL, *dy = NULL;
+    DL_TRY(staging_free(e));
     DL_TRY(device_rows(e, X, y, n, &dX, &dy));
-    return grad_on(e, dX, dy, n, w, b, lambda, grad_w, grad_b, loss);
+    DL_TRY(stage_w(e, w));
+    DL_TRY(compute(e, dX, dy, n, b, lambda));
+    return read_grad(e, grad_w, grad_b, loss);
+}
+
+/* Rows idx[0..n) of the training set into the staging, where they live:
+ * the indices up through the pinned staging (no wait), then one gather. */
+static dl_status gather(logreg_engine *e, const size_t *idx, size_t n)
+{
+    size_t d = e->d;
+    for (size_t k = 0; k < n; k++)
+        e->hidx[k] = (int32_t)idx[k];
+    DL_TRY(dl_memcpy_h2d_async(e->dev, e->didx, e->hidx, n * sizeof(int32_t)));
+    dl_dev_count_launch((double)n * (2.0 * 4.0 * (double)d + 4.0 + 4.0 + 4.0)); // rows read and written, y, idx
+    if (on_gpu(e))
+        return logreg_gather_rows_cuda(e->dev, e->set[0].dX, e->set[0].dy, d, e->didx, n, e->sX, e->sy);
+    for (size_t k = 0; k < n; k++) { // the CPU's device copy of the indices is host memory
+        memcpy(e->sX + k * d, e->X + (size_t)e->didx[k] * d, d * sizeof *e->sX);
+        e->sy[k] = e->y[e->didx[k]];
+    }
+    return DL_OK;
+}
+
+/* The mini-batch step's body: check and gather the rows, w up, compute, read back. */
+static dl_status grad_rows(logreg_engine *e, const size_t *idx, size_t n, const float *w, float b, float lambda,
+                           float *grad_w, float *grad_b, double *loss)
+{
+    if (idx == NULL || n == 0 || w == NULL || grad_w == NULL || grad_b == NULL || loss == NULL)
+        return dl_error_set(DL_ERR_ARG, "engine: a mini-batch needs indices (n=%zu), w and its outputs", n);
+    for (size_t k = 0; k < n; k++) {
+        if (idx[k] >= e->n)
+            return dl_error_set(DL_ERR_RANGE, "engine: index %zu at position %zu is outside the %zu training rows",
+                                idx[k], k, e->n);
+    }
+    if (e->observe != NULL)
+        e->observe(e->observe_ctx, e->X, e->y, idx, n);
+    DL_TRY(staging_free(e));
+    DL_TRY(ensure_staging(e, n)); // room for n: only more indices than rows (repeats) need more
+    DL_TRY(gather(e, idx, n));
+    DL_TRY(stage_w(e, w));
+    DL_TRY(compute(e, e->sX, e->sy, n, b, lambda));
+    return read_grad(e, grad_w, grad_b, loss);
+}
+
+dl_status logreg_engine_grad_rows(logreg_engine *e, const size_t *idx, size_t n, const float *w, float b, float lambda,
+                                  float *grad_w, float *grad_b, double *loss)
+{
+    dl_dev_stats before, after;
+    e->calls++;
+    dl_dev_stats_get(&before);
+    dl_status st = grad_rows(e, idx, n, w, b, lambda, grad_w, grad_b, loss);
+    dl_dev_stats_get(&after);
+    if (e->step_io != NULL)
+        dl_run_io_step(e->step_io, &before, &after); // what one step asks of the device
+    return st;
 }
 
 dl_status logreg_engine_eval(logreg_engine *e, const float *X, const float *y, size_t n, const logreg_model *m,
                              double *loss, double *acc)
 {
-    float gb = 0.0f;
-    if (m == NULL || m->d != e->d || n == 0)
+    if (m == NULL || m->d != e->d || X == NULL || y == NULL || n == 0 || loss == NULL || acc == NULL)
         return dl_error_set(DL_ERR_ARG, "engine: eval needs a model of %zu weights and rows", e->d);
-    if (!on_gpu(e)) {
-        DL_TRY(logreg_engine_grad(e, X, y, n, m->w, m->b, 0.0f, e->g, &gb, loss));
-        return logreg_accuracy(X, y, n, e->d, m, acc);
-    }
     e->calls++;
     if (e->observe != NULL)
-        e->observe(e->observe_ctx, X, y, n);
+        e->observe(e->observe_ctx, X, y, NULL, n);
     const float *dX = NULL, *dy = NULL;
+    DL_TRY(staging_free(e));
     DL_TRY(device_rows(e, X, y, n, &dX, &dy));
-    DL_TRY(grad_on(e, dX, dy, n, m->w, m->b, 0.0f, e->g, &gb, loss));
-    double right = 0;
-    DL_TRY(logreg_count_right_cuda(e->dev, e->dwork, dy, n, e->dright, &right)); // from the r it left
-    *acc = right / (double)n;
+    DL_TRY(stage_w(e, m->w));
+    DL_TRY(compute(e, dX, dy, n, m->b, 0.0f));
+    readback *dout = e->dout;
+    const readback *hout = e->hout;
+    if (on_gpu(e)) // from the r the gradient left, into the block the loss comes back in
+        DL_TRY(logreg_count_right_cuda(e->dev, e->dwork, dy, n, &dout->right));
+    DL_TRY(dl_memcpy_d2h(e->dev, e->hout, e->dout, offsetof(readback, grad_b))); // the loss and the count: one wait
+    *loss = hout->loss;
+    if (!on_gpu(e))
+        return logreg_accuracy(X, y, n, e->d, m, acc);
+    *acc = (double)hout->right / (double)n;
     return DL_OK;
 }
 
 void logreg_engine_free(logreg_engine *e)
 {
-    if (e->dev != NULL && on_gpu(e)) {
+    if (e->dev != NULL) {
         for (int k = 0; k < e->n_sets; k++) {
-            dl_free(e->dev, e->set[k].dX);
-            dl_free(e->dev, e->set[k].dy);
+            dl_free(e->dev, e->set[k].own_X);
+            dl_free(e->dev, e->set[k].own_y);
         }
         dl_free(e->dev, e->sX);
         dl_free(e->dev, e->sy);
+        dl_free(e->dev, e->didx);
+        dl_host_free(e->dev, e->hidx);
         dl_free(e->dev, e->dw);
-        dl_free(e->dev, e->dgrad);
-        dl_free(e->dev, e->dwork);
-        dl_free(e->dev, e->dright);
         dl_host_free(e->dev, e->hw);
+        dl_free(e->dev, e->dout);
+        dl_host_free(e->dev, e->hout);
+        dl_free(e->dev, e->dwork);
+        dl_event_destroy(e->dev, &e->staged);
     }
     free(e->work);
-    free(e->g);
     memset(e, 0, sizeof *e);
 }

@@ -18,7 +18,7 @@
 #define LAB01_LOGREG_H
 
 #include <stddef.h> // size_t
-#include <stdint.h> // uint64_t
+#include <stdint.h> // uint64_t, int32_t
 
 #include "dl/device.h" // dl_device
 #include "dl/status.h" // dl_status, DL_TODO
@@ -65,21 +65,39 @@ static inline size_t logreg_cuda_work_floats(size_t n, size_t d)
     return n + ((n + LOGREG_BLOCK - 1) / LOGREG_BLOCK) * (d + 2) + 1;
 }
 
-/* As logreg_loss_grad_cpu with device pointers dX, dy, dw, dgrad_w and dwork
- * (logreg_cuda_work_floats(n, d) floats) on a CUDA dev; grad_b and loss are
- * host pointers. On return dwork[i] = r_i = σ(x_i·w + b) − y_i for i < n (the
- * engine counts right predictions from it). The straightforward way: z = Xw
- * and Xᵀr through dl_gemv (cuBLAS), one kernel for r = σ(z + b) − y and block
- * sums of the loss terms and of r. */
+/* As logreg_loss_grad_cpu on a CUDA dev, with every array in device memory:
+ * the inputs dX, dy, dw, the results dgrad_w (d floats), dgrad_b (one float)
+ * and dloss (one double), and dwork (logreg_cuda_work_floats(n, d) floats).
+ * - The work is queued on dev's stream and the call returns without waiting
+ *   for it: the host reads nothing back. Whoever reads the results copies
+ *   them after the call on the same stream (the engine reads grad_w, grad_b
+ *   and the loss together, in one copy: the step's one wait).
+ * - grad_b and the loss are finished on the device: the per-block partial
+ *   sums are added in a fixed order, in double, so the same inputs give the
+ *   same bits on every run.
+ * - Once the stream has run it, dwork[i] = r_i = σ(x_i·w + b) − y_i for
+ *   i < n (the engine counts right predictions from it).
+ * The straightforward way: z = Xw and Xᵀr through dl_gemv (cuBLAS), one
+ * kernel for r = σ(z + b) − y and the block sums of the loss terms and of r,
+ * one more that adds the block sums up. */
 dl_status logreg_loss_grad_cuda(const dl_device *dev, const float *dX, const float *dy, size_t n, size_t d,
-                                const float *dw, float b, float lambda, float *dgrad_w, float *grad_b, double *loss,
+                                const float *dw, float b, float lambda, float *dgrad_w, float *dgrad_b, double *dloss,
                                 float *dwork);
 
 // ---- the engine: one gradient call for CPU and GPU (kit.c, provided) ----
 
-/* Holds the training set resident on the device (and any set added with
- * logreg_engine_hold: the validation rows), plus staging buffers for
- * mini-batches, so training code is the same on both devices. */
+/* Holds the training set resident where the model computes (and any set
+ * added with logreg_engine_hold: the validation rows), so training code is
+ * the same on both devices. Every call makes the same device calls on either
+ * device (on the CPU they are plain copies), so dl/device.h's counters read
+ * the same on a CPU as on a GPU:
+ * - w goes up through pinned staging without a wait;
+ * - rows the engine holds are not copied; a mini-batch is gathered where the
+ *   rows live, from the indices logreg_engine_grad_rows is given (their only
+ *   upload: 4 bytes a row), into staging made at init for up to n rows, so
+ *   a step allocates nothing;
+ * - grad_w, grad_b and the loss (an evaluation: the loss and the right
+ *   predictions) come back in one copy: one host wait per call. */
 #define LOGREG_ENGINE_SETS 4
 typedef struct logreg_engine {
     const dl_device *dev;
@@ -89,24 +107,36 @@ typedef struct logreg_engine {
     struct { /* the resident sets: [0] the training set, then those held */
         const float *X, *y; /* host rows */
         size_t n;
-        float *dX, *dy; /* their device copy (CUDA) */
+        const float *dX, *dy; /* where the model reads them (on the CPU: X, y) */
+        float *own_X, *own_y; /* their device copy (CUDA) */
     } set[LOGREG_ENGINE_SETS];
     int n_sets;
-    float *sX, *sy; /* device staging for other row sets (CUDA) */
+    float *sX, *sy; /* (s_cap, d), (s_cap,) on the device: a gathered batch, or staged rows */
+    int32_t *hidx, *didx; /* (s_cap,) a batch's indices: pinned host staging, device copy */
     size_t s_cap; /* rows the staging holds */
-    float *dw, *dgrad, *dwork;
-    double *dright; /* (1,) device: right predictions counted (CUDA) */
-    float *hw; /* (d,) pinned host staging of w: it goes up without a wait (CUDA) */
-    float *work; /* host workspace (CPU) */
+    float *hw, *dw; /* (d,) w: pinned host staging, device copy */
+    void *hout, *dout; /* what a call reads back, in one block (kit.c): pinned host, device */
+    dl_event staged; /* recorded after the uploads from hw and hidx */
+    float *dwork; /* device workspace of logreg_loss_grad_cuda (CUDA) */
+    float *work; /* host workspace of logreg_loss_grad_cpu (CPU) */
     size_t work_cap;
-    float *g; /* (d,) host scratch of logreg_engine_eval */
-    size_t calls; /* gradient calls so far */
-    /* Optional observer, called with the rows of every gradient call (the
-     * grader uses it to check that an epoch visits every row once). */
-    void (*observe)(void *ctx, const float *X, const float *y, size_t n);
+    size_t calls; /* gradient and evaluation calls so far */
+    /* Optional: where logreg_engine_grad_rows adds what each mini-batch step
+     * asked of the device (dl_run_io_step, dl/summary.h; the driver's
+     * summary.json reads it). */
+    struct dl_run_io *step_io;
+    /* Optional observer, called at every gradient and evaluation call with the
+     * rows it computes on (the grader checks that an epoch visits every row
+     * once): host rows X (n, d), y (n,) and idx NULL; or, from
+     * logreg_engine_grad_rows, the resident training rows (X = e->X, y = e->y)
+     * and idx, the n indices into them. */
+    void (*observe)(void *ctx, const float *X, const float *y, const size_t *idx, size_t n);
     void *observe_ctx;
 } logreg_engine;
 
+/* The training rows (X, y, n), made resident (on CUDA: one upload each of X
+ * and y, now). DL_ERR_ARG for an empty set or more than 2^31 − 1 rows (a
+ * batch's indices are int32 on the device). */
 dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float *X, const float *y, size_t n,
                              size_t d);
 /* Makes the host rows (X, y, n) resident too (on CUDA: one upload, now), so
@@ -114,9 +144,17 @@ dl_status logreg_engine_init(logreg_engine *e, const dl_device *dev, const float
  * DL_ERR_ARG when LOGREG_ENGINE_SETS sets are held already. */
 dl_status logreg_engine_hold(logreg_engine *e, const float *X, const float *y, size_t n);
 /* loss, gradient of J on the rows (X, y, n): X may be a resident set (no
- * copy) or any other host rows, such as a mini-batch (staged: one copy). */
+ * copy) or any other host rows (staged: one blocking copy of X and of y, and
+ * the CPU counts them as the GPU makes them). */
 dl_status logreg_engine_grad(logreg_engine *e, const float *X, const float *y, size_t n, const float *w, float b,
                              float lambda, float *grad_w, float *grad_b, double *loss);
+/* The same on rows idx[0], ..., idx[n−1] of the training set, in that order
+ * (a mini-batch): the indices go up (4 bytes each, through pinned staging,
+ * no wait) and the rows are gathered on the device, so the values are those
+ * of the same rows copied on the host, bit for bit. DL_ERR_ARG for n = 0 or
+ * NULL; DL_ERR_RANGE for an index >= e->n, named with its position. */
+dl_status logreg_engine_grad_rows(logreg_engine *e, const size_t *idx, size_t n, const float *w, float b, float lambda,
+                                  float *grad_w, float *grad_b, double *loss);
 void logreg_engine_free(logreg_engine *e);
 
 // ---- task 3: training (logreg.c) ----
@@ -144,10 +182,11 @@ typedef struct logreg_model {
 } logreg_model;
 
 /* The engine's evaluation (kit.c): the model's mean BCE (no penalty) and
- * accuracy on the rows (X, y, n), where they live — on the CPU through
- * logreg_engine_grad (λ = 0) and your logreg_accuracy; on CUDA through your
- * logreg_loss_grad_cuda on the resident copy (hold the set first), the right
- * predictions counted on the device from the r it leaves. */
+ * accuracy on the rows (X, y, n), where they live. The loss comes from your
+ * loss and gradient with λ = 0 (on CUDA on the resident copy: hold the set
+ * first); the accuracy on the CPU from your logreg_accuracy, on CUDA from
+ * the right predictions counted on the device in the r your kernel leaves,
+ * read back with the loss in one copy. */
 dl_status logreg_engine_eval(logreg_engine *e, const float *X, const float *y, size_t n, const logreg_model *m,
                              double *loss, double *acc);
 
@@ -164,10 +203,13 @@ typedef struct logreg_curve {
 
 /* Gradient descent from w = 0, b = 0. Full batch: one step per epoch with
  * the gradient of all n rows. Mini-batch: each epoch visits the rows in a
- * new seeded random order, in steps of batch_size rows (the last one may be
- * smaller). After every epoch it records the curve (the validation columns
- * through logreg_engine_eval) and stops early when grad_norm < tol. Xval may
- * be NULL (nval = 0): val_* are then NaN. */
+ * new seeded random order, in steps of batch_size consecutive positions of
+ * that order (the last one may be smaller), each step's gradient from
+ * logreg_engine_grad_rows on its slice of the order: the rows stay where
+ * they are, only their indices move. After every epoch it records the curve
+ * (J and ‖∇J‖ on all n rows through logreg_engine_grad on e->X, e->y; the
+ * validation columns through logreg_engine_eval) and stops early when
+ * grad_norm < tol. Xval may be NULL (nval = 0): val_* are then NaN. */
 dl_status logreg_train(logreg_engine *e, const float *Xval, const float *yval, size_t nval, const logreg_config *cfg,
                        logreg_model *m, logreg_curve *curve);
 

@@ -32,14 +32,19 @@ static dl_status train_run(const dl_device *dev, const lab01_split *sd, const fl
     memset(r, 0, sizeof *r);
     DL_TRY(logreg_model_alloc(&r->m, sd->d));
     DL_TRY(logreg_curve_alloc(&r->c, cfg->epochs));
+    dl_dev_stats_get(&r->io.start);
     DL_TRY(logreg_engine_init(&e, dev, X[0], sd->y[0], sd->n[0], sd->d));
     dl_status st = logreg_engine_hold(&e, X[1], sd->y[1], sd->n[1]); // the validation rows: uploaded once
     if (st != DL_OK) {
         logreg_engine_free(&e);
         return st;
     }
+    dl_dev_stats_get(&r->io.resident); // the data is where the model reads it
+    e.step_io = &r->io; // and the engine adds each mini-batch step's counters
     double t0 = dl_now();
     st = logreg_train(&e, X[1], sd->y[1], sd->n[1], cfg, &r->m, &r->c);
+    dl_dev_stats_get(&r->io.end);
+    r->io.epochs = r->c.n - 1;
     dl_device_sync(dev);
     r->seconds = dl_now() - t0;
     logreg_engine_free(&e);

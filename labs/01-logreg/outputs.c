@@ -198,6 +198,7 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_f32s(j, "mean", r->s->mean, d);
     dl_json_f32s(j, "std", r->s->scale, d);
     dl_json_end_object(j);
+    dl_summary_device_io(j, &mr->io);
     if (r->other != NULL)
         curve_summary(j, o->no_scale ? "standardised_run" : "raw_features_run", r->other);
     dl_json_str(j, "plots", sc->plots);

@@ -11,6 +11,7 @@
 #include "dl/data.h" // dl_data, dl_dataset
 #include "dl/device.h" // dl_device
 #include "dl/status.h" // dl_status
+#include "dl/summary.h" // dl_run_io
 #include "logreg.h" // logreg_model, logreg_curve, logreg_scaler
 
 /* The driver's flags: those of every driver, then lab 01's own. */
@@ -28,11 +29,14 @@ typedef struct lab01_split {
     float *y[3]; /* (n[p],) labels 0 or 1 */
 } lab01_split;
 
-/* One training run: the model it reached, its curve, its wall time. */
+/* One training run: the model it reached, its curve, its wall time, and
+ * what it asked of the device (the counters when the engine was made, when
+ * its rows were resident and after training; the mini-batch steps). */
 typedef struct lab01_run {
     logreg_model m;
     logreg_curve c;
     double seconds;
+    dl_run_io io;
 } lab01_run;
 
 /* Splits ds stratified with fractions 1 − val − test, val, test (seed

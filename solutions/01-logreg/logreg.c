@@ -98,10 +98,10 @@ static void step(logreg_model *m, const float *g, float gb, double lr)
 }
 
 static dl_status train(logreg_engine *e, const float *Xval, const float *yval, size_t nval,
-                       const logreg_config *cfg, logreg_model *m, logreg_curve *c, float *g, float *Xb,
-                       float *yb, size_t *order, size_t bs)
+                       const logreg_config *cfg, logreg_model *m, logreg_curve *c, float *g, size_t *order,
+                       size_t bs)
 {
-    size_t n = e->n, d = e->d;
+    size_t n = e->n;
     float gb = 0.0f;
     dl_rng rng;
     dl_rng_seed(&rng, cfg->seed, 0x10a1);
@@ -115,12 +115,9 @@ static dl_status train(logreg_engine *e, const float *Xval, const float *yval, s
             dl_rng_permutation(&rng, order, n); // a new order every epoch
             for (size_t start = 0; start < n; start += bs) {
                 size_t nb = n - start < bs ? n - start : bs;
-                for (size_t k = 0; k < nb; k++) { // gather the batch rows
-                    memcpy(Xb + k * d, e->X + order[start + k] * d, d * sizeof *Xb);
-                    yb[k] = e->y[order[start + k]];
-                }
-                double loss;
-                DL_TRY(logreg_engine_grad(e, Xb, yb, nb, m->w, m->b, (float)cfg->lambda, g, &gb, &loss));
+                double loss; // the rows stay where they live: the engine gathers them by index
+                DL_TRY(logreg_engine_grad_rows(e, order + start, nb, m->w, m->b, (float)cfg->lambda, g, &gb,
+                                               &loss));
                 step(m, g, gb, cfg->lr);
             }
         }
@@ -141,18 +138,16 @@ dl_status logreg_train(logreg_engine *e, const float *Xval, const float *yval, s
     size_t n = e->n, d = e->d;
     size_t bs = (cfg->batch_size == 0 || cfg->batch_size >= n) ? n : cfg->batch_size;
     float *g = malloc(d * sizeof *g);
-    float *Xb = bs < n ? malloc(bs * d * sizeof *Xb) : NULL;
-    float *yb = bs < n ? malloc(bs * sizeof *yb) : NULL;
     size_t *order = bs < n ? malloc(n * sizeof *order) : NULL;
     dl_status st = DL_OK;
-    if (g == NULL || (bs < n && (Xb == NULL || yb == NULL || order == NULL)))
+    if (g == NULL || (bs < n && order == NULL))
         st = dl_error_set(DL_ERR_NOMEM, "logreg_train: out of memory");
     memset(m->w, 0, d * sizeof *m->w);
     m->b = 0.0f;
     curve->n = 0;
     if (st == DL_OK)
-        st = train(e, Xval, yval, nval, cfg, m, curve, g, Xb, yb, order, bs);
-    free(g), free(Xb), free(yb), free(order);
+        st = train(e, Xval, yval, nval, cfg, m, curve, g, order, bs);
+    free(g), free(order);
     return st;
     /* END SOLUTION */
     /* STUDENT: return DL_TODO("lab01 task 3: gradient descent with a learning curve and a tolerance stop"); */
