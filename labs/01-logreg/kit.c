@@ -7,7 +7,7 @@
 #include <string.h> // memset, memcpy
 
 #include "dl/device.h" // dl_malloc, dl_memcpy_*, dl_dev_stats_get
-#include "dl/summary.h" // dl_run_io_step
+#include "dl/summary.h" // dl_run_io_steps
 #include "logreg.h"
 
 // ---- allocation helpers ----
@@ -370,7 +370,7 @@ dl_status logreg_engine_grad_rows(logreg_engine *e, const size_t *idx, size_t n,
     dl_status st = grad_rows(e, idx, n, w, b, lambda, grad_w, grad_b, loss);
     dl_dev_stats_get(&after);
     if (e->step_io != NULL)
-        dl_run_io_step(e->step_io, &before, &after); // what one step asks of the device
+        dl_run_io_steps(e->step_io, &before, &after, 1); // what one step asks of the device
     return st;
 }
 

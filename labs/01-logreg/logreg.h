@@ -122,7 +122,7 @@ typedef struct logreg_engine {
     size_t work_cap;
     size_t calls; /* gradient and evaluation calls so far */
     /* Optional: where logreg_engine_grad_rows adds what each mini-batch step
-     * asked of the device (dl_run_io_step, dl/summary.h; the driver's
+     * asked of the device (dl_run_io_steps, dl/summary.h; the driver's
      * summary.json reads it). */
     struct dl_run_io *step_io;
     /* Optional observer, called at every gradient and evaluation call with the
