@@ -97,6 +97,16 @@ for dir in $(bash tools/lab.sh list); do
         failed+=("lab $id $sub driver on cuda")
     fi
 done
+# lab 01's mini-batches: gathered on the device by index, one wait a step
+# (its default run is full batch, one step an epoch)
+if [ -x "$B/solutions/lab01" ]; then
+    if "$B/solutions/lab01" --device cuda --out "$out/01-logreg-batch32" --plot none --quiet --batch-size 32 \
+        --epochs 20 --tol 0; then
+        device_io "$out/01-logreg-batch32/summary.json" "lab 01 --batch-size 32 on cuda"
+    else
+        failed+=("lab 01 --batch-size 32 on cuda")
+    fi
+fi
 if [ ${#failed[@]} -eq 0 ]; then
     echo "make test-gpu: all passed"
 else

@@ -1020,8 +1020,10 @@ static dl_status start_case(dl_comm *c, const dl_device *dev, int k, const char 
         DL_TRY(dl_memcpy_h2d(dev, grad, host, n * sizeof *host));
     shard_pending pa = {0}, pr = {0};
     const char *fn = "shard_all_gather_start";
-    // rank 0 starts both before the others have started anything: a start that waits for its peers never returns
-    dl_status st = r > 0 ? dl_comm_barrier(c) : DL_OK;
+    // rank 0 starts both before the others have started anything: a start that waits for its peers never
+    // returns. Not on a GPU: NCCL connects two ranks inside their first exchange, which waits for the peer
+    int first = dev->kind != DL_DEVICE_CUDA;
+    dl_status st = first && r > 0 ? dl_comm_barrier(c) : DL_OK;
     if (st == DL_OK) {
         kit_phase(c, KIT_PH_ALL_GATHER, k);
         st = shard_all_gather_start(c, dev, ag, n, &pa);
@@ -1032,7 +1034,7 @@ static dl_status start_case(dl_comm *c, const dl_device *dev, int k, const char 
         st = shard_reduce_scatter_start(c, dev, grad, n, out, scratch, &pr);
     }
     kit_phase(c, KIT_PH_NONE, -1);
-    if (st == DL_OK && r == 0)
+    if (st == DL_OK && first && r == 0)
         st = dl_comm_barrier(c);
     for (int w = 0; w < 2 && st == DL_OK; w++) { // waited in either order: odd ranks the reduce-scatter first
         fn = "shard_wait";

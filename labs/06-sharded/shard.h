@@ -189,7 +189,8 @@ typedef struct shard_pending {
  * is yours to arrange, so that every rank's calls meet their partners'. The
  * same bytes as the ring's P − 1 steps, but no exchange waits for another:
  * all P − 1 are started, and the call returns without waiting for any —
- * not even for a peer to start. shard_wait finishes it. */
+ * not even for a peer to start (on GPUs but for the first exchange with
+ * each peer: NCCL connects the two inside it). shard_wait finishes it. */
 dl_status shard_all_gather_start(dl_comm *c, const dl_device *dev, float *buf, size_t n, shard_pending *p);
 
 /* Starts a reduce-scatter of grad (n floats on dev) to the mean by pairwise
