@@ -45,7 +45,8 @@ mutant() {
     for o in "$B"/obj/solutions/"$lab"/*.o; do
         [ -f "$o" ] && cp "$o" "$root/obj/mutant/$lab/"
     done
-    if ! patch -s -p3 -d "$src" <"$diff" >"$root/patch.log" 2>&1; then
+    # --fuzz=0: a diff whose context no longer matches the reference is stale, not quietly applied elsewhere
+    if ! patch -s --fuzz=0 -p3 -d "$src" <"$diff" >"$root/patch.log" 2>&1; then
         echo "not ok  $name: the diff does not apply to solutions/$dir (see $root/patch.log)"
         return
     fi
