@@ -23,7 +23,10 @@
 #             (grader/api/kit.txt: "libs", and "libs-cu" for .cu files: the
 #             CUDA runtime and cuBLAS), less what grader/api/kit.txt and the
 #             lab's file deny (the kit's measuring and recording calls, the
-#             kit's own answers to a task), plus what they allow.
+#             kit's own answers to a task) and what the lab's file lists as
+#             "waits" (calls that make the host wait for the device or
+#             allocate on it, where its device code must only queue work),
+#             plus what they allow.
 #
 # A refusal prints one line per problem, "refused [STATUS] SOURCE: why", and
 # exits 1, which fails the build of that submission; STATUS is one of
@@ -176,6 +179,7 @@ rules() {
     {
         table "$kit" deny | awk -v f="$kit" '{ print "deny", $1, f }'
         table "$lab" deny | awk -v f="$lab" '{ print "deny", $1, f }'
+        table "$lab" waits | awk -v f="$lab" '{ print "deny", $1, f, "waits" }'
         table "$kit" allow | awk '{ print "ref", $1 }'
         table "$lab" allow | awk '{ print "ref", $1 }'
         awk -v api="$api_files" -v kitinc="$kitinc/" '
@@ -311,14 +315,16 @@ symbols_check() {
             if (w[1] == "define") def[w[2]] = 1
             else if (w[1] == "ref" || (w[1] == "ref-cu" && kind == "cu")) ref[w[2]] = 1
             else if (w[1] == "taken") taken[w[2]] = 1
-            else if (w[1] == "deny") { nd++; deny[nd] = w[2]; denyfile[nd] = w[3] }
+            else if (w[1] == "deny") { nd++; deny[nd] = w[2]; denyfile[nd] = w[3]; denywhy[nd] = w[4] }
         }
     }
     {
         name = $1; type = $2
         if (type == "U" || type == "w" || type == "v") {
             for (i = 1; i <= nd; i++) if (glob(name, deny[i])) break
-            if (i <= nd)
+            if (i <= nd && denywhy[i] == "waits")
+                refuse("references-outside-api", "it refers to " name ", which makes the host wait for the device or allocates on it: this lab'"'"'s device code queues its work and returns, the kit reads the results back (" denyfile[i] ")")
+            else if (i <= nd)
                 refuse("references-outside-api", "it refers to " name ", which only the kit may call (" denyfile[i] ")")
             else if (!(name in ref))
                 refuse("references-outside-api", "it refers to " name ", which is neither the lab'"'"'s API, the kit'"'"'s (common/include/dl/) nor the system'"'"'s" (kind == "cu" ? " (C, C++, CUDA runtime, cuBLAS)" : " (C library)"))

@@ -16,6 +16,7 @@
 #                                      the judge's results.json names too, as extra_data.build)
 #     // paths: grade gradebook       (default: both)
 #     // multiplier: X                (CK_TIMEOUT_MULTIPLIER for `make grade`; attacks that hang)
+#     // needs: cuda                  (only where this build compiles CUDA: a .cu file it changes)
 #     // with: NAME ...               (shared attack pieces: grader/adversarial/lib/NAME.c, in
 #                                     this order, stand before the attack's own code)
 # "@KIT@" in the code stands for this checkout's absolute path. The pieces are
@@ -44,6 +45,18 @@ list=("$@")
 [ ${#list[@]} -eq 0 ] && list=($(ls grader/adversarial/*.c | xargs -n1 basename | sed 's/\.c$//'))
 
 field() { sed -n "s|^// $1: *||p" "grader/adversarial/$2.c" | head -n 1; }
+# attacks on a .cu file run only where this build compiles CUDA (without nvcc the file is not built at all)
+if ! ls "$B"/obj/common/cuda/*.o >/dev/null 2>&1; then
+    kept=()
+    for name in "${list[@]}"; do
+        if [ "$(field needs "$name")" = cuda ]; then
+            echo "skip    $name: needs a build with CUDA (nvcc was not found)"
+        else
+            kept+=("$name")
+        fi
+    done
+    list=("${kept[@]}")
+fi
 # on_path grade|gradebook NAME: whether the attack is graded on that path ("paths:", default both)
 on_path() { case " $(field paths "$2") " in "  " | *" $1 "*) return 0 ;; esac; return 1; }
 ok() { echo "ok      $1"; pass=$((pass + 1)); }
