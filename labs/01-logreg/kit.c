@@ -330,6 +330,7 @@ static dl_status gather(logreg_engine *e, const size_t *idx, size_t n)
     for (size_t k = 0; k < n; k++)
         e->hidx[k] = (int32_t)idx[k];
     DL_TRY(dl_memcpy_h2d_async(e->dev, e->didx, e->hidx, n * sizeof(int32_t)));
+    DL_TRY(dl_event_record(e->dev, &e->staged, NULL)); // guards hidx even if the step stops before w goes up
     dl_dev_count_launch((double)n * (2.0 * 4.0 * (double)d + 4.0 + 4.0 + 4.0)); // rows read and written, y, idx
     if (on_gpu(e))
         return logreg_gather_rows_cuda(e->dev, e->set[0].dX, e->set[0].dy, d, e->didx, n, e->sX, e->sy);
