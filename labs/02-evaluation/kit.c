@@ -308,6 +308,8 @@ dl_status softmax_engine_grad_rows(softmax_engine *e, const size_t *idx, size_t 
                                    float lambda, float *gW, float *gb, double *loss)
 {
     e->calls++;
+    if (on_gpu(e)) // the workspace: only more indices than rows (repeats) need more than the set's
+        DL_TRY(ensure_staging(e, n));
     if (n > e->batch.cap) { // room for the largest batch asked for (the first, in practice)
         dl_batch_free(&e->batch);
         DL_TRY(dl_batch_create(&e->batch, e->dev, n, e->d));
