@@ -78,11 +78,16 @@ GR_TEST(test_gpu_loss_grad)
         GR_OK(dl_memcpy_d2h(&dev, g_again, dg, d * sizeof(float)));
         GR_OK(dl_memcpy_d2h(&dev, &gb_again, dgb, sizeof gb_again));
         GR_OK(dl_memcpy_d2h(&dev, &loss_again, dloss, sizeof loss_again));
-        if (memcmp(&loss_again, &loss_gpu, sizeof loss_gpu) != 0 || memcmp(&gb_again, &gb_gpu, sizeof gb_gpu) != 0 ||
-            memcmp(g_again, g_gpu, d * sizeof(float)) != 0)
+        if (memcmp(&loss_again, &loss_gpu, sizeof loss_gpu) != 0 || memcmp(&gb_again, &gb_gpu, sizeof gb_gpu) != 0)
             GR_FAIL("n=%zu d=%zu: the same call twice gave loss %.17g then %.17g, grad_b %.9g then %.9g: add the "
                     "block sums in a fixed order (atomicAdd adds them in whatever order the blocks finish)",
                     n, d, loss_gpu, loss_again, (double)gb_gpu, (double)gb_again);
+        for (size_t j = 0; j < d; j++) {
+            if (memcmp(&g_again[j], &g_gpu[j], sizeof g_gpu[j]) != 0)
+                GR_FAIL("n=%zu d=%zu: the same call twice gave grad_w[%zu] = %.9g then %.9g: sum X^T r in a fixed "
+                        "order (dl_gemv does; atomicAdd adds in whatever order the threads finish)",
+                        n, d, j, (double)g_gpu[j], (double)g_again[j]);
+        }
         free(g_again);
         free(r_gpu), free(r_ref);
         dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dw), dl_free(&dev, dg), dl_free(&dev, dwork);
