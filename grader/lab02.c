@@ -611,7 +611,7 @@ START_TEST(test_gpu_softmax)
             GR_OK(softmax_loss_grad_cuda(&dev, dX, dy, n, d, p.C, dW, db, p.lambda, dgW, dgb, dloss, dwork));
             if (gr_softmax_cuda_waits > 0)
                 GR_FAIL(GR_DIAG("loss-read-back") "%s: softmax_loss_grad_cuda made the host wait for the device %llu "
-                                                  "time(s) (a copy back of the block sums?); finish the loss on the "
+                                                  "time(s) (a copy back of partial sums?); finish the loss on the "
                                                   "device and return without waiting: the engine reads gW, gb and "
                                                   "the loss back together, once per step",
                         what, (unsigned long long)gr_softmax_cuda_waits);
@@ -631,8 +631,8 @@ START_TEST(test_gpu_softmax)
             GR_FAIL("%s: CUDA loss %.9g (read from *dloss on the device), expected %.9g", what, loss[0], rl);
         if (memcmp(&loss[0], &loss[1], sizeof loss[0]) != 0)
             GR_FAIL(GR_DIAG("loss-not-deterministic") "%s: two calls on the same data gave the losses %.17g and "
-                                                      "%.17g: add the block sums in a fixed order (one thread, in "
-                                                      "block order), not with atomics, whose order changes",
+                                                      "%.17g: sum in an order fixed by n (partial sums added by one "
+                                                      "thread, in order, say), not with atomics, whose order changes",
                     what, loss[0], loss[1]);
         dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dW), dl_free(&dev, db);
         dl_free(&dev, dgW), dl_free(&dev, dgb), dl_free(&dev, dloss), dl_free(&dev, dwork);
@@ -766,8 +766,8 @@ static const gr_item items[] = {
             "share at 1e-4 before the log",
             "task-7-drift-between-splits-5-points", 30, GR_WORKER),
     GR_ITEM(test_gpu_softmax, "gpu_softmax", "CUDA softmax loss/gradient equal the double reference", 10, GR_GPU1, NULL,
-            "rows past n contribute 0; every thread of a block reaches every __syncthreads; add the block sums on "
-            "the device, in block order, and return without waiting; compare each step with softmax_loss_grad_cpu",
+            "each row's loss counted once and nothing from past row n; sum in an order fixed by n (no atomics); "
+            "finish the loss on the device and return without waiting; compare each step with softmax_loss_grad_cpu",
             "task-5-softmax-regression-40-points", 60, GR_WORKER),
     GR_ITEM(test_gpu_train, "gpu_train", "training on the GPU reaches the CPU's accuracy", 5, GR_GPU1, "gpu_softmax",
             "the training loop is the same; only the engine's device differs", "task-5-softmax-regression-40-points",
