@@ -418,15 +418,41 @@ START_TEST(test_softmax_train)
     GR_OK(softmax_engine_init(&e, dl_cpu(), data.train.X, data.train.y, n, d, 10));
     softmax_model m;
     GR_OK(softmax_model_alloc(&m, d, 10));
-    softmax_config cfg = {0.2, 0.0, 12, 128, 1};
-    double losses[12];
+    enum { EPOCHS = 12 };
+    softmax_config cfg = {0.2, 0.0, EPOCHS, 128, 1};
+    /* train_loss has cfg.epochs entries; one more leaves room for a write one past the end, so that a shifted
+     * curve fails by name rather than by a smashed stack. A loss is never negative: -1 marks "not written". */
+    const double unset = -1.0;
+    double losses[EPOCHS + 1];
+    for (int k = 0; k <= EPOCHS; k++)
+        losses[k] = unset;
     GR_OK(softmax_train(&e, &cfg, &m, losses));
     size_t steps = (n + 127) / 128;
     if (e.calls != (size_t)cfg.epochs * steps)
         GR_FAIL("%zu gradient calls for %d epochs of %zu rows in batches of 128; expected %zu", e.calls, cfg.epochs, n,
                 (size_t)cfg.epochs * steps);
-    if (!(losses[11] < losses[0]))
-        GR_FAIL("the mean training loss did not fall: epoch 1 %.4f, epoch 12 %.4f", losses[0], losses[11]);
+    int later = 1; // entries 1 .. EPOCHS-1 hold losses
+    for (int k = 1; k < EPOCHS; k++)
+        later &= losses[k] > 0;
+    if (!(losses[0] > 0) && later) { // the first epoch's mean loss starts near log 10: 0 or -1 is no loss
+        char first[48] = "was never written";
+        if (losses[0] != unset)
+            snprintf(first, sizeof first, "is %g", losses[0]);
+        GR_FAIL(GR_DIAG("train-loss-shifted") "train_loss[0] %s, while train_loss[1..%d] hold losses: the curve "
+                                              "looks shifted by one (train_loss[epoch + 1]?), which also writes one "
+                                              "entry past the caller's array. train_loss has cfg->epochs entries from "
+                                              "0: the first epoch's loss is train_loss[0]; there is no entry for the "
+                                              "untrained model, unlike lab 01's curve",
+                first, EPOCHS - 1);
+    }
+    for (int k = 0; k < EPOCHS; k++) {
+        if (losses[k] == unset)
+            GR_FAIL("train_loss[%d] (epoch %d of %d) was never written: one entry per epoch, from train_loss[0]", k,
+                    k + 1, EPOCHS);
+    }
+    if (!(losses[EPOCHS - 1] < losses[0]))
+        GR_FAIL("the mean training loss did not fall: train_loss[0] (epoch 1) %.4f, train_loss[%d] (epoch %d) %.4f",
+                losses[0], EPOCHS - 1, EPOCHS, losses[EPOCHS - 1]);
     int32_t *pred = malloc(data.test.n * sizeof *pred);
     GR_OK(softmax_predict(data.test.X, data.test.n, &m, pred));
     int64_t cm[100] = {0};
@@ -585,7 +611,7 @@ START_TEST(test_gpu_softmax)
             GR_OK(softmax_loss_grad_cuda(&dev, dX, dy, n, d, p.C, dW, db, p.lambda, dgW, dgb, dloss, dwork));
             if (gr_softmax_cuda_waits > 0)
                 GR_FAIL(GR_DIAG("loss-read-back") "%s: softmax_loss_grad_cuda made the host wait for the device %llu "
-                                                  "time(s) (a copy back of the block sums?); finish the loss on the "
+                                                  "time(s) (a copy back of partial sums?); finish the loss on the "
                                                   "device and return without waiting: the engine reads gW, gb and "
                                                   "the loss back together, once per step",
                         what, (unsigned long long)gr_softmax_cuda_waits);
@@ -605,8 +631,8 @@ START_TEST(test_gpu_softmax)
             GR_FAIL("%s: CUDA loss %.9g (read from *dloss on the device), expected %.9g", what, loss[0], rl);
         if (memcmp(&loss[0], &loss[1], sizeof loss[0]) != 0)
             GR_FAIL(GR_DIAG("loss-not-deterministic") "%s: two calls on the same data gave the losses %.17g and "
-                                                      "%.17g: add the block sums in a fixed order (one thread, in "
-                                                      "block order), not with atomics, whose order changes",
+                                                      "%.17g: sum in an order fixed by n (partial sums added by one "
+                                                      "thread, in order, say), not with atomics, whose order changes",
                     what, loss[0], loss[1]);
         dl_free(&dev, dX), dl_free(&dev, dy), dl_free(&dev, dW), dl_free(&dev, db);
         dl_free(&dev, dgW), dl_free(&dev, dgb), dl_free(&dev, dloss), dl_free(&dev, dwork);
@@ -727,7 +753,8 @@ static const gr_item items[] = {
             "task-5-softmax-regression-40-points", 60, GR_WORKER),
     GR_ITEM(test_softmax_train, "softmax_train", "softmax regression reaches test accuracy >= 0.83 on Fashion-MNIST",
             10, GR_CPU, "softmax_loss_grad",
-            "a new order every epoch; exactly one engine call per batch and no other; step against the gradient",
+            "a new order every epoch; exactly one engine call per batch and no other; step against the gradient; "
+            "train_loss[k] is epoch k's mean loss, k from 0 (cfg->epochs entries)",
             "task-5-softmax-regression-40-points", 180, GR_WORKER),
     GR_ITEM(test_lambda_on_validation, "lambda_on_validation",
             "lambda chosen on validation; test scored once, for that model", 10, GR_CPU, NULL,
@@ -739,8 +766,8 @@ static const gr_item items[] = {
             "share at 1e-4 before the log",
             "task-7-drift-between-splits-5-points", 30, GR_WORKER),
     GR_ITEM(test_gpu_softmax, "gpu_softmax", "CUDA softmax loss/gradient equal the double reference", 10, GR_GPU1, NULL,
-            "rows past n contribute 0; every thread of a block reaches every __syncthreads; add the block sums on "
-            "the device, in block order, and return without waiting; compare each step with softmax_loss_grad_cpu",
+            "each row's loss counted once and nothing from past row n; sum in an order fixed by n (no atomics); "
+            "finish the loss on the device and return without waiting; compare each step with softmax_loss_grad_cpu",
             "task-5-softmax-regression-40-points", 60, GR_WORKER),
     GR_ITEM(test_gpu_train, "gpu_train", "training on the GPU reaches the CPU's accuracy", 5, GR_GPU1, "gpu_softmax",
             "the training loop is the same; only the engine's device differs", "task-5-softmax-regression-40-points",

@@ -55,8 +55,16 @@ dl_status eval_approximate_mode(const size_t *counts, int C, size_t n_draws, dl_
  * val = approximate_mode(what is left, n_val), then test likewise; the rows of
  * each class are permuted (seeded) and dealt out train, val, test; each part
  * is finally shuffled. Disjoint; complete when the fractions sum to 1; the
- * same (y, frac, seed) gives the same split. DL_ERR_ARG when a class has fewer
- * rows than there are non-empty parts, or a part is smaller than C. */
+ * same (y, frac, seed) gives the same split. out->idx has n entries (malloc'd,
+ * freed with dl_split_free) and part p is idx[offset[p] .. offset[p+1]); when
+ * the fractions sum to less than 1 the rows left over are in no part and
+ * idx[offset[3] .. n) holds nothing anyone reads (its contents are
+ * unspecified). Which rows land where depends on how you draw from the
+ * generator; the per-class counts of each part do not, except where a tie
+ * is broken at random. DL_ERR_RANGE for a label outside [0, C). DL_ERR_ARG
+ * when a class with at least one row has fewer rows than there are non-empty
+ * parts, or a non-empty part has fewer rows than C, the class count as
+ * passed (classes without rows included). On any error *out is zeroed. */
 dl_status eval_split_stratified(const int32_t *y, size_t n, int C, const double frac[3], uint64_t seed, dl_split *out);
 
 // ---- task 2: stratified k-fold (split.c) ----
@@ -101,7 +109,9 @@ dl_status softmax_loss_grad_cpu(const float *X, const int32_t *y, size_t n, size
                                 const float *b, float lambda, float *gW, float *gb, double *loss, float *work);
 
 #define SOFTMAX_BLOCK 256
-/* Device workspace floats softmax_loss_grad_cuda may use. */
+/* The device workspace softmax_loss_grad_cuda gets, in floats: room for the
+ * (n, C) logits, one float per row, one per block of SOFTMAX_BLOCK rows, and
+ * one more. How you use it is yours; you may not use more. */
 static inline size_t softmax_cuda_work_floats(size_t n, int C)
 {
     return n * (size_t)C + n + (n + SOFTMAX_BLOCK - 1) / SOFTMAX_BLOCK + 1;
@@ -109,14 +119,19 @@ static inline size_t softmax_cuda_work_floats(size_t n, int C)
 
 /* The same on a CUDA dev, with nothing read back: dX, dy, dW, db, dgW, dgb
  * and dloss are device pointers (dwork: softmax_cuda_work_floats(n, C)
- * floats). Z and the gradient GEMM through dl_gemm (cuBLAS); one kernel
- * turns each row of Z into P − Y and block-sums the loss terms. The loss is
- * finished on the device: *dloss = (the block sums added in block order, in
- * double) / n + (λ/2)‖W‖², so the same inputs give the same bits on every
- * run. Everything is queued on dev's stream and the call returns without
- * waiting for it: no copy to the host, no sync. The caller reads gW, gb and
- * the loss after it, together, in one copy that waits (the engine: one per
- * step). */
+ * floats, scratch of yours; dX, dy, dW and db are not modified).
+ * - Results on the device: gW and gb as on the CPU, and the loss, finished,
+ *   in the double *dloss (the mean row loss, summed in double, plus
+ *   (λ/2)‖W‖²).
+ * - Deterministic: the same inputs give the same bits of *dloss on every
+ *   call, so the loss is summed in an order fixed by n alone (not with
+ *   atomics, whose order is the order blocks happen to finish).
+ * - No wait: all work is queued on dev's stream ((cudaStream_t)dev->stream,
+ *   the one dl_gemm and dl_gemv use), and the call returns without waiting
+ *   for it: no copy to or from the host, no synchronisation.
+ * The caller then reads gW, gb and the loss together, in one copy on that
+ * stream that waits (the engine: one per step). The matrix products can go
+ * through dl_gemm / dl_gemv on dev (dl/blas.h: row-major, cuBLAS). */
 dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const int32_t *dy, size_t n, size_t d, int C,
                                  const float *dW, const float *db, float lambda, float *dgW, float *dgb, double *dloss,
                                  float *dwork);
@@ -191,15 +206,19 @@ typedef struct softmax_config {
     double lr;
     double lambda;
     int epochs;
-    size_t batch_size; /* rows per step (0 = full batch) */
+    size_t batch_size; /* rows per step; 0 or >= the engine's n means one full batch of all n rows */
     uint64_t seed; /* mini-batch order */
 } softmax_config;
 
-/* Mini-batch SGD from W = 0, b = 0: each epoch a new seeded permutation of
- * the rows, steps of batch_size rows (the last may be smaller), each one
- * softmax_engine_grad_rows call with that slice of the permutation. After
- * each epoch, when train_loss != NULL, train_loss[epoch] = the mean loss of
- * that epoch's steps (weighted by rows). */
+/* Mini-batch SGD from W = 0, b = 0 on the engine's n rows: each epoch a new
+ * seeded permutation of the rows, steps of B rows (B = batch_size, or n for
+ * a full batch; the last step may be smaller), each exactly one
+ * softmax_engine_grad_rows call with that slice of the permutation and no
+ * other engine call: ceil(n / B) calls per epoch. train_loss, when not NULL,
+ * has cfg->epochs entries, indexed from 0: train_loss[k] is the mean loss of
+ * the steps of epoch k (k = 0 for the first epoch), weighted by their rows.
+ * There is no entry for the untrained model (lab 01's curve has one, at 0,
+ * and epochs + 1 entries; this one does not). */
 dl_status softmax_train(softmax_engine *e, const softmax_config *cfg, softmax_model *m, double *train_loss);
 
 /* pred[i] = argmax_c of x_i·W_c + b_c (the first on ties); host arrays. */
@@ -215,7 +234,13 @@ dl_status softmax_engine_predict(softmax_engine *e, const float *X, size_t n, co
 // ---- task 6: the validation curve (select.c) ----
 
 /* What the validation curve asks of the caller: train a model for one λ,
- * and score a trained model on the validation or the test split. */
+ * and score a trained model on the validation or the test split.
+ * - train: on DL_OK, *model is a model that must be released once. On an
+ *   error it has freed whatever it made itself: there is no model for that
+ *   λ to score or release, whatever *model holds.
+ * - score: fills the report it is given (its arrays sized for the report's C).
+ * - release may be NULL: the models then need no releasing. When it is not
+ *   NULL, every model a successful train returned is released exactly once. */
 typedef struct eval_trainer {
     void *ctx;
     dl_status (*train)(void *ctx, double lambda, void **model);
@@ -234,7 +259,9 @@ typedef struct eval_curve {
 
 /* For each λ in the grid: train, score on validation. Choose the λ with the
  * best validation macro-F1 (the first on ties), then score that model — and
- * only that model — on the test split, once. Every model is released. */
+ * only that model — on the test split, once, after every validation score
+ * is in. Every model is released, on error paths too. A failing callback
+ * stops the curve: its status is returned. */
 dl_status eval_validation_curve(const eval_trainer *t, eval_curve *curve);
 
 // ---- task 7: drift between two splits (select.c) ----
