@@ -36,11 +36,13 @@ typedef struct logreg_scaler {
 } logreg_scaler;
 
 /* Fits mean and scale on the n training rows of X, column by column,
- * skipping NaN entries, with double-precision accumulators and two passes
+ * skipping NaN entries (NaN marks a missing value; X holds no ±inf: the
+ * loaders reject it), with double-precision accumulators and two passes
  * (mean first, then squared deviations), so a column like 1e6 + tiny noise
- * keeps its small variance. A column with no finite value gets mean 0 and
- * scale 1; a constant column gets scale 1. s->mean and s->scale are
- * allocated by logreg_scaler_alloc. */
+ * keeps its small variance. A column with no non-NaN value (all missing)
+ * gets mean 0 and scale 1; a column whose std is 0 (constant, or a single
+ * value) gets scale 1. s->mean and s->scale are allocated by
+ * logreg_scaler_alloc. */
 dl_status logreg_scaler_fit(const float *X, size_t n, size_t d, logreg_scaler *s);
 
 /* out = (X − mean) / scale with the *fitted* statistics; NaN entries become 0

@@ -16,7 +16,7 @@ dl_status logreg_scaler_fit(const float *X, size_t n, size_t d, logreg_scaler *s
         free(sum), free(ss), free(count);
         return dl_error_set(DL_ERR_NOMEM, "logreg_scaler_fit: out of memory");
     }
-    // pass 1: the mean of the finite values of each column
+    // pass 1: the mean of the non-NaN values of each column
     for (size_t i = 0; i < n; i++) {
         const float *row = X + i * d;
         for (size_t j = 0; j < d; j++) {
