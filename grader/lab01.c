@@ -281,20 +281,20 @@ START_TEST(test_loss_extreme)
             double want = gr_ref_bce(zs[k], y), r = gr_ref_sigmoid(zs[k]) - y;
             if (!isfinite(loss))
                 GR_FAIL(
-                    GR_DIAG(
-                        "naive-log-sigmoid") "z = %g, y = %d: loss %g is not finite. log(sigmoid(z)) "
-                                             "underflows to log(0) and exp(-z) overflows past |z| ~ 88 in float; write "
-                                             "bce(z, y) = max(z, 0) - y z + log1p(exp(-|z|))",
+                    GR_DIAG("naive-log-sigmoid") "z = %g, y = %d: loss %g is not finite. sigmoid(z) rounds to "
+                                                 "exactly 0 or 1 in float (then log is log 0 = -inf), and exp of a "
+                                                 "number above 88.7 is inf: write bce with no log of a probability and "
+                                                 "no exp of a positive number",
                     (double)zs[k], label, loss);
             if (!isfinite(gb) || !isfinite(gw))
                 GR_FAIL(GR_DIAG("sigmoid-overflow") "z = %g, y = %d: grad_b %g, grad_w %g: not finite. "
-                                                    "exp(z) / (1 + exp(z)) is inf/inf = NaN for large z: branch on the "
-                                                    "sign of z so "
-                                                    "exp only sees -|z|",
+                                                    "exp(z) / (1 + exp(z)) is inf/inf = NaN for large z: write the "
+                                                    "sigmoid so that exp only ever sees -|z|",
                         (double)zs[k], label, (double)gb, (double)gw);
             if (fabs(loss - want) > 1e-5 + 1e-6 * fabs(want))
-                GR_FAIL(GR_DIAG("naive-log-sigmoid") "z = %g, y = %d: loss %.9g, expected %.9g (the limit "
-                                                     "for large |z| is max(z, 0) - y z)",
+                GR_FAIL(GR_DIAG("naive-log-sigmoid") "z = %g, y = %d: loss %.9g, expected %.9g (far from 0, a "
+                                                     "row costs |z| on the wrong side of 0 and 0 on the right "
+                                                     "side)",
                         (double)zs[k], label, loss, want);
             if (fabs(gb - r) > 1e-6 || fabs(gw - r * X) > 1e-6 * fabs(X) + 1e-6)
                 GR_FAIL(GR_DIAG("sigmoid-overflow") "z = %g, y = %d: grad_b %.9g, expected sigmoid(z) - y = "
