@@ -331,6 +331,24 @@ static void trained_free(trained *t)
     gr_bc_free(&t->bc);
 }
 
+/* What a full-batch run without validation rows asked of the engine: each
+ * call should be a curve entry's gradient, on the engine's own rows. */
+typedef struct full_batch_calls {
+    const float *X; /* the engine's resident training rows */
+    size_t calls, by_index, copies;
+} full_batch_calls;
+
+static void count_full_batch(void *ctx, const float *X, const float *y, const size_t *idx, size_t n)
+{
+    (void)y, (void)n;
+    full_batch_calls *fc = ctx;
+    fc->calls++;
+    if (idx != NULL)
+        fc->by_index++;
+    else if (X != fc->X)
+        fc->copies++;
+}
+
 START_TEST(test_train_optimum)
 {
     trained t;
@@ -396,20 +414,63 @@ START_TEST(test_train_curve)
         GR_FAIL("grad_norm[%d] = %.6g but the gradient of the returned model has norm %.6g "
                 "(sqrt(|grad_w|^2 + grad_b^2))",
                 last, t.c.grad_norm[last], gn);
-    // tol = 0: all epochs run
+    // tol = 0: all epochs run, each with one engine call on the engine's own rows
     logreg_model_free(&t.m);
     logreg_curve_free(&t.c);
     t.cfg.tol = 0;
     t.cfg.epochs = 25;
-    gr_train_on(dl_cpu(), t.bc.scaled[0], t.bc.y[0], n, d, NULL, NULL, 0, &t.cfg, &t.m, &t.c, NULL);
+    logreg_engine e;
+    GR_OK(logreg_engine_init(&e, dl_cpu(), t.bc.scaled[0], t.bc.y[0], n, d));
+    full_batch_calls fc = {t.bc.scaled[0], 0, 0, 0};
+    e.observe = count_full_batch;
+    e.observe_ctx = &fc;
+    GR_OK(logreg_model_alloc(&t.m, d));
+    GR_OK(logreg_curve_alloc(&t.c, t.cfg.epochs));
+    GR_OK(logreg_train(&e, NULL, NULL, 0, &t.cfg, &t.m, &t.c));
+    logreg_engine_free(&e);
     if (t.c.n != t.cfg.epochs + 1)
         GR_FAIL("with tol = 0 and %d epochs the curve has %d entries, expected %d (initial + one per "
                 "epoch)",
                 t.cfg.epochs, t.c.n, t.cfg.epochs + 1);
+    if (fc.copies > 0)
+        GR_FAIL(GR_DIAG("full-batch-host-copy") "%zu of the %zu gradient calls of a full-batch run passed a copy "
+                                                "of the training rows: the full-batch gradient must be asked for on "
+                                                "the engine's own rows (e->X, e->y): a copy is uploaded again on "
+                                                "every call",
+                fc.copies, fc.calls);
+    if (fc.calls != (size_t)t.cfg.epochs + 1)
+        GR_FAIL(GR_DIAG("full-batch-second-call") "a full-batch run of %d epochs (tol 0, no validation rows) made "
+                                                  "%zu gradient calls (%zu of them by index, through "
+                                                  "logreg_engine_grad_rows), expected %d: one per curve entry. The "
+                                                  "gradient you record for an entry is the gradient the next step "
+                                                  "needs; a second call is a second wait per epoch on a GPU (by "
+                                                  "index, a gather of every row too)",
+                t.cfg.epochs, fc.calls, fc.by_index, t.cfg.epochs + 1);
     free(gw), free(wd);
     trained_free(&t);
 }
 END_TEST
+
+/* test_train_minibatch's observer: gr_visits_observe for the mini-batches,
+ * and apart from them the calls on all n rows that are not the engine's own
+ * rows (the curve's gradient on a copy). */
+typedef struct minibatch_watch {
+    visits v;
+    size_t full_copies; /* calls on n rows passed as rows other than the resident set */
+    size_t largest; /* the most rows of a call counted as a mini-batch */
+} minibatch_watch;
+
+static void watch_minibatch(void *ctx, const float *X, const float *y, const size_t *idx, size_t n)
+{
+    minibatch_watch *w = ctx;
+    if (idx == NULL && n == w->v.n && X != w->v.resident) {
+        w->full_copies++;
+        return;
+    }
+    if (!(idx == NULL && X == w->v.resident && n == w->v.n) && n > w->largest)
+        w->largest = n;
+    gr_visits_observe(&w->v, X, y, idx, n);
+}
 
 START_TEST(test_train_minibatch)
 {
@@ -424,50 +485,51 @@ START_TEST(test_train_minibatch)
     }
     logreg_config cfg = {0.05, 0.01, (int)epochs, bs, 0.0, 9};
     size_t per_epoch = (n + bs - 1) / bs;
-    visits v = {d,
-                n,
-                bs,
-                X,
-                calloc(epochs * n, sizeof(size_t)),
-                calloc(epochs * per_epoch + 8, sizeof(size_t)),
-                0,
-                epochs * per_epoch + 8,
-                epochs,
-                0,
-                0,
-                0};
+    minibatch_watch w = {{d, n, bs, X, calloc(epochs * n, sizeof(size_t)),
+                          calloc(epochs * per_epoch + 8, sizeof(size_t)), 0, epochs * per_epoch + 8, epochs, 0, 0, 0},
+                         0,
+                         0};
+    visits *v = &w.v;
     logreg_engine e;
     GR_OK(logreg_engine_init(&e, dl_cpu(), X, y, n, d));
-    e.observe = gr_visits_observe;
-    e.observe_ctx = &v;
+    e.observe = watch_minibatch;
+    e.observe_ctx = &w;
     logreg_model m;
     logreg_curve c;
     GR_OK(logreg_model_alloc(&m, d));
     GR_OK(logreg_curve_alloc(&c, cfg.epochs));
     GR_OK(logreg_train(&e, NULL, NULL, 0, &cfg, &m, &c));
-    if (v.bad_size)
-        GR_FAIL("a gradient call got more than batch_size = %zu rows", bs);
-    if (v.rows_seen != epochs * n)
+    if (w.full_copies > 0)
+        GR_FAIL(GR_DIAG("full-batch-host-copy") "%zu gradient call(s) on all %zu rows passed a copy of the training "
+                                                "rows: the full-batch gradient must be asked for on the engine's own "
+                                                "rows (e->X, e->y): a copy is uploaded again on every call",
+                w.full_copies, n);
+    if (v->bad_size)
+        GR_FAIL("a gradient call got %zu rows, more than batch_size = %zu: a mini-batch step takes at most "
+                "batch_size positions of the order, and the curve's gradient on all rows is logreg_engine_grad on "
+                "e->X, e->y",
+                w.largest, bs);
+    if (v->rows_seen != epochs * n)
         GR_FAIL(GR_DIAG("minibatch-coverage") "%zu epochs of mini-batches saw %zu rows in all, expected "
                                               "%zu (each of the %zu rows once per epoch, the last batch smaller)",
-                epochs, v.rows_seen, epochs * n, n);
-    if (v.batches != epochs * per_epoch)
-        GR_FAIL("%zu mini-batch steps in %zu epochs, expected %zu per epoch (ceil(%zu / %zu))", v.batches, epochs,
+                epochs, v->rows_seen, epochs * n, n);
+    if (v->batches != epochs * per_epoch)
+        GR_FAIL("%zu mini-batch steps in %zu epochs, expected %zu per epoch (ceil(%zu / %zu))", v->batches, epochs,
                 per_epoch, n, bs);
     for (size_t ep = 0; ep < epochs; ep++) {
         for (size_t i = 0; i < n; i++) {
-            if (v.seen[ep * n + i] != 1)
+            if (v->seen[ep * n + i] != 1)
                 GR_FAIL(
                     GR_DIAG("minibatch-coverage") "epoch %zu used row %zu %zu times: every row "
                                                   "exactly once per epoch (sample without replacement: a permutation)",
-                    ep + 1, i, v.seen[ep * n + i]);
+                    ep + 1, i, v->seen[ep * n + i]);
         }
     }
     size_t same = 0;
     for (size_t ep = 1; ep < epochs; ep++) {
         int identical = 1;
         for (size_t k = 0; k < per_epoch; k++)
-            identical &= v.first[ep * per_epoch + k] == v.first[k];
+            identical &= v->first[ep * per_epoch + k] == v->first[k];
         same += identical;
     }
     if (same > 0)
@@ -476,16 +538,16 @@ START_TEST(test_train_minibatch)
                 same);
     size_t in_order = 0;
     for (size_t k = 1; k < per_epoch; k++)
-        in_order += v.first[k] == v.first[k - 1] + bs;
+        in_order += v->first[k] == v->first[k - 1] + bs;
     if (in_order + 1 == per_epoch)
         GR_FAIL(GR_DIAG("minibatch-no-shuffle") "epoch 1 took the rows in file order 0, 1, 2, ...: "
                                                 "shuffle them with the seeded RNG");
-    if (v.host_batches > 0)
+    if (v->host_batches > 0)
         GR_FAIL(GR_DIAG("minibatch-host-gather") "%zu of the %zu mini-batch steps passed rows copied on the host "
                                                  "to logreg_engine_grad: on a GPU each would go up again, every "
                                                  "step. Pass the step's slice of the order to "
                                                  "logreg_engine_grad_rows: the rows stay where they live",
-                v.host_batches, v.batches);
+                v->host_batches, v->batches);
     // the objective went down, and the same seed gives the same model
     if (!(c.train_loss[c.n - 1] < 0.8 * c.train_loss[0]))
         GR_FAIL("mini-batch training did not reduce the loss: %.6g -> %.6g", c.train_loss[0], c.train_loss[c.n - 1]);
@@ -499,7 +561,7 @@ START_TEST(test_train_minibatch)
                     "deterministic for a seed",
                     j, (double)w1[j], (double)m.w[j]);
     }
-    free(X), free(y), free(v.seen), free(v.first), free(w1);
+    free(X), free(y), free(v->seen), free(v->first), free(w1);
     logreg_engine_free(&e);
     logreg_model_free(&m);
     logreg_curve_free(&c);
@@ -654,15 +716,18 @@ static const gr_item items[] = {
             "start from w = 0, b = 0 and step against the gradient; a last grad_norm far above tol means the run "
             "stopped too early or diverged",
             "task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER),
-    GR_ITEM(test_train_curve, "train_curve", "learning curve entries, monotone descent, tolerance stop", 5, GR_CPU,
+    GR_ITEM(test_train_curve, "train_curve",
+            "learning curve entries, monotone descent, tolerance stop, one engine call per epoch", 5, GR_CPU,
             "train_optimum",
             "record entry 0 before any step and one entry after each epoch's steps; test the tolerance before "
-            "each epoch, not after it",
+            "each epoch, not after it; a full-batch epoch asks the engine once, on e->X and e->y, and steps with "
+            "the gradient it recorded",
             "task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER),
     GR_ITEM(test_train_minibatch, "train_minibatch",
             "mini-batches: every row once per epoch, new order each epoch, seeded", 10, GR_CPU, "loss_grad",
             "draw a new order at the start of every epoch from one generator seeded once; step on consecutive "
-            "slices of batch_size positions of it, the last one shorter, each through logreg_engine_grad_rows",
+            "slices of batch_size positions of it, the last one shorter, each through logreg_engine_grad_rows; "
+            "the curve's gradient is logreg_engine_grad on e->X and e->y themselves",
             "task-3-training-with-a-learning-curve-30-points", 60, GR_WORKER),
     GR_ITEM(test_predict, "predict", "probabilities and accuracy match a double reference", 10, GR_CPU, NULL,
             "use the stable sigmoid so p stays in [0, 1] for huge logits; p = 0.5 exactly is class 1",
