@@ -59,9 +59,11 @@ dl_status logreg_loss_grad_cpu(const float *X, const float *y, size_t n, size_t 
 // ---- task 5: the same on the GPU (logreg_cuda.cu) ----
 
 #define LOGREG_BLOCK 256
-/* Floats of device workspace logreg_loss_grad_cuda may use: n (z, then r),
- * then d + 2 per block of LOGREG_BLOCK rows (partial sums: of the loss terms,
- * of r, and of Xᵀr if you want them), and one more. */
+/* Floats of device workspace that logreg_loss_grad_cuda gets: n, plus d + 2
+ * per group of LOGREG_BLOCK rows, plus 1. Its layout is the function's own,
+ * except that r ends up in the first n floats. The size leaves room for one
+ * value per row (z, then r), a group's partial sums (of the loss terms, of
+ * r, even of Xᵀr) and one scalar such as ‖w‖²; none of it has to be used. */
 static inline size_t logreg_cuda_work_floats(size_t n, size_t d)
 {
     return n + ((n + LOGREG_BLOCK - 1) / LOGREG_BLOCK) * (d + 2) + 1;
@@ -71,17 +73,17 @@ static inline size_t logreg_cuda_work_floats(size_t n, size_t d)
  * the inputs dX, dy, dw, the results dgrad_w (d floats), dgrad_b (one float)
  * and dloss (one double), and dwork (logreg_cuda_work_floats(n, d) floats).
  * - The work is queued on dev's stream and the call returns without waiting
- *   for it: the host reads nothing back. Whoever reads the results copies
- *   them after the call on the same stream (the engine reads grad_w, grad_b
- *   and the loss together, in one copy: the step's one wait).
- * - grad_b and the loss are finished on the device: the per-block partial
- *   sums are added in a fixed order, in double, so the same inputs give the
- *   same bits on every run.
+ *   for it: no copy to or from the host, no synchronisation. Whoever reads
+ *   the results copies them after the call on the same stream (the engine
+ *   reads grad_w, grad_b and the loss together, in one copy: the step's one
+ *   wait).
+ * - grad_b and the loss are finished on the device. Every sum is added in
+ *   an order the code fixes (the loss in double), so the same inputs give
+ *   the same bits on every run.
  * - Once the stream has run it, dwork[i] = r_i = σ(x_i·w + b) − y_i for
  *   i < n (the engine counts right predictions from it).
- * The straightforward way: z = Xw and Xᵀr through dl_gemv (cuBLAS), one
- * kernel for r = σ(z + b) − y and the block sums of the loss terms and of r,
- * one more that adds the block sums up. */
+ * The kernels and how the work is split among them are yours to design; the
+ * skeleton declares two, one workable split. */
 dl_status logreg_loss_grad_cuda(const dl_device *dev, const float *dX, const float *dy, size_t n, size_t d,
                                 const float *dw, float b, float lambda, float *dgrad_w, float *dgrad_b, double *dloss,
                                 float *dwork);
