@@ -44,6 +44,13 @@ GR_TEST(test_gpu_loss_grad)
         GR_OK(dl_memcpy_h2d(&dev, dw, p.w, d * sizeof(float)));
         double loss_gpu = NAN, loss_cpu = NAN;
         GR_OK(logreg_loss_grad_cuda(&dev, dX, dy, n, d, dw, p.b, p.lambda, dg, dgb, dloss, dwork));
+        if (gr_logreg_cuda_waits > 0)
+            GR_FAIL(
+                GR_DIAG("loss-read-back") "n=%zu d=%zu: logreg_loss_grad_cuda made the host wait for the device %llu "
+                                          "time(s) (a copy back of block sums?); finish grad_b and the loss on "
+                                          "the device and return without waiting: the engine reads them back "
+                                          "with grad_w, once per step",
+                n, d, (unsigned long long)gr_logreg_cuda_waits);
         float *g_gpu = malloc(d * sizeof(float)), *g_cpu = malloc(d * sizeof(float)), *work = malloc(n * sizeof(float));
         GR_OK(dl_memcpy_d2h(&dev, g_gpu, dg, d * sizeof(float)));
         GR_OK(dl_memcpy_d2h(&dev, &gb_gpu, dgb, sizeof gb_gpu));

@@ -90,4 +90,8 @@ typedef struct visits {
 /* A logreg_engine observe hook (ctx: a visits) counting the rows of each mini-batch. */
 void gr_visits_observe(void *ctx, const float *X, const float *y, const size_t *idx, size_t n);
 
+/* The host waits (dl/device.h's syncs) inside the last logreg_loss_grad_cuda
+ * the test made, as the worker counted them (its wrapper, lab01_calls.c). */
+extern uint64_t gr_logreg_cuda_waits;
+
 #endif /* GRADER_LAB01_REF_H */
