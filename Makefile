@@ -186,6 +186,8 @@ TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq
 #   LAB_<id>_KIT_CU                 the same in CUDA (built when nvcc is found; kit.c stands in without it)
 #   LAB_<id>_KIT_ANSWERS            kit files (common/...) whose code answers this lab's tasks: a student
 #                                   release staged for this lab or an earlier one leaves them out
+#   LAB_<id>_JUDGE_ANSWERS          grader files of this lab whose code answers a task: no release holds
+#                                   their source, every one holds their object (grader/prebuilt/, below)
 # The other fields (the title, make run's flags, the report's headline...) and
 # the whole list: tools/manifest.mk. Scripts read a manifest through
 # tools/lab.sh (make's reading of it), never by hand; `make -s print-VAR`
@@ -220,9 +222,31 @@ kit_objs = $(patsubst %.c,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_C)) \
 # (read when the link runs, after the object is built).
 lab_wrap = $(shell nm $(B)/obj/grader/lab$(1)_calls-judge.o 2>/dev/null | sed -n 's/.* T __wrap_//p')
 wrap_flags = $(foreach f,$(call lab_wrap,$(1)),-Wl,--wrap=$(f))
-# The objects of a lab's grader suite: grader/labNN.c and grader/labNN_*.c but the call wrappers.
-lab_grader_objs = $(patsubst grader/%.c,$(B)/obj/grader/%.o,grader/lab$(1).c \
-                    $(filter-out grader/lab$(1)_calls.c,$(wildcard grader/lab$(1)_*.c)))
+# The objects of a lab's grader suite: grader/labNN.c and grader/labNN_*.c but the call wrappers,
+# and the lab's judge answers (LAB_NN_JUDGE_ANSWERS), whose source a student release lacks.
+lab_grader_objs = $(patsubst grader/%.c,$(B)/obj/grader/%.o,$(sort grader/lab$(1).c \
+                    $(filter-out grader/lab$(1)_calls.c,$(wildcard grader/lab$(1)_*.c)) $(LAB_$(1)_JUDGE_ANSWERS)))
+# A lab's judge answers (LAB_NN_JUDGE_ANSWERS: grader files whose code answers a task, such as
+# lab01_ref.c's double-precision scaler) never ship as source: tools/release-tree.sh puts
+# their objects in a release instead, as grader/prebuilt/NAME.o, built here by
+# $(B)/prebuilt/grader/NAME.o. Where the source is (this kit), the build compiles it;
+# where only the object is (a release), it copies that object to where the source's
+# would be, and every link below is the same. One object serves every build a release
+# does (make grade with or without CUDA, MPI or SAN=1, the gradebook, Gradescope's
+# NO_CUDA=1): it is compiled without the flags that differ between them (-DDL_HAVE_*,
+# the sanitizers, -mf16c: an object that runs on any x86-64) and without debug
+# information or local symbols, after checking that its source reads the same to the
+# preprocessor with and without each of those flags (the code does not depend on them;
+# a sanitizer build links an uninstrumented object as it links libc). Each object is
+# written whole and renamed into place: releases laid out side by side may build it at once.
+PREBUILT_CFLAGS := $(filter-out -g $(SANFLAGS) $(F16C_FLAGS) -DDL_HAVE_%,$(CFLAGS_BASE)) $(CHECK_CFLAGS) -Igrader
+PREBUILT_VARIANTS := "-DDL_HAVE_CUDA -DDL_HAVE_NCCL -DDL_HAVE_MPI" "-fsanitize=address,undefined" \
+                     $(if $(F16C_FLAGS),"$(F16C_FLAGS)")
+judge_prebuilt = $(patsubst grader/%.c,$(B)/prebuilt/grader/%.o,$(LAB_$(1)_JUDGE_ANSWERS))
+# the lab's grader objects compiled here, and those copied from grader/prebuilt/ (no source)
+grader_from_prebuilt = $(patsubst grader/%.c,$(B)/obj/grader/%.o,$(filter-out $(wildcard $(LAB_$(1)_JUDGE_ANSWERS)),\
+                         $(LAB_$(1)_JUDGE_ANSWERS)))
+grader_from_source = $(filter-out $(call grader_from_prebuilt,$(1)),$(call lab_grader_objs,$(1)))
 GRADER_JUDGE_OBJ := $(B)/obj/grader/runner.o $(B)/obj/grader/items.o $(B)/obj/grader/sandbox.o \
                     $(B)/obj/grader/replay.o $(B)/obj/grader/drivers.o $(B)/obj/grader/plan.o
 GRADER_WORKER_OBJ := $(B)/obj/grader/worker.o $(B)/obj/grader/items.o $(B)/obj/grader/replay.o \
@@ -236,10 +260,22 @@ $(B)/obj/kit/$(1)/%.o: labs/$(2)/%.cu $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(call say,NVCC,$$<)
 	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
-$(call lab_grader_objs,$(1)): $(B)/obj/grader/%.o: grader/%.c
+$(call grader_from_source,$(1)): $(B)/obj/grader/%.o: grader/%.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
 	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(CHECK_CFLAGS) -Igrader -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(call grader_from_prebuilt,$(1)): $(B)/obj/grader/%.o: grader/prebuilt/%.o
+	@mkdir -p $$(@D)
+	$$(call say,CP,$$<)
+	$$(Q)cp $$< $$@
+$(call judge_prebuilt,$(1)): $(B)/prebuilt/grader/%.o: grader/%.c $(FLAGS_STAMP)
+	@mkdir -p $$(@D)
+	$$(call say,CC,$$@)
+	$$(Q)for v in $$(PREBUILT_VARIANTS); do cmp -s <($$(CC) $$(PREBUILT_CFLAGS) -Ilabs/$(2) -E $$<) \
+	    <($$(CC) $$(PREBUILT_CFLAGS) $$$$v -Ilabs/$(2) -E $$<) || { echo "$$<: reads otherwise with $$$$v:" \
+	    "a prebuilt object would not serve that build (see PREBUILT_CFLAGS)" >&2; exit 1; }; done
+	$$(Q)t=$$@.$$$$$$$$; $$(CC) $$(PREBUILT_CFLAGS) -Ilabs/$(2) -c $$< -o $$$$t.o && \
+	    objcopy --strip-debug --discard-all $$$$t.o $$$$t && mv -f $$$$t $$@; rc=$$$$?; rm -f $$$$t.o $$$$t; exit $$$$rc
 $(B)/obj/grader/lab$(1)_calls-judge.o: grader/lab$(1)_calls.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)

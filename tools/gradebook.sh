@@ -110,6 +110,12 @@ if [ -f "$B/.flags" ] && [ -d "$B/obj/kit/$lab" ] && [ -d "$B/obj/grader" ]; the
     seed "$B/obj/kit/$lab" "$tree/build/obj/kit/$lab"
     seed "$B/obj/grader" "$tree/build/obj/grader" 'worker.[od]' 'items.[od]' 'replay.[od]' 'sandbox.[od]' \
         'drivers.[od]' "lab$lab.[od]" "lab${lab}_*.[od]"
+    # but not the judge's answers: the release has their objects, not their source (which the
+    # dependency files name), and its build links the objects it ships (tools/release-tree.sh)
+    for f in $(bash tools/lab.sh get "$lab" JUDGE_ANSWERS); do
+        f=${f##*/}
+        rm -f "$tree/build/obj/grader/${f%.c}.o" "$tree/build/obj/grader/${f%.c}.d"
+    done
 fi
 # built once with its untouched skeleton: the kit's objects, the grader's and the
 # lab's API rules; a submission's files, copied in later, are newer than all of it

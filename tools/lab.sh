@@ -17,7 +17,8 @@
 # NN-name, its number its own; its manifest sets only its own LAB_NN_ fields,
 # each one of the fields there are (a misspelt one would be ignored); it has
 # TITLE, a student file, KEY_PLOT and HEADLINE; each student file is in the
-# lab's folder and, where the kit has solutions/ (not a student release), there; a RUN2 is a plain folder name with
+# lab's folder and, where the kit has solutions/ (not a student release), there; each JUDGE_ANSWERS file is one
+# of the lab's grader files but its call wrappers, there as source or as grader/prebuilt/NAME.o; a RUN2 is a plain folder name with
 # RUN2_KEY_PLOT and RUN2_HEADLINE; KEY_PLOT and plot captions name plain plots. Every command checks first: a broken
 # manifest, an unknown lab or field is named, exit 2.
 set -uo pipefail
@@ -27,7 +28,7 @@ die() {
 }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 manifest=$(make -s --no-print-directory -C "$here" -f tools/manifest.mk 2>&1) || die "make cannot read the manifests: $manifest"
-fields=" TITLE STUDENT_C STUDENT_CU STUDENT_H KIT_C KIT_CU CFLAGS KIT_ANSWERS LAUNCH RUN_ARGS KEY_PLOT HEADLINE RUN2 \
+fields=" TITLE STUDENT_C STUDENT_CU STUDENT_H KIT_C KIT_CU CFLAGS KIT_ANSWERS JUDGE_ANSWERS LAUNCH RUN_ARGS KEY_PLOT HEADLINE RUN2 \
 RUN2_ARGS RUN2_KEY_PLOT RUN2_HEADLINE "
 
 # value NN FIELD: from the printed manifest
@@ -65,6 +66,19 @@ check() {
             # (a student release has no solutions/ at all)
             [ ! -d "$here/solutions" ] || [ -f "$here/solutions/$d/$f" ] ||
                 { echo "lab.sh: $mk names the student file $f, but solutions/$d/$f (its reference) is missing" >&2; bad=1; }
+        done
+        # a judge answer: one of the lab's own grader files (not its call wrappers, compiled twice), there as
+        # source (this kit) or as its object (a student release: grader/prebuilt/)
+        for f in $(value "$id" JUDGE_ANSWERS); do
+            if ! [[ $f =~ ^grader/lab${id}(_[a-z0-9_]+)?\.c$ ]] || [ "$f" = "grader/lab${id}_calls.c" ]; then
+                echo "lab.sh: $mk: LAB_${id}_JUDGE_ANSWERS names $f: expected one of lab $id's grader files," \
+                    "grader/lab$id.c or grader/lab${id}_NAME.c (not its call wrappers)" >&2
+                bad=1
+            elif [ ! -f "$here/$f" ] && [ ! -f "$here/grader/prebuilt/$(basename "${f%.c}").o" ]; then
+                echo "lab.sh: $mk: LAB_${id}_JUDGE_ANSWERS names $f, but neither it nor its object" \
+                    "grader/prebuilt/$(basename "${f%.c}").o is there" >&2
+                bad=1
+            fi
         done
         for f in TITLE KEY_PLOT HEADLINE; do
             [ -n "$(value "$id" $f)" ] || { echo "lab.sh: $mk: LAB_${id}_$f is missing or empty" >&2; bad=1; }

@@ -16,6 +16,11 @@
 #   CFLAGS               extra compiler flags for the student files (the Makefile applies them)
 #   KIT_ANSWERS          kit files (common/...) whose code answers this lab's tasks: a release
 #                        staged for this lab or an earlier one leaves them out
+#   JUDGE_ANSWERS        the lab's grader files (grader/labNN_*.c) whose code answers one of its
+#                        tasks (a reference scaler, a stable loss, the grader's own sampler): no
+#                        release holds their source, every release with the lab holds their
+#                        object instead, grader/prebuilt/NAME.o (tools/release-tree.sh; the
+#                        Makefile links it where the source is missing)
 #   LAUNCH               the launcher the lab's runs need (common/bin/dlrun -n 4); none: one process
 #   RUN_ARGS             make run's flags for the reference driver
 #   KEY_PLOT HEADLINE    make run's report: the plot the lab's section opens with (its name
@@ -31,7 +36,7 @@ tab := $(empty)	$(empty)
 LAB_DIRS := $(patsubst labs/%/lab.mk,%,$(sort $(wildcard labs/*/lab.mk)))
 include $(wildcard labs/*/lab.mk)
 
-MANIFEST_FIELDS := TITLE STUDENT_C STUDENT_CU STUDENT_H KIT_C KIT_CU CFLAGS KIT_ANSWERS LAUNCH RUN_ARGS KEY_PLOT \
+MANIFEST_FIELDS := TITLE STUDENT_C STUDENT_CU STUDENT_H KIT_C KIT_CU CFLAGS KIT_ANSWERS JUDGE_ANSWERS LAUNCH RUN_ARGS KEY_PLOT \
                    HEADLINE RUN2 RUN2_ARGS RUN2_KEY_PLOT RUN2_HEADLINE
 lab_id = $(firstword $(subst -, ,$(1)))
 

@@ -9,6 +9,19 @@
 # come from this working tree (tracked, or untracked and not ignored), so the
 # tree matches the grader built here. Used by the gradebook, which builds each
 # submission in such a tree; tools/student-release.sh packs the committed one.
+#
+# The grader ships too (a student grades at home), but not the grader's own
+# answers: each lab's lab.mk names its JUDGE_ANSWERS, grader files whose code
+# answers one of its tasks (lab01_ref.c's double-precision scaler, the stable
+# loss and sigmoid it checks against). No release holds their source; every
+# release holds, for each lab in it, their objects as grader/prebuilt/NAME.o,
+# which the Makefile links where the source is missing. What a student can
+# read never answers a task (DESIGN.md); a compiled object is allowed. The
+# objects are built here, by make, in a build folder of their own
+# ($B/judge-answers: NO_CUDA, no SAN, so that it never rewrites the flags of
+# the kit's own build folders); one object serves every build a release does,
+# as the Makefile explains at PREBUILT_CFLAGS. In a release (no source, only
+# the object) the object is copied through as it is.
 set -euo pipefail
 dest=${1:?usage: release-tree.sh DIR [LAB]}
 lab=${2:-}
@@ -17,10 +30,22 @@ drop='^(solutions/|grader/mutants/|grader/bench/|grader/adversarial/|grader/grad
 if [ -n "$lab" ]; then
     [[ $lab =~ ^[0-9][0-9]$ ]] && ls -d labs/"$lab"-* >/dev/null 2>&1 ||
         { echo "release-tree: LAB '$lab': expected the number of a lab in labs/ (01, 02, ...)" >&2; exit 2; }
+fi
+B=${B:-build}
+judge=() # the judge answers of the labs in this release: their sources stay out, their objects go in
+for id in $(bash tools/lab.sh ids); do
+    for f in $(bash tools/lab.sh get "$id" JUDGE_ANSWERS); do
+        drop="$drop|^${f//./\\.}\$" # (a later lab's too: no release holds any)
+        if [ -z "$lab" ] || [ "$((10#$id))" -le "$((10#$lab))" ]; then
+            judge+=("$f")
+        fi
+    done
+done
+if [ -n "$lab" ]; then
     for dir in $(bash tools/lab.sh list); do
         id=${dir%%-*}
         if [ "$((10#$id))" -gt "$((10#$lab))" ]; then # a later lab: not in this release at all
-            drop="$drop|^labs/$dir/|^slides/$dir\\.md\$|^grader/lab${id}[._]|^tools/test-lab$id\\.sh\$"
+            drop="$drop|^labs/$dir/|^slides/$dir\\.md\$|^grader/lab${id}[._]|^grader/prebuilt/lab${id}[._]|^tools/test-lab$id\\.sh\$"
         fi
         if [ "$((10#$id))" -ge "$((10#$lab))" ]; then # open or later: the kit's answers to its tasks stay out
             for f in $(bash tools/lab.sh get "$id" KIT_ANSWERS); do
@@ -37,3 +62,26 @@ fi | grep -zv -E "$drop" |
     while IFS= read -r -d '' f; do
         if [ -f "$f" ]; then printf '%s\0' "$f"; fi # (not one deleted but still tracked)
     done | xargs -0 -r cp -p --parents -t "$dest" # (one cp for many files: a release is hundreds)
+# the judge answers' objects: built here from their source, or (in a release) the ones it holds
+objs=()
+for f in "${judge[@]}"; do
+    [ -f "$f" ] && objs+=("$B/judge-answers/prebuilt/grader/$(basename "${f%.c}").o")
+done
+if [ ${#objs[@]} -gt 0 ]; then
+    make -s --no-print-directory B="$B/judge-answers" NO_CUDA=1 SAN=0 "${objs[@]}" >/dev/null ||
+        { echo "release-tree: cannot build the judge's answers (${judge[*]})" >&2; exit 1; }
+fi
+if [ ${#judge[@]} -gt 0 ]; then
+    mkdir -p "$dest/grader/prebuilt"
+fi
+for f in "${judge[@]}"; do
+    o=$(basename "${f%.c}").o
+    if [ -f "$f" ]; then
+        cp "$B/judge-answers/prebuilt/grader/$o" "$dest/grader/prebuilt/$o"
+    elif [ -f "grader/prebuilt/$o" ]; then
+        cp -p "grader/prebuilt/$o" "$dest/grader/prebuilt/$o"
+    else
+        echo "release-tree: neither $f nor grader/prebuilt/$o is here" >&2
+        exit 1
+    fi
+done

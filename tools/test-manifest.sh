@@ -96,6 +96,22 @@ expect_out "names the student file c.c, but labs/01-made-up/c.c is missing" "…
 k=$(kit release <<<"$good")
 rm -rf "$k/solutions"
 expect_rc 0 "a kit without solutions/ (a student release) passes" -- bash "$k/tools/lab.sh" check
+k=$(kit judge <<<"$good
+LAB_01_JUDGE_ANSWERS := grader/lab02_ref.c")
+expect_rc 2 "a judge answer that is not one of the lab's grader files is refused" -- bash "$k/tools/lab.sh" check
+expect_out "LAB_01_JUDGE_ANSWERS names grader/lab02_ref.c: expected one of lab 01's grader files" "… naming it"
+k=$(kit judge2 <<<"$good
+LAB_01_JUDGE_ANSWERS := grader/lab01_ref.c")
+expect_rc 2 "a judge answer with neither its source nor its object is refused" -- bash "$k/tools/lab.sh" check
+expect_out "names grader/lab01_ref.c, but neither it nor its object grader/prebuilt/lab01_ref.o is there" "… naming both"
+mkdir -p "$k/grader/prebuilt" && touch "$k/grader/prebuilt/lab01_ref.o"
+expect_rc 0 "… and passes with its object alone (a student release)" -- bash "$k/tools/lab.sh" check
+for id in $(bash tools/lab.sh ids); do
+    for f in $(bash tools/lab.sh get "$id" JUDGE_ANSWERS); do
+        [ -f "$f" ] || not_ok "lab $id: its judge answer $f is not in the kit"
+    done
+done
+ok "every lab's judge answers are in the kit as source"
 k=$(kit twice <<<"$good")
 mkdir -p "$k/labs/01-again" "$k/solutions/01-again"
 sed 's/LAB_01_/LAB_01_/' "$k/labs/01-made-up/lab.mk" >"$k/labs/01-again/lab.mk"

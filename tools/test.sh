@@ -241,8 +241,22 @@ instructor_tools() {
                     { echo "lab $id's release holds the later lab $d2" >&2; bad=1; }
             done
             grep -q "^ddplab/labs/$dir/lab.mk\$" <<<"$list" || { echo "lab $id's release lacks its own lab" >&2; bad=1; }
+            # the judge's answers (JUDGE_ANSWERS): never the source; the object for each lab in the release
+            for d2 in "${labs[@]}"; do
+                later=${d2%%-*}
+                for f in $(bash tools/lab.sh get "$later" JUDGE_ANSWERS); do
+                    local o=ddplab/grader/prebuilt/$(basename "${f%.c}").o
+                    grep -qx "ddplab/$f" <<<"$list" && { echo "lab $id's release holds $f, the judge's answer" >&2; bad=1; }
+                    if [ "$((10#$later))" -le "$((10#$id))" ]; then
+                        grep -qx "$o" <<<"$list" || { echo "lab $id's release lacks $o (for $f)" >&2; bad=1; }
+                    else
+                        grep -qx "$o" <<<"$list" && { echo "lab $id's release holds $o, of the later lab $later" >&2; bad=1; }
+                    fi
+                done
+            done
         done
-        [ $bad -eq 0 ] && echo "each lab's staged release holds no later lab and none of the kit's answers to its tasks"
+        [ $bad -eq 0 ] && echo "each lab's staged release holds no later lab, none of the kit's answers to its tasks, and" \
+            "the judge's answers as objects only"
         [ $bad -eq 0 ] || status=1
         # the release builds on its own and grades its skeletons (CPU build, to stay quick)
         if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 B=build build/grader/lab01 build/labs/lab01-worker \
@@ -250,6 +264,18 @@ instructor_tools() {
             "$rel/ddplab/build/grader/lab01" >"$B/test/release-grade.log" 2>&1
             grep -q '^Score: 0/' "$B/test/release-grade.log" && echo "student release builds without solutions/ and grades its skeleton 0" \
                 || { echo "the student release's grader did not score its skeleton 0" >&2; status=1; }
+            # its judge, built from the prebuilt answers, gives the reference full marks there
+            cp solutions/01-logreg/* "$rel/ddplab/labs/01-logreg/"
+            if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 B=build build/labs/lab01-worker build/labs/lab01 \
+                >>"$B/test/release-build.log" 2>&1 && "$rel/ddplab/build/grader/lab01" >"$B/test/release-grade-ref.log" 2>&1 &&
+                grep -qE '^Score: ([0-9]+)/\1 ' "$B/test/release-grade-ref.log"; then
+                echo "... and, with the reference's files, full marks ($(grep '^Score:' "$B/test/release-grade-ref.log" | cut -d' ' -f2)):" \
+                    "its judge's prebuilt answers are right"
+            else
+                echo "the student release's judge (prebuilt answers) did not give the reference full marks" \
+                    "(see $B/test/release-grade-ref.log)" >&2
+                status=1
+            fi
         else
             echo "the student release does not build (see $B/test/release-build.log)" >&2
             status=1

@@ -13,6 +13,11 @@ LAB_01_KIT_CU := kit_cuda.cu
 LAB_01_CFLAGS := -O3 -fno-math-errno -fno-trapping-math
 $(foreach f,$(LAB_01_STUDENT_C),%/01/$(f:.c=.o)): STUDENT_CFLAGS += $(LAB_01_CFLAGS)
 
+# The grader's files whose code answers this lab's tasks (its double-precision NaN-aware scaler,
+# the stable loss and sigmoid it checks against): no release holds their source, only their
+# objects (tools/release-tree.sh).
+LAB_01_JUDGE_ANSWERS := grader/lab01_ref.c grader/lab01_gpu.c
+
 # make run's report: the lab's headline (placeholders filled from summary.json; the syntax:
 # tools/report.c) and its key plot, then what to see in each plot
 LAB_01_KEY_PLOT := scaling

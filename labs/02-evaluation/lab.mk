@@ -7,6 +7,11 @@ LAB_02_KIT_C := kit.c outputs.c
 LAB_02_KIT_CU := kit_cuda.cu
 LAB_02_RUN_ARGS := --data fashion_mnist
 
+# The grader's files whose code answers this lab's tasks (its approximate mode, per-class
+# metrics, softmax loss and gradient, PSI): no release holds their source, only their objects
+# (tools/release-tree.sh).
+LAB_02_JUDGE_ANSWERS := grader/lab02_ref.c
+
 # make run's report: the lab's headline (placeholders filled from summary.json; the syntax:
 # tools/report.c) and its key plot, then what to see in each plot
 LAB_02_KEY_PLOT := validation_curve
