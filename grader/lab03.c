@@ -1,7 +1,7 @@
 /* lab03.c — grader for lab 03: data parallelism.
  *
- * The sampler and the learning rate are pure functions, checked here against
- * the grader's own implementation of their contracts (exact). Everything that
+ * The sampler and the learning rate are pure functions, checked against
+ * the grader's own implementation of their contracts (lab03_ref.c; exact). Everything that
  * needs several ranks runs the lab's real driver, built from the code under
  * test, under common/bin/dlrun (real MPI processes), and reads what it wrote:
  * the distributed scaler against a double-precision single-process reference
@@ -28,49 +28,9 @@
 #include "grader.h"
 #include "items.h" // gr_code_dir
 #include "kit.h" // ddp_ideal_workload
+#include "lab03_ref.h" // gr3_ref_indices, gr3_ref_lr
 
 // ---- task 1: the sampler, against the grader's own implementation ----
-
-/* The grader's sampler. The epoch's order L is the permutation of seed + epoch
- * (0..n-1 without shuffle), stably sorted by class when stratified (that is
- * the deal: its pos-th row goes to rank pos mod P). *dealt: how many
- * positions r, r+P, ... lie before L's end (0 for a rank r >= n). */
-static void ref_indices(const ddp_sampler *s, size_t *out, size_t *per_out, size_t *dealt)
-{
-    size_t n = s->n, P = (size_t)s->world, r = (size_t)s->rank;
-    size_t per = s->drop_last ? n / P : (n + P - 1) / P;
-    size_t *perm = malloc(n * sizeof *perm), *L = malloc(n * sizeof *L);
-    dl_rng g;
-    if (s->shuffle) {
-        dl_rng_seed(&g, s->seed + (uint64_t)s->epoch, DDP_SAMPLER_STREAM);
-        dl_rng_permutation(&g, perm, n);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            perm[i] = i;
-    }
-    size_t m = 0;
-    if (s->labels == NULL) {
-        memcpy(L, perm, n * sizeof *L);
-    } else {
-        for (int c = 0; c < s->C; c++)
-            for (size_t i = 0; i < n; i++)
-                if (s->labels[perm[i]] == c)
-                    L[m++] = perm[i];
-    }
-    *dealt = r < n ? (n - r + P - 1) / P : 0;
-    for (size_t k = 0; k < per; k++) {
-        if (s->labels == NULL || *dealt == 0) // wrap round to the order's start
-            out[k] = L[(r + k * P) % n];
-        else // a stratified rank repeats its own rows from its first
-            out[k] = L[r + (k % *dealt) * P];
-    }
-    if (s->labels != NULL && s->shuffle) {
-        dl_rng_seed(&g, s->seed + (uint64_t)s->epoch, DDP_SAMPLER_STREAM + 1 + r);
-        dl_rng_shuffle(&g, out, per);
-    }
-    *per_out = per;
-    free(perm), free(L);
-}
 
 /* ddp_sampler_set_epoch(s, epoch) on a copy of want: the epoch stored, nothing else touched (the
  * recorded struct sizes what the grader reads next). */
@@ -106,7 +66,7 @@ static void check_sampler_case(size_t n, int P, int drop_last, int shuffle, cons
         ddp_sampler ref = {n, r, P, 42, 3, shuffle, drop_last, labels, C};
         set_epoch_checked(&s, 3);
         got[r] = malloc((n + 1) * sizeof *got[r]); // n + 1: see lab03_calls.c
-        ref_indices(&ref, want, &per_want, &dealt);
+        gr3_ref_indices(&ref, want, &per_want, &dealt);
         if (per[r] == 0 && per_want > 0)
             GR_FAIL("%s: ddp_sampler_num_samples returned 0 (not implemented yet: lab03 task 1?)", what);
         if (per[r] == n && P > 1 && per_want < n)
@@ -128,7 +88,7 @@ static void check_sampler_case(size_t n, int P, int drop_last, int shuffle, cons
                 // same rows as the permutation, but in blocks?
                 ref.epoch = 0;
                 size_t *w0 = malloc((n + 8) * sizeof *w0), p0, d0;
-                ref_indices(&ref, w0, &p0, &d0);
+                gr3_ref_indices(&ref, w0, &p0, &d0);
                 int stale = shuffle && memcmp(got[r], w0, per_want * sizeof *w0) == 0;
                 free(w0);
                 if (stale)
@@ -247,20 +207,6 @@ END_TEST
 
 // ---- task 5: the learning rate ----
 
-static double ref_lr(const ddp_lr_config *c, long t)
-{
-    double peak = c->base_lr * (double)c->global_batch / (double)c->base_batch;
-    if (t < c->warmup_steps)
-        return peak * (double)(t + 1) / (double)c->warmup_steps;
-    if (!c->cosine)
-        return peak;
-    if (t >= c->total_steps)
-        return 0.0;
-    return peak * 0.5 *
-           (1.0 +
-            cos(3.14159265358979323846 * (double)(t - c->warmup_steps) / (double)(c->total_steps - c->warmup_steps)));
-}
-
 START_TEST(test_lr_schedule)
 {
     const ddp_lr_config cfgs[] = {
@@ -273,7 +219,7 @@ START_TEST(test_lr_schedule)
     for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
         const ddp_lr_config *c = &cfgs[k];
         for (size_t q = 0; q < sizeof steps / sizeof steps[0]; q++) {
-            double got = ddp_lr_at(c, steps[q]), want = ref_lr(c, steps[q]);
+            double got = ddp_lr_at(c, steps[q]), want = gr3_ref_lr(c, steps[q]);
             if (fabs(got - want) <= 1e-12 * fabs(want) + 1e-15)
                 continue;
             double unscaled =

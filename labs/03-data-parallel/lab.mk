@@ -10,6 +10,9 @@ LAB_03_RUN_ARGS :=
 # schedule, which lab 05 uses, are lab 03's tasks 1 and 5): a release staged
 # for this lab or an earlier one leaves them out (tools/release-tree.sh).
 LAB_03_KIT_ANSWERS := common/src/sampler.c common/src/lr.c common/tests/test_sampler.c common/tests/test_lr.c
+# The grader's files whose code answers this lab's tasks (its own sampler and learning rate,
+# lab03_ref.c): no release holds their source, only their objects (tools/release-tree.sh).
+LAB_03_JUDGE_ANSWERS := grader/lab03_ref.c
 
 # make run's report: the lab's headline (placeholders filled from summary.json; the syntax:
 # tools/report.c) and its key plot, then what to see in each plot

@@ -4,6 +4,10 @@ LAB_05_STUDENT_C := buckets.c reducer.c scaler.c amp.c checkpoint.c
 LAB_05_STUDENT_CU :=
 LAB_05_STUDENT_H :=
 LAB_05_KIT_C := kit.c outputs.c
+# The grader's files whose code answers this lab's tasks (its buckets, its loss scaler's update,
+# lab05_ref.c; the checkpoint format's checks, lab05_ckpt.c): no release holds their source, only
+# their objects (tools/release-tree.sh).
+LAB_05_JUDGE_ANSWERS := grader/lab05_ref.c grader/lab05_ckpt.c
 LAB_05_LAUNCH := common/bin/dlrun -n 4
 LAB_05_RUN_ARGS := --bucket-mb 1
 # make run's second run (the report's second headline and plot, amp.svg): part 2's fp16 with the loss scaler

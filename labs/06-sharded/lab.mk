@@ -4,6 +4,10 @@ LAB_06_STUDENT_C := shard.c zero.c fsdp.c
 LAB_06_STUDENT_CU :=
 LAB_06_STUDENT_H :=
 LAB_06_KIT_C := kit.c
+# The grader's files whose code answers this lab's tasks (its shard arithmetic, the ring's
+# schedule, the ZeRO-1 reference, lab06_ref.c): no release holds their source, only their objects
+# (tools/release-tree.sh).
+LAB_06_JUDGE_ANSWERS := grader/lab06_ref.c
 LAB_06_LAUNCH := common/bin/dlrun -n 4
 LAB_06_RUN_ARGS :=
 # make run's second run (the report's second headline and plot): part 2, FSDP, on the same 4 ranks and data,
