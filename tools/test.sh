@@ -64,6 +64,7 @@ run_lanes() { # LANE...: each a list of step numbers, run in order
     local lane
     for lane in "${lanes[@]}"; do
         (
+            failed=() # a lane's step is judged on its own run, not on the failures of the steps before the lanes
             for lane_step in $lane; do
                 [ -n "${later_cmd[$lane_step]:-}" ] || continue
                 step "${later_name[$lane_step]}" eval "${later_cmd[$lane_step]}" >"$lane_dir/$lane_step.log" 2>&1 </dev/null

@@ -3,7 +3,8 @@
 
 #include <stdint.h> // uint64_t, UINT64_MAX
 #include <stdio.h> // snprintf
-#include <stdlib.h> // free, setenv
+#include <stdlib.h> // free, setenv, mkdtemp
+#include <unistd.h> // rmdir
 
 #include "dl/cli.h" // dl_cli_parse, dl_args, dl_opt
 
@@ -112,6 +113,9 @@ END_TEST
 START_TEST(flags_choices_and_extras)
 {
     dl_args a;
+    char dir[] = "/tmp/dl-cli-XXXXXX", out[64]; // --out is checked for room to write: a folder of the test's own
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/o", dir);
     char *argv[] = {"labXX",
                     "--quiet",
                     "--plot",
@@ -121,7 +125,7 @@ START_TEST(flags_choices_and_extras)
                     "--seed",
                     "18446744073709551615",
                     "--out",
-                    "/tmp/o",
+                    out,
                     "--json=s.json",
                     "--hidden",
                     "128",
@@ -142,7 +146,7 @@ START_TEST(flags_choices_and_extras)
     ck_assert_str_eq(a.device, "cuda:1");
     ck_assert(a.dev.kind == DL_DEVICE_CUDA && a.dev.ordinal == 1 && !a.dev.any_gpu && !a.dev.is_auto);
     ck_assert_uint_eq(a.seed, UINT64_MAX);
-    ck_assert_str_eq(a.out, "/tmp/o");
+    ck_assert_str_eq(a.out, out);
     ck_assert_str_eq(a.json, "s.json");
     ck_assert_int_eq(L.hidden, 128);
     ck_assert_int_eq(L.verbose, 1);
@@ -152,6 +156,8 @@ START_TEST(flags_choices_and_extras)
     ck_assert_str_eq(L.mode, "ring");
     ck_assert_str_eq(L.tag, "x y");
     result_free(&r);
+    rmdir(out); // if the check made it
+    ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
