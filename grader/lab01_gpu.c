@@ -82,6 +82,10 @@ GR_TEST(test_gpu_loss_grad)
         float gb_again = NAN, *g_again = malloc(d * sizeof(float));
         double loss_again = NAN;
         GR_OK(logreg_loss_grad_cuda(&dev, dX, dy, n, d, dw, p.b, p.lambda, dg, dgb, dloss, dwork));
+        if (gr_logreg_cuda_waits > 0)
+            GR_FAIL(GR_DIAG("loss-read-back") "n=%zu d=%zu: the second call made the host wait for the device %llu "
+                                              "time(s); neither call may",
+                    n, d, (unsigned long long)gr_logreg_cuda_waits);
         GR_OK(dl_memcpy_d2h(&dev, g_again, dg, d * sizeof(float)));
         GR_OK(dl_memcpy_d2h(&dev, &gb_again, dgb, sizeof gb_again));
         GR_OK(dl_memcpy_d2h(&dev, &loss_again, dloss, sizeof loss_again));
