@@ -139,10 +139,10 @@ dl_status softmax_loss_grad_cuda(const dl_device *dev, const float *dX, const in
 /* The engine (kit.c): one gradient call for CPU and GPU. It holds the
  * training set where the model computes (uploaded once to a GPU), gathers a
  * mini-batch there from its row indices, and stages any other rows. A step
- * sends W and b down and reads gW, gb and the loss back in one copy: the
+ * sends W and b up and reads gW, gb and the loss back in one copy: the
  * host waits for the device once per step. It also predicts where the
  * model computes: the sets it holds (softmax_engine_hold: validation, test)
- * were uploaded once, and only the model goes down and n labels come back.
+ * were uploaded once, and only the model goes up and n labels come back.
  * On the CPU the copies are memcpys, counted as a GPU makes them (dl/device.h). */
 #define SOFTMAX_ENGINE_HELD 4
 typedef struct softmax_engine {
@@ -226,7 +226,7 @@ dl_status softmax_predict(const float *X, size_t n, const softmax_model *m, int3
 
 /* The engine's predictions (kit.c): pred (host, n) for the host rows (X, n),
  * made where the model computes — a held set or the resident one (no copy
- * of rows), other rows staged (one copy). m goes down, n labels come back:
+ * of rows), other rows staged (one copy). m goes up, n labels come back:
  * one wait. On the CPU through your softmax_predict; on a GPU the logits
  * through dl_gemm and the same argmax (the first of equal maxima). */
 dl_status softmax_engine_predict(softmax_engine *e, const float *X, size_t n, const softmax_model *m, int32_t *pred);

@@ -233,7 +233,7 @@ dl_status softmax_engine_hold(softmax_engine *e, const float *X, const int32_t *
     return ensure_predictions(e, n); // made now, not while the model is scored
 }
 
-/* W and b down to dW through the staging hW, without a wait. The last copy
+/* W and b up to dW through the staging hW, without a wait. The last copy
  * from hW has run in practice (every call ends in a copy back that waits for
  * the device); W_sent makes sure of it after a call that stopped early. */
 static dl_status model_down(softmax_engine *e, const float *W, const float *b)
@@ -263,7 +263,7 @@ static dl_status grad_on_cpu(softmax_engine *e, const float *X, const int32_t *y
 }
 
 /* One gradient call on rows (dX, dy, n) where the model computes: W and b
- * down, your loss and gradient into dg, and gW, gb and the loss back in one
+ * up, your loss and gradient into dg, and gW, gb and the loss back in one
  * copy — the call's only wait for the device. */
 static dl_status grad_where_computed(softmax_engine *e, const float *dX, const int32_t *dy, size_t n, const float *W,
                                      const float *b, float lambda, float *gW, float *gb, double *loss)

@@ -1,6 +1,6 @@
 /* kit_cuda.cu — lab 02's provided CUDA: a model's predictions on the rows
  * the engine holds on the device, so that scoring a model on the validation
- * or the test part moves the model down and n labels back, never the rows.
+ * or the test part moves the model up and n labels back, never the rows.
  * Not a student file. */
 #include <cuda_runtime.h> // cudaStream_t
 

@@ -249,7 +249,7 @@ static dl_status score_cb(void *ctx, void *model, int split, eval_report *r)
     int32_t *pred = malloc((p->n ? p->n : 1) * sizeof *pred);
     int64_t *cm = malloc((size_t)L->C * (size_t)L->C * sizeof *cm);
     dl_status st = pred && cm ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
-    if (st == DL_OK) // where the model computes: the model goes down, the labels come back
+    if (st == DL_OK) // where the model computes: the model goes up, the labels come back
         st = softmax_engine_predict(&L->engine, p->X, p->n, model, pred);
     if (st == DL_OK)
         st = eval_confusion(p->y, pred, p->n, L->C, cm);
