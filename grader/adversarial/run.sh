@@ -5,9 +5,13 @@
 # Each grader/adversarial/NN-name.c is one attack: a header, then C code.
 #     // attack: what it does
 #     // lab: NN
-#     // base: skeleton | reference   (the files it starts from)
+#     // base: skeleton | reference | mutant NAME
+#                                     (the files it starts from; a mutant: the reference with
+#                                      grader/mutants/NAME.diff applied, an honest mistake)
 #     // file: scaler.c               (the student file it changes)
 #     // inject: FUNCTION             (the code's static ddplab_attack() runs first thing in FUNCTION)
+#     // override: FUNCTION           (the base's FUNCTION is renamed away, unused: the code defines its
+#                                      own, and the rest of the base's file stays as it is)
 #     // replace: yes                 (the file becomes the code, instead of gaining it)
 #     // lose: all | none | ITEM ...  (what it must score: 0, full marks, or full minus these items)
 #     // expect: REGEX                (what the grader must say, in its output)
@@ -100,20 +104,25 @@ survivors() { # log
 
 # The attack's student files in $AB/src/NAME.
 prepare() {
-    local name=$1 lab base file inject dir src
+    local name=$1 lab base file inject override dir src
     lab=$(field lab "$name")
     base=$(field base "$name")
     file=$(field file "$name")
     inject=$(field inject "$name")
+    override=$(field override "$name")
     dir=$(basename "$(ls -d labs/"$lab"-*)")
     src=$AB/src/$name
     mkdir -p "$src"
     # the base's files with their times, and its objects (built by make all and
     # make test's step 4), so that make grade compiles only the file the attack changes
     local objs gobj
-    if [ "$base" = reference ]; then
+    if [ "$base" = reference ] || [ "${base%% *}" = mutant ]; then
         cp -p solutions/"$dir"/* "$src"/
         objs=$B/obj/solutions/$lab
+        if [ "${base%% *}" = mutant ]; then # the mutant's diff, exactly as grader/mutants/run.sh applies it
+            patch -s --fuzz=0 -p3 -d "$src" <"grader/mutants/${base#mutant }.diff" ||
+                { echo "the mutant ${base#mutant } does not apply to solutions/$dir" >&2; return 1; }
+        fi
     else
         cp -p "$B/skeleton/src/$lab"/* "$src"/
         objs=$B/skeleton/obj/mutant/$lab
@@ -138,6 +147,10 @@ prepare() {
     if [ "$(field replace "$name")" = yes ]; then
         printf '%s\n' "$code" >"$src/$file"
     else
+        if [ -n "$override" ]; then # the definition (at a line's start), not its calls
+            perl -0pi -e "s/^([A-Za-z_][^\\n;]*?)\\b$override\\(/__attribute__((unused)) static \$1ddplab_overridden_$override(/m" "$src/$file"
+            grep -q "ddplab_overridden_$override(" "$src/$file" || { echo "cannot override $override in $file" >&2; return 1; }
+        fi
         if [ -n "$inject" ]; then
             perl -0pi -e "s/(\\b$inject\\([^;{]*\\)\\s*\\{)/\$1\\n    ddplab_attack();/" "$src/$file"
             grep -q '^    ddplab_attack();$' "$src/$file" || { echo "cannot inject into $inject in $file" >&2; return 1; }
