@@ -227,13 +227,18 @@ pool() { # file command...: runs the command in the background, at most ADV_JOBS
 }
 
 # ---- path 1: make grade SRC=dir JSON=file ----
-grade_path() { # name
+# Each attack's grading runs as a sandbox user of its own (GR_SANDBOX_UID, 61100
+# and up, outside the range the judge picks from): the survivors of a job are
+# then its own processes, never those of the job that took its uid next, nor of
+# another test running beside this one.
+grade_path() { # name index
     local name=$1 lab mult out
     lab=$(field lab "$name")
     mult=$(field multiplier "$name")
     out=$AB/grade/$name
     mkdir -p "$out"
-    CK_TIMEOUT_MULTIPLIER=${mult:-1} make -s --no-print-directory grade STRICT=1 LAB="$lab" SRC="$AB/src/$name" \
+    GR_SANDBOX_UID=$((61100 + $2)) CK_TIMEOUT_MULTIPLIER=${mult:-1} \
+        make -s --no-print-directory grade STRICT=1 LAB="$lab" SRC="$AB/src/$name" \
         JSON="$out/results.json" >"$out/grade.log" 2>&1 </dev/null
     check_grade "$name" "$lab" "$out/results.json" "$out/grade.log" $?
 }
@@ -293,9 +298,10 @@ done
 for lab in $(for n in "${list[@]}"; do on_path gradebook "$n" && field lab "$n"; done | sort -u); do
     pool "$AB/verdicts-gradebook-$lab" gradebook_path "$lab"
 done
-for name in "${list[@]}"; do
+for i in "${!list[@]}"; do
+    name=${list[$i]}
     on_path grade "$name" || continue
-    pool "$AB/verdicts-grade-$name" grade_path "$name"
+    pool "$AB/verdicts-grade-$name" grade_path "$name" "$i"
 done
 wait
 for file in "${verdicts[@]}"; do
