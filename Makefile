@@ -47,7 +47,9 @@ ifeq ($(origin CC),default)
 CC := gcc
 endif
 OPT ?= -O2
-CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
+# -fopenmp-simd: the kit's element-wise loops marked `omp simd` are vectorized
+# (no OpenMP runtime is linked; elsewhere the flag changes nothing)
+CFLAGS_BASE := -std=c11 $(OPT) -fopenmp-simd -g -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
                -Icommon/include $(SANFLAGS)
 # fp16 <-> fp32 in one instruction (F16C, x86 since 2012) where the building CPU
 # has it — the kit runs where it is built; otherwise the compiler's software
@@ -58,7 +60,11 @@ CFLAGS_BASE += $(F16C_FLAGS)
 # Student files: a skeleton leaves parameters unused until the task is done.
 STUDENT_CFLAGS := -Wno-unused-parameter -Wno-unused-variable -Wno-unused-function \
                   -Wno-unused-but-set-variable
-LDLIBS_BASE := -lopenblas -lz -lm -lpthread
+LDLIBS_BASE := -lz -lm -lpthread -ldl
+# OpenBLAS is opened at run time, not linked (common/src/blas_cpu.c says why),
+# by the name its library gives itself
+OPENBLAS_SO := $(or $(shell objdump -p $(shell $(CC) -print-file-name=libopenblas.so) 2>/dev/null | \
+                 sed -n 's/^ *SONAME *//p'),libopenblas.so.0)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(or $(shell pkg-config --libs check 2>/dev/null),-lcheck -lsubunit -lrt -lm -pthread)
 
@@ -103,7 +109,7 @@ LDLIBS := $(LDLIBS_BASE) $(MPI_LIBS) $(LDLIBS_CUDA) $(SANFLAGS)
 # a CUDA toolkit or MPI appearing) rebuilds the objects instead of linking
 # ones built the old way (make alone compares only file times).
 FLAGS_STAMP := $(B)/.flags
-FLAGS_NOW := CC=$(CC) CFLAGS=$(CFLAGS_BASE) STUDENT=$(STUDENT_CFLAGS) NVCC=$(NVCC) $(NVCC_FLAGS) \
+FLAGS_NOW := CC=$(CC) BLAS=$(OPENBLAS_SO) CFLAGS=$(CFLAGS_BASE) STUDENT=$(STUDENT_CFLAGS) NVCC=$(NVCC) $(NVCC_FLAGS) \
              MPI=$(MPI_CFLAGS) CHECK=$(CHECK_CFLAGS)
 ifneq ($(FLAGS_NOW),$(file <$(FLAGS_STAMP)))
 $(shell mkdir -p $(B))
@@ -157,6 +163,7 @@ $(B)/obj/common/%.o: common/src/%.c $(FLAGS_STAMP)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_BASE) $(OBJ_CFLAGS) -Icommon/src -MMD -MP -c $< -o $@
 $(B)/obj/common/comm_mpi.o: OBJ_CFLAGS := $(MPI_CFLAGS)
+$(B)/obj/common/blas_cpu.o: OBJ_CFLAGS := -DDL_OPENBLAS_SO='"$(OPENBLAS_SO)"'
 
 $(B)/obj/common/cuda/%.o: common/src/cuda/%.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
@@ -347,7 +354,16 @@ $(B)/bench/lab$(1): $(B)/obj/bench/lab$(1).o $(call kit_objs,$(1)) $(call studen
 endef
 BENCH_LABS := $(foreach l,$(SOL_LABS),$(if $(wildcard grader/bench/lab$(call lab_id,$(l)).c),$(l)))
 $(foreach l,$(BENCH_LABS),$(eval $(call LAB_BENCH,$(call lab_id,$(l)),$(l))))
-BENCHES := $(foreach l,$(BENCH_LABS),$(B)/bench/lab$(call lab_id,$(l)))
+BENCHES := $(foreach l,$(BENCH_LABS),$(B)/bench/lab$(call lab_id,$(l))) $(B)/bench/step
+# the kit's MLP step alone, phase by phase (tools/bench-cpu.sh sets it beside PyTorch's)
+$(B)/obj/bench/step.o: grader/bench/step.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_BASE) -MMD -MP -c $< -o $@
+$(B)/bench/step: $(B)/obj/bench/step.o $(LIB)
+	@mkdir -p $(@D)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(SANFLAGS) $^ $(LDLIBS) -o $@
 
 # A mutant: `make mutant-grader LAB=01 MUT_DIR=dir MUT_B=objroot` builds
 # MUT_B/mutant/labNN and MUT_B/mutant/labNN-worker from the student files in

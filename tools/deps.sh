@@ -15,7 +15,7 @@ pkgs=(
     build-essential        # gcc, make, libc headers
     pkg-config             # finds Check's flags
     check                  # unit tests and the grader (libcheck)
-    libopenblas-dev        # cblas: dl_gemm / dl_gemv on the CPU
+    libopenblas-dev        # OpenBLAS: dl_gemm / dl_gemv on the CPU (opened at run time: common/src/blas_cpu.c)
     libopenmpi-dev         # MPI: the CPU transport and NCCL's bootstrap
     openmpi-bin            # mpirun, used by common/bin/dlrun
     zlib1g-dev             # gzip-compressed IDX files (Fashion-MNIST)

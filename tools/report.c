@@ -814,6 +814,18 @@ static void page_sub(FILE *f, const lab_page *labs, int n, const char *note)
         fputs(" · device ", f);
         esc(f, dl_jv_str(dl_jv_get(s, "device"), "?"));
     }
+    const dl_jv *b = dl_jv_get(s, "blas"); // which kernels computed (dl_summary_blas)
+    if (b != NULL) {
+        fputs("<br>CPU BLAS: ", f);
+        esc(f, dl_jv_str(dl_jv_get(b, "library"), "?"));
+        fputs(" ", f);
+        esc(f, dl_jv_str(dl_jv_get(b, "version"), ""));
+        fputs(", ", f);
+        esc(f, dl_jv_str(dl_jv_get(b, "core"), "?"));
+        fputs(" kernels, chosen by ", f);
+        esc(f, dl_jv_str(dl_jv_get(b, "chosen_by"), "?"));
+        fprintf(f, "; %.0f thread(s); subnormals flushed inside it", dl_jv_num(dl_jv_get(b, "threads"), 0));
+    }
     if (note != NULL) {
         fputs("<br>", f);
         esc(f, note);

@@ -2,7 +2,6 @@
  * (cblas) and dispatch to the CUDA path (blas_cuda.cu). */
 #include "dl/blas.h"
 
-#include <cblas.h> // cblas_sgemm, cblas_sgemv, openblas_set_num_threads
 #include <limits.h> // INT_MAX
 #include <stdatomic.h>
 #include <stdio.h> // snprintf
@@ -10,6 +9,7 @@
 #include <string.h> // strlen
 
 #include "backend.h" // dl_cuda_gemm_, ...
+#include "blas_cpu.h" // blas_cpu_sgemm, blas_cpu_sgemv: OpenBLAS, opened and checked
 #include "dl/lowp.h" // dl_lowp, dl_lowp_to_f32, dl_f32_to_lowp
 
 // ---- FLOP counter ----
@@ -31,17 +31,23 @@ void dl_flops_add(uint64_t flops)
     atomic_fetch_add(&flop_count, flops);
 }
 
+void dl_blas_describe(dl_blas_info *out)
+{
+    blas_cpu_info(out);
+}
+
+void dl_blas_set_flush_subnormals(int on)
+{
+    blas_cpu_set_flush(on);
+}
+
 const char *dl_blas_name(void)
 {
-    static char buf[160];
-    if (buf[0] == '\0') { // openblas_get_config(): "OpenBLAS 0.3.21 DYNAMIC_ARCH ..."
-        const char *c = openblas_get_config();
-        while (*c == ' ')
-            c++;
-        snprintf(buf, sizeof buf, "%s", c);
-        size_t n = strlen(buf);
-        while (n > 0 && buf[n - 1] == ' ')
-            buf[--n] = '\0';
+    static char buf[120];
+    if (buf[0] == '\0') {
+        dl_blas_info b;
+        blas_cpu_info(&b);
+        snprintf(buf, sizeof buf, "%s %s, %s kernels", b.library, b.version, b.core);
     }
     return buf;
 }
@@ -49,7 +55,12 @@ const char *dl_blas_name(void)
 void dl_blas_set_threads(int n)
 {
     if (n > 0)
-        openblas_set_num_threads(n);
+        blas_cpu_set_threads(n);
+}
+
+int dl_blas_threads(void)
+{
+    return blas_cpu_threads();
 }
 
 // ---- validation ----
@@ -85,11 +96,6 @@ static dl_status check_gemm(const char *fn, dl_trans ta, dl_trans tb, size_t M, 
     return DL_OK;
 }
 
-static CBLAS_TRANSPOSE cb(dl_trans t)
-{
-    return t == DL_TRANS ? CblasTrans : CblasNoTrans;
-}
-
 // ---- fp32 ----
 
 dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size_t N, size_t K, float alpha,
@@ -102,8 +108,8 @@ dl_status dl_gemm(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, size
     dl_dev_count_launch(0);
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_gemm_(dev, ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
-    cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C,
-                (int)ldc);
+    blas_cpu_sgemm(ta == DL_TRANS, tb == DL_TRANS, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C,
+                   (int)ldc);
     return DL_OK;
 }
 
@@ -121,7 +127,7 @@ dl_status dl_gemv(const dl_device *dev, dl_trans ta, size_t M, size_t N, float a
     dl_dev_count_launch(0);
     if (dev->kind == DL_DEVICE_CUDA)
         return dl_cuda_gemv_(dev, ta, (int)M, (int)N, alpha, A, (int)lda, x, beta, y);
-    cblas_sgemv(CblasRowMajor, cb(ta), (int)M, (int)N, alpha, A, (int)lda, x, 1, beta, y, 1);
+    blas_cpu_sgemv(ta == DL_TRANS, (int)M, (int)N, alpha, A, (int)lda, x, beta, y);
     return DL_OK;
 }
 
@@ -169,13 +175,13 @@ dl_status dl_gemm_ex(const dl_device *dev, dl_trans ta, dl_trans tb, size_t M, s
         return dl_error_set(DL_ERR_NOMEM, "dl_gemm_ex: out of memory for the fp32 copies");
     }
     if (c16) {
-        cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, a, (int)ac, b, (int)bc, beta, c,
-                    (int)N);
+        blas_cpu_sgemm(ta == DL_TRANS, tb == DL_TRANS, (int)M, (int)N, (int)K, alpha, a, (int)ac, b, (int)bc, beta, c,
+                       (int)N);
         for (size_t i = 0; i < M; i++)
             dl_f32_to_lowp(c + i * N, (char *)C + i * ldc * dl_dtype_size(c_type), c_type, N);
     } else {
-        cblas_sgemm(CblasRowMajor, cb(ta), cb(tb), (int)M, (int)N, (int)K, alpha, a, (int)ac, b, (int)bc, beta,
-                    (float *)C, (int)ldc);
+        blas_cpu_sgemm(ta == DL_TRANS, tb == DL_TRANS, (int)M, (int)N, (int)K, alpha, a, (int)ac, b, (int)bc, beta,
+                       (float *)C, (int)ldc);
     }
     free(a);
     free(b);

@@ -7,6 +7,7 @@
 #include <stdio.h> // snprintf, remove
 #include <string.h> // strerror
 
+#include "dl/blas.h" // dl_blas_describe
 #include "dl/fs.h" // dl_mkdir_p
 
 static dl_status summary_path(const char *out_dir, char *path, size_t len)
@@ -32,6 +33,7 @@ static dl_status write_one(const char *path, dl_summary_fn body, const void *ctx
     DL_TRY(dl_json_open(&j, path));
     dl_json_object(&j, NULL);
     body(&j, ctx);
+    dl_summary_blas(&j);
     dl_json_end_object(&j);
     return dl_json_close(&j);
 }
@@ -42,6 +44,20 @@ dl_status dl_summary_write(const char *out_dir, const char *json_path, dl_summar
     DL_TRY(summary_path(out_dir, path, sizeof path));
     DL_TRY(write_one(path, body, ctx));
     return json_path != NULL ? write_one(json_path, body, ctx) : DL_OK;
+}
+
+void dl_summary_blas(dl_json *j)
+{
+    dl_blas_info b;
+    dl_blas_describe(&b);
+    dl_json_object(j, "blas");
+    dl_json_str(j, "library", b.library);
+    dl_json_str(j, "version", b.version);
+    dl_json_str(j, "core", b.core);
+    dl_json_str(j, "chosen_by", b.chosen_by);
+    dl_json_int(j, "threads", b.threads);
+    dl_json_bool(j, "flushes_subnormals", b.flushes_subnormals);
+    dl_json_end_object(j);
 }
 
 void dl_summary_run(dl_json *j, const char *lab, const char *mode, dl_comm *c, const dl_device *dev,

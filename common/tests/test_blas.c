@@ -3,10 +3,12 @@
 
 #include <limits.h> // INT_MAX
 #include <math.h> // fabs
-#include <stdlib.h> // malloc, free
+#include <stdlib.h> // malloc, free, setenv
+#include <string.h> // strstr, strcmp
 
 #include "dl/bf16.h" // dl_bf16, dl_f2bf, dl_bf2f
 #include "dl/blas.h" // dl_gemm, dl_gemv, dl_gemm_f16, dl_gemm_ex, dl_flops
+#include "dl/cpu.h" // dl_cpu_flushes, dl_cpu_flush_subnormals, dl_cpu_has
 #include "dl/rng.h" // dl_rng (test matrices)
 
 #define PAD_VALUE 12345.0f
@@ -392,6 +394,104 @@ START_TEST(blas_name)
 {
     ck_assert_int_gt((int)strlen(dl_blas_name()), 0);
     dl_blas_set_threads(0); // leaves the thread count alone; must not crash
+    dl_blas_info b;
+    dl_blas_describe(&b);
+    ck_assert_str_eq(b.library, "OpenBLAS");
+    ck_assert_int_gt((int)strlen(b.version), 0);
+    ck_assert_int_gt((int)strlen(b.core), 0);
+    ck_assert_int_gt((int)strlen(b.chosen_by), 0);
+    ck_assert_int_ge(b.threads, 1);
+    ck_assert_int_eq(b.threads, dl_blas_threads());
+}
+END_TEST
+
+/* The BLAS computes with subnormals flushed (a subnormal input reads as 0),
+ * and the caller's own floating-point mode is as it was after each call. */
+START_TEST(blas_flushes_subnormals_inside_only)
+{
+    ck_assert_int_eq(dl_cpu_flushes(), 0); // IEEE outside the BLAS: subnormals kept
+    float a[4] = {1e-39f, 1e-39f, 1e-39f, 1e-39f}, b[4] = {1, 1, 1, 1}, c[1] = {5};
+    volatile float sub = 1e-39f;
+    ck_assert(sub * 1.0f != 0.0f); // the caller keeps subnormals
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 1, 1, 4, 1.0f, a, 4, b, 1, 0.0f, c, 1), DL_OK);
+    ck_assert_float_eq(c[0], 0.0f); // 4e-39 is subnormal: flushed inside
+    ck_assert_int_eq(dl_cpu_flushes(), 0);
+    ck_assert(sub * 1.0f != 0.0f);
+    unsigned was = dl_cpu_flush_subnormals();
+    ck_assert_int_eq(dl_cpu_flushes(), 1);
+    ck_assert(sub * 1.0f == 0.0f);
+    dl_cpu_restore(was);
+    ck_assert_int_eq(dl_cpu_flushes(), 0);
+}
+END_TEST
+
+/* The next three need a process whose BLAS is not open yet: Check's fork mode
+ * gives each test one (CK_FORK=no runs them all in one process: skipped). */
+static int fresh_process(void)
+{
+    const char *f = getenv("CK_FORK");
+    return f == NULL || strcmp(f, "no") != 0;
+}
+
+/* OpenBLAS taking older kernels than the CPU's features allow (as 0.3.21
+ * does on Xeons newer than it) is reopened with the features' kernels. */
+START_TEST(blas_reopens_when_openblas_takes_older_kernels)
+{
+    if (!fresh_process() || !dl_cpu_has("avx") || getenv("OPENBLAS_CORETYPE") != NULL)
+        return;
+    setenv("DL_TEST_BLAS_MISDETECT", "Prescott", 1);
+    dl_blas_info b;
+    dl_blas_describe(&b);
+    ck_assert_str_ne(b.core, "Prescott");
+    ck_assert_msg(strstr(b.chosen_by, "the kit, from the CPU's features (OpenBLAS took Prescott)") != NULL, "%s",
+                  b.chosen_by);
+    ck_assert_ptr_null(getenv("OPENBLAS_CORETYPE")); // the environment is as it was
+    float A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 0, 0, 1, 1, 1}, C[4];
+    ck_assert_st(dl_gemm(dl_cpu(), DL_NO_TRANS, DL_NO_TRANS, 2, 2, 3, 1, A, 3, B, 2, 0, C, 2), DL_OK);
+    ck_assert_float_eq(C[0], 4);
+    ck_assert_float_eq(C[1], 5);
+    ck_assert_float_eq(C[2], 10);
+    ck_assert_float_eq(C[3], 11);
+}
+END_TEST
+
+/* Kernels that fail the reference check are named and the next ones tried. */
+START_TEST(blas_falls_back_when_the_check_fails)
+{
+    if (!fresh_process() || getenv("OPENBLAS_CORETYPE") != NULL)
+        return;
+    // every core but the oldest: whatever this machine starts with fails
+    setenv("DL_TEST_BLAS_WRONG", "Haswell,Zen,SkylakeX,Cooperlake,SapphireRapids,Sandybridge,NEOVERSEN1", 1);
+    dl_blas_info b;
+    dl_blas_describe(&b);
+#if defined(__x86_64__)
+    ck_assert_str_eq(b.core, "Prescott");
+    ck_assert_str_eq(b.chosen_by, "the fallback to the oldest kernels");
+#endif
+    float A[2] = {3, 4}, x[2] = {1, 2}, y[1] = {7};
+    ck_assert_st(dl_gemv(dl_cpu(), DL_NO_TRANS, 1, 2, 2.0f, A, 2, x, 1.0f, y), DL_OK);
+    ck_assert_float_eq(y[0], 29);
+}
+END_TEST
+
+START_TEST(blas_falls_back_to_loops_when_no_kernels_pass)
+{
+    if (!fresh_process() || getenv("OPENBLAS_CORETYPE") != NULL)
+        return;
+    setenv("DL_TEST_BLAS_WRONG", "Haswell,Zen,SkylakeX,Cooperlake,SapphireRapids,Sandybridge,NEOVERSEN1,Prescott,ARMV8",
+           1);
+    dl_blas_info b;
+    dl_blas_describe(&b);
+    ck_assert_str_eq(b.library, "the kit's loops");
+    ck_assert_int_eq(b.threads, 1);
+    // the loops are the BLAS's contract: every transpose, alpha, beta, strides
+    float A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 2, 3, 4, 5, 6}, C[4] = {1, 1, 1, 1};
+    ck_assert_st(dl_gemm(dl_cpu(), DL_TRANS, DL_NO_TRANS, 2, 2, 3, 2.0f, A, 2, B, 2, 0.5f, C, 2), DL_OK);
+    // Aᵀ (2, 3) = {1,3,5; 2,4,6}; B (3, 2) = {1,2; 3,4; 5,6}: AᵀB = {35, 44; 44, 56}
+    ck_assert_float_eq(C[0], 70.5f);
+    ck_assert_float_eq(C[1], 88.5f);
+    ck_assert_float_eq(C[2], 88.5f);
+    ck_assert_float_eq(C[3], 112.5f);
 }
 END_TEST
 
@@ -400,5 +500,7 @@ Suite *blas_suite(void)
     return suite_of("blas", tcase_with_timeout("blas", 20),
                     TESTS(gemm_all_transposes, gemm_alpha_beta, gemm_zero_sizes, gemm_bad_shapes, gemv_both_ways,
                           gemm_f16_on_cpu, gemm_f16_rounds_to_half, gemm_bf16_on_cpu, gemm_bf16_rounds_and_refuses,
-                          flops_are_counted_exactly, blas_name));
+                          flops_are_counted_exactly, blas_name, blas_flushes_subnormals_inside_only,
+                          blas_reopens_when_openblas_takes_older_kernels, blas_falls_back_when_the_check_fails,
+                          blas_falls_back_to_loops_when_no_kernels_pass));
 }

@@ -12,7 +12,7 @@
 #include "dl/json.h" // summary.json
 #include "dl/metrics.h" // DL_CSV_SCHEMA, dl_csv_write, dl_csv_cell
 #include "dl/plot.h" // dl_plot_listed, dl_plot_escape
-#include "dl/summary.h" // dl_summary_device_io
+#include "dl/summary.h" // dl_summary_device_io, dl_summary_blas
 #include "outputs.h"
 
 static const char *const part_names[3] = {"train", "val", "test"};
@@ -494,6 +494,7 @@ static dl_status write_summary(const lab02_results *r, const char *path, const c
     dl_json_num(&j, "train_seconds", r->train_seconds);
     dl_summary_device_io(&j, r->io);
     dl_json_str(&j, "plots", plots);
+    dl_summary_blas(&j);
     dl_json_end_object(&j);
     return dl_json_close(&j);
 }

@@ -14,6 +14,7 @@
 #include "dl/metrics.h" // dl_csv_write
 #include "dl/plot.h" // dl_plot_listed
 #include "dl/project.h" // dl_profile
+#include "dl/summary.h" // dl_summary_blas
 
 // ---- the α–β fit ----
 
@@ -295,6 +296,7 @@ static dl_status write_summary(const lab04_sweep *w, const char *path)
         dl_json_end_object(&j);
     }
     dl_json_end_object(&j);
+    dl_summary_blas(&j);
     dl_json_end_object(&j);
     return dl_json_close(&j);
 }

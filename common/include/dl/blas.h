@@ -57,10 +57,36 @@ uint64_t dl_flops(void);
 void dl_flops_reset(void);
 void dl_flops_add(uint64_t flops);
 
-/* Name of the CPU BLAS ("OpenBLAS 0.3.21 ...") for reports. Cannot fail. */
+/* The CPU BLAS as this process opened it (see common/src/blas_cpu.c: OpenBLAS
+ * opened on first use with the kernels the CPU's features call for, unless
+ * OPENBLAS_CORETYPE names them, and checked against a reference GEMM first).
+ * library "OpenBLAS" (or "the kit's loops" where no kernels could be opened or
+ * passed the check), its version, the core type whose kernels run ("Haswell",
+ * "SkylakeX", ...), who chose them (OpenBLAS's own detection, the kit from
+ * the CPU's features, the environment, a fallback), its thread count now, and
+ * whether it flushes subnormals (dl/cpu.h: every call does, unless
+ * dl_blas_set_flush_subnormals(0) or DL_SUBNORMALS=keep in the environment
+ * turned it off: what lab 01's bench and handout use to show what the flush
+ * saves). Opens the BLAS when nothing has yet. Cannot fail. */
+typedef struct dl_blas_info {
+    char library[32];
+    char version[32];
+    char core[32];
+    char chosen_by[160];
+    int threads;
+    int flushes_subnormals;
+} dl_blas_info;
+void dl_blas_describe(dl_blas_info *out);
+/* on = 1: the BLAS's calls run with subnormals flushed (the default); 0: as
+ * IEEE has them. For the whole process, from the next call on. Cannot fail. */
+void dl_blas_set_flush_subnormals(int on);
+
+/* "OpenBLAS 0.3.21, SkylakeX kernels" for reports. Cannot fail. */
 const char *dl_blas_name(void);
 /* Sets the CPU BLAS thread count (OpenBLAS); n <= 0 leaves it alone. */
 void dl_blas_set_threads(int n);
+/* The CPU BLAS's thread count. Cannot fail. */
+int dl_blas_threads(void);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,8 @@
  * - dl_summary_write(out_dir, json_path, body, ctx) writes the document
  *   { body(j, ctx) } to out_dir/summary.json and, when json_path is not
  *   NULL (the --json flag), the same document there too. Each file is
- *   written atomically (dl/json.h: a temporary renamed into place). Returns
+ *   written atomically (dl/json.h: a temporary renamed into place), and ends
+ *   with dl_summary_blas after the body. Returns
  *   the first failure (DL_ERR_IO or DL_ERR_ARG naming the file), having
  *   written nothing after it.
  * - The parts, each written into the object being written:
@@ -39,6 +40,10 @@
  *     loop's, evaluation included, divided by its epochs) and "per_step"
  *     (syncs, launches, allocs, h2d_bytes, d2h_bytes: the mean over the
  *     optimizer steps io->steps counted, 0 of them: omitted).
+ *   dl_summary_blas(j): "blas", the CPU BLAS this run computed with
+ *     (dl_blas_describe): "library", "version", "core" (whose kernels),
+ *     "chosen_by", "threads", and "flushes_subnormals" (dl/blas.h).
+ *     dl_summary_write adds it at the end of every summary.
  * - Cannot fail but through dl_summary_prepare/dl_summary_write (dl_json
  *   records a failed write and close reports it).
  */
@@ -95,6 +100,7 @@ typedef struct dl_train_report {
 dl_status dl_summary_prepare(const char *out_dir);
 dl_status dl_summary_write(const char *out_dir, const char *json_path, dl_summary_fn body, const void *ctx);
 
+void dl_summary_blas(dl_json *j);
 void dl_summary_run(dl_json *j, const char *lab, const char *mode, dl_comm *c, const dl_device *dev,
                     const char *dataset);
 void dl_summary_workload(dl_json *j, const char *key, const dl_workload *w);
