@@ -13,8 +13,96 @@
 #include "dl/data.h" // dl_npy_write_f32
 #include "dl/nn_math.h" // dl_softmax_xent_row, dl_sgd_update
 #include "dl/ops.h" // dl_cast
+#include "dl/par.h" // dl_par_for
 #include "dl/rng.h" // dl_rng
 #include "dl/trace.h" // dl_trace_begin
+
+// ---- the CPU's element-wise loops, spread over the cores (dl/par.h) ----
+// Each element's result depends on that element alone: the same bits on any
+// number of threads. `omp simd` (-fopenmp-simd: no OpenMP runtime) has the
+// compiler vectorize them; the ReLU masks are blends, not branches (a branch
+// on the sign of random activations is mispredicted half the time).
+
+enum { PAR_GRAIN = 1 << 15 }; // elements: a piece is worth a helper's wake-up (~10 µs)
+
+typedef struct bias_act_job {
+    float *Z; // (n, out)
+    const float *b; // (out,)
+    size_t out;
+    int relu;
+} bias_act_job;
+
+static void bias_act_rows(void *ctx, size_t lo, size_t hi)
+{
+    const bias_act_job *J = ctx;
+    for (size_t i = lo; i < hi; i++) {
+        float *restrict z = J->Z + i * J->out;
+        const float *restrict b = J->b;
+        if (J->relu) {
+#pragma omp simd
+            for (size_t j = 0; j < J->out; j++) {
+                float v = z[j] + b[j];
+                z[j] = v < 0.0f ? 0.0f : v;
+            }
+        } else {
+#pragma omp simd
+            for (size_t j = 0; j < J->out; j++)
+                z[j] += b[j];
+        }
+    }
+}
+
+/* Z (n, out) += b, then ReLU when relu. */
+static void cpu_bias_act(float *Z, const float *b, size_t n, size_t out, int relu)
+{
+    bias_act_job J = {Z, b, out, relu};
+    dl_par_for(n, PAR_GRAIN / (out > 0 ? out : 1) + 1, bias_act_rows, &J);
+}
+
+typedef struct mask_job {
+    float *d;
+    const float *a;
+} mask_job;
+
+static void relu_mask_range(void *ctx, size_t lo, size_t hi)
+{
+    const mask_job *J = ctx;
+    float *restrict d = J->d;
+    const float *restrict a = J->a;
+#pragma omp simd
+    for (size_t k = lo; k < hi; k++)
+        d[k] = a[k] > 0.0f ? d[k] : 0.0f;
+}
+
+/* d[k] = 0 where a[k] is not > 0 (ReLU's derivative), k < count. */
+static void cpu_relu_mask(float *d, const float *a, size_t count)
+{
+    mask_job J = {d, a};
+    dl_par_for(count, PAR_GRAIN, relu_mask_range, &J);
+}
+
+typedef struct sgd_job {
+    float *p, *v;
+    const float *g;
+    float lr, mu, wd;
+} sgd_job;
+
+static void sgd_range(void *ctx, size_t lo, size_t hi)
+{
+    const sgd_job *J = ctx;
+    float *restrict p = J->p, *restrict v = J->v;
+    const float *restrict g = J->g;
+#pragma omp simd
+    for (size_t k = lo; k < hi; k++)
+        dl_sgd_update(&p[k], &v[k], g[k], J->lr, J->mu, J->wd);
+}
+
+/* dl_sgd_update on n elements. */
+static void cpu_sgd(float *p, const float *g, float *v, size_t n, float lr, float mu, float wd)
+{
+    sgd_job J = {p, v, g, lr, mu, wd};
+    dl_par_for(n, PAR_GRAIN, sgd_range, &J);
+}
 
 static int on_gpu(const dl_mlp *m)
 {
@@ -283,13 +371,7 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
         if (on_gpu(m)) {
             DL_TRY(dl_cuda_bias_act_(m->dev, Z, L->b, n, L->out, relu));
         } else {
-            for (size_t i = 0; i < n; i++) {
-                float *z = Z + i * L->out;
-                for (size_t j = 0; j < L->out; j++) {
-                    float v = z[j] + L->b[j];
-                    z[j] = relu && v < 0.0f ? 0.0f : v;
-                }
-            }
+            cpu_bias_act(Z, L->b, n, L->out, relu);
         }
         if (m->post != NULL)
             DL_TRY(m->post(m->hook_ctx, l, DL_MLP_FORWARD));
@@ -492,8 +574,7 @@ dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, d
             if (on_gpu(m)) {
                 DL_TRY(dl_cuda_relu_mask_(m->dev, prev, A, n * L->in));
             } else {
-                for (size_t k = 0; k < n * L->in; k++)
-                    prev[k] = A[k] > 0.0f ? prev[k] : 0.0f;
+                cpu_relu_mask(prev, A, n * L->in);
             }
             delta = prev;
         }
@@ -514,8 +595,7 @@ static dl_status sgd_run(const dl_mlp *m, size_t n, float *p, const float *g, fl
     dl_dev_count_launch(5.0 * 4.0 * (double)n); // read p, g, v; write p, v
     if (on_gpu(m))
         return dl_cuda_sgd_(m->dev, p, g, v, n, lr, mu, wd);
-    for (size_t k = 0; k < n; k++)
-        dl_sgd_update(&p[k], &v[k], g[k], lr, mu, wd);
+    cpu_sgd(p, g, v, n, lr, mu, wd);
     return DL_OK;
 }
 
@@ -570,10 +650,8 @@ dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay)
             DL_TRY(dl_cuda_sgd_(m->dev, p + nw, g + nw, v + nw, L->out, lr, momentum, 0.0f));
             continue;
         }
-        for (size_t k = 0; k < nw; k++)
-            dl_sgd_update(&p[k], &v[k], g[k], lr, momentum, weight_decay);
-        for (size_t k = nw; k < L->count; k++)
-            dl_sgd_update(&p[k], &v[k], g[k], lr, momentum, 0.0f); // biases: no decay
+        cpu_sgd(p, g, v, nw, lr, momentum, weight_decay);
+        cpu_sgd(p + nw, g + nw, v + nw, L->count - nw, lr, momentum, 0.0f); // biases: no decay
     }
     m->steps++;
     dl_trace_end(span);

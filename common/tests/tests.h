@@ -50,6 +50,7 @@ Suite *lr_suite(void) __attribute__((weak));
 Suite *trace_suite(void);
 Suite *batch_suite(void);
 Suite *train_suite(void);
+Suite *par_suite(void);
 
 // ---- helpers (util.c) ----
 
