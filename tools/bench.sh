@@ -15,6 +15,9 @@ for b in grader/bench/lab[0-9][0-9].sh; do
     echo "== $(basename "$b" .sh) =="
     bash "$b" "$B/bench" || status=1
 done
+# the kit's CPU workloads beside PyTorch eager's (the kit's alone where python3 has no torch)
+echo "== vs-torch =="
+bash grader/bench/vs-torch.sh "$B/bench" || status=1
 # where a GPU answers: its ratios, side by side in one run (SKIPPED, exit 77, elsewhere)
 bash tools/bench-gpu.sh "$B/bench"
 rc=$?
