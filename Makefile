@@ -546,6 +546,7 @@ style:
 	@bash tools/style.sh
 
 gradebook: all
+	@bash tools/deps.sh gradebook
 	@bash tools/gradebook.sh "$(SUBMISSIONS)" "$(LAB)"
 
 student-release:

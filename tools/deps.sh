@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # deps.sh — installs the Debian/Ubuntu packages ddplab needs, and nothing else.
 #
-#   tools/deps.sh [slides] [--list]
+#   tools/deps.sh [slides|gradebook] [--list]
 #
 # Called by `make deps`, and so by `make run` and `make test`: on a fresh
 # machine those two commands are the whole set-up. Says what it installs;
 # does nothing (quickly) when everything is there. Uses sudo when not root.
 # DL_NO_DEPS=1 skips it (for machines you manage yourself); --list prints the
-# package names. `slides` is the set `make slides` adds (tools/slides.sh).
+# package names. `slides` is the set `make slides` adds (tools/slides.sh),
+# `gradebook` the one `make gradebook` adds (tools/similarity.sh).
 set -euo pipefail
 
 # What each package is for (the kit probes what it finds; these make it whole).
@@ -29,8 +30,16 @@ slides_pkgs=(
     pandoc                 # slides/*.md into one HTML file per deck (dzslides)
 )
 
+# Only for `make gradebook`: the report of code shared between submissions.
+gradebook_pkgs=(
+    similarity-tester      # sim_c: C token runs shared between two files (tools/similarity.sh)
+)
+
 if [ "${1:-}" = slides ]; then
     pkgs=("${slides_pkgs[@]}")
+    shift
+elif [ "${1:-}" = gradebook ]; then
+    pkgs=("${gradebook_pkgs[@]}")
     shift
 fi
 if [ "${1:-}" = --list ]; then

@@ -213,6 +213,7 @@ instructor_tools() {
         fi
         rm -rf "$subs"/*
     done
+    bash tools/test-similarity.sh || status=1 # the gradebook's report of code shared between submissions
     if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && git rev-parse HEAD >/dev/null 2>&1; then
         bash tools/student-release.sh || return 1
         local rel=$B/test/release
