@@ -163,4 +163,12 @@ expect_rc 2 "gradebook.sh refuses a bad GB_SLICE" -- env GB_SLICE=3/3 bash tools
 expect_out "GB_SLICE '3/3': expected I/K with 0 <= I < K" "the variable and its value are named"
 expect_rc 2 "gradebook.sbatch outside an array job" -- batch bash tools/slurm/gradebook.sbatch "$tmp/subs" 01
 expect_out "not an array task: submit with sbatch --array=0-K-1" "it says how to submit it"
+# the GPU gradebook: the GPU tiers only, into its own folder (tools/gradebook-fold.sh then folds it in)
+printf '#!/usr/bin/env bash\necho "tiers=$GR_TIERS out=$GB_OUT args=$*"\n' >"$tmp/gpugrade"
+chmod +x "$tmp/gpugrade"
+expect_rc 0 "gradebook-gpu.sbatch" -- batch env -u GR_TIERS -u GB_OUT GRADEBOOK="$tmp/gpugrade" \
+    bash tools/slurm/gradebook-gpu.sbatch "$tmp/subs" 05
+expect_out "tiers=gpu1,gpu4 out=build/gradebook-gpu args=$tmp/subs 05" "it grades the GPU tiers into build/gradebook-gpu"
+grep -q '^#SBATCH --gpus-per-node=4' tools/slurm/gradebook-gpu.sbatch && ok "it asks for 4 GPUs per node" ||
+    not_ok "gradebook-gpu.sbatch asks for no GPUs"
 finish

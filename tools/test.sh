@@ -214,6 +214,7 @@ instructor_tools() {
         rm -rf "$subs"/*
     done
     bash tools/test-similarity.sh || status=1 # the gradebook's report of code shared between submissions
+    bash tools/test-instructor.sh || status=1 # a Gradescope export imported, a GPU gradebook folded in
     if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && git rev-parse HEAD >/dev/null 2>&1; then
         bash tools/student-release.sh || return 1
         local rel=$B/test/release
