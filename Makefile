@@ -539,7 +539,7 @@ check-skeletons: $(B)/tools/skelgen
 mutants: all
 	@bash grader/mutants/run.sh
 
-slides:
+slides: $(B)/tools/report
 	@bash tools/slides.sh
 
 style:

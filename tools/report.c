@@ -885,12 +885,95 @@ static int usage(const char *why, const char *arg)
     fprintf(stderr, "report: %s%s%s\n", why, arg != NULL ? ": " : "", arg != NULL ? arg : "");
     fprintf(stderr, "usage: report [--note TEXT] OUT.html LAB [LAB ...]\n"
                     "  LAB: --lab DIR TITLE [--key-plot NAME] [--headline TEXT] [--caption PLOT TEXT ...]\n"
-                    "       [--run2 SUB [--key-plot NAME] [--headline TEXT]]\n");
+                    "       [--run2 SUB [--key-plot NAME] [--headline TEXT]]\n"
+                    "   or: report --fill RUNS NAME < TEXT > FILLED\n");
     return 2;
+}
+
+// ---- a deck's numbers, from the run it describes ----
+
+/* report --fill RUNS NAME: copies a text (a slide deck's Markdown) from stdin
+ * to stdout with every placeholder {{RUN path:fmt}} replaced by the value at
+ * path in RUNS/RUN/summary.json, formatted as a headline's {path:fmt} (see
+ * lab_view above; RUN: a run folder under RUNS, "03-data-parallel" or a
+ * second run, "06-sharded/fsdp"). So a number a deck gives of a run is that
+ * run's, whatever run the deck is built from. Exit 0; 1 naming NAME's line and the
+ * placeholder when one cannot be filled (no such run, key or format), and
+ * nothing is written then; 2 on bad usage. */
+static int fill_text(const char *runs, const char *name)
+{
+    char *in = NULL, *outbuf = NULL;
+    size_t in_size = 0, out_size = 0;
+    FILE *src = open_memstream(&in, &in_size);
+    if (src == NULL)
+        return 1;
+    int c;
+    while ((c = getchar()) != EOF)
+        fputc(c, src);
+    fclose(src);
+    FILE *f = open_memstream(&outbuf, &out_size);
+    if (f == NULL) {
+        free(in);
+        return 1;
+    }
+    int line = 1, bad = 0;
+    const char *p = in;
+    while (*p && !bad) {
+        const char *open = strstr(p, "{{");
+        const char *close = open != NULL ? strstr(open + 2, "}}") : NULL;
+        if (open == NULL || close == NULL) {
+            fputs(p, f);
+            break;
+        }
+        for (const char *q = p; q < open; q++)
+            line += *q == '\n';
+        fwrite(p, 1, (size_t)(open - p), f);
+        char ph[300], run[200], key[200], why[300];
+        snprintf(ph, sizeof ph, "%.*s", (int)(close - open - 2), open + 2);
+        if (sscanf(ph, " %199s %199s", run, key) != 2 || strstr(run, "..") != NULL || run[0] == '/') {
+            fprintf(stderr, "report --fill: %s:%d: '{{%s}}': expected {{RUN path[:fmt]}}, RUN a run folder under %s\n",
+                    name, line, ph, runs);
+            bad = 1;
+            break;
+        }
+        char path[700];
+        snprintf(path, sizeof path, "%s/%s/summary.json", runs, run);
+        dl_jv *summary = NULL;
+        if (dl_json_parse_file(path, &summary) != DL_OK) {
+            fprintf(stderr, "report --fill: %s:%d: '{{%s}}': no readable %s (%s)\n", name, line, ph, path,
+                    dl_last_error());
+            bad = 1;
+            break;
+        }
+        // (fill_one escapes a string value for HTML: pandoc passes the entities through)
+        char *val = NULL;
+        size_t val_size = 0;
+        FILE *vf = open_memstream(&val, &val_size);
+        int rc = vf != NULL ? fill_one(vf, key, summary, NULL, why, sizeof why) : -1;
+        if (vf != NULL)
+            fclose(vf);
+        dl_jv_free(summary);
+        if (rc != 0) {
+            fprintf(stderr, "report --fill: %s:%d: '{{%s}}': %s\n", name, line, ph, vf != NULL ? why : "no memory");
+            bad = 1;
+        } else {
+            fputs(val, f);
+        }
+        free(val);
+        p = close + 2;
+    }
+    fclose(f);
+    if (!bad)
+        fwrite(outbuf, 1, out_size, stdout);
+    free(in);
+    free(outbuf);
+    return bad ? 1 : (fflush(stdout) != 0 || ferror(stdout) ? 1 : 0);
 }
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--fill") == 0)
+        return argc == 4 ? fill_text(argv[2], argv[3]) : usage("--fill takes RUNS and NAME", NULL);
     const char *note = NULL;
     int a = 1;
     if (argc > 2 && strcmp(argv[1], "--note") == 0) {

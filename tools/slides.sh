@@ -5,6 +5,11 @@
 #
 #   tools/slides.sh [--runs DIR] [--out DIR] [--src DIR]
 #
+# A number a deck gives of a run is a placeholder, {{RUN path:fmt}}: the value
+# at path in DIR/RUN/summary.json, formatted as a report headline's
+# (tools/report.c, `report --fill`); a placeholder that cannot be filled
+# fails that deck, naming its line. tools/check-slides.sh builds the decks
+# from two runs that differ and fails on a number that stays the same.
 # The plots are the .svg files `make run` wrote: an image in a deck names its
 # path under DIR (default $B/run), `![what to see](01-logreg/scaling.svg)` is
 # build/run/01-logreg/scaling.svg, so the plots and the numbers on the slides
@@ -83,8 +88,14 @@ for md in "$src"/*.md; do
         status=1
         continue
     fi
+    # the numbers a deck gives of a run: {{RUN path:fmt}}, filled from RUN's summary.json (tools/report.c)
+    if ! "$B/tools/report" --fill "$runs" "$md" <"$md" >"$html.md"; then
+        rm -f "$html.md"
+        status=1
+        continue
+    fi
     if pandoc -f markdown -t dzslides --slide-level=2 --mathml "${embed[@]}" --css=slides/style.css \
-        --resource-path="$runs:." --metadata pagetitle="ddplab $d" -o "$html.tmp" "$md" 2>"$html.log"; then
+        --resource-path="$runs:." --metadata pagetitle="ddplab $d" -o "$html.tmp" "$html.md" 2>"$html.log"; then
         mv "$html.tmp" "$html"
         echo "slides: $html"
         sed 's/^/    pandoc: /' "$html.log"
@@ -94,6 +105,6 @@ for md in "$src"/*.md; do
         rm -f "$html.tmp"
         status=1
     fi
-    rm -f "$html.log"
+    rm -f "$html.log" "$html.md"
 done
 exit $status
