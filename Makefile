@@ -450,6 +450,7 @@ help:
 	@echo "  make test-gpu         the GPU tier (needs a CUDA GPU; one command, under five minutes)"
 	@echo "  make slides           build slides/*.md into build/slides/*.html"
 	@echo "  make style            clang-format check and cppcheck on the C sources"
+	@echo "  make emu-test         the emulated CUDA device's unit tests (common/emu)"
 	@echo "  make gradebook SUBMISSIONS=dir LAB=01   grade a folder of submissions into a CSV"
 	@echo "  make student-release  a tarball for students (no solutions/, no mutants)"
 	@echo "  make gradescope LAB=01   the Gradescope autograder for a lab (build/gradescope/)"
@@ -560,3 +561,6 @@ clean:
 
 print-%:
 	@echo $($*)
+
+# ---- the emulated CUDA device (common/emu/README.md): cu2cc, libcudaemu.a, `make emu-test` ----
+include common/emu/emu.mk

@@ -3,7 +3,8 @@
 # cppcheck on every C and CUDA source of the kit. Exit 1 on any finding.
 # `tools/style.sh fix` reformats in place (then run `make skeletons`).
 set -uo pipefail
-all=$(git ls-files '*.c' '*.h' '*.cu' 2>/dev/null || find common labs solutions grader tools -name '*.[ch]' -o -name '*.cu')
+all=$(git ls-files '*.c' '*.h' '*.cu' '*.cc' 2>/dev/null ||
+    find common labs solutions grader tools -name '*.[ch]' -o -name '*.cu' -o -name '*.cc')
 # The student files (and the references that mirror them) are the student's to
 # lay out; everything else follows .clang-format.
 student=$(for lab in $(bash tools/lab.sh list); do
@@ -37,8 +38,16 @@ if command -v cppcheck >/dev/null 2>&1; then
     # shellcheck disable=SC2046
     if cppcheck -q -j "$(nproc)" --error-exitcode=1 --enable=warning,portability --inline-suppr \
         --suppress=missingIncludeSystem -Icommon/include -Icommon/src -Ilabs/01-logreg \
-        --language=c --std=c11 $(echo "$files" | grep -v '\.cu$' | grep -v '^labs/.*/\(scaler\|logreg\)\.c$') 2>&1; then
+        --language=c --std=c11 $(echo "$files" | grep -v -e '\.cu$' -e '\.cc$' -e '^common/emu/.*\.h$' |
+            grep -v '^labs/.*/\(scaler\|logreg\)\.c$') 2>&1; then
         echo "style: cppcheck clean"
+    else
+        status=1
+    fi
+    # the emulated CUDA device (common/emu) is C++
+    if cppcheck -q --error-exitcode=1 --enable=warning,portability --inline-suppr --suppress=missingIncludeSystem \
+        -Icommon/emu/include -Icommon/emu/src --language=c++ --std=c++17 common/emu/src/*.cc common/emu/tests/*.cc 2>&1; then
+        echo "style: cppcheck clean (C++: common/emu)"
     else
         status=1
     fi

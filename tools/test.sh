@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — `make test`: the kit's own tests, in order, with a tally.
 #   1 library and grader unit tests (Check) 5 mutants: every classic mistake caught by name
-#   1b dl_comm under mpirun; 1c Slurm (stand-ins)
+#   1b dl_comm under mpirun; 1c Slurm (stand-ins); 1d the emulated CUDA device
 #   2 skeletons match the generator         5b hostile submissions get exactly their due
 #   2c the labs' manifests (tools/lab.sh)
 #   3 grader: reference scores full marks   6 each lab's driver end to end, plots, bad input
@@ -323,6 +323,8 @@ step "1 unit tests of common/" "$B/tests/unit"
 step "1a unit tests of the grader (its run plan)" "$B/tests/grader"
 step "1b dl_comm and dlrun under mpirun (1-4 ranks, failures)" bash tools/test-comm.sh
 step "1c on a Slurm cluster, without one: dlrun's srun step, rank variables, the sbatch scripts" bash tools/test-slurm.sh
+step "1d the emulated CUDA device (common/emu): barriers, shuffles, atomics, 16-bit rounding, races, bounds" \
+    make -s --no-print-directory emu-test
 step "2 skeletons match the generator" bash tools/skeletons.sh check
 step "2b handouts' item tables match the graders" bash tools/check-handouts.sh
 step "2c the labs' manifests: read as make reads them, broken ones refused" bash tools/test-manifest.sh

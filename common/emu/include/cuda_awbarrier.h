@@ -1,0 +1,4 @@
+/* cuda_awbarrier.h — refused on the emulated CUDA device (common/emu/README.md): a header of
+ * this name may also sit on the compiler's default path (a CUDA toolkit linked into
+ * /usr/local/include), and must not be mixed with the emulation's. */
+#error "cuda_awbarrier.h is not implemented by the emulated CUDA device (arrive-wait barriers)"

@@ -1,0 +1,2 @@
+/* cuda_runtime_api.h — on the emulated CUDA device (common/emu): part of cuda_runtime.h. */
+#include "cuda_runtime.h"

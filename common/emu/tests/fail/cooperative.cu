@@ -1,0 +1,2 @@
+// expect: cooperative_groups.h is not implemented by the emulated CUDA device
+#include <cooperative_groups.h>
