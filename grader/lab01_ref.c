@@ -168,6 +168,45 @@ double gr_ref_optimum(const float *X, const float *y, size_t n, size_t d, double
     return f;
 }
 
+// ---- stand-ins: the judge's own versions of student functions an item needs but does not grade ----
+
+dl_status gr_ref_loss_grad_f32(const float *X, const float *y, size_t n, size_t d, const float *w, float b,
+                               float lambda, float *grad_w, float *grad_b, double *loss, float *work)
+{
+    (void)work;
+    if (X == NULL || y == NULL || w == NULL || grad_w == NULL || grad_b == NULL || loss == NULL || n == 0 || d == 0)
+        return dl_error_set(DL_ERR_ARG, "the grader's stand-in loss: NULL argument or empty X (n=%zu, d=%zu)", n, d);
+    double *wd = malloc(d * sizeof *wd), *gw = malloc(d * sizeof *gw), gb = 0.0;
+    if (wd == NULL || gw == NULL) {
+        free(wd), free(gw);
+        return dl_error_set(DL_ERR_NOMEM, "the grader's stand-in loss: out of memory for d=%zu", d);
+    }
+    for (size_t j = 0; j < d; j++)
+        wd[j] = w[j];
+    *loss = gr_ref_objective(X, y, n, d, wd, b, lambda, gw, &gb);
+    for (size_t j = 0; j < d; j++)
+        grad_w[j] = (float)gw[j];
+    *grad_b = (float)gb;
+    free(wd), free(gw);
+    return DL_OK;
+}
+
+dl_status gr_ref_accuracy_f32(const float *X, const float *y, size_t n, size_t d, const logreg_model *m, double *acc)
+{
+    if (X == NULL || y == NULL || m == NULL || acc == NULL || n == 0 || m->d != d)
+        return dl_error_set(DL_ERR_ARG, "the grader's stand-in accuracy: NULL argument, no rows or a model of the "
+                                        "wrong size");
+    size_t right = 0;
+    for (size_t i = 0; i < n; i++) {
+        double z = m->b;
+        for (size_t j = 0; j < d; j++)
+            z += (double)X[i * d + j] * m->w[j];
+        right += (gr_ref_sigmoid(z) >= 0.5) == (y[i] >= 0.5f);
+    }
+    *acc = (double)right / (double)n;
+    return DL_OK;
+}
+
 // ---- fixtures: breast_cancer split and scaled by the grader itself ----
 
 void gr_bc_load(bc_data *bc)

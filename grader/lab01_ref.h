@@ -5,6 +5,9 @@
  *   student function: the scaler by two passes, the objective and gradient by
  *   the stable formula, the optimum by Newton's method (IRLS) with a line
  *   search.
+ * - Nothing here states how a task is solved: the references' code is in
+ *   lab01_ref.c, which no student release holds as source (lab.mk's
+ *   LAB_01_JUDGE_ANSWERS; a release links grader/prebuilt/lab01_ref.o).
  * - The fixtures (breast_cancer split and scaled by the reference scaler,
  *   seeded random problems) fail the running test when the data cannot be
  *   loaded; gr_train_on calls the student's engine and training, and fails
@@ -23,9 +26,12 @@
 /* Mean and population std of the non-NaN values of each column. */
 void gr_ref_scaler(const float *X, size_t n, size_t d, double *mean, double *sd);
 
-/* bce(z, y) = max(z, 0) - y z + log1p(exp(-|z|)) and the stable sigmoid. */
+/* The loss of one row from its logit z and label y in {0, 1}, as logreg.h
+ * defines bce(z, y), in double: finite and accurate to double precision for
+ * any finite z (no overflow, no log of a rounded probability). */
 double gr_ref_bce(double z, double y);
 
+/* σ(z) in double, in [0, 1], accurate to double precision for any finite z. */
 double gr_ref_sigmoid(double z);
 
 /* J(w, b) and, when gw != NULL, its gradient, in double. */
@@ -37,6 +43,18 @@ double gr_ref_objective_f(const float *X, const float *y, size_t n, size_t d, co
 
 /* The optimum of J by Newton's method with backtracking; returns J*. */
 double gr_ref_optimum(const float *X, const float *y, size_t n, size_t d, double lambda, double *w, double *b);
+
+/* The judge's stand-ins for the student's functions that a graded item
+ * needs but does not grade: each keeps the contract of its namesake in
+ * logreg.h (arguments, outputs, DL_ERR_ARG for NULL or n = 0), computed in
+ * double from the float inputs and rounded once to float. While the
+ * student's logreg_train runs for the grader, the engine's calls to
+ * logreg_loss_grad_cpu (task 2) and logreg_accuracy (task 4) reach these
+ * (lab01_calls.c), so Task 3's items grade the training loop alone. work is
+ * unused. */
+dl_status gr_ref_loss_grad_f32(const float *X, const float *y, size_t n, size_t d, const float *w, float b,
+                               float lambda, float *grad_w, float *grad_b, double *loss, float *work);
+dl_status gr_ref_accuracy_f32(const float *X, const float *y, size_t n, size_t d, const logreg_model *m, double *acc);
 
 typedef struct bc_data {
     size_t d, n[3]; /* train, val, test */

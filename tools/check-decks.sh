@@ -12,11 +12,16 @@
 # by hand; where it is a decimal (0.8666, 72.4 s, 2.97·10⁻⁷, 1.5e-3, 86.5 %)
 # outside `code`, it fails the check, named with its deck and line: fill it
 # from the run, or, for a figure of a named reference machine, say so with
-# "about" (or "≈", "~") right before it. Integers are not checked (ranks,
-# layer widths and points are the lab's constants). A placeholder that cannot
-# be filled fails too. Then the check shows it can fail: a made-up deck with
-# one hand-written decimal and one filled number must fail on exactly that
-# line. Exit 0 when every deck passes, 1 otherwise, 2 on bad usage.
+# "about" (or "≈", "~") right before it; a range that starts so ("about 0.2
+# to 0.6 %", "about 0.2 % → 0.6 %", "≈ 1.5–2") is marked whole. Integers are
+# not checked (ranks, layer widths and points are the lab's constants). Each
+# number of the copy moves by its own factor (1.3 to 1.8 times; an integer n
+# becomes 3n + 1), so a ratio of two, {{RUN a/b}}, moves too. A placeholder
+# that cannot be filled fails too. Then the check shows it can fail: a
+# made-up deck with hand-written decimals, marked ones and filled numbers (a
+# ratio and a byte count among them), built from a made-up run, must fail on
+# exactly its hand-written lines. Exit 0 when every deck passes, 1
+# otherwise, 2 on bad usage.
 set -u
 . tools/testlib.sh
 runs=$B/run
@@ -41,9 +46,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # ---- the other run: every number of every summary.json changed ----
-perturb() { # JSON on stdin: every number outside a string changed
+# JSON on stdin: every number outside a string changed, each by its own
+# factor (the k-th by 1.3 + 0.5·frac(0.618·k)), so that the ratio of two
+# changes too; an integer n becomes 3n + 1 (n + 1 would leave 8 MiB as it
+# was in bytes format, and 3n + 1 has no integer fixed point)
+perturb() {
     awk 'BEGIN { RS = "\0" } {
-        s = $0; out = ""; n = length(s); i = 1; instr = 0
+        s = $0; out = ""; n = length(s); i = 1; instr = 0; k = 0
         while (i <= n) {
             c = substr(s, i, 1)
             if (instr) { out = out c; if (c == "\\") { out = out substr(s, i + 1, 1); i++ } else if (c == "\"") instr = 0; i++; continue }
@@ -51,8 +60,11 @@ perturb() { # JSON on stdin: every number outside a string changed
             if (c ~ /[-0-9]/) {
                 j = i; while (j <= n && substr(s, j, 1) ~ /[-+0-9.eE]/) j++
                 t = substr(s, i, j - i)
-                if (t ~ /^-?[0-9]+$/) out = out (t + 1)
-                else out = out sprintf("%.6g", 1.37 * t)
+                k++
+                f = 0.618034 * k
+                f = 1.3 + 0.5 * (f - int(f))
+                if (t ~ /^-?[0-9]+$/) out = out sprintf("%.0f", 3 * t + 1)
+                else out = out sprintf("%.6g", f * t)
                 i = j; continue
             }
             out = out c; i++
@@ -61,7 +73,10 @@ perturb() { # JSON on stdin: every number outside a string changed
     }'
 }
 cp -r "$runs" "$tmp/a"
-cp -r "$runs" "$tmp/b"
+self=check-decks-self-test # a made-up run beside the real ones, for the check's own test below
+mkdir -p "$tmp/a/$self"
+echo '{"t": 2.5, "loss": 0.75, "bytes": 8388608}' >"$tmp/a/$self/summary.json"
+cp -r "$tmp/a" "$tmp/b"
 while IFS= read -r f; do
     perturb <"$f" >"$f.new" && mv "$f.new" "$f"
 done < <(find "$tmp/b" -name summary.json)
@@ -76,12 +91,16 @@ check_deck() {
     }
     # line by line (a placeholder holds no newline): the decimals that read the same in both
     paste -d $'\x01' "$tmp/fa" "$tmp/fb" | awk -F $'\x01' -v name="$name" '
-        function numbers(s, arr,   n, t) { # the decimal numbers of s, outside `code` and in order
+        function numbers(s, arr,   n, t, gap, marked) { # the unmarked decimals of s, outside `code`, in order
             gsub(/`[^`]*`/, " ", s)
             n = 0
+            marked = 0
             while (match(s, /(about |≈ ?|~ ?)?[0-9]+(\.[0-9]+)?((·10|×10)[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+|e-?[0-9]+)?/)) {
                 t = substr(s, RSTART, RLENGTH)
-                if (t ~ /\.[0-9]|·10|×10|e-?[0-9]/ && t !~ /^(about |≈|~)/) arr[++n] = t
+                gap = substr(s, 1, RSTART - 1)
+                # marked: "about" (≈, ~) right before it, or the end of a range whose start is marked
+                marked = t ~ /^(about |≈|~)/ || (marked && gap ~ /^ *(%|×|s|ms|µs|GB\/s)? *(to|–|—|→) *$/)
+                if (t ~ /\.[0-9]|·10|×10|e-?[0-9]/ && !marked) arr[++n] = t
                 s = substr(s, RSTART + RLENGTH)
             }
             return n
@@ -96,35 +115,37 @@ check_deck() {
         END { exit bad }'
 }
 
-status=0
 for md in "${decks[@]}"; do
     if out=$(check_deck "$md" "$md"); then
         ok "$md: every run-describing decimal comes from the run"
     else
         not_ok "$md: numbers that do not come from the run (fill them: {{RUN key}}, or mark a reference machine's figure 'about'):"
         printf '%s\n' "$out" | head -n 20 | sed 's/^/    | /'
-        status=1
     fi
 done
 
 # ---- the check can fail ----
-run1=$(find "$tmp/a" -mindepth 2 -maxdepth 2 -name summary.json | head -n 1)
-run1=${run1#"$tmp/a/"}
-run1=${run1%/summary.json}
-key=blas.threads # every summary.json has it (dl_summary_blas)
+# a made-up deck of the made-up run: lines 4, 7 and 9 are hand-written (a
+# number over itself is one: it reads 1.00 from any run), the rest is filled
+# or marked
 cat >"$tmp/made-up.md" <<EOF
 ## A slide
 
-- the run took {{$run1 $key:f2}} s
+- the run took {{$self t:f2}} s
 - the loss ended at 0.3045
 - about 2.5 s on the reference machine, \`--lr 0.02\`
+- about 0.2 % → 0.6 % there, ≈ 1.5–2.5 s, ~ 3.5 to 4.5 ms
+- a ratio: {{$self t/loss:f3}}; a number over itself: {{$self t/t:f2}}
+- a byte count: {{$self bytes:bytes}}; a range: {{$self loss:f2}} to {{$self t:f2}}
+- from 0.2 to about 0.6
 EOF
+want=$(printf 'made-up.md:4: 0.3045\nmade-up.md:7: 1.00\nmade-up.md:9: 0.2')
 if out=$(check_deck "$tmp/made-up.md" made-up.md); then
-    not_ok "a made-up deck with a hand-written decimal passes: the check cannot fail"
-elif [ "$out" = "made-up.md:4: 0.3045" ]; then
-    ok "a made-up deck fails on its hand-written 0.3045 and nowhere else"
+    not_ok "a made-up deck with hand-written decimals passes: the check cannot fail"
+elif [ "$out" = "$want" ]; then
+    ok "a made-up deck fails on its hand-written decimals and nowhere else (its filled ratio, byte count and marked ranges pass)"
 else
-    not_ok "a made-up deck fails otherwise than on its line 4: $out"
+    not_ok "a made-up deck fails otherwise than on its lines 4, 7 and 9: $(printf '%s' "$out" | tr '\n' ' ')"
 fi
 echo '## x {{no-such-run foo}}' >"$tmp/bad.md"
 check_deck "$tmp/bad.md" bad.md >"$tmp/bad.out" 2>&1 && not_ok "a placeholder of no run is filled" ||

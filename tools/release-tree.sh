@@ -2,10 +2,14 @@
 # release-tree.sh DIR [LAB] — lays out in DIR what a student gets: the kit's
 # files without solutions/, the mutant catalogue, the benchmarks and CI.
 # With LAB (01, 02, ...), the release is staged for that lab: the labs after
-# it are left out (their folders, slides, graders, tests), and so is every
-# kit file whose code answers a task of LAB or of a later lab (each lab's
-# lab.mk names them: LAB_NN_KIT_ANSWERS) — a later lab that needs such code
-# comes in a later release, once that lab's deadline has passed. The files
+# it are left out, every file of theirs, wherever it lies (a folder named
+# after the lab, labs/NN-name/, or a file: slides/NN-name.md, grader/labNN*,
+# grader/api/labNN.txt, grader/prebuilt/labNN_*.o, tools/test-labNN.sh,
+# tools/slurm/labNN.sbatch, ...; checked again once the tree is laid out),
+# and so is every kit file whose code answers a task of LAB or of a later
+# lab (each lab's lab.mk names them: LAB_NN_KIT_ANSWERS) — a later lab that
+# needs such code comes in a later release, once that lab's deadline has
+# passed. The files
 # come from this working tree (tracked, or untracked and not ignored), so the
 # tree matches the grader built here. Used by the gradebook, which builds each
 # submission in such a tree; tools/student-release.sh packs the committed one.
@@ -32,6 +36,12 @@ if [ -n "$lab" ]; then
         { echo "release-tree: LAB '$lab': expected the number of a lab in labs/ (01, 02, ...)" >&2; exit 2; }
 fi
 B=${B:-build}
+# A later lab's files, wherever they are: a folder named NN-name, a file named
+# NN-name.* or labNN, labNN.*, labNN_*, labNN-*, test-labNN.sh (an ERE).
+later_files() { # ID DIR
+    printf '(^|/)%s(/|\\.[^/]*$|$)|(^|/)(test-)?lab%s([._-][^/]*)?$' "$2" "$1"
+}
+later=() # ID:DIR of each lab after LAB
 judge=() # the judge answers of the labs in this release: their sources stay out, their objects go in
 for id in $(bash tools/lab.sh ids); do
     for f in $(bash tools/lab.sh get "$id" JUDGE_ANSWERS); do
@@ -45,7 +55,8 @@ if [ -n "$lab" ]; then
     for dir in $(bash tools/lab.sh list); do
         id=${dir%%-*}
         if [ "$((10#$id))" -gt "$((10#$lab))" ]; then # a later lab: not in this release at all
-            drop="$drop|^labs/$dir/|^slides/$dir\\.md\$|^grader/lab${id}[._]|^grader/prebuilt/lab${id}[._]|^tools/test-lab$id\\.sh\$"
+            later+=("$id:$dir")
+            drop="$drop|$(later_files "$id" "$dir")"
         fi
         if [ "$((10#$id))" -ge "$((10#$lab))" ]; then # open or later: the kit's answers to its tasks stay out
             for f in $(bash tools/lab.sh get "$id" KIT_ANSWERS); do
@@ -82,6 +93,18 @@ for f in "${judge[@]}"; do
         cp -p "grader/prebuilt/$o" "$dest/grader/prebuilt/$o"
     else
         echo "release-tree: neither $f nor grader/prebuilt/$o is here" >&2
+        exit 1
+    fi
+done
+# Nothing of a later lab went in: a path that names one (labNN, NN-name, anywhere in it) is a file the
+# patterns above missed; the release is refused, with the files, rather than shipped with them.
+for l in ${later[@]+"${later[@]}"}; do
+    id=${l%%:*}
+    dir=${l#*:}
+    leak=$(find "$dest" -type f -printf '%P\n' | grep -E "(^|/|[^0-9a-z])(lab$id|$dir)([^0-9]|$)" || true)
+    if [ -n "$leak" ]; then
+        echo "release-tree: the release for lab $lab holds files of the later lab $id:" >&2
+        printf '%s\n' "$leak" | sed 's/^/  /' >&2
         exit 1
     fi
 done

@@ -28,7 +28,9 @@ for id in "${want[@]}"; do
     rm -rf "$tmp/ddplab"
     (cd "$tmp/src" && bash tools/release-tree.sh "$tmp/ddplab" "$id") || exit 2
     tar -C "$tmp" -czf "$B/ddplab-student-lab$id.tar.gz" ddplab
-    echo "student-release: $B/ddplab-student-lab$id.tar.gz ($(du -h "$B/ddplab-student-lab$id.tar.gz" | cut -f1)), staged for lab $id"
+    held=$(find "$tmp/ddplab/labs" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ')
+    echo "student-release: $B/ddplab-student-lab$id.tar.gz ($(du -h "$B/ddplab-student-lab$id.tar.gz" | cut -f1)," \
+        "$(find "$tmp/ddplab" -type f | wc -l) files), staged for lab $id: labs ${held% }"
     if [ "$id" = "$last" ]; then
         cp "$B/ddplab-student-lab$id.tar.gz" "$B/ddplab-student.tar.gz"
         echo "student-release: $B/ddplab-student.tar.gz: every lab, without solutions/ and the mutants"

@@ -104,6 +104,7 @@ grade_reference() {
 
 grade_skeletons() {
     local status=0
+    mkdir -p "$B/test"
     bash tools/skeletons.sh build "$B/skeleton/src" || return 1
     for dir in "${labs[@]}"; do
         local id=${dir%%-*}
@@ -240,8 +241,13 @@ instructor_tools() {
                 for f in $answers; do
                     grep -qx "ddplab/$f" <<<"$list" && { echo "lab $id's release holds $f, which answers lab $later" >&2; bad=1; }
                 done
-                [ "$later" != "$id" ] && grep -q "^ddplab/labs/$d2/" <<<"$list" &&
-                    { echo "lab $id's release holds the later lab $d2" >&2; bad=1; }
+                # a later lab's files, wherever they lie: labs/NN-name/, slides/NN-name.md, grader/labNN*,
+                # grader/api/labNN.txt, grader/prebuilt/labNN_*.o, tools/test-labNN.sh, tools/slurm/labNN.sbatch
+                if [ "$later" != "$id" ]; then
+                    local leak
+                    leak=$(grep -v '/$' <<<"$list" | grep -E "(^|/|[^0-9a-z])(lab$later|$d2)([^0-9]|$)")
+                    [ -n "$leak" ] && { echo "lab $id's release holds files of the later lab $d2:" $leak >&2; bad=1; }
+                fi
             done
             grep -q "^ddplab/labs/$dir/lab.mk\$" <<<"$list" || { echo "lab $id's release lacks its own lab" >&2; bad=1; }
             # the judge's answers (JUDGE_ANSWERS): never the source; the object for each lab in the release
@@ -258,8 +264,8 @@ instructor_tools() {
                 done
             done
         done
-        [ $bad -eq 0 ] && echo "each lab's staged release holds no later lab, none of the kit's answers to its tasks, and" \
-            "the judge's answers as objects only"
+        [ $bad -eq 0 ] && echo "each lab's staged release holds no file of a later lab, none of the kit's answers to its" \
+            "tasks, and the judge's answers as objects only"
         [ $bad -eq 0 ] || status=1
         # the release builds on its own and grades its skeletons (CPU build, to stay quick)
         if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 B=build build/grader/lab01 build/labs/lab01-worker \
@@ -339,6 +345,8 @@ later "8 instructor tools: gradebook and student release" instructor_tools
 slides_fit() {
     local runs=$B/test/report-check/quick/run args=() rc
     [ -d "$runs" ] && args=(--runs "$runs")
+    # every number a deck gives of a run is that run's (deck 06 joins when its numbers are filled)
+    [ -d "$runs" ] && { bash tools/check-decks.sh --runs "$runs" slides/0[1-5]-*.md || return 1; }
     bash tools/check-slides.sh "${args[@]}"
     rc=$?
     [ $rc -eq 77 ] && return 0 # SKIPPED, and it said why

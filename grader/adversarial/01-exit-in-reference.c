@@ -4,7 +4,7 @@
 // file: scaler.c
 // inject: logreg_scaler_transform
 // paths: grade
-// lose: scaler_transform test_accuracy
+// lose: scaler_transform
 // expect: exited \(status 0\) inside logreg_scaler_transform \(lab01 task 1\)
 #include <unistd.h> // _exit
 static void ddplab_attack(void)

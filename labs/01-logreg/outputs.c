@@ -138,6 +138,73 @@ static void draw(const lab01_results *r, char *list, size_t len)
 
 // ---- summary.json ----
 
+// the numbers slides/01-logreg.md quotes that summary.json held only in arrays (report --fill reads no arrays)
+
+/* The main run's curve read out: the loss after one epoch, the validation
+ * loss's minimum and where, the validation accuracy at w = 0 and at its
+ * best, and what stopped the run. */
+static void curve_points(dl_json *j, const lab01_run *r, double tol)
+{
+    const logreg_curve *c = &r->c;
+    int last = c->n - 1, lo = 0, best = 0;
+    for (int k = 1; k < c->n; k++) {
+        lo = c->val_loss[k] < c->val_loss[lo] ? k : lo;
+        best = c->val_acc[k] > c->val_acc[best] ? k : best;
+    }
+    dl_json_object(j, "curve");
+    dl_json_num(j, "train_loss_epoch1", c->train_loss[c->n > 1 ? 1 : 0]);
+    dl_json_num(j, "val_loss_min", c->val_loss[lo]);
+    dl_json_int(j, "val_loss_min_epoch", lo);
+    dl_json_num(j, "val_acc_start", c->val_acc[0]);
+    dl_json_num(j, "val_acc_max", c->val_acc[best]);
+    dl_json_str(j, "stopped_by", c->grad_norm[last] < tol ? "the tolerance" : "the epoch limit");
+    dl_json_end_object(j);
+}
+
+/* The raw-feature run's curve read out: the loss after the first step, its
+ * peak, the epoch from which every step reverses the one before (the
+ * bounce), and the range it swings in from there. */
+static void bounce(dl_json *j, const lab01_run *r)
+{
+    const double *t = r->c.train_loss;
+    int n = r->c.n, peak = 0, from = n > 1 ? n - 1 : 0;
+    for (int k = 1; k < n; k++)
+        peak = t[k] > t[peak] ? k : peak;
+    // from: the first epoch e such that every step from e on reverses the direction of the one before
+    while (from >= 2 && (t[from] - t[from - 1]) * (t[from - 1] - t[from - 2]) < 0)
+        from--;
+    double lo = t[from], hi = t[from];
+    for (int k = from; k < n; k++)
+        lo = t[k] < lo ? t[k] : lo, hi = t[k] > hi ? t[k] : hi;
+    dl_json_num(j, "first_step_loss", t[n > 1 ? 1 : 0]);
+    dl_json_num(j, "peak_loss", t[peak]);
+    dl_json_int(j, "peak_epoch", peak);
+    dl_json_int(j, "bounce_from_epoch", from);
+    dl_json_num(j, "bounce_min_loss", lo);
+    dl_json_num(j, "bounce_max_loss", hi);
+}
+
+/* The training split's widest and narrowest feature (scaler.std), by name. */
+static void spread_ends(dl_json *j, const lab01_results *r)
+{
+    const dl_dataset *ds = &r->data->train;
+    size_t d = r->sd->d, wide = 0, narrow = 0;
+    for (size_t f = 1; f < d; f++) {
+        wide = r->s->scale[f] > r->s->scale[wide] ? f : wide;
+        narrow = r->s->scale[f] < r->s->scale[narrow] ? f : narrow;
+    }
+    const size_t ends[2] = {wide, narrow};
+    const char *const keys[2] = {"widest", "narrowest"};
+    for (int k = 0; k < 2 && d > 0; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "feature %zu", ends[k]);
+        dl_json_object(j, keys[k]);
+        dl_json_str(j, "feature", ds->feature_names != NULL ? ds->feature_names[ends[k]] : name);
+        dl_json_num(j, "std", r->s->scale[ends[k]]);
+        dl_json_end_object(j);
+    }
+}
+
 typedef struct summary_ctx {
     const lab01_results *r;
     const char *plots;
@@ -154,6 +221,7 @@ static void curve_summary(dl_json *j, const char *key, const lab01_run *r)
     dl_json_num(j, "final_val_acc", r->c.val_acc[last]);
     dl_json_num(j, "final_grad_norm", r->c.grad_norm[last]);
     dl_json_num(j, "seconds", r->seconds);
+    bounce(j, r);
     dl_json_end_object(j);
 }
 
@@ -191,12 +259,16 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_num(j, "test_loss", r->test_loss);
     dl_json_num(j, "test_accuracy", r->test_acc);
     dl_json_num(j, "train_seconds", mr->seconds);
+    if (r->test_acc >= 0 && r->test_acc <= 1) // (NaN when the test part was not scored)
+        dl_json_int(j, "test_correct", (long long)(r->test_acc * (double)r->sd->n[2] + 0.5));
+    curve_points(j, mr, o->tol);
     dl_json_f32s(j, "weights", mr->m.w, d);
     dl_json_num(j, "bias", mr->m.b);
     dl_json_object(j, "scaler");
     dl_json_bool(j, "used", !o->no_scale);
     dl_json_f32s(j, "mean", r->s->mean, d);
     dl_json_f32s(j, "std", r->s->scale, d);
+    spread_ends(j, r);
     dl_json_end_object(j);
     dl_summary_device_io(j, &mr->io);
     if (r->other != NULL)

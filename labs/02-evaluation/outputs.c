@@ -405,6 +405,112 @@ static void draw_plots(const lab02_results *r, char *plots, size_t len)
     }
 }
 
+// ---- the numbers slides/02-evaluation.md quotes that summary.json holds only in arrays (report --fill reads none) ----
+
+/* The lowest and highest share of the rare class in spread column col over the seeds (NaN-free). */
+static void spread_range(dl_json *j, const lab02_balance *b, int col, const char *lo_key, const char *hi_key)
+{
+    double lo = NAN, hi = NAN;
+    for (int s = 0; s < b->seeds; s++) {
+        double v = b->spread[(size_t)s * SPREAD_NCOLS + col];
+        lo = v == v && !(v >= lo) ? v : lo;
+        hi = v == v && !(v <= hi) ? v : hi;
+    }
+    if (lo == lo) {
+        dl_json_num(j, lo_key, lo);
+        dl_json_num(j, hi_key, hi);
+    }
+}
+
+/* by_lambda.K: the K-th λ of the grid, its validation scores, and a mark on the chosen one. */
+static void by_lambda(dl_json *j, const lab02_results *r)
+{
+    dl_json_object(j, "by_lambda");
+    for (int k = 0; k < r->nl; k++) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", k);
+        dl_json_object(j, key);
+        dl_json_num(j, "lambda", r->lambdas[k]);
+        dl_json_num(j, "val_macro_f1", r->curve->val_macro_f1[k]);
+        dl_json_num(j, "val_accuracy", r->curve->val_accuracy[k]);
+        dl_json_str(j, "mark", k == r->curve->chosen ? "← chosen" : ""); // the driver's line marks it so
+        dl_json_end_object(j);
+    }
+    dl_json_end_object(j);
+}
+
+/* confusion_read: the test confusion matrix read out as the slides read it:
+ * the classes with the best and the worst F1 (with their right answers),
+ * the class whose recall exceeds its precision most (and how many rows of
+ * other classes it was given), the off-diagonal total, and the largest
+ * off-diagonal cells, largest first (the lower truth, then prediction, on
+ * ties), each with the cell across the diagonal. */
+static void confusion_read(dl_json *j, const lab02_results *r)
+{
+    const dl_dataset *pool = &r->data->train;
+    const eval_report *t = &r->curve->test;
+    int C = pool->n_classes;
+    const int64_t *cm = r->test_cm;
+    char buf[32];
+    int best = 0, worst = 0, gap = 0;
+    long long errors = 0;
+    for (int c = 1; c < C; c++) {
+        best = t->f1[c] > t->f1[best] ? c : best;
+        worst = t->f1[c] < t->f1[worst] ? c : worst;
+        gap = t->recall[c] - t->precision[c] > t->recall[gap] - t->precision[gap] ? c : gap;
+    }
+    for (int a = 0; a < C; a++)
+        for (int b = 0; b < C; b++)
+            errors += a != b ? (long long)cm[a * C + b] : 0;
+    dl_json_object(j, "confusion_read");
+    const int ends[2] = {best, worst};
+    const char *const end_keys[2] = {"best_f1", "worst_f1"};
+    for (int k = 0; k < 2 && C > 0; k++) {
+        dl_json_object(j, end_keys[k]);
+        dl_json_str(j, "class", dl_dataset_class_name(pool, ends[k], buf, sizeof buf));
+        dl_json_num(j, "f1", t->f1[ends[k]]);
+        dl_json_int(j, "correct", (long long)cm[ends[k] * C + ends[k]]);
+        dl_json_end_object(j);
+    }
+    if (C > 0) {
+        long long called = 0;
+        for (int a = 0; a < C; a++)
+            called += a != gap ? (long long)cm[a * C + gap] : 0;
+        dl_json_object(j, "recall_over_precision");
+        dl_json_str(j, "class", dl_dataset_class_name(pool, gap, buf, sizeof buf));
+        dl_json_num(j, "recall", t->recall[gap]);
+        dl_json_num(j, "precision", t->precision[gap]);
+        dl_json_int(j, "others_called_it", called);
+        dl_json_end_object(j);
+    }
+    dl_json_int(j, "errors", errors);
+    dl_json_object(j, "largest");
+    int taken[8][2];
+    for (int k = 0; k < 8 && k < C * (C - 1); k++) {
+        int ta = -1, pb = -1;
+        for (int a = 0; a < C; a++) {
+            for (int b = 0; b < C; b++) {
+                int used = a == b;
+                for (int q = 0; q < k; q++)
+                    used |= taken[q][0] == a && taken[q][1] == b;
+                if (!used && (ta < 0 || cm[a * C + b] > cm[ta * C + pb]))
+                    ta = a, pb = b;
+            }
+        }
+        taken[k][0] = ta, taken[k][1] = pb;
+        char key[8];
+        snprintf(key, sizeof key, "%d", k + 1);
+        dl_json_object(j, key);
+        dl_json_str(j, "truth", dl_dataset_class_name(pool, ta, buf, sizeof buf));
+        dl_json_str(j, "predicted", dl_dataset_class_name(pool, pb, buf, sizeof buf));
+        dl_json_int(j, "count", (long long)cm[ta * C + pb]);
+        dl_json_int(j, "reverse", (long long)cm[pb * C + ta]);
+        dl_json_end_object(j);
+    }
+    dl_json_end_object(j);
+    dl_json_end_object(j);
+}
+
 static dl_status write_summary(const lab02_results *r, const char *path, const char *plots)
 {
     const dl_dataset *pool = &r->data->train;
@@ -468,6 +574,8 @@ static dl_status write_summary(const lab02_results *r, const char *path, const c
     dl_json_num(&j, "random_val_std", bal->sd[1]);
     dl_json_num(&j, "stratified_train_std", bal->sd[3]);
     dl_json_num(&j, "stratified_val_std", bal->sd[4]);
+    spread_range(&j, bal, SP_RANDOM, "random_train_min", "random_train_max");
+    spread_range(&j, bal, SP_RANDOM_VAL, "random_val_min", "random_val_max");
     dl_json_end_object(&j);
     dl_json_object(&j, "psi");
     dl_json_int(&j, "bins", r->psi_bins);
@@ -492,6 +600,8 @@ static dl_status write_summary(const lab02_results *r, const char *path, const c
     dl_json_end_array(&j);
     dl_json_end_object(&j);
     dl_json_num(&j, "train_seconds", r->train_seconds);
+    by_lambda(&j, r);
+    confusion_read(&j, r);
     dl_summary_device_io(&j, r->io);
     dl_json_str(&j, "plots", plots);
     dl_summary_blas(&j);

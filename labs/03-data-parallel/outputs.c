@@ -7,6 +7,7 @@
 #include <stdlib.h> // malloc, calloc, free
 #include <string.h> // memcmp, memcpy, memset, strcmp
 
+#include "dl/bandwidth.h" // dl_bw_factor, dl_bw_ring_steps
 #include "dl/json.h" // summary.json
 #include "dl/plot.h" // dl_plots
 #include "dl/rank.h" // dl_rank_device
@@ -292,6 +293,157 @@ typedef struct report {
     const lab03_results *S;
 } report;
 
+// ---- the numbers slides/03-data-parallel.md quotes that summary.json held only in files or arrays ----
+
+/* shards: the fewest and the most rows of one class on one rank among the
+ * random shards of epoch 1 (shards.csv's random columns), with the class and
+ * the rank (the first on ties), and each class's fair share on a rank. */
+static void shard_ends(dl_json *j, const lab03_run *R)
+{
+    int C = (int)R->sizes[R->n_sizes - 1], P = R->P;
+    double *rows = calloc((size_t)C * (size_t)P, sizeof *rows);
+    int ok = rows != NULL;
+    for (int k = 0; ok && k < P; k++) {
+        ddp_sampler s = {R->train->n, k, P, R->o.a.seed, 0, 1, 0, NULL, C};
+        size_t per = ddp_sampler_num_samples(&s), *idx = malloc((per ? per : 1) * sizeof *idx);
+        ok = idx != NULL && ddp_sampler_indices(&s, idx) == DL_OK;
+        for (size_t i = 0; ok && i < per; i++)
+            rows[(size_t)R->train->y[idx[i]] * (size_t)P + (size_t)k] += 1;
+        free(idx);
+    }
+    size_t lo = 0, hi = 0;
+    for (size_t q = 1; ok && q < (size_t)C * (size_t)P; q++)
+        lo = rows[q] < rows[lo] ? q : lo, hi = rows[q] > rows[hi] ? q : hi;
+    if (ok && C > 0 && P > 0) {
+        const size_t ends[2] = {lo, hi};
+        const char *const keys[2] = {"random_fewest", "random_most"};
+        char buf[32];
+        dl_json_object(j, "shards");
+        for (int e = 0; e < 2; e++) {
+            dl_json_object(j, keys[e]);
+            dl_json_int(j, "rows", (long long)rows[ends[e]]);
+            dl_json_str(j, "class", dl_dataset_class_name(R->train, (int)(ends[e] / (size_t)P), buf, sizeof buf));
+            dl_json_int(j, "rank", (long long)(ends[e] % (size_t)P));
+            dl_json_end_object(j);
+        }
+        dl_json_num(j, "fair_share", (double)R->train->n / C / P);
+        dl_json_end_object(j);
+    }
+    free(rows);
+}
+
+/* From metrics.csv: the epochs' imbalance, its lowest and highest; the
+ * first epoch's loss, validation accuracy and learning rate, and the last's
+ * learning rate. */
+static void epoch_rows(dl_json *j, const lab03_results *S)
+{
+    const dl_table *t = &S->metrics;
+    const double *col = dl_table_column(t, lab03_metrics_names[LAB03_IMBALANCE]);
+    double lo = NAN, hi = NAN;
+    for (int e = 0; col != NULL && e < t->n; e++) {
+        double v = col[(size_t)e * t->cols.n];
+        lo = v == v && !(v >= lo) ? v : lo;
+        hi = v == v && !(v <= hi) ? v : hi;
+    }
+    if (lo == lo) {
+        dl_json_num(j, "imbalance_min", lo);
+        dl_json_num(j, "imbalance_max", hi);
+    }
+    if (t->n == 0)
+        return;
+    const double *first = t->rows, *last = t->rows + (size_t)(t->n - 1) * t->cols.n;
+    dl_json_object(j, "first_epoch");
+    dl_json_num(j, "loss", first[LAB03_LOSS]);
+    dl_json_num(j, "val_accuracy", first[LAB03_VAL_ACC]);
+    dl_json_num(j, "lr", first[LAB03_LR]);
+    dl_json_end_object(j);
+    dl_json_num(j, "last_epoch_lr", last[LAB03_LR]);
+}
+
+/* The profile's figures, and the projection of the last epoch worked out term
+ * by term as dl_project does it (dl/project.h), so that a slide can do the
+ * sum by hand: projection_by_hand, in ms unless named otherwise. */
+static void projection_by_hand(dl_json *j, const lab03_run *R, const lab03_results *S)
+{
+    const dl_profile *p = &R->prof;
+    const dl_workload *w = &S->r.counters, *one = &R->one;
+    int P = R->P;
+    dl_json_object(j, "profile_figures");
+    dl_json_num(j, "fp32_tflops", p->fp32_peak * 1e-12);
+    dl_json_num(j, "fp32_efficiency", p->fp32_efficiency);
+    dl_json_num(j, "fp32_tflops_achievable", p->fp32_peak * p->fp32_efficiency * 1e-12);
+    dl_json_num(j, "mem_gbs", p->mem_bw * 1e-9);
+    dl_json_num(j, "mem_efficiency", p->mem_efficiency);
+    dl_json_num(j, "bus_gbs", p->bus_bw * 1e-9);
+    dl_json_num(j, "hop_latency_us", p->hop_latency * 1e6);
+    dl_json_num(j, "launch_us", p->launch_overhead * 1e6);
+    dl_json_end_object(j);
+    if (S->r.why_not != NULL)
+        return;
+    double flop_rate = p->fp32_peak * p->fp32_efficiency, mem_rate = p->mem_bw * p->mem_efficiency;
+    double flops_ms = w->flops / flop_rate * 1e3, mem_ms = w->mem_bytes / mem_rate * 1e3;
+    double launch_ms = w->launches * p->launch_overhead * 1e3;
+    int hops = dl_bw_ring_steps(DL_BW_ALLREDUCE, P);
+    double latency_ms = P > 1 ? w->allreduce_calls * hops * p->hop_latency * 1e3 : 0;
+    double factor = dl_bw_factor(DL_BW_ALLREDUCE, P);
+    double bandwidth_ms = P > 1 ? factor * w->allreduce_bytes / p->bus_bw * 1e3 : 0;
+    double compute_ms = S->r.proj.compute_s * 1e3, comm_ms = S->r.proj.comm_s * 1e3;
+    double one_flops_ms = one->flops / flop_rate * 1e3, one_mem_ms = one->mem_bytes / mem_rate * 1e3;
+    dl_json_object(j, "projection_by_hand");
+    dl_json_num(j, "gflops", w->flops * 1e-9);
+    dl_json_num(j, "flops_ms", flops_ms);
+    dl_json_num(j, "mem_ms", mem_ms);
+    dl_json_num(j, "launch_ms", launch_ms);
+    dl_json_int(j, "hops_per_call", hops);
+    dl_json_num(j, "latency_ms", latency_ms);
+    dl_json_num(j, "busbw_factor", factor);
+    dl_json_num(j, "allreduce_mb", w->allreduce_bytes * 1e-6);
+    dl_json_num(j, "bandwidth_ms", bandwidth_ms);
+    dl_json_num(j, "comm_share", S->r.proj.epoch_s > 0 ? S->r.proj.comm_s / S->r.proj.epoch_s : 0);
+    dl_json_num(j, "step_comm_ms", w->steps > 0 ? comm_ms / w->steps : 0);
+    dl_json_num(j, "step_compute_ms", w->steps > 0 ? compute_ms / w->steps : 0);
+    dl_json_num(j, "ideal_speedup", compute_ms > 0 ? P / (1 + comm_ms / compute_ms) : 0);
+    dl_json_object(j, "one_gpu");
+    dl_json_int(j, "rows", (long long)one->samples);
+    dl_json_int(j, "steps", (long long)one->steps);
+    dl_json_int(j, "launches", (long long)one->launches);
+    dl_json_num(j, "arith_ms", one_flops_ms > one_mem_ms ? one_flops_ms : one_mem_ms);
+    dl_json_num(j, "launch_ms", one->launches * p->launch_overhead * 1e3);
+    dl_json_end_object(j);
+    dl_json_end_object(j);
+}
+
+/* projection_sweep.B: projection.csv's row of B rows per rank. */
+static void projection_sweep(dl_json *j, const lab03_run *R)
+{
+    double rows[9][LAB03_PROJECTION_NCOLS];
+    int n = ddp_projection_sweep(R->sizes, R->n_sizes, R->train->n, &R->prof, rows, 9);
+    if (n <= 0)
+        return;
+    dl_json_object(j, "projection_sweep");
+    for (int k = 0; k < n; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "%.0f", rows[k][LAB03_PR_BATCH]);
+        dl_json_object(j, key);
+        dl_json_num(j, "speedup", rows[k][LAB03_PR_SPEEDUP]);
+        dl_json_num(j, "compute_ms", rows[k][LAB03_PR_COMPUTE_MS]);
+        dl_json_num(j, "comm_ms", rows[k][LAB03_PR_COMM_MS]);
+        dl_json_end_object(j);
+    }
+    dl_json_end_object(j);
+}
+
+/* The first step of the one-rank comparison (steps.csv's first row). */
+static void comparison_start(dl_json *j, const lab03_results *S)
+{
+    if (S->K <= 0 || S->one_curve == NULL)
+        return;
+    dl_json_object(j, "one_rank_curve");
+    dl_json_int(j, "steps", S->K);
+    dl_json_num(j, "first_loss", S->ddp_curve[0]);
+    dl_json_end_object(j);
+}
+
 /* The body of summary.json (dl_summary_fn). */
 static void summary(dl_json *j, const void *ctx)
 {
@@ -325,6 +477,12 @@ static void summary(dl_json *j, const void *ctx)
             worst = fmax(worst, fabs(S->one_curve[q] - S->ddp_curve[q]) / fmax(fabs(S->one_curve[q]), 1e-12));
         dl_json_num(j, "one_rank_curve_max_rel_diff", worst);
     }
+    epoch_rows(j, S);
+    comparison_start(j, S);
+    if (rp->R->P > 1 && rp->R->P <= 8)
+        shard_ends(j, rp->R);
+    projection_by_hand(j, rp->R, S);
+    projection_sweep(j, rp->R);
     dl_json_str(j, "plots", S->plots);
 }
 

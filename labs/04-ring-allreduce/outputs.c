@@ -260,6 +260,30 @@ static dl_status write_tables(const lab04_sweep *w, const char *dir)
     return st;
 }
 
+/* The algorithms by their large messages' busbw, fastest first (for the
+ * slides' prose, slides/04-ring-allreduce.md): large_order "a > b > ...",
+ * large_fastest and large_slowest. */
+static void large_ranking(dl_json *j, const lab04_sweep *w)
+{
+    int order[RING_N_ALGOS], n = w->n_algos;
+    for (int k = 0; k < n; k++) {
+        int at = k;
+        while (at > 0 && w->st[k].large > w->st[order[at - 1]].large) // a stable insertion: ties keep the run's order
+            order[at] = order[at - 1], at--;
+        order[at] = k;
+    }
+    char text[256] = "";
+    size_t used = 0;
+    for (int k = 0; k < n && used < sizeof text; k++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", k ? " > " : "",
+                                 ring_algo_name(w->algo[order[k]]));
+    if (n > 0) {
+        dl_json_str(j, "large_order", text);
+        dl_json_str(j, "large_fastest", ring_algo_name(w->algo[order[0]]));
+        dl_json_str(j, "large_slowest", ring_algo_name(w->algo[order[n - 1]]));
+    }
+}
+
 /* summary.json (and a copy at --json). */
 static dl_status write_summary(const lab04_sweep *w, const char *path)
 {
@@ -275,6 +299,9 @@ static dl_status write_summary(const lab04_sweep *w, const char *path)
     dl_json_int(&j, "small_to_bytes", (long long)w->sizes[w->edge - 1]);
     dl_json_int(&j, "large_from_bytes", (long long)w->sizes[w->n_sizes - w->edge]);
     dl_json_int(&j, "large_to_bytes", (long long)w->sizes[w->n_sizes - 1]);
+    dl_json_int(&j, "sizes_from_bytes", (long long)w->sizes[0]);
+    dl_json_int(&j, "sizes", w->n_sizes);
+    large_ranking(&j, w);
     dl_json_int(&j, "wrong", (long long)w->wrong);
     dl_json_str(&j, "result", w->wrong == 0 ? "OK" : "FAILED");
     dl_json_object(&j, "algos");
