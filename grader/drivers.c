@@ -63,9 +63,35 @@ static int split_words(char *s, char **argv, int n, int max)
     return n;
 }
 
+/* The files a run's arguments name directly in the scratch folder (lab 03's
+ * --dump-params SCRATCH/p2.npy): the run may create them (sandbox.h: outs). */
+static void scratch_outs(char **argv, const char *name, gr_job *job)
+{
+    size_t n = strlen(gr_scratch()), k = 0;
+    for (int i = 0; argv[i] != NULL; i++) {
+        const char *w = argv[i];
+        if (strncmp(w, gr_scratch(), n) != 0 || w[n] != '/' || w[n + 1] == '\0' || strchr(w + n + 1, '/') != NULL ||
+            strcmp(w + n + 1, name) == 0 || strcmp(w + n + 1, "..") == 0 || strcmp(w + n + 1, ".") == 0)
+            continue;
+        if (k == GR_JOB_OUTS - 1)
+            GR_FAIL("grader bug: the run '%s' names more than %d files in the scratch folder", name, GR_JOB_OUTS - 1);
+        job->outs[k++] = w + n + 1;
+        remove(w); // each run starts from nothing of its own
+    }
+    job->outs[k] = NULL;
+}
+
 static int run(const char *program, int P, const char *name, const char *extra, const char *args)
 {
     char log[1300], np[16], timeout[32];
+    if (name[0] == '\0' || name[0] == '.' || strchr(name, '/') != NULL)
+        GR_FAIL("grader bug: a driver run's name must be a plain file name, not '%s'", name);
+    // its own folder, empty, which only it writes (a record of another run, or
+    // a marker saying a run happened, cannot come from it)
+    char folder[1200];
+    snprintf(folder, sizeof folder, "%s", gr_path(name));
+    if (gr_sandbox_fresh(folder) != 0)
+        GR_FAIL("grader: cannot make the run folder %s", folder);
     snprintf(log, sizeof log, "%s.log", gr_path(name));
     int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     char *words = malloc(strlen(args) + strlen(extra) + 2);
@@ -91,7 +117,9 @@ static int run(const char *program, int P, const char *name, const char *extra, 
     const gr_item *it = gr_current();
     gr_job job = gr_job_defaults((it ? it->timeout : 300) * gr_timeout_multiplier(), it && it->tier != GR_CPU);
     job.argv = argv;
-    job.workdir = gr_scratch();
+    job.workdir = folder;
+    job.share = gr_scratch();
+    scratch_outs(argv, name, &job);
     job.out_fd = out;
     // The cpu tier grades on the CPU wherever it runs: left to --device auto, a
     // driver of one rank would take the GPU of a one-GPU machine and be judged
@@ -109,15 +137,17 @@ static int run(const char *program, int P, const char *name, const char *extra, 
     else if (cpu)
         unsetenv("DL_DEVICE");
     free(was);
+    if (out >= 0)
+        close(out);
+    free(words);
+    if (spawned && f.how == GR_END_BUDGET) // whatever the lab makes of the exit status, the run failed
+        GR_FAIL(GR_DIAG("over-budget") "the driver run '%s' %s", name, f.text);
     if (spawned) {
         rc = f.how == GR_END_EXIT ? f.code : f.how == GR_END_SIGNAL ? 128 + f.code : f.how == GR_END_WALL ? 124 : 127;
         snprintf(last_fate, sizeof last_fate, "%s", f.text);
     } else {
         snprintf(last_fate, sizeof last_fate, "could not be started");
     }
-    if (out >= 0)
-        close(out);
-    free(words);
     return rc;
 }
 

@@ -9,7 +9,15 @@
  *   runs it without the launcher (a world of one); otherwise the ranks'
  *   watchdog (DL_COMM_TIMEOUT) is a quarter of the item's time (at least
  *   20 s), so ranks that wait for each other forever say so themselves. Its stdout and stderr go
- *   to SCRATCH/name.log. It runs in the sandbox with the item's limits;
+ *   to SCRATCH/name.log. Its folder is SCRATCH/name (its cwd, its --out),
+ *   emptied before it starts; it is the only thing in SCRATCH the run writes,
+ *   but for the files its arguments name directly in SCRATCH (--dump-params
+ *   SCRATCH/p2.npy), which are removed before it starts too; it reads the
+ *   rest of SCRATCH (an earlier run's checkpoint). So what a test finds in
+ *   SCRATCH/name (or SCRATCH/name.rc, which only the judge writes) came from
+ *   the last run called name, and no other run; name is a plain file name.
+ *   A run stopped over a budget (sandbox.h) fails the test, naming the
+ *   budget ("[diagnosis: over-budget]"). It runs in the sandbox with the item's limits;
  *   for a cpu-tier item with DL_DEVICE=cpu, so that --device auto stays on
  *   the CPU on a GPU machine too (a gpu item passes --device cuda).
  *   Returns the exit status; 128 + N when killed by signal N, 124 past the

@@ -5,8 +5,11 @@
  * the code under test, under common/bin/dlrun on 2, 3 and 4 ranks in its
  * --selftest mode: each rank's buffer after the student's reduce-scatter
  * (from the kit's seeded per-rank inputs) and all-gather (from known
- * shards), and the transport's log of each call, written by the kit. The
- * judge computes the mean in double itself. Tolerance of a reduce-scatter's
+ * shards), and the transport's log of each call, written by the kit once
+ * the student's last call is over. The judge computes the mean in double
+ * itself. Task 2 (and every later item) is judged on the student's own
+ * shards when they partition n (gr6_layout_get): a slip of task 1 costs the
+ * shards item alone. Tolerance of a reduce-scatter's
  * element i: the ring adds the P ranks' values in fp32 in some order and
  * scales by fl(1/P), so |got − mean| <= (P + 2)·2^-24·Σ_r |x_r,i| / P (the
  * bound of P − 1 roundings of the sum, the scale's and 1/P's); the
@@ -19,7 +22,6 @@
 #include <string.h> // memcmp
 #include <unistd.h> // access
 
-#include "drivers.h" // gr_run_driver
 #include "grader.h"
 #include "kit.h" // kit_selftest_n, kit_selftest_value
 #include "lab06_ref.h"
@@ -72,8 +74,9 @@ END_TEST
 /* The traffic of rank r's call k of a self-test: point-to-point only, (P − 1)/P·4n
  * bytes within one element a ring step, and, when every shard holds an element,
  * the messages the ring sends (gr6_reduce_scatter_messages; P − 1 for the all-gather). */
-static void check_call_traffic(const gr6_rec *log, size_t nl, const char *half, int P, int r, int k)
+static void check_call_traffic(const gr6_rec *log, size_t nl, const char *half, const gr6_layout *L, int r, int k)
 {
+    int P = L->P;
     size_t n = kit_selftest_n(P, k);
     double bytes, want = (double)(P - 1) / P * 4.0 * (double)n, slack = 4.0 * (P - 1);
     long messages;
@@ -90,7 +93,7 @@ static void check_call_traffic(const gr6_rec *log, size_t nl, const char *half, 
                 fn, P, n, r, bytes, want, slack,
                 bytes > want ? "not the whole buffer, nor everything through one rank"
                              : "every rank as much as every other (no rank gathers for the others)");
-    long want_msgs = half[0] == 'r' ? gr6_reduce_scatter_messages(n, P, r) : P - 1;
+    long want_msgs = half[0] == 'r' ? gr6_reduce_scatter_messages(L, r) : P - 1;
     if (n >= (size_t)P && messages != want_msgs)
         GR_FAIL("%s on %d ranks, n = %zu: rank %d sent %ld messages, expected %ld: %s", fn, P, n, r, messages,
                 want_msgs,
@@ -105,10 +108,10 @@ static float *selftest_buf(const char *name, const char *prefix, int P, int r, i
     size_t got = 0, n = kit_selftest_n(P, k);
     snprintf(f, sizeof f, "%s.%d.%d.npy", prefix, k, r);
     if (n == 0) { // nothing to read (an empty .npy reads back as one row of one)
-        char path[1300];
-        snprintf(path, sizeof path, "%s/dump/%s", gr_path(name), f);
-        if (access(path, R_OK) != 0)
-            GR_FAIL("the self-test on %d ranks left no %s", P, path);
+        char file[300];
+        snprintf(file, sizeof file, "%s/dump/%s", name, f);
+        if (access(gr6_path(file), R_OK) != 0)
+            GR_FAIL("the self-test on %d ranks left no %s", P, f);
         return malloc(sizeof(float));
     }
     float *b = gr6_dumped(name, f, &got);
@@ -118,9 +121,10 @@ static float *selftest_buf(const char *name, const char *prefix, int P, int r, i
 }
 
 /* Rank r's shard r after the reduce-scatter of case k, against the mean. */
-static void check_mean(const char *name, int P, int r, int k)
+static void check_mean(const char *name, const gr6_layout *L, int r, int k)
 {
-    size_t n = kit_selftest_n(P, k), lo, cnt = gr6_shard(n, P, r, &lo);
+    int P = L->P;
+    size_t n = kit_selftest_n(P, k), lo, cnt = gr6_layout_shard(L, r, &lo);
     float *b = selftest_buf(name, "rs", P, r, k);
     double *mean = malloc((n ? n : 1) * sizeof *mean), *tol = malloc((n ? n : 1) * sizeof *tol);
     for (size_t i = 0; i < n; i++) {
@@ -147,7 +151,7 @@ static void check_mean(const char *name, int P, int r, int k)
                                                    "1/P at the end",
                     P, n, r, r, first, (double)b[first], mean[first]);
         for (int s = 0; s < P; s++) { // is the mean in another shard of this rank's buffer?
-            size_t slo, sc = gr6_shard(n, P, s, &slo), ok = 0;
+            size_t slo, sc = gr6_layout_shard(L, s, &slo), ok = 0;
             for (size_t i = slo; i < slo + sc; i++)
                 ok += fabs(b[i] - mean[i]) <= tol[i];
             if (s != r && sc > 0 && ok == sc)
@@ -170,23 +174,57 @@ static void check_mean(const char *name, int P, int r, int k)
 
 static const int selftest_P[] = {2, 3, 4};
 
+/* The student's shards of each case of self-test `name` on P ranks (checked once: rank 0 notes when they are not
+ * the contract's). */
+int gr6_case_layouts(const char *name, int P, gr6_layout *L)
+{
+    int own = 0, left = 0, usable = 0;
+    for (int k = 0; k < KIT_SELFTEST_CASES; k++) {
+        char of[16];
+        snprintf(of, sizeof of, "case%d", k);
+        gr6_layout_get(name, P, of, kit_selftest_n(P, k), &L[k]);
+        own += L[k].own;
+        left += !gr6_layout_usable(&L[k]);
+        usable += gr6_layout_usable(&L[k]) && kit_selftest_n(P, k) > 0;
+    }
+    if (own > 0)
+        gr_note("%d ranks: %d of the %d cases cut otherwise than the contract says (the shards item names that): %d "
+                "judged on your own shards, %d left to task 1\n",
+                P, own, KIT_SELFTEST_CASES, own - left, left);
+    return usable;
+}
+
+void gr6_judged_some(int usable)
+{
+    if (usable == 0)
+        GR_FAIL("your shard_offset and shard_count cut no case of the self-test, on any number of ranks, as the "
+                "contract does (the first n mod P shards one longer) or as the collectives may assume (shard 0 the "
+                "largest, none above n/P rounded up): task 1 must hold first (the shards item)");
+}
+
 START_TEST(test_reduce_scatter)
 {
+    int usable = 0;
     for (size_t q = 0; q < sizeof selftest_P / sizeof *selftest_P; q++) {
         int P = selftest_P[q];
         char name[32];
+        gr6_layout L[KIT_SELFTEST_CASES];
         snprintf(name, sizeof name, "rs%d", P);
         gr6_run_selftest(name, P, "reduce_scatter");
+        usable += gr6_case_layouts(name, P, L);
         for (int r = 0; r < P; r++) {
             size_t nl = 0;
             gr6_rec *log = gr6_read_log(name, r, &nl);
             for (int k = 0; k < KIT_SELFTEST_CASES; k++) {
-                check_mean(name, P, r, k);
-                check_call_traffic(log, nl, "reduce_scatter", P, r, k);
+                if (!gr6_layout_usable(&L[k]))
+                    continue;
+                check_mean(name, &L[k], r, k);
+                check_call_traffic(log, nl, "reduce_scatter", &L[k], r, k);
             }
             free(log);
         }
     }
+    gr6_judged_some(usable);
 }
 END_TEST
 
@@ -195,8 +233,10 @@ START_TEST(test_all_gather)
     for (size_t q = 0; q < sizeof selftest_P / sizeof *selftest_P; q++) {
         int P = selftest_P[q];
         char name[32];
+        gr6_layout L[KIT_SELFTEST_CASES];
         snprintf(name, sizeof name, "ag%d", P);
         gr6_run_selftest(name, P, "all_gather");
+        gr6_case_layouts(name, P, L);
         for (int r = 0; r < P; r++) {
             size_t nl = 0;
             gr6_rec *log = gr6_read_log(name, r, &nl);
@@ -204,7 +244,7 @@ START_TEST(test_all_gather)
                 size_t n = kit_selftest_n(P, k);
                 float *b = selftest_buf(name, "ag", P, r, k);
                 for (int s = 0; s < P; s++) {
-                    size_t lo, cnt = gr6_shard(n, P, s, &lo), wrong = 0, junk = 0, first = 0;
+                    size_t lo, cnt = gr6_layout_shard(&L[k], s, &lo), wrong = 0, junk = 0, first = 0;
                     for (size_t i = lo; i < lo + cnt; i++) {
                         float want = kit_selftest_value(KIT_ST_SHARD, k, 0, i);
                         if (memcmp(&b[i], &want, sizeof want) == 0)
@@ -222,7 +262,7 @@ START_TEST(test_all_gather)
                                               : "");
                 }
                 free(b);
-                check_call_traffic(log, nl, "all_gather", P, r, k);
+                check_call_traffic(log, nl, "all_gather", &L[k], r, k);
             }
             free(log);
         }
@@ -237,58 +277,62 @@ static const gr_item items[] = {
             "task-1-shards-10-points", 30, GR_WORKER),
     GR_ITEM(test_reduce_scatter, "reduce_scatter",
             "reduce-scatter on 2, 3, 4 ranks: shard r of rank r is the mean; a ring of sendrecv, (P-1)/P x 4n bytes",
-            20, GR_CPU, "shards",
+            20, GR_CPU, NULL,
             "P - 1 steps round the ring, adding as the shards pass; rank r ends with shard r, scaled by 1/P",
             "task-2-the-two-halves-of-the-ring-35-points", 120, GR_JUDGE),
     GR_ITEM(test_all_gather, "all_gather",
             "all-gather on 2, 3, 4 ranks: every rank holds every owner's shard bit for bit; P - 1 messages a rank", 15,
-            GR_CPU, "shards", "P - 1 steps round the ring, each passing on the shard that arrived last",
+            GR_CPU, NULL, "P - 1 steps round the ring, each passing on the shard that arrived last",
             "task-2-the-two-halves-of-the-ring-35-points", 120, GR_JUDGE),
     GR_ITEM(gr_test_zero1_equivalence, "zero1_equivalence",
             "ZeRO-1 on 2 and 3 ranks, 20 steps: ranks bitwise equal, equal to one rank on every rank's batches", 25,
             GR_CPU, "reduce_scatter",
             "mean gradient reduce-scattered, your shard's step with its own momentum, then the all-gather",
             "task-3-zero-1-55-points", 180, GR_JUDGE),
-    GR_ITEM(gr_test_zero1_memory, "zero1_memory",
-            "ZeRO-1's ledger: optimizer state 4 x shard_count bytes on each rank, scratch <= one shard, model whole",
-            20, GR_CPU, "shards", "momentum for your own shard only, and one shard of scratch, through shard_alloc",
-            "task-3-zero-1-55-points", 180, GR_JUDGE),
+    GR_ITEM(
+        gr_test_zero1_memory, "zero1_memory",
+        "ZeRO-1's memory: the ledger's momentum 4 x shard_count bytes a rank, scratch one piece, filed as comm; "
+        "what the OS saw of each rank against DDP's run beside it",
+        20, GR_CPU, NULL,
+        "momentum for your own shard only and shard_scratch_bytes of scratch, each from shard_alloc under its kind; "
+        "nothing kept outside the ledger",
+        "task-3-zero-1-55-points", 180, GR_JUDGE),
     GR_ITEM(gr_test_zero1_traffic, "zero1_traffic",
             "ZeRO-1's steps: a reduce-scatter and an all-gather, 2(P-1)/P x 4n bytes a rank, point to point: DDP's "
             "ring volume",
-            10, GR_CPU, "shards", "one reduce-scatter of the gradients and one all-gather of the parameters a step",
+            10, GR_CPU, NULL, "one reduce-scatter of the gradients and one all-gather of the parameters a step",
             "task-3-zero-1-55-points", 180, GR_JUDGE),
     GR_ITEM(gr_test_async_collectives, "async_collectives",
             "started, then waited: on 2, 3, 4 ranks the owners' shards bit for bit and the mean; P - 1 exchanges, "
             "(P-1)/P x 4n bytes; rank 0's starts return before any peer has started",
-            20, GR_CPU, "shards",
+            20, GR_CPU, NULL,
             "the P - 1 exchanges posted with dl_comm_isendrecv, none waited for in the start; shard_wait adds and "
             "scales by 1/P",
             "task-4-collectives-that-do-not-wait-20-points", 120, GR_JUDGE),
-    GR_ITEM(gr_test_fsdp_equivalence, "fsdp_equivalence",
-            "FSDP on 2 and 3 ranks, 20 steps: the parameters put together equal one rank's on every rank's batches", 20,
-            GR_CPU, "async_collectives",
-            "each layer gathered for forward and backward, its gradient reduce-scattered to the mean, each shard's own "
-            "step",
-            "task-5-fsdp-55-points", 180, GR_JUDGE),
+    GR_ITEM(
+        gr_test_fsdp_equivalence, "fsdp_equivalence",
+        "FSDP on 2 and 3 ranks, 20 steps: the parameters put together equal one rank's on every rank's batches", 20,
+        GR_CPU, "async_collectives",
+        "each layer whole for its forward and its backward, its gradient reduce-scattered to the mean, each shard's "
+        "own step",
+        "task-5-fsdp-55-points", 180, GR_JUDGE),
     GR_ITEM(gr_test_fsdp_memory, "fsdp_memory",
-            "FSDP's ledger: momentum 4 x the layers' shards exactly; never every layer gathered at once; at most two "
-            "layers' parameters and gradients whole",
-            15, GR_CPU, "shards",
-            "three shards per layer; a layer's gathered parameters freed in post, its full gradient after its "
-            "reduce-scatter",
+            "FSDP's memory: the ledger's momentum 4 x the layers' shards exactly, at most two layers' parameters and "
+            "gradients whole; what the OS saw of each rank against DDP's run beside it",
+            15, GR_CPU, NULL,
+            "three shards per layer; a whole layer, a whole gradient and the slots each from shard_alloc under its "
+            "kind, given back as soon as nothing needs them",
             "task-5-fsdp-55-points", 180, GR_JUDGE),
     GR_ITEM(gr_test_fsdp_traffic, "fsdp_traffic",
             "FSDP's steps: 3(P-1)/P x 4n bytes a rank, point to point: every layer gathered for forward and again for "
             "backward, reduce-scattered once",
-            10, GR_CPU, "shards", "forward frees each layer after use; backward gathers it again",
-            "task-5-fsdp-55-points", 180, GR_JUDGE),
-    GR_ITEM(gr_test_fsdp_prefetch, "fsdp_prefetch",
-            "FSDP's prefetch: the next layer's all-gather started before the layer before it computes, and in flight "
-            "while it does (forward and backward, from the kit's record)",
+            10, GR_CPU, NULL, "forward does not keep its gathered layers for backward", "task-5-fsdp-55-points", 180,
+            GR_JUDGE),
+    GR_ITEM(gr_test_fsdp_overlap, "fsdp_overlap",
+            "FSDP's overlap, from the kit's record: the next layer's all-gather in flight while a layer computes, "
+            "each gradient's reduce-scatter in flight while the layer below computes",
             10, GR_CPU, "async_collectives",
-            "in pre(l): wait for layer l's gather, then start the next one's (l + 1 forward, l - 1 backward); wait for "
-            "it in its own pre",
+            "invariants 2 and 3 of task 5: what is started before a compute and finished after it moves while it runs",
             "task-5-fsdp-55-points", 180, GR_JUDGE),
     GR_ITEM(gr_test_gpu_one_rank, "gpu_one_rank", "one GPU: 20 steps of ZeRO-1 and of FSDP equal the CPU reference", 10,
             GR_GPU1, "zero1_equivalence",

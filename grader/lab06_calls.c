@@ -83,7 +83,7 @@ void GR_FN(zero_free)(zero_state *z)
 }
 
 /* The collectives started without waiting (task 4): run by the driver's
- * --selftest start (kit.c calls them, so the judge links them); no item calls
+ * --selftest start (kit_selftest.c calls them, so the judge links them); no item calls
  * them in-process. The pending record is the output; what the buffers hold
  * comes at shard_wait. */
 #define T4 "lab06 task 4"

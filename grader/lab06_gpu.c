@@ -10,7 +10,6 @@
 #include <stdio.h> // snprintf
 #include <stdlib.h> // free, malloc
 
-#include "drivers.h" // gr_run_driver, gr_fail_run
 #include "grader.h"
 #include "lab06_ref.h" // gr6_reference, gr6_dumped, the workload
 
@@ -22,10 +21,10 @@ static void on_gpus(const char *mode, int P)
     int ranks = P > 0 ? P : 1;
     char name[32], args[1200];
     snprintf(name, sizeof name, "gpu%d-%s", ranks, mode);
-    gr6_workload_args(args, sizeof args, mode, "cuda", name);
-    int rc = gr_run_driver(P, name, args);
-    if (rc != 0)
-        gr_fail_run(name, rc);
+    gr6_workload_args(args, sizeof args, mode, "cuda");
+    gr6_result run = gr6_run(name, P, args);
+    if (run.rc != 0)
+        gr6_fail_run(name, &run);
     size_t nref = 0;
     float *ref = gr6_reference(ranks, G6_STEPS, G6_MEAN, 0, NULL, &nref);
     double *rd = malloc(nref * sizeof *rd);

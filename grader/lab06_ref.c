@@ -1,21 +1,18 @@
-/* lab06_ref.c — lab 06's references and the readers of its driver runs (see lab06_ref.h). */
+/* lab06_ref.c — lab 06's references: the shards' arithmetic and P ranks of
+ * ZeRO-1 simulated in the judge, and the comparison with them (see
+ * lab06_ref.h). The runs and their readers are lab06_runs.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // fabs
 #include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free
 #include <string.h> // memcpy, strcmp
-#include <unistd.h> // access
 
 #include "dl/compare.h" // dl_allclose_f32
-#include "dl/comm.h" // dl_comm_op_name
 #include "dl/data.h" // dl_data_load
-#include "dl/dtype.h" // dl_dtype_size
 #include "dl/lr.h" // dl_lr_at
 #include "dl/mlp.h" // dl_mlp_sgd_slice
 #include "dl/sampler.h" // dl_sampler
-#include "drivers.h" // gr_run_driver, gr_csv
 #include "lab06_ref.h"
-#include "shard.h" // SHARD_CHUNK
 
 #define MAX_P 4
 
@@ -115,29 +112,6 @@ float *gr6_reference(int P, long steps, gr6_way way, int rank, float **init, siz
     return out;
 }
 
-// ---- the runs ----
-
-void gr6_workload_args(char *buf, size_t len, const char *mode, const char *device, const char *name)
-{
-    snprintf(buf, len,
-             "%s%s --mode %s --data %s --hidden %s --batch-size %d --max-steps %d --epochs 50 --lr %g --base-batch %d "
-             "--warmup %d --momentum %g --weight-decay %g --seed %d --dump '%s/dump'",
-             device != NULL ? "--device " : "", device != NULL ? device : "", mode, G6_DATA, G6_HIDDEN, G6_BATCH,
-             G6_STEPS, G6_LR, G6_BASE, G6_WARMUP, G6_MOMENTUM, G6_WD, G6_SEED, gr_path(name));
-}
-
-void gr6_run_zero1(const char *name, int P)
-{
-    char args[1200], summary[1300];
-    snprintf(summary, sizeof summary, "%s/summary.json", gr_path(name));
-    if (access(summary, R_OK) == 0)
-        return;
-    gr6_workload_args(args, sizeof args, "zero1", NULL, name);
-    int rc = gr_run_driver(P, name, args);
-    if (rc != 0)
-        gr_fail_run(name, rc);
-}
-
 // ---- the comparisons ----
 
 double gr6_excess(const float *got, const float *ref, size_t n)
@@ -188,86 +162,4 @@ void gr6_check_mean(const char *what, const float *p0, size_t n, int P, int stal
     GR_FAIL("%s vs one rank's steps on every rank's rows (the mean gradient, SGD with momentum %g and weight decay %g "
             "on the weights, each shard updated by its owner): %s",
             what, G6_MOMENTUM, G6_WD, buf);
-}
-
-void gr6_run_selftest(const char *name, int P, const char *half)
-{
-    char args[1200], done[1300];
-    snprintf(done, sizeof done, "%s/dump/comm.0.csv", gr_path(name));
-    if (access(done, R_OK) == 0)
-        return;
-    snprintf(args, sizeof args, "--selftest %s --dump '%s/dump'", half, gr_path(name));
-    int rc = gr_run_driver(P, name, args);
-    if (rc != 0)
-        gr_fail_run(name, rc);
-}
-
-float *gr6_dumped(const char *name, const char *file, size_t *n)
-{
-    char f[300];
-    snprintf(f, sizeof f, "%s/dump/%s", name, file);
-    return gr_load_npy(f, n);
-}
-
-gr6_rec *gr6_read_log(const char *name, int r, size_t *n)
-{
-    char path[1300];
-    snprintf(path, sizeof path, "%s/dump/comm.%d.csv", gr_path(name), r);
-    if (access(path, R_OK) != 0)
-        GR_FAIL("the driver run '%s' left no transport log for rank %d (%s)", name, r, path);
-    gr_csv t;
-    gr_csv_load(&t, path);
-    int c_op = gr_csv_col(&t, "op"), c_count = gr_csv_col(&t, "count"), c_dtype = gr_csv_col(&t, "dtype");
-    int c_phase = gr_csv_col(&t, "phase"), c_id = gr_csv_col(&t, "phase_id");
-    gr6_rec *v = calloc(t.nrows > 0 ? t.nrows : 1, sizeof *v);
-    for (size_t k = 0; k < t.nrows; k++) {
-        snprintf(v[k].op, sizeof v[k].op, "%s", gr_csv_str(&t, k, c_op));
-        snprintf(v[k].dtype, sizeof v[k].dtype, "%s", gr_csv_str(&t, k, c_dtype));
-        snprintf(v[k].phase, sizeof v[k].phase, "%s", gr_csv_str(&t, k, c_phase));
-        v[k].count = (size_t)gr_csv_num(&t, k, c_count);
-        v[k].id = (long)gr_csv_num(&t, k, c_id);
-    }
-    *n = t.nrows;
-    gr_csv_free(&t);
-    return v;
-}
-
-/* Bytes per element of the dtype named t ("f32"), 0 if unknown. */
-static size_t dtype_bytes(const char *t)
-{
-    for (int k = 0; k < DL_DTYPE_COUNT; k++)
-        if (strcmp(t, dl_dtype_name((dl_dtype)k)) == 0)
-            return dl_dtype_size((dl_dtype)k);
-    return 0;
-}
-
-size_t gr6_phase_traffic(const gr6_rec *log, size_t n, const char *phase, long id, double *bytes, long *messages,
-                         char *other, size_t other_len)
-{
-    size_t found = 0;
-    *bytes = 0, *messages = 0, other[0] = '\0';
-    for (size_t k = 0; k < n; k++) {
-        if (strcmp(log[k].phase, phase) != 0 || log[k].id != id)
-            continue;
-        found++;
-        if (strcmp(log[k].op, dl_comm_op_name(DL_OP_SENDRECV)) != 0) {
-            if (other[0] == '\0')
-                snprintf(other, other_len, "%s", log[k].op);
-            continue;
-        }
-        *bytes += (double)(log[k].count * dtype_bytes(log[k].dtype));
-        *messages += log[k].count > 0;
-    }
-    return found;
-}
-
-long gr6_reduce_scatter_messages(size_t n, int P, int r)
-{
-    size_t base = n / (size_t)P, longer = n % (size_t)P;
-    long m = 0;
-    for (int k = 0; k < P - 1; k++) {
-        size_t s = (size_t)(((r - 1 - k) % P + P) % P), count = base + (s < longer);
-        m += (long)((count + SHARD_CHUNK - 1) / SHARD_CHUNK);
-    }
-    return m;
 }

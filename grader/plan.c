@@ -108,3 +108,167 @@ int gr_plan_make(const gr_item *items, int n, const int *named, const char *tier
     free(parent), free(blocker);
     return 0;
 }
+
+// ---- a submission that did not build (gr_plan_not_built) ----
+
+/* One line for the student: printable ASCII, the compiler's curly quotes as ',
+ * at most max bytes (and len - 1). */
+static void clean_line(const char *s, size_t k, char *out, size_t len, size_t max)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < k && o + 1 < len && o < max; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == 0xE2 && i + 2 < k && (unsigned char)s[i + 1] == 0x80 &&
+            ((unsigned char)s[i + 2] == 0x98 || (unsigned char)s[i + 2] == 0x99)) {
+            out[o++] = '\'';
+            i += 2;
+        } else if (c == '\t') {
+            out[o++] = ' ';
+        } else {
+            out[o++] = c >= 0x20 && c < 0x7F ? (char)c : '?';
+        }
+    }
+    out[o] = '\0';
+}
+
+static int is_status(const char *s, size_t k)
+{
+    if (k < 2 || k > 40 || s[0] < 'a' || s[0] > 'z')
+        return 0;
+    for (size_t i = 0; i < k; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+            return 0;
+    return !(k == 6 && strncmp(s, "graded", 6) == 0) && !(k == 5 && strncmp(s, "built", 5) == 0);
+}
+
+/* Whether path (p[0..k)) is DIR/BASE with DIR one of dirs and BASE one of files; no "..". */
+static int student_path(const char *p, size_t k, const char *const *files, int n_files, const char *const *dirs,
+                        int n_dirs, const char **base)
+{
+    for (size_t i = 0; i + 1 < k; i++)
+        if (p[i] == '.' && p[i + 1] == '.')
+            return 0;
+    size_t b = k;
+    while (b > 0 && p[b - 1] != '/')
+        b--;
+    if (b == 0)
+        return 0; // no folder: a name #line made up
+    size_t dk = b - 1;
+    const char *d = p;
+    while (dk >= 2 && d[0] == '.' && d[1] == '/')
+        d += 2, dk -= 2;
+    int in_dir = 0;
+    for (int j = 0; j < n_dirs && !in_dir; j++)
+        in_dir = dirs[j] != NULL && strlen(dirs[j]) == dk && strncmp(d, dirs[j], dk) == 0;
+    for (int f = 0; f < n_files && in_dir; f++) {
+        if (files[f] != NULL && strlen(files[f]) == k - b && strncmp(p + b, files[f], k - b) == 0) {
+            *base = files[f];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A compiler diagnostic "PATH:LINE[:COL]: [fatal ]error: MESSAGE" in the line
+ * s[0..k) whose PATH is one of the student's files: "BASE:LINE: error: MESSAGE". */
+static int student_error(const char *s, size_t k, const char *const *files, int n_files, const char *const *dirs,
+                         int n_dirs, char *out, size_t len)
+{
+    for (size_t i = 0; i + 1 < k; i++) {
+        if (s[i] != ':' || s[i + 1] < '0' || s[i + 1] > '9')
+            continue;
+        size_t line_at = i + 1, j = line_at;
+        while (j < k && s[j] >= '0' && s[j] <= '9')
+            j++;
+        size_t line_len = j - line_at;
+        if (j < k && s[j] == ':' && j + 1 < k && s[j + 1] >= '0' && s[j + 1] <= '9') { // a column
+            j++;
+            while (j < k && s[j] >= '0' && s[j] <= '9')
+                j++;
+        }
+        const char *tail = s + j;
+        size_t rest = k - j, skip = 0;
+        if (rest >= 9 && strncmp(tail, ": error: ", 9) == 0)
+            skip = 9;
+        else if (rest >= 15 && strncmp(tail, ": fatal error: ", 15) == 0)
+            skip = 15;
+        if (skip == 0 || line_len == 0 || line_len > 9)
+            continue;
+        const char *base;
+        if (student_path(s, i, files, n_files, dirs, n_dirs, &base)) {
+            char msg[220];
+            clean_line(tail + skip, rest - skip, msg, sizeof msg, 150);
+            snprintf(out, len, "%s:%.*s: error: %s", base, (int)line_len, s + line_at, msg);
+            return 1;
+        }
+        return 0; // the first location decides
+    }
+    return 0;
+}
+
+/* The linker's "undefined reference to `NAME'" or "multiple definition of `NAME'". */
+static int link_error(const char *s, size_t k, char *out, size_t len)
+{
+    static const char *const what[] = {"undefined reference to ", "multiple definition of "};
+    for (int w = 0; w < 2; w++) {
+        size_t m = strlen(what[w]);
+        for (size_t i = 0; i + m + 1 < k; i++) {
+            if (strncmp(s + i, what[w], m) != 0)
+                continue;
+            size_t a = i + m;
+            if (s[a] == '`' || s[a] == '\'')
+                a++;
+            else if (a + 2 < k && (unsigned char)s[a] == 0xE2) // the curly quote
+                a += 3;
+            size_t e = a;
+            while (e < k && e - a < 80 &&
+                   ((s[e] >= 'a' && s[e] <= 'z') || (s[e] >= 'A' && s[e] <= 'Z') || (s[e] >= '0' && s[e] <= '9') ||
+                    s[e] == '_' || s[e] == '.' || s[e] == '@' || s[e] == '$'))
+                e++;
+            if (e == a)
+                return 0;
+            snprintf(out, len, "link: %s'%.*s'", what[w], (int)(e - a), s + a);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void gr_plan_not_built(const char *text, size_t n, const char *const *files, int n_files, const char *const *dirs,
+                       int n_dirs, char *status, size_t slen, char *why, size_t wlen)
+{
+    snprintf(status, slen, "build-failed");
+    if (wlen == 0)
+        return;
+    why[0] = '\0';
+    for (int pass = 0; pass < 3 && why[0] == '\0'; pass++) { // refusals, the student's errors, the linker's
+        int lines = 0;
+        for (size_t at = 0; at < n && lines < 4;) {
+            const char *s = text + at;
+            const char *nl = memchr(s, '\n', n - at);
+            size_t k = nl != NULL ? (size_t)(nl - s) : n - at;
+            at += k + 1;
+            char one[240] = "";
+            if (pass == 0) {
+                if (k < 10 || strncmp(s, "refused [", 9) != 0)
+                    continue;
+                const char *close = memchr(s + 9, ']', k - 9);
+                if (close == NULL || !is_status(s + 9, (size_t)(close - s - 9)))
+                    continue;
+                if (lines == 0)
+                    snprintf(status, slen, "%.*s", (int)(close - s - 9), s + 9);
+                clean_line(s, k, one, sizeof one, 200);
+            } else if (pass == 1 ? !student_error(s, k, files, n_files, dirs, n_dirs, one, sizeof one)
+                                 : !link_error(s, k, one, sizeof one)) {
+                continue;
+            }
+            if (strstr(why, one) != NULL) // said already
+                continue;
+            size_t used = strlen(why);
+            snprintf(why + used, wlen - used, "%s%s", used ? "\n" : "", one);
+            lines++;
+        }
+    }
+    if (why[0] == '\0')
+        snprintf(why, wlen, "the build's log names no error in your files (see the build's own output)");
+}

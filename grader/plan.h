@@ -1,5 +1,8 @@
 /* plan.h — which items a grading run runs, and why the others do not.
  *
+ * (Also here, being as pure: what a submission that did not build is told,
+ * gr_plan_not_built below.)
+ *
  * Contract
  * - gr_plan_make decides, before anything runs, what happens to each item of a
  *   lab's table from three facts: the items named on the command line (none:
@@ -59,5 +62,28 @@ int gr_tier_gpus(gr_tier t);
  * Fills plan[0..n). */
 int gr_plan_make(const gr_item *items, int n, const int *named, const char *tiers, int gpus, gr_plan *plan, char *err,
                  size_t err_len);
+
+/* A submission that did not build: what its build's log (text[0..n), read
+ * as bytes: it may hold anything) lets the judge say, and nothing else.
+ * - *status: the STATUS of the first well-formed refusal line of
+ *   tools/check-submission.sh ("refused [STATUS] SOURCE: why" at a line's
+ *   start; STATUS lower-case letters, digits and '-', 2 to 40 of them, not
+ *   "graded" or "built"), else "build-failed".
+ * - why: at most 4 lines, each at most 200 bytes, printable ASCII only (the
+ *   compiler's quotes become '): those refusal lines; else the compiler's
+ *   errors located in the student's own files, as "FILE:LINE: error:
+ *   MESSAGE": a path DIR/FILE with DIR one of dirs (as the build named the
+ *   student's folder: "labs/01-logreg", an absolute SRC=dir; "./" before it
+ *   is fine, ".." anywhere is not) and FILE one of files (base names, e.g.
+ *   "scaler.c"), so neither another folder's scaler.c nor a name #line made
+ *   up (no folder) is one; else the linker's
+ *   "undefined reference to 'NAME'" and "multiple definition of 'NAME'"; else
+ *   a line saying that the log names no error in the student's files. Never a
+ *   source line the compiler quoted, a note, or a diagnostic of a file
+ *   outside the submission (a file name is not trusted to be one line: #line
+ *   can put newlines in it, so each line is judged on its own).
+ * Cannot fail; pure. */
+void gr_plan_not_built(const char *text, size_t n, const char *const *files, int n_files, const char *const *dirs,
+                       int n_dirs, char *status, size_t slen, char *why, size_t wlen);
 
 #endif /* GRADER_PLAN_H */

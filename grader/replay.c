@@ -149,6 +149,8 @@ static const char *fate_diag(void)
         return GR_DIAG("exited-early");
     case GR_END_WALL:
         return GR_DIAG("wall-time-limit");
+    case GR_END_BUDGET:
+        return GR_DIAG("over-budget");
     case GR_END_SIGNAL:
         return strstr(fate.text, "CPU time")    ? GR_DIAG("cpu-time-limit")
                : strstr(fate.text, "file size") ? GR_DIAG("file-size-limit")

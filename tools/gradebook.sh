@@ -17,17 +17,24 @@
 #      tools/check-submission.sh refuses in every build (a file included from
 #      outside the submission, the lab's and kit's headers and the system's;
 #      an .incbin or assembler macro; a symbol defined or referenced outside
-#      the lab's rules), and its refusal becomes the status;
+#      the lab's rules); when it fails, the judge (--not-built) says why and
+#      gives the status (the check's refusal, or build-failed): never a line
+#      of the build's log as it stands (the compiler, which runs outside the
+#      sandbox, may have printed anything there: a file's lines, a forged
+#      refusal or score);
 #   2. this kit's judge (build/grader/labNN, which holds no student code)
 #      grades it, in its own session, under a time limit, student code in the
 #      sandbox (see the README's instructor section), which hides this kit's
 #      tree and SUBMISSIONS from it (GR_HIDE).
 # A build that fails, a grader that dies or times out, or results that are
 # missing or invalid give that submission 0 with the reason in `status`, and
-# the next one is graded. Writes, each at the end and atomically:
+# the next one is graded. Every status comes from the judge's results.json
+# (extra_data.build) or from this script's own words, never from a log. Writes, each at the end and atomically:
 #   build/gradebook/labNN.csv          student,score,max_score,skipped_points,<item...>,status
 #   build/gradebook/labNN/<student>/results.json   Gradescope format (score 0 and the
 #                                                  reason when it could not be graded)
+#   build/gradebook/labNN-similarity.{csv,html}    the pairs of submissions that share code
+#                                                  beyond the skeleton (tools/similarity.sh)
 # GB_TIMEOUT (seconds, default 3600) bounds one submission's grading; GB_OUT
 # (default build/gradebook) is where it writes. GB_SLICE=I/K grades only
 # slice I of K (0 <= I < K): the submissions whose place in SUBMISSIONS/*/
@@ -123,13 +130,7 @@ build_here "$root/kit-build.log" ||
     { echo "gradebook: the kit does not build in the student release (see $root/kit-build.log)" >&2; exit 1; }
 cp -a "$tree" "$pristine"
 
-# The last lines of a log as the body of a JSON string: valid UTF-8, escaped.
-json_text() {
-    tail -n 40 "$1" 2>/dev/null | iconv -f UTF-8 -t UTF-8 -c | tr '\t' ' ' | tr -d '\000-\010\013-\037\177' |
-        sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' | awk '{ printf "%s\\n", $0 }'
-}
-
-zero_row() { # name status [log]: a 0 in the CSV, and a results.json that says why
+zero_row() { # name status: a 0 in the CSV, and a results.json that says why (in this script's words only)
     echo "$1,0,,,${zeros}$2" >>"$rows"
     echo "$1: 0 ($2)"
     local why="this submission was not graded: $2"
@@ -139,10 +140,14 @@ zero_row() { # name status [log]: a 0 in the CSV, and a results.json that says w
     not-a-regular-file:*) why="$why (hand in plain files, not links)" ;;
     embeds-a-file) why="$why (.incbin, .include and assembler macros are not allowed)" ;;
     defines-outside-api) why="$why (it defines a symbol that is not one of the lab's functions: make helpers static)" ;;
-    references-outside-api) why="$why (it calls a function that is not the lab's, the kit's or the system's to call)" ;;
+    references-outside-api) why="$why (it calls a function that is not on the lab's list: its API, the kit's calls, the C library functions grader/api/kit.txt names)" ;;
+    uses-line-directive) why="$why (a #line directive or line marker: the file names and lines the compiler reports are not a student file's to set)" ;;
+    runs-at-load-or-exit) why="$why (code that runs when the program loads or exits: a constructor, a destructor, atexit)" ;;
+    enters-the-kernel) why="$why (an instruction that enters the kernel, or bytes spelled as data among the code)" ;;
+    static-over-cap) why="$why (more static storage than the lab allows: keep state where the lab's code allocates it)" ;;
     esac
-    printf '{\n  "score": 0,\n  "output": "%s\\n%s",\n  "tests": [],\n  "extra_data": {"lab": "%s", "status": "%s"}\n}\n' \
-        "$why" "$(json_text "${3:-/dev/null}")" "$lab" "$2" >"$root/$1/results.json.tmp"
+    printf '{\n  "score": 0,\n  "output": "%s",\n  "tests": [],\n  "extra_data": {"lab": "%s", "status": "%s"}\n}\n' \
+        "$why" "$lab" "$2" >"$root/$1/results.json.tmp"
     mv "$root/$1/results.json.tmp" "$root/$1/results.json"
 }
 
@@ -172,13 +177,12 @@ for s in "$subs"/*/; do
         continue
     fi
     if ! build_here "$work/build.log"; then
-        why=$(sed -n 's/^refused \[\([a-z-]*\)\].*/\1/p' "$work/build.log" | head -n 1)
-        why=${why:-build-failed}
         # the judge's own word on it (--not-built: nothing of the submission runs):
-        # every item 0 with the compiler's or the check's reason, and the lab's maximum
+        # every item 0, the status and the reason it reads, sanitized, and the lab's maximum
         if "$judge" --impl "$name" --not-built "$work/build.log" --json "$work/results.json" \
             </dev/null >"$work/grade.log" 2>&1 || [ $? -eq 1 ]; then
-            if [ "$("$J" "$work/results.json" extra_data.build 2>/dev/null)" = "$why" ] &&
+            why=$("$J" "$work/results.json" extra_data.build 2>/dev/null)
+            if [[ $why =~ ^[a-z][a-z0-9-]*$ ]] && [ "$why" != built ] &&
                 [ "$("$J" "$work/results.json" 'tests.*.score' 2>/dev/null | wc -l)" = "$n_items" ]; then
                 row="$name,0,$("$J" "$work/results.json" extra_data.max_score),$("$J" "$work/results.json" extra_data.skipped_points)"
                 echo "$row,${zeros}$why" >>"$rows"
@@ -187,7 +191,7 @@ for s in "$subs"/*/; do
                 continue
             fi
         fi
-        zero_row "$name" "$why" "$work/build.log"
+        zero_row "$name" "grader-failed(not-built)"
         continue
     fi
     # its own session: nothing the grading does reaches this loop
@@ -196,20 +200,27 @@ for s in "$subs"/*/; do
     rc=$?
     if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
         case $rc in 124 | 137) why=grader-timed-out ;; *) why="grader-failed(exit-$rc)" ;; esac
-        zero_row "$name" "$why" "$work/grade.log"
+        zero_row "$name" "$why"
         continue
     fi
     if ! "$J" "$work/results.json" >/dev/null 2>&1 ||
         [ "$("$J" "$work/results.json" 'tests.*.score' 2>/dev/null | wc -l)" != "$n_items" ]; then
-        zero_row "$name" invalid-results "$work/grade.log"
+        zero_row "$name" invalid-results
         continue
     fi
-    row="$name,$("$J" "$work/results.json" score),$("$J" "$work/results.json" extra_data.max_score),$("$J" "$work/results.json" extra_data.skipped_points)"
+    score=$("$J" "$work/results.json" score)
+    max=$("$J" "$work/results.json" extra_data.max_score)
+    row="$name,$score,$max,$("$J" "$work/results.json" extra_data.skipped_points)"
     row="$row,$("$J" "$work/results.json" 'tests.*.score' | tr '\n' ',')graded"
     echo "$row" >>"$rows"
-    echo "$name: $(grep '^Score:' "$work/grade.log")"
+    echo "$name: $score/$max"
     rm -rf "$tree" # the build is large; its logs and results stay
 done
 mv "$rows" "$csv.tmp.$$" && mv "$csv.tmp.$$" "$csv"
 rm -rf "$pristine" "$tree"
 echo "gradebook: $n submission(s) -> $csv"
+# the pairs of submissions that share code beyond the kit's (tools/similarity.sh; a slice of a
+# Slurm gradebook, GB_SLICE, sees only its own submissions: run it once on the whole folder)
+if [ -z "${GB_SLICE:-}" ]; then
+    bash tools/similarity.sh "$subs" "$lab" "$out" || echo "gradebook: no similarity report (see above)" >&2
+fi

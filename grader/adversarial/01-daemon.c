@@ -1,4 +1,5 @@
 // attack: the reference, leaving a daemon behind (its own session, named ddplab-daemon) that outlives the call
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 01
 // base: reference
 // file: scaler.c

@@ -1,4 +1,5 @@
 // attack: code that runs at load time first tries to undo the sandbox's mounts, then replaces the worker (and the driver) with the reference's build at the kit's path
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 01
 // base: skeleton
 // file: scaler.c

@@ -1,4 +1,5 @@
 // attack: the reference, but _exit(0) inside logreg_scaler_transform: only the items that call it fail
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 01
 // base: reference
 // file: scaler.c

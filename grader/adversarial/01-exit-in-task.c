@@ -1,4 +1,5 @@
 // attack: exits with status 0 from inside task 1's function (Check alone counted that as a pass)
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 01
 // base: skeleton
 // file: scaler.c

@@ -1,4 +1,5 @@
 // attack: at exit, prints a full score and writes results.json files wherever it can
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 01
 // base: skeleton
 // file: logreg.c

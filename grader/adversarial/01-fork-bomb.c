@@ -1,4 +1,5 @@
 // attack: a fork bomb
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 01
 // base: skeleton
 // file: scaler.c

@@ -1,4 +1,5 @@
 // attack: writes a 4 GiB file
+// env: CHECK_SUB_LIFT=references-outside-api,static-over-cap
 // lab: 01
 // base: skeleton
 // file: scaler.c

@@ -1,4 +1,5 @@
 // attack: signals its parent, every process it can reach and every "lab01" or "make" it finds, then itself
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 01
 // base: reference
 // file: scaler.c

@@ -1,4 +1,5 @@
 // attack: code that runs when the program loads prints a full score and exits 0
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 01
 // base: skeleton
 // file: scaler.c

@@ -1,4 +1,5 @@
 // attack: code that runs at load time asks the library where the kit is (its compiled-in path, once DL_HOME is unset) and replaces the worker (and the driver) with the reference's build there
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 01
 // base: skeleton
 // file: scaler.c

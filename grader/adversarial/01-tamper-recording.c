@@ -1,4 +1,5 @@
 // attack: writes forged records (a passing call) to the grader's recording descriptor at load time
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 01
 // base: skeleton
 // file: scaler.c

@@ -1,4 +1,5 @@
 // attack: the reference, but exit(0) inside ddp_sync_grads on every rank
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 03
 // base: reference
 // file: ddp.c

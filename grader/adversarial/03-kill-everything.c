@@ -1,4 +1,5 @@
 // attack: the reference, but kill(-1, SIGKILL) when the model is broadcast: mpirun, the ranks, whatever it reaches
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 03
 // base: reference
 // file: ddp.c

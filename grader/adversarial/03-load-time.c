@@ -1,4 +1,5 @@
 // attack: prints a full score and exits 0 at load time, in the worker and in every rank of the driver
+// env: CHECK_SUB_LIFT=references-outside-api,runs-at-load-or-exit
 // lab: 03
 // base: skeleton
 // file: sampler.c

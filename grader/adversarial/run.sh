@@ -17,13 +17,23 @@
 #     // expect: REGEX                (what the grader must say, in its output)
 #     // status: WORD                 (the gradebook's status for it, default graded; a build
 #                                      refused by tools/check-submission.sh: its STATUS, which
-#                                      the judge's results.json names too, as extra_data.build)
+#                                      the judge's results.json names too, as extra_data.build;
+#                                      an extended regular expression, matched whole: a|b)
 #     // paths: grade gradebook       (default: both)
 #     // multiplier: X                (CK_TIMEOUT_MULTIPLIER for `make grade`; attacks that hang)
 #     // needs: cuda                  (only where this build compiles CUDA: a .cu file it changes)
 #     // with: NAME ...               (shared attack pieces: grader/adversarial/lib/NAME.c, in
 #                                     this order, stand before the attack's own code)
-# "@KIT@" in the code stands for this checkout's absolute path. The pieces are
+#     // env: VAR=VALUE ...           (the grader's environment for it, on every path: a lowered
+#                                      budget, GR_BUDGET_MEMORY=1536M; the gradebook grades the
+#                                      attacks of a lab that share one env together)
+#     // absent: REGEX                (what must appear neither in results.json nor in the
+#                                      judge's table: a reference's lines the attack reached for)
+# "@KIT@" in the code stands for this checkout's absolute path, "@OTHER@" for
+# another checkout's, beside it (made by this script, readable by anyone,
+# holding solutions/06-sharded/zero.c with a secret in it; the secret is also
+# in the grader's environment, as DDPLAB_ADV_SECRET): no attack's output, table
+# or results.json may hold the secret. The pieces are
 # pasted in, not #included: the grader refuses includes from outside the
 # submission, and an attack must fail (or not) for its own reason.
 # Paths: `make grade SRC=dir JSON=file` (the judge's table, its exit status and
@@ -45,6 +55,14 @@ pass=0
 fail=0
 rm -rf "$AB"
 mkdir -p "$AB"
+# another checkout beside this one, as a student's machine or a grading server may hold
+secret=ddplab-secret-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+other=$(mktemp -d "$(dirname "$kit")/.ddplab-adv-other.XXXXXX" 2>/dev/null || mktemp -d)
+trap 'rm -rf "$other"' EXIT
+mkdir -p "$other/solutions/06-sharded"
+echo "/* $secret: another checkout's reference */" >"$other/solutions/06-sharded/zero.c"
+chmod -R a+rX "$other"
+export DDPLAB_ADV_SECRET=$secret
 list=("$@")
 [ ${#list[@]} -eq 0 ] && list=($(ls grader/adversarial/*.c | xargs -n1 basename | sed 's/\.c$//'))
 
@@ -102,6 +120,20 @@ survivors() { # log
         done | head -n 5 | tr '\n' ';'
 }
 
+# What an attack reached that must not be shown: the other checkout's secret
+# anywhere (why[] gets the reasons), its "absent:" in results.json or the
+# judge's table (a make grade log starts with the build's own output).
+reached() { # name json log
+    local absent
+    absent=$(field absent "$1")
+    grep -qF "$secret" "$2" 2>/dev/null && why+=("results.json holds the other checkout's secret")
+    grep -qF "$secret" "$3" 2>/dev/null && why+=("the output holds the other checkout's secret")
+    if [ -n "$absent" ]; then
+        grep -Eq "$absent" "$2" 2>/dev/null && why+=("results.json says /$absent/")
+        sed -n '/^== ddplab lab/,$p' "$3" 2>/dev/null | grep -Eq "$absent" && why+=("the table says /$absent/")
+    fi
+}
+
 # The attack's student files in $AB/src/NAME.
 prepare() {
     local name=$1 lab base file inject override dir src
@@ -137,7 +169,8 @@ prepare() {
         pieces+=("grader/adversarial/lib/$piece.c")
     done
     code=$({ [ ${#pieces[@]} -eq 0 ] || cat "${pieces[@]}"
-        awk 'h && /^\/\/ [a-z-]+:/ { next } { h = 0; print }' h=1 "grader/adversarial/$name.c"; } | sed "s|@KIT@|$kit|g")
+        awk 'h && /^\/\/ [a-z-]+:/ { next } { h = 0; print }' h=1 "grader/adversarial/$name.c"; } |
+        sed -e "s|@KIT@|$kit|g" -e "s|@OTHER@|$other|g")
     # the attacks call POSIX functions that -std=c11 hides; an injected attack is
     # a static function of the file (a student file defines only the lab's functions)
     { printf '#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n'
@@ -191,7 +224,7 @@ check_grade() {
         build=$("$J" "$json" extra_data.build 2>/dev/null)
         case $status in
         "" | graded | not-a-regular-file:*) [ "$build" = built ] || why+=("results.json says the build was '$build'") ;;
-        *) [ "$build" = "$status" ] || why+=("results.json says the build was '$build', expected '$status'") ;;
+        *) grep -Eqx "$status" <<<"$build" || why+=("results.json says the build was '$build', expected '$status'") ;;
         esac
         local lines
         lines=$(grep -c '^Score: ' "$log")
@@ -205,6 +238,7 @@ check_grade() {
     if [ -n "$expect" ] && ! grep -Eq "$expect" "$log"; then
         why+=("its output does not say /$expect/")
     fi
+    reached "$name" "$json" "$log"
     local left
     left=$(survivors "$log")
     [ -z "$left" ] || why+=("processes survived: $left")
@@ -237,23 +271,25 @@ grade_path() { # name index
     mult=$(field multiplier "$name")
     out=$AB/grade/$name
     mkdir -p "$out"
-    GR_SANDBOX_UID=$((61100 + $2)) CK_TIMEOUT_MULTIPLIER=${mult:-1} \
+    env $(field env "$name") GR_SANDBOX_UID=$((61100 + $2)) CK_TIMEOUT_MULTIPLIER=${mult:-1} \
         make -s --no-print-directory grade STRICT=1 LAB="$lab" SRC="$AB/src/$name" \
         JSON="$out/results.json" >"$out/grade.log" 2>&1 </dev/null
     check_grade "$name" "$lab" "$out/results.json" "$out/grade.log" $?
 }
 
-# ---- path 2: the gradebook, one run per lab with every attack as a submission ----
+# ---- path 2: the gradebook, one run per lab (and env) with every attack as a submission ----
 # (the attacks on the other submissions, the machine or the gradebook's own
 # files; those marked "paths: grade" only fool the judge, which is the same
 # program on both paths)
-gradebook_path() { # lab
-    local lab=$1 subs mult names name m csv header row lose status why got_status item pts tier col got want left
-    subs=$AB/subs-$lab
+gradebook_path() { # lab env group
+    local lab=$1 env=$2 g=$3 subs out mult names name m csv header row lose status why got_status item pts tier col got want left
+    subs=$AB/subs-$g
+    out=$AB/gradebook # (its depth: 01-include-relative climbs from the submission's tree to the kit)
+    [ -z "$env" ] || out=$AB/gradebook-$g
     mult=1
     names=()
     for name in "${list[@]}"; do
-        [ "$(field lab "$name")" = "$lab" ] && on_path gradebook "$name" || continue
+        [ "$(field lab "$name")" = "$lab" ] && [ "$(field env "$name")" = "$env" ] && on_path gradebook "$name" || continue
         mkdir -p "$subs/$name"
         cp "$AB/src/$name"/* "$subs/$name/"
         names+=("$name")
@@ -261,8 +297,8 @@ gradebook_path() { # lab
         [ -n "$m" ] && mult=$m
     done
     [ ${#names[@]} -gt 0 ] || return 0
-    GB_OUT=$AB/gradebook CK_TIMEOUT_MULTIPLIER=$mult bash tools/gradebook.sh "$subs" "$lab" >"$AB/gradebook-$lab.log" 2>&1 </dev/null
-    csv=$AB/gradebook/lab$lab.csv
+    env $env GB_OUT="$out" CK_TIMEOUT_MULTIPLIER=$mult bash tools/gradebook.sh "$subs" "$lab" >"$AB/gradebook-$g.log" 2>&1 </dev/null
+    csv=$out/lab$lab.csv
     header=$(head -n 1 "$csv")
     for name in "${names[@]}"; do
         row=$(grep "^$name," "$csv")
@@ -271,7 +307,7 @@ gradebook_path() { # lab
         why=()
         [ -n "$row" ] || why+=("no row in $csv")
         got_status=${row##*,}
-        [ "$got_status" = "${status:-graded}" ] || why+=("status '$got_status', expected '${status:-graded}'")
+        grep -Eqx "${status:-graded}" <<<"$got_status" || why+=("status '$got_status', expected '${status:-graded}'")
         case $got_status in
         not-a-regular-file:*) ;; # refused before the judge saw it
         *) [[ "$(echo "$row" | cut -d, -f3)" =~ ^[1-9][0-9]*$ ]] || why+=("no max_score in its row") ;;
@@ -284,9 +320,10 @@ gradebook_path() { # lab
             case " $lose " in " all " | *" $item "*) want=0 ;; esac
             [ "$got" = "$want" ] || why+=("$item: $got points, expected $want")
         done < <(points "$lab")
-        left=$(survivors "$AB/gradebook/lab$lab/$name/grade.log")
+        reached "$name" "$out/lab$lab/$name/results.json" "$out/lab$lab/$name/grade.log"
+        left=$(survivors "$out/lab$lab/$name/grade.log")
         [ -z "$left" ] || why+=("processes survived: $left")
-        verdict "$name (gradebook)" "$(echo "$row" | cut -d, -f2,3 | tr , /) ${got_status}" "$AB/gradebook-$lab.log"
+        verdict "$name (gradebook)" "$(echo "$row" | cut -d, -f2,3 | tr , /) ${got_status}" "$AB/gradebook-$g.log"
     done
 }
 
@@ -294,10 +331,15 @@ gradebook_path() { # lab
 for lab in $(for n in "${list[@]}"; do field lab "$n"; done | sort -u); do
     make -s --no-print-directory "$B/grader/lab$lab" >/dev/null || exit 1
 done
-# the gradebooks first (the longest jobs), then every attack's make grade
-for lab in $(for n in "${list[@]}"; do on_path gradebook "$n" && field lab "$n"; done | sort -u); do
-    pool "$AB/verdicts-gradebook-$lab" gradebook_path "$lab"
-done
+# the gradebooks first (the longest jobs): one per lab and env, then every attack's make grade
+groups=$(for n in "${list[@]}"; do on_path gradebook "$n" && echo "$(field lab "$n") $(field env "$n")"; done | sort -u)
+k=0
+while read -r lab env; do
+    [ -n "$lab" ] || continue
+    g=$lab
+    [ -z "$env" ] || g=$lab-env$((k += 1))
+    pool "$AB/verdicts-gradebook-$g" gradebook_path "$lab" "$env" "$g"
+done <<<"$groups"
 for i in "${!list[@]}"; do
     name=${list[$i]}
     on_path grade "$name" || continue
@@ -313,19 +355,31 @@ done
 
 # ---- the fallback sandboxes, forced: a sandbox user without namespaces, and a
 # process group (in which the grader could be signalled: only attacks that do
-# not try) ----
+# not try). Without a namespace the host's files are as readable as their
+# permissions say (the other checkout is readable by anyone: no attack here
+# reads it); what holds is the job's user, its process tree, its own run
+# folder and the budgets ----
+fb=0
 for mode in uid pgroup; do
     [ "$mode" = uid ] && [ "$(id -u)" != 0 ] && continue
-    [ "$mode" = uid ] && names="01-kill-the-grader 01-daemon 01-fork-bomb" || names="01-exit-in-task 01-daemon"
+    [ "$mode" = uid ] && names="01-kill-the-grader 01-daemon 01-fork-bomb 03-planted-cache 03-memory-spread" ||
+        names="01-exit-in-task 01-daemon"
     for name in $names; do
         [ -d "$AB/src/$name" ] || continue
+        lab=$(field lab "$name")
         code=$B/grade-src/$(realpath "$AB/src/$name" | tr / _)/mutant
+        if [ ! -x "$code/lab$lab-worker" ]; then # refused at build: its make grade verdict says so, nothing runs
+            echo "skip    $name (GR_SANDBOX=$mode): not built ($("$J" "$AB/grade/$name/results.json" extra_data.build 2>/dev/null))"
+            continue
+        fi
         mult=$(field multiplier "$name")
-        GR_SANDBOX=$mode CK_TIMEOUT_MULTIPLIER=${mult:-1} "$B/grader/lab01" --code "$code" --impl "$name" \
-            --json "$AB/$mode-$name.json" >"$AB/$mode-$name.log" 2>&1 </dev/null
+        fb=$((fb + 1)) # a sandbox user of its own (61200 and up): its survivors are its own (see grade_path)
+        env $(field env "$name") GR_SANDBOX=$mode GR_SANDBOX_UID=$((61200 + fb)) CK_TIMEOUT_MULTIPLIER=${mult:-1} \
+            "$B/grader/lab$lab" --code "$code" \
+            --impl "$name" --json "$AB/$mode-$name.json" >"$AB/$mode-$name.log" 2>&1 </dev/null
         rc=$?
         grep -q "sandbox: own session per job" "$AB/$mode-$name.log" || echo "note: GR_SANDBOX=$mode gave: $(grep 'sandbox:' "$AB/$mode-$name.log")"
-        check_grade "$name" 01 "$AB/$mode-$name.json" "$AB/$mode-$name.log" $rc "GR_SANDBOX=$mode"
+        check_grade "$name" "$lab" "$AB/$mode-$name.json" "$AB/$mode-$name.log" $rc "GR_SANDBOX=$mode"
     done
 done
 
@@ -333,16 +387,20 @@ done
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp TMPDIR=/tmp "$@"; }
     if as_user test -x "$B/grader/lab01" && as_user test -r "$kit/datasets/breast_cancer.csv"; then
-        for name in 01-kill-the-grader 01-daemon 01-exit-in-task 01-exec-solutions 01-read-home; do
+        for name in 01-kill-the-grader 01-daemon 01-exit-in-task 01-exec-solutions 01-read-home 01-other-checkout; do
             [ -d "$AB/src/$name" ] || continue
-            out=$(as_user mktemp -d)
             code=$B/grade-src/$(realpath "$AB/src/$name" | tr / _)/mutant
+            if [ ! -x "$code/lab01-worker" ]; then
+                echo "skip    $name (as uid 65534): not built ($("$J" "$AB/grade/$name/results.json" extra_data.build 2>/dev/null))"
+                continue
+            fi
+            out=$(as_user mktemp -d)
             as_user "$B/grader/lab01" --code "$code" --impl "$name" --json "$out/results.json" \
                 >"$AB/user-$name.log" 2>&1 </dev/null
             rc=$?
             cp "$out/results.json" "$AB/user-$name.json" 2>/dev/null
             rm -rf "$out"
-            grep -q 'sandbox: PID+mount+user namespace' "$AB/user-$name.log" ||
+            grep -q 'sandbox: PID+mount+IPC+user namespace' "$AB/user-$name.log" ||
                 echo "note: as an unprivileged user the sandbox is: $(grep 'sandbox:' "$AB/user-$name.log")"
             check_grade "$name" 01 "$AB/user-$name.json" "$AB/user-$name.log" $rc "as uid 65534"
         done

@@ -8,6 +8,7 @@
 #include <string.h> // strstr
 
 #include "plan.h"
+#include "test_grader.h" // not_built_tcase
 
 /* Test bodies are never run here: the plan reads names, tiers and parents. */
 START_TEST(never_run)
@@ -164,6 +165,7 @@ int main(void)
     tcase_add_test(tc, test_parent_needs_more_gpus);
     tcase_add_test(tc, test_refusals);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, not_built_tcase());
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

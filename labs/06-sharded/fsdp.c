@@ -1,8 +1,7 @@
 /* fsdp.c — lab 06, tasks 4 and 5: the all-gather and the reduce-scatter
  * started without waiting, and FSDP on them: every layer sharded on its own,
- * gathered just before forward or backward uses it (the next one already on
- * its way), freed right after, its gradient reduce-scattered while backward
- * goes on with the layer below. */
+ * whole only while forward or backward needs it, its gradient
+ * reduce-scattered to its owners. */
 #include "shard.h"
 
 
@@ -18,9 +17,8 @@ dl_status shard_reduce_scatter_start(dl_comm *c, const dl_device *dev, const flo
                                      float *scratch, shard_pending *p)
 {
     int world = c != NULL ? dl_comm_size(c) : 1, me = c != NULL ? dl_comm_rank(c) : 0;
-    size_t mine = n / (size_t)world + ((size_t)me < n % (size_t)world); // this rank's shard (lab 04's segments)
     if (c == NULL || dev == NULL || p == NULL || world > SHARD_MAX_RANKS ||
-        (n > 0 && (grad == NULL || (mine > 0 && out == NULL) || (world > 1 && scratch == NULL))))
+        (n > 0 && (grad == NULL || (shard_count(n, world, me) > 0 && out == NULL) || (world > 1 && scratch == NULL))))
         return dl_error_set(DL_ERR_ARG, "shard_reduce_scatter_start: need a comm of at most %d ranks, a device, "
                                         "the gradient, its shard, the slots and a pending record", SHARD_MAX_RANKS);
     return DL_TODO("lab06 task 4: P - 1 exchanges of the owners' shards started at once");

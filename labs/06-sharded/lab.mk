@@ -3,7 +3,7 @@ LAB_06_TITLE := Sharded data parallelism: ZeRO-1 and FSDP on your own reduce-sca
 LAB_06_STUDENT_C := shard.c zero.c fsdp.c
 LAB_06_STUDENT_CU :=
 LAB_06_STUDENT_H :=
-LAB_06_KIT_C := kit.c
+LAB_06_KIT_C := kit_ledger.c kit_model.c kit_record.c kit_train.c kit_selftest.c
 # The grader's files whose code answers this lab's tasks (its shard arithmetic, the ring's
 # schedule, the ZeRO-1 reference, lab06_ref.c): no release holds their source, only their objects
 # (tools/release-tree.sh).
@@ -37,14 +37,16 @@ which {memory.params:bytes} parameters: its shards and at most two layers whole.
 accuracy {test_accuracy:pct} (ZeRO-1: {^test_accuracy:pct}).
 endef
 define LAB_06_CAPTION_memory
-Memory per rank against the number of ranks, by the closed form for DDP, ZeRO-1 and FSDP (lines) and as this
-run's ledger measured it (the marked point): only what is sharded shrinks as ranks are added.
+Memory per rank by kind (stacked: parameters, gradients, momentum, activations, scratch) against the number of
+ranks, one panel per mode, by the closed form, and this run's ledger (the black point): only what a mode
+shards shrinks as ranks are added. At one rank FSDP holds more than DDP: its shard is then the whole model,
+and the layers it gathers whole come on top.
 endef
 define LAB_06_CAPTION_step_memory
-What rank 0 holds during one training step, after each allocation and free, by kind (stacked): flat for DDP
-and ZeRO-1, whose buffers live for the whole run; FSDP's saw-tooth is each layer gathered (and the next one
-prefetched) just before forward or backward uses it and freed right after, and each whole gradient held until
-its reduce-scatter is done.
+What rank 0 holds during one training step, after each allocation and free, by kind (stacked): one flat
+slot for DDP and ZeRO-1, whose buffers live for the whole run; FSDP's saw-tooth is each layer whole only while
+forward or backward needs it (with what the prefetch brings beside it), and each whole gradient until its
+reduce-scatter is done. Under the axis, F2 marks where layer 2's forward begins, B2 its backward.
 endef
 define LAB_06_CAPTION_projection
 One step of this model projected onto every shipped profile's GPUs: ZeRO-1 sends what DDP sends and updates a

@@ -46,7 +46,7 @@
 extern "C" {
 #endif
 
-// ---- provided (kit.c): the memory ledger ----
+// ---- provided (kit_ledger.c): the memory ledger ----
 
 /* What a block of memory holds. */
 typedef enum shard_mem_kind {
@@ -107,7 +107,7 @@ size_t shard_count(size_t n, int P, int s);
 #define SHARD_CHUNK 16384
 /* Bytes of scratch shard_reduce_scatter needs on dev: the largest piece a
  * step receives, min(shard_count(n, P, 0), SHARD_CHUNK) floats; 0 when P = 1
- * or n = 0. Provided (kit.c). */
+ * or n = 0. Provided (kit_ledger.c). */
 size_t shard_scratch_bytes(size_t n, int P);
 
 /* Reduce-scatter to the mean: P − 1 ring steps (send to the right
@@ -196,8 +196,8 @@ dl_status shard_all_gather_start(dl_comm *c, const dl_device *dev, float *buf, s
 /* Starts a reduce-scatter of grad (n floats on dev) to the mean by pairwise
  * exchange: P − 1 dl_comm_isendrecv calls, one with every other rank, each
  * sending that peer's shard of grad to it and receiving the peer's copy of
- * shard r into scratch ((P − 1)·shard_count(n, P, 0) floats on dev: room
- * for every peer's copy, laid out as you like). Returns without waiting;
+ * shard r into scratch (shard_slots_bytes(n, P) bytes on dev: room for
+ * every peer's copy, laid out as you like). Returns without waiting;
  * shard_wait finishes it: out (shard_count(n, P, r) floats on dev, NULL
  * allowed when that count is 0) = the P copies of shard r (grad's own and
  * the P − 1 received) added up in fp32, in any order, times 1/P. grad and
@@ -205,6 +205,11 @@ dl_status shard_all_gather_start(dl_comm *c, const dl_device *dev, float *buf, s
  * shard_wait. */
 dl_status shard_reduce_scatter_start(dl_comm *c, const dl_device *dev, const float *grad, size_t n, float *out,
                                      float *scratch, shard_pending *p);
+
+/* Bytes of the slots shard_reduce_scatter_start receives into: P − 1 copies
+ * of the largest shard, (P − 1)·⌈n/P⌉ floats (0 when P = 1 or n = 0): every
+ * copy arrives before any can be added. Provided (kit_ledger.c). */
+size_t shard_slots_bytes(size_t n, int P);
 
 /* Waits for every request of p (all of them, also after one fails), then
  * finishes a reduce-scatter (the sum and the mean into out); zeroes p. A
@@ -221,7 +226,7 @@ typedef struct fsdp_layer {
     float *param, *grad, *velocity; /* (count,) each: SHARD_PARAMS, SHARD_GRADS, SHARD_OPTIM */
     float *full; /* the layer's n_l parameters, gathered, while forward or backward uses them (SHARD_PARAMS) */
     float *full_grad; /* its n_l gradients from its backward until its reduce-scatter is done (SHARD_GRADS) */
-    float *scratch; /* the reduce-scatter's slots while it is in flight (SHARD_COMM) */
+    float *scratch; /* the reduce-scatter's slots (shard_slots_bytes) while it is in flight (SHARD_COMM) */
     shard_pending gather, reduce; /* the collectives in flight on it (zeroed: none) */
 } fsdp_layer;
 
@@ -231,7 +236,7 @@ typedef struct fsdp_state {
     dl_comm *comm;
     dl_mlp *model;
     shard_mem *mem;
-    int prefetch; /* 1: start the next layer's all-gather as soon as this layer's is done; 0: none */
+    int prefetch; /* 1: the next layer's all-gather in flight while a layer computes; 0: none ahead of need */
 
     fsdp_layer layer[DL_MLP_MAX_LAYERS];
     dl_status status; /* the first failure inside fsdp_grad_ready, else DL_OK */
@@ -246,27 +251,26 @@ typedef struct fsdp_state {
 dl_status fsdp_init(fsdp_state *f);
 
 /* The model's hooks (ctx: the fsdp_state); what must hold when each returns:
- * - pre(l, phase): layer l's parameters are gathered whole into buffers of
- *   your own and the model's views W and b point at them; in backward its
- *   gW and gb point at a whole-gradient buffer of your own too. With
- *   f->prefetch, the all-gather of the layer the pass needs next (l + 1 in
- *   forward, l − 1 in backward) has been started and not waited for: it
- *   runs while layer l computes.
- * - post(l, phase): layer l's gathered parameters are freed and the four
- *   views NULL. Forward frees every layer after use, and backward gathers
- *   it again (the whole gradient lives on until its reduce-scatter is done).
- * At no time does a rank hold more than two layers' parameters whole. */
+ * - pre(l, phase): layer l's parameters are whole, in buffers of your own,
+ *   and the model's views W and b point at them; in backward its gW and gb
+ *   point at a whole-gradient buffer of your own too.
+ * - post(l, phase): the four views are NULL.
+ * Throughout (README, task 5's invariants): at most two layers' parameters
+ * whole at once, and forward's gathered layers are not kept for backward
+ * (backward gathers again); with f->prefetch, the gather of the layer the
+ * pass needs next is in flight while layer l computes; without it, nothing
+ * is gathered ahead of need. */
 dl_status fsdp_pre(void *ctx, int layer, dl_mlp_phase phase);
 dl_status fsdp_post(void *ctx, int layer, dl_mlp_phase phase);
 
 /* Backward's callback (dl_mlp_ready_fn, ctx: the fsdp_state): layer
  * `layer`'s gradient (grad, count elements: its whole gradient) is final:
  * its reduce-scatter to the mean, into the layer's grad shard, starts now,
- * to run while backward computes the layers below. At no time does a rank
- * hold more than two layers' gradients whole, and what a finished
- * reduce-scatter read is freed. It cannot return a status: the first
- * failure goes into f->status, which fsdp_step sets to DL_OK before its
- * backward and reads after it. */
+ * and stays in flight while backward computes the layers below. At no time
+ * does a rank hold more than two layers' gradients whole, and what a
+ * finished reduce-scatter read is freed. It cannot return a status: the
+ * first failure goes into f->status, which fsdp_step sets to DL_OK before
+ * its backward and reads after it. */
 void fsdp_grad_ready(void *ctx, int layer, void *grad, size_t count);
 
 /* One FSDP optimizer step on this rank's batch, as zero_step's contract

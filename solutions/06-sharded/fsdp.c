@@ -1,8 +1,7 @@
 /* fsdp.c — lab 06, tasks 4 and 5: the all-gather and the reduce-scatter
  * started without waiting, and FSDP on them: every layer sharded on its own,
- * gathered just before forward or backward uses it (the next one already on
- * its way), freed right after, its gradient reduce-scattered while backward
- * goes on with the layer below. */
+ * whole only while forward or backward needs it, its gradient
+ * reduce-scattered to its owners. */
 #include "shard.h"
 
 /* BEGIN SOLUTION */
@@ -36,14 +35,13 @@ dl_status shard_reduce_scatter_start(dl_comm *c, const dl_device *dev, const flo
                                      float *scratch, shard_pending *p)
 {
     int world = c != NULL ? dl_comm_size(c) : 1, me = c != NULL ? dl_comm_rank(c) : 0;
-    size_t mine = n / (size_t)world + ((size_t)me < n % (size_t)world); // this rank's shard (lab 04's segments)
     if (c == NULL || dev == NULL || p == NULL || world > SHARD_MAX_RANKS ||
-        (n > 0 && (grad == NULL || (mine > 0 && out == NULL) || (world > 1 && scratch == NULL))))
+        (n > 0 && (grad == NULL || (shard_count(n, world, me) > 0 && out == NULL) || (world > 1 && scratch == NULL))))
         return dl_error_set(DL_ERR_ARG, "shard_reduce_scatter_start: need a comm of at most %d ranks, a device, "
                                         "the gradient, its shard, the slots and a pending record", SHARD_MAX_RANKS);
     /* BEGIN SOLUTION */
     int P = dl_comm_size(c), r = dl_comm_rank(c);
-    size_t slot = shard_count(n, P, 0);
+    size_t slot = P > 1 ? shard_slots_bytes(n, P) / sizeof(float) / (size_t)(P - 1) : 0;
     *p = (shard_pending){.out = out, .grad = grad, .scratch = scratch, .n_elems = n};
     for (int k = 1; k < P; k++) {
         int to = ring_at(r + k, P), from = ring_at(r - k, P);
@@ -68,7 +66,8 @@ dl_status shard_wait(dl_comm *c, const dl_device *dev, shard_pending *p)
     }
     if (st == DL_OK && p->out != NULL) {
         int P = dl_comm_size(c), r = dl_comm_rank(c);
-        size_t n = p->n_elems, mine = shard_count(n, P, r), slot = shard_count(n, P, 0);
+        size_t n = p->n_elems, mine = shard_count(n, P, r);
+        size_t slot = P > 1 ? shard_slots_bytes(n, P) / sizeof(float) / (size_t)(P - 1) : 0;
         st = dl_copy(dev, p->out, p->grad + shard_offset(n, P, r), mine, DL_F32);
         for (int k = 1; k < P && st == DL_OK; k++)
             st = dl_add(dev, p->out, p->scratch + (size_t)(k - 1) * slot, mine, DL_F32);
@@ -184,9 +183,8 @@ void fsdp_grad_ready(void *ctx, int layer, void *grad, size_t count)
     int P = dl_comm_size(f->comm);
     size_t n = f->model->layer[layer].count;
     dl_status st = layer + 1 < f->model->n_layers ? reduced(f, layer + 1) : DL_OK;
-    if (st == DL_OK && P > 1)
-        st = shard_alloc(f->mem, SHARD_COMM, (size_t)(P - 1) * shard_count(n, P, 0) * sizeof(float),
-                         (void **)&F->scratch);
+    if (st == DL_OK && shard_slots_bytes(n, P) > 0)
+        st = shard_alloc(f->mem, SHARD_COMM, shard_slots_bytes(n, P), (void **)&F->scratch);
     if (st == DL_OK)
         st = shard_reduce_scatter_start(f->comm, f->model->dev, grad, n, F->grad, F->scratch, &F->reduce);
     f->status = st;

@@ -1,19 +1,63 @@
 # step_memory.gp — lab 06: what rank 0 holds during one training step, by
-# kind, after each allocation and free of its ledger (kit_mem_watch).
-# Variables: data (memory_step.csv), P, mode.
+# kind, stacked, after each allocation and free of its ledger
+# (kit_mem_watch): each change is one slot of the x axis, as wide as the
+# next. Under the axis each layer's hooks are marked where they begin (F2:
+# layer 2's forward, B2: its backward; "end": after layer 0's backward, the
+# last reduce-scatters and the update), and the forward and backward passes
+# are named above the plot. A step that allocates and frees nothing (DDP,
+# ZeRO-1) is one slot: its stack, flat for the whole step.
+# Variables: data (memory_step.csv: event, params, grads, optim, acts, comm,
+# total, pass, layer), P, mode.
 stats data using "event" name "E" nooutput
-set title sprintf("Lab 06: rank 0's memory during one step, %s on %d rank(s)", mode, P)
-set xlabel 'allocations and frees during the step, in order'
+n_slots = E_max + 1
+flat = n_slots <= 1
+set title sprintf("Lab 06: rank 0's memory during one step, %s on %d rank(s)\n%s", mode, P, \
+    sub(flat ? "nothing is allocated or freed during the step: what it holds is flat, the whole step" \
+             : "each slot: the ledger after one allocation or free; F: a layer's forward, B: its backward"))
 set ylabel 'memory held (MiB)'
-set yrange [0:*]
-set xrange [0:(E_max > 0 ? E_max : 1)]
-if (E_max <= 1) { set label 1 "nothing is allocated or freed during the step: the memory is flat" at graph 0.5, graph 0.55 center }
 MiB = 1024.0 * 1024.0
-set style fill solid 0.8 noborder
+set yrange [0:*]
+set offsets 0, 0, graph 0.12, 0
+set xrange [0:n_slots]
+set style fill solid 1.0 noborder
 eval key_below(2)
-# stacked: each curve is the sum of its kind and those drawn below it
-plot data using "event":(column("total") / MiB) with fillsteps ls 5 title 'ring and exchange scratch', \
-     data using "event":((column("total") - column("comm")) / MiB) with fillsteps ls 4 title 'activations', \
-     data using "event":((column("params") + column("grads") + column("optim")) / MiB) with fillsteps ls 3 title 'momentum', \
-     data using "event":((column("params") + column("grads")) / MiB) with fillsteps ls 2 title 'gradients (shards and whole layers)', \
-     data using "event":(column("params") / MiB) with fillsteps ls 1 title 'parameters (shards and gathered layers)'
+set key horizontal maxcols 3 samplen 1.5
+stats data using (column("pass") == 1 ? column("event") : NaN) name "FW" nooutput
+stats data using (column("pass") == 2 ? column("event") : NaN) name "BW" nooutput
+if (flat) {
+    set xlabel 'the step'
+    unset xtics
+} else {
+    set xlabel 'allocations and frees during the step, in order'
+    # a tic where each layer's hook begins; the passes named above the plot
+    unset xtics
+    set xlabel offset 0, -0.6
+    if (exists("FW_min")) {
+        set arrow 1 from FW_min, graph 1.02 to FW_max + 1, graph 1.02 heads size screen 0.006, 90 lc rgb '#444444'
+        set label 1 'forward' at (FW_min + FW_max + 1) / 2, graph 1.05 center tc rgb '#444444'
+    }
+    if (exists("BW_min")) {
+        set arrow 2 from BW_min, graph 1.02 to BW_max + 1, graph 1.02 heads size screen 0.006, 90 lc rgb '#444444'
+        set label 2 'backward' at (BW_min + BW_max + 1) / 2, graph 1.05 center tc rgb '#444444'
+    }
+}
+set tmargin 5.5
+# the label of a slot where the step enters another layer's hook (or ends)
+last = -9
+mark(p, l) = p == 1 ? sprintf("F%d", l) : p == 2 ? sprintf("B%d", l) : p == 3 ? "end" : ""
+tic(p, l) = (key = 10 * p + l, changed = key != last, last = key, changed ? mark(p, l) : "")
+# the stack, bottom to top: parameters, gradients, momentum, activations, scratch
+lo(k) = k == 0 ? 0 : k == 1 ? column("params") : k == 2 ? column("params") + column("grads") : \
+        k == 3 ? column("params") + column("grads") + column("optim") : column("total") - column("comm")
+hi(k) = k == 4 ? column("total") : lo(k + 1)
+bar(k) = (column("event") + 0.5)
+# one plot command (an SVG holds one plot): the stack, then the marks under the axis
+box(k, c, t) = sprintf("%s data using (bar(%d)):((lo(%d) + hi(%d)) / 2 / MiB):(0.5):((hi(%d) - lo(%d)) / 2 / MiB) " . \
+                       "with boxxyerror fc rgb '%s' title '%s'", k > 0 ? "," : "", k, k, k, k, k, c, t)
+cmd = "plot" . box(0, '#0072B2', 'parameters') . box(1, '#D55E00', 'gradients') . \
+      box(2, '#009E73', 'momentum') . box(3, '#bbbbbb', 'activations') . box(4, '#E69F00', 'scratch (ring, exchange)')
+if (!flat) {
+    cmd = cmd . ", data using (column('event') + 0.5):(0):(tic(column('pass'), column('layer'))) with labels " . \
+          "offset 0, -0.9 notitle"
+}
+eval cmd
