@@ -11,7 +11,9 @@
 #   build/tests/grader              Check unit tests of the grader (its run plan)
 #   build/run, build/grade, build/report  what `make run` writes
 # SAN=1 builds everything under build/san with ASan+UBSan (and without CUDA);
-# NO_CUDA=1 builds a CPU-only kit under build/nocuda.
+# NO_CUDA=1 builds a CPU-only kit under build/nocuda; EMU=1 builds the kit for
+# the emulated CUDA device under build/emucuda (common/emu/README.md: the .cu
+# files through the host C++ compiler, `--device emu`; EMU=1 SAN=1: build/emucuda-san).
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
@@ -30,6 +32,14 @@ Q := @
 say = @printf '  %-4s %s\n' $(1) $(2)
 endif
 SAN ?= 0
+# EMU=1: the .cu files are built for the emulated CUDA device, not by nvcc. A build of
+# its own: its CUDA backend (the emulator's runtime, cuBLAS and NCCL) has the same
+# entry points as a GPU's, so one program holds one or the other.
+EMU ?= 0
+ifeq ($(EMU),1)
+B ?= build/emucuda$(if $(filter 1,$(SAN)),-san)
+NO_CUDA := 1
+endif
 ifeq ($(SAN),1)
 B ?= build/san
 NO_CUDA := 1
@@ -68,12 +78,30 @@ OPENBLAS_SO := $(or $(shell objdump -p $(shell $(CC) -print-file-name=libopenbla
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(or $(shell pkg-config --libs check 2>/dev/null),-lcheck -lsubunit -lrt -lm -pthread)
 
+# ---- the emulated CUDA device (common/emu/README.md): cu2cc, libcudaemu.a, `make emu-test` ----
+include common/emu/emu.mk
+
 # ---- optional parts: CUDA (cuBLAS, NCCL), MPI, gnuplot ----
 ifneq ($(NO_CUDA),1)
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 endif
 CUDA_ARCH ?= 86 90
-ifneq ($(strip $(NVCC)),)
+ifeq ($(EMU),1)
+# The emulated device: every .cu file (the kit's, a lab's kit_cuda.cu, the student's) goes through
+# $(call emu_cu,...) below instead of nvcc; cuBLAS and NCCL are the emulator's.
+override NVCC :=
+HAVE_CUDA := 1
+HAVE_NCCL := 1
+CFLAGS_BASE += -DDL_HAVE_CUDA -DDL_HAVE_NCCL -DDL_CUDA_EMU
+# the .cu files' flags besides the emulator's C++ (emu.mk's EMU_CXXFLAGS): the kit's defines, F16C as
+# the C side has it
+EMU_CU_FLAGS = $(F16C_FLAGS) -Icommon/include -DDL_HAVE_CUDA -DDL_HAVE_NCCL -DDL_CUDA_EMU
+LDLIBS_CUDA := $(EMU_LIB) $(EMU_LDLIBS)
+# the GPU tier's checks of the kit's kernels under checked launches (emu/emu.h)
+TESTS_GPU_CFLAGS := -I$(EMU_DIR)/include
+# what tools/check-submission.sh needs to judge a .cu file built for the emulated device
+CHECK_SUB_ENV := EMU_INCLUDE='$(EMU_DIR)/include' EMU_LIB='$(EMU_LIB)'
+else ifneq ($(strip $(NVCC)),)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 HAVE_CUDA := 1
 HAVE_NCCL := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1,)
@@ -111,6 +139,9 @@ LDLIBS := $(LDLIBS_BASE) $(MPI_LIBS) $(LDLIBS_CUDA) $(SANFLAGS)
 FLAGS_STAMP := $(B)/.flags
 FLAGS_NOW := CC=$(CC) BLAS=$(OPENBLAS_SO) CFLAGS=$(CFLAGS_BASE) STUDENT=$(STUDENT_CFLAGS) NVCC=$(NVCC) $(NVCC_FLAGS) \
              MPI=$(MPI_CFLAGS) CHECK=$(CHECK_CFLAGS)
+ifeq ($(EMU),1)
+FLAGS_NOW += EMU=$(EMU_CXXFLAGS) $(EMU_CU_FLAGS) RT=$(EMU_RT_CXXFLAGS) CXX=$(CXX)
+endif
 ifneq ($(FLAGS_NOW),$(file <$(FLAGS_STAMP)))
 $(shell mkdir -p $(B))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
@@ -118,6 +149,9 @@ endif
 $(FLAGS_STAMP):
 	@mkdir -p $(@D)
 	@touch $@
+ifeq ($(EMU),1)
+$(EMU_RT_OBJ) $(EMU_CU2CC): $(FLAGS_STAMP) # (the emulator's runtime follows the flags too)
+endif
 # The kit's path is compiled into the three objects that need it (dl_home's
 # default, the tree the sandbox hides, and their test) and kept apart in
 # $(B)/.root: a tree copied elsewhere with its build (a scratch copy of the kit,
@@ -165,17 +199,25 @@ $(B)/obj/common/%.o: common/src/%.c $(FLAGS_STAMP)
 $(B)/obj/common/comm_mpi.o: OBJ_CFLAGS := $(MPI_CFLAGS)
 $(B)/obj/common/blas_cpu.o: OBJ_CFLAGS := -DDL_OPENBLAS_SO='"$(OPENBLAS_SO)"'
 
+ifeq ($(EMU),1)
+# (the kit's own .cu files: warnings are errors, as the C sources' are)
+$(B)/obj/common/cuda/%.o: common/src/cuda/%.cu $(FLAGS_STAMP) $(EMU_CU2CC)
+	$(call emu_cu,$<,$@,$(EMU_CU_FLAGS) -Wextra -Werror -Icommon/src)
+else
 $(B)/obj/common/cuda/%.o: common/src/cuda/%.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(call say,NVCC,$<)
 	$(Q)$(NVCC) $(NVCC_FLAGS) -Icommon/src -MMD -MP -c $< -o $@
+endif
 
+# (EMU=1: the emulator's runtime, libcudaemu.a, is linked beside the library as LDLIBS_CUDA, as
+# libcudart is; a new one re-archives the library, so that everything linked with it relinks)
 ifeq ($(LIB_PREBUILT),)
-$(LIB): $(LIB_OBJ)
+$(LIB): $(LIB_OBJ) $(if $(filter 1,$(EMU)),$(EMU_LIB))
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(call say,AR,$@)
-	$(Q)ar rcs $@ $^
+	$(Q)ar rcs $@ $(filter %.o,$^)
 endif
 
 # ---- tools: the skeleton generator and the report builder ----
@@ -239,34 +281,77 @@ lab_grader_objs = $(patsubst grader/%.c,$(B)/obj/grader/%.o,$(sort grader/lab$(1
 # $(B)/prebuilt/grader/NAME.o. Where the source is (this kit), the build compiles it;
 # where only the object is (a release), it copies that object to where the source's
 # would be, and every link below is the same. One object serves every build a release
-# does (make grade with or without CUDA, MPI or SAN=1, the gradebook, Gradescope's
+# does (make grade with or without CUDA, MPI, SAN=1 or EMU=1, the gradebook, Gradescope's
 # NO_CUDA=1): it is compiled without the flags that differ between them (-DDL_HAVE_*,
-# the sanitizers, -mf16c: an object that runs on any x86-64) and without debug
-# information or local symbols, after checking that its source reads the same to the
-# preprocessor with and without each of those flags (the code does not depend on them;
+# -DDL_CUDA_EMU, the sanitizers, -mf16c: an object that runs on any x86-64) and without
+# debug information or local symbols, after checking that its source reads the same to
+# the preprocessor with and without each of those flags (the code does not depend on them;
 # a sanitizer build links an uninstrumented object as it links libc). Each object is
 # written whole and renamed into place: releases laid out side by side may build it at once.
-PREBUILT_CFLAGS := $(filter-out -g $(SANFLAGS) $(F16C_FLAGS) -DDL_HAVE_%,$(CFLAGS_BASE)) $(CHECK_CFLAGS) -Igrader
+PREBUILT_CFLAGS := $(filter-out -g $(SANFLAGS) $(F16C_FLAGS) -DDL_HAVE_% -DDL_CUDA_EMU,$(CFLAGS_BASE)) $(CHECK_CFLAGS) \
+                   -Igrader
 PREBUILT_VARIANTS := "-DDL_HAVE_CUDA -DDL_HAVE_NCCL -DDL_HAVE_MPI" "-fsanitize=address,undefined" \
-                     $(if $(F16C_FLAGS),"$(F16C_FLAGS)")
+                     $(if $(F16C_FLAGS),"$(F16C_FLAGS)") $(if $(filter 1,$(EMU)),"-DDL_CUDA_EMU")
 judge_prebuilt = $(patsubst grader/%.c,$(B)/prebuilt/grader/%.o,$(LAB_$(1)_JUDGE_ANSWERS))
 # the lab's grader objects compiled here, and those copied from grader/prebuilt/ (no source)
 grader_from_prebuilt = $(patsubst grader/%.c,$(B)/obj/grader/%.o,$(filter-out $(wildcard $(LAB_$(1)_JUDGE_ANSWERS)),\
                          $(LAB_$(1)_JUDGE_ANSWERS)))
 grader_from_source = $(filter-out $(call grader_from_prebuilt,$(1)),$(call lab_grader_objs,$(1)))
 GRADER_JUDGE_OBJ := $(B)/obj/grader/runner.o $(B)/obj/grader/items.o $(B)/obj/grader/sandbox.o \
-                    $(B)/obj/grader/replay.o $(B)/obj/grader/drivers.o $(B)/obj/grader/plan.o
+                    $(B)/obj/grader/replay.o $(B)/obj/grader/drivers.o $(B)/obj/grader/plan.o $(B)/obj/grader/gpu.o
 GRADER_WORKER_OBJ := $(B)/obj/grader/worker.o $(B)/obj/grader/items.o $(B)/obj/grader/replay.o \
-                     $(B)/obj/grader/sandbox.o $(B)/obj/grader/drivers.o
+                     $(B)/obj/grader/sandbox.o $(B)/obj/grader/drivers.o $(B)/obj/grader/gpu.o
+# A lab's .cu files: $(call LAB_KIT_CU,lab-id,lab-dir) for its kit_cuda.cu,
+# $(call LAB_STUDENT_CU,lab-id,lab-dir,impl-name,impl-source-dir,obj-root) for
+# the student's, built by nvcc or, EMU=1, for the emulated device.
+ifeq ($(EMU),1)
+define LAB_KIT_CU
+$(B)/obj/kit/$(1)/%.o: labs/$(2)/%.cu $(FLAGS_STAMP) $(EMU_CU2CC)
+	$$(call emu_cu,$$<,$$@,$$(EMU_CU_FLAGS) -Ilabs/$(2))
+endef
+# A student's .cu file for the emulated device, checked as nvcc's is: the line rule on the
+# files, then cu2cc rewrites its launches and __shared__ within their lines, the compiler
+# makes the assembly that is checked and then assembled, and the object is checked. The
+# dependency file names the .cu file where it named cu2cc's output (which holds the .cu
+# file's lines and includes, and nothing else of its own).
+define LAB_STUDENT_CU
+$(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP) $(call lab_rules,$(1)) \
+                         $(EMU_CU2CC)
+	@mkdir -p $$(@D)
+	$$(call say,EMU,$$<)
+	$$(Q)$$(CHECK_SUB) lines $(call lab_rules,$(1)) $(4) $$<
+	$$(Q)$$(EMU_CU2CC) $$< -o $$(@:.o=.cu.cc)
+	$$(Q)$$(CXX) $$(EMU_CXXFLAGS) $$(EMU_CU_FLAGS) $$(STUDENT_CFLAGS) -I$(4) -Ilabs/$(2) -iquote $(4) -MD -MP \
+	    -MF $$(@:.o=.d) -MT $$@ -S $$(@:.o=.cu.cc) -o $$(@:.o=.s)
+	$$(Q)$$(call EMU_DEP_CU,$$<,$$@)
+	$$(Q)$$(CHECK_SUB) source $(call lab_rules,$(1)) $(4) $$< $$(@:.o=.d) $$(@:.o=.s)
+	$$(Q)$$(CXX) $$(EMU_CXXFLAGS) -c $$(@:.o=.s) -o $$@
+	$$(Q)$$(CHECK_SUB) symbols $(call lab_rules,$(1)) $$< $$@
+endef
+else
+define LAB_KIT_CU
+$(B)/obj/kit/$(1)/%.o: labs/$(2)/%.cu $(FLAGS_STAMP)
+	@mkdir -p $$(@D)
+	$$(call say,NVCC,$$<)
+	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+endef
+define LAB_STUDENT_CU
+$(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP) $(call lab_rules,$(1))
+	@mkdir -p $$(@D)
+	$$(call say,NVCC,$$<)
+	$$(Q)$$(CHECK_SUB) lines $(call lab_rules,$(1)) $(4) $$<
+	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -I$(4) -Ilabs/$(2) -MD -MP -MF $$(@:.o=.d) -Xcompiler -save-temps=obj -c $$< -o $$@
+	$$(Q)rm -f $$(@:.o=.ii)
+	$$(Q)$$(CHECK_SUB) source $(call lab_rules,$(1)) $(4) $$< $$(@:.o=.d) $$(@:.o=.s)
+	$$(Q)$$(CHECK_SUB) symbols $(call lab_rules,$(1)) $$< $$@
+endef
+endif
 define LAB_COMMON
 $(B)/obj/kit/$(1)/%.o: labs/$(2)/%.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
 	$$(Q)$$(CC) $$(CFLAGS_BASE) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
-$(B)/obj/kit/$(1)/%.o: labs/$(2)/%.cu $(FLAGS_STAMP)
-	@mkdir -p $$(@D)
-	$$(call say,NVCC,$$<)
-	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -Ilabs/$(2) -MMD -MP -c $$< -o $$@
+$(call LAB_KIT_CU,$(1),$(2))
 $(call grader_from_source,$(1)): $(B)/obj/grader/%.o: grader/%.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
@@ -295,7 +380,7 @@ $(call lab_rules,$(1)): grader/api/kit.txt grader/api/lab$(1).txt tools/check-su
                         $(wildcard common/include/dl/*.h labs/$(2)/*.h) $(call kit_objs,$(1)) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,API,$$@)
-	$$(Q)CC='$$(CC)' NVCC='$$(NVCC)' CUDA_LIBDIR='$$(CUDA_LIBDIR)' SAN=$$(SAN) $$(CHECK_SUB) rules $$@ labs/$(2) \
+	$$(Q)CC='$$(CC)' NVCC='$$(NVCC)' CUDA_LIBDIR='$$(CUDA_LIBDIR)' SAN=$$(SAN) $$(CHECK_SUB_ENV) $$(CHECK_SUB) rules $$@ labs/$(2) \
 	    $$(LIB) "$$(LAB_$(1)_STUDENT_C) $$(LAB_$(1)_STUDENT_CU) $$(LAB_$(1)_STUDENT_H)" $(call kit_objs,$(1)) \
 	    -- $$(API_CPPFLAGS)
 $(B)/grader/lab$(1): $(GRADER_JUDGE_OBJ) $(call lab_grader_objs,$(1)) $(B)/obj/grader/lab$(1)_calls-judge.o \
@@ -311,18 +396,13 @@ define LAB_IMPL
 $(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP) $(call lab_rules,$(1))
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
+	$$(Q)$$(CHECK_SUB) lines $(call lab_rules,$(1)) $(4) $$<
 	$$(Q)$$(CC) $$(CFLAGS_BASE) $$(STUDENT_CFLAGS) -I$(4) -Ilabs/$(2) -MD -MP -MF $$(@:.o=.d) -MT $$@ -S $$< \
 	    -o $$(@:.o=.s)
 	$$(Q)$$(CHECK_SUB) source $(call lab_rules,$(1)) $(4) $$< $$(@:.o=.d) $$(@:.o=.s)
 	$$(Q)$$(CC) -c $$(@:.o=.s) -o $$@
 	$$(Q)$$(CHECK_SUB) symbols $(call lab_rules,$(1)) $$< $$@
-$(5)/obj/$(3)/$(1)/%.o: $(4)/%.cu $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAGS_STAMP) $(call lab_rules,$(1))
-	@mkdir -p $$(@D)
-	$$(call say,NVCC,$$<)
-	$$(Q)$$(NVCC) $$(NVCC_FLAGS) -I$(4) -Ilabs/$(2) -MD -MP -MF $$(@:.o=.d) -Xcompiler -save-temps=obj -c $$< -o $$@
-	$$(Q)rm -f $$(@:.o=.ii)
-	$$(Q)$$(CHECK_SUB) source $(call lab_rules,$(1)) $(4) $$< $$(@:.o=.d) $$(@:.o=.s)
-	$$(Q)$$(CHECK_SUB) symbols $(call lab_rules,$(1)) $$< $$@
+$(call LAB_STUDENT_CU,$(1),$(2),$(3),$(4),$(5))
 $(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)
@@ -374,10 +454,11 @@ mutant-grader: $(MUT_B)/mutant/lab$(LAB)-worker $(MUT_B)/mutant/lab$(LAB) $(B)/g
 mutant-driver: $(MUT_B)/mutant/lab$(LAB)
 endif
 
+# (EMU=1: the gpu1 tier's helpers, grader/gpu.c, reach the emulator's controls, emu/emu.h)
 $(B)/obj/grader/%.o: grader/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -Igrader $(if $(filter 1,$(EMU)),-I$(EMU_DIR)/include) -MMD -MP -c $< -o $@
 
 DRIVERS := $(foreach l,$(LABS),$(B)/labs/lab$(call lab_id,$(l))) \
            $(foreach l,$(SOL_LABS),$(B)/solutions/lab$(call lab_id,$(l)))
@@ -412,7 +493,7 @@ GPU_TEST_C := $(wildcard common/tests_gpu/*.c)
 $(B)/obj/tests_gpu/%.o: common/tests_gpu/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) $(CHECK_CFLAGS) $(TESTS_GPU_CFLAGS) -MMD -MP -c $< -o $@
 $(B)/tests/gpu: $(patsubst common/tests_gpu/%.c,$(B)/obj/tests_gpu/%.o,$(GPU_TEST_C)) $(LIB)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)
@@ -431,13 +512,19 @@ $(B)/tests/comm: $(B)/obj/tests_mpi/test_comm.o $(LIB)
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 
 # ---- top-level targets ----
-.PHONY: all autograder help deps features lib run test unit grade bench bench-gpu skeletons check-skeletons \
-        test-gpu slides style clean mutants plots student-release gradescope gradebook mutant-grader \
+.PHONY: all autograder help deps features lib run print-B test unit grade bench bench-gpu skeletons check-skeletons \
+        test-gpu test-gpu-emu slides style clean mutants plots student-release gradescope gradebook mutant-grader \
         mutant-driver
 
 help:
 	@echo "ddplab — make targets"
+ifneq ($(SOL_LABS),)
 	@echo "  make run              run every lab's reference on its default data, grade it, write build/report/index.html"
+	@echo "                        (tools/run.sh --impl labs: your code in labs/ instead)"
+else
+	@echo "  make run              build and run your code in each lab on its default data, grade it,"
+	@echo "                        write build/report/index.html (a task not done yet is named, not an error)"
+endif
 	@echo "  make test             the kit's own tests (unit, grader, skeletons, mutants, drivers, plots)"
 	@echo "  make grade LAB=01     grade your code in labs/01-*  (IMPL=solutions grades the reference)"
 	@echo "                        TESTS='name ...' reruns chosen items; JSON=file writes Gradescope results"
@@ -451,17 +538,23 @@ help:
 	@echo "  make slides           build slides/*.md into build/slides/*.html"
 	@echo "  make style            clang-format check and cppcheck on the C sources"
 	@echo "  make emu-test         the emulated CUDA device's unit tests (common/emu)"
+	@echo "  make test-gpu-emu     the GPU tier on the emulated CUDA device, no GPU needed (part of make test)"
+	@echo "  make EMU=1 [target]   the kit built for the emulated CUDA device, in build/emucuda: --device emu"
 	@echo "  make gradebook SUBMISSIONS=dir LAB=01   grade a folder of submissions into a CSV"
 	@echo "  make student-release  a tarball for students (no solutions/, no mutants)"
 	@echo "  make gradescope LAB=01   the Gradescope autograder for a lab (build/gradescope/)"
 	@echo "  make autograder       only what grading needs: the library, the judges, jsonq (no drivers, tests, benches)"
 	@echo "  make clean            remove build/"
-	@echo "options: NO_CUDA=1  SAN=1 (ASan+UBSan)  CUDA_ARCH='86 90'  DL_DEVICE=cpu|cuda"
+	@echo "options: NO_CUDA=1  SAN=1 (ASan+UBSan)  EMU=1  CUDA_ARCH='86 90'  DL_DEVICE=cpu|cuda|emu"
 
 comma := ,
 CUDA_MSG := $(if $(HAVE_CUDA),✓ CUDA    $(NVCC) (sm $(CUDA_ARCH))$(comma) cuBLAS,✗ CUDA    nvcc not found: CPU only (install the CUDA toolkit or set NVCC=))
 NCCL_MSG := $(if $(HAVE_NCCL),✓ NCCL    $(CUDA_HOME),✗ NCCL    not found (GPU data parallelism needs it))
 MPI_MSG := $(if $(MPICC),✓ MPI     $(MPICC),✗ MPI     mpicc not found (make deps))
+ifeq ($(EMU),1)
+CUDA_MSG := ✓ CUDA    emulated on the CPU (common/emu): --device emu; this build has no GPU
+NCCL_MSG := ✓ NCCL    emulated, its ranks over MPI
+endif
 GNUPLOT_MSG := $(if $(GNUPLOT),✓ gnuplot $(GNUPLOT),✗ gnuplot not found: CSV only (make deps))
 features:
 	@echo '$(CUDA_MSG)'
@@ -495,13 +588,31 @@ GRADE_RC = rc=$$?; if [ $$rc -eq 1 ] && [ "$(STRICT)" != 1 ]; then \
            echo "make grade: points were lost (exit status 1; STRICT=1 makes that an error)"; else exit $$rc; fi
 # The code under test is built first; when it does not build (a compiler
 # error, or tools/check-submission.sh refusing it) the judge still writes the
-# table and results.json: every item 0, with the reason (--not-built).
+# table and results.json: every item 0, with the reason (--not-built), which
+# it reads from the build's log sanitized (grader/plan.h). The build's own
+# output is shown with "  build| " before each line: a compiler prints what
+# a student's file makes it print (a #pragma GCC error or a #line file name
+# holding newlines: a forged "Score:" or "refused [...]" line), and none of it
+# may read as the judge's.
+GRADE_SHOW = sed -u 's/^/  build| /'
 GRADE_JUDGE = $(B)/grader/lab$(LAB) $(if $(JSON),--json $(JSON)) $(TESTS)
+# Task 5's CUDA items without a GPU: when the judge says they would run on the emulated device
+# (--which-cuda: no GPU answers, or GR_CUDA=emu; labs 01 and 02), the code under test is built
+# for it too, beside the kit's emulated build in $(B)/emucuda ($(GRADE_EMU_B)), with that
+# build's judge, which grades those items for the judge (grader/gpu.h); $$emu holds the
+# judge's flags. Its build's output is shown as the other build's is.
+GRADE_EMU_B := $(B)/emucuda
+# $(call GRADE_EMU,targets,log,code-dir)
+GRADE_EMU = emu=; if [ "$$($(B)/grader/lab$(LAB) --which-cuda)" = emu ]; then \
+	    if $(MAKE) --no-print-directory EMU=1 B=$(GRADE_EMU_B) $(GRADE_EMU_B)/grader/lab$(LAB) $(1) 2>&1 | \
+	    tee $(2) | $(GRADE_SHOW); then emu="--emu-code $(3)"; else emu="--emu-not-built $(2)"; fi; fi
 ifeq ($(SRC),)
 grade: $(B)/grader/lab$(LAB)
 	@mkdir -p $(B)/grade-build
 	@set -o pipefail; if $(MAKE) --no-print-directory $(B)/$(IMPL)/lab$(LAB)-worker $(B)/$(IMPL)/lab$(LAB) 2>&1 | \
-	    tee $(B)/grade-build/lab$(LAB)-$(IMPL).log; then $(GRADE_JUDGE) --impl $(IMPL) || { $(GRADE_RC); }; \
+	    tee $(B)/grade-build/lab$(LAB)-$(IMPL).log | $(GRADE_SHOW); then \
+	    $(call GRADE_EMU,$(GRADE_EMU_B)/$(IMPL)/lab$(LAB)-worker,$(B)/grade-build/lab$(LAB)-$(IMPL)-emu.log,\
+	    $(GRADE_EMU_B)/$(IMPL)); $(GRADE_JUDGE) --impl $(IMPL) $$emu || { $(GRADE_RC); }; \
 	else $(GRADE_JUDGE) --impl $(IMPL) --not-built $(B)/grade-build/lab$(LAB)-$(IMPL).log || { $(GRADE_RC); }; fi
 else
 # make grade LAB=01 SRC=dir: the lab's student files from dir (one submission, by hand)
@@ -509,14 +620,28 @@ GRADE_SRC_B = $(B)/grade-src/$(subst /,_,$(abspath $(SRC)))
 grade: $(B)/grader/lab$(LAB)
 	@mkdir -p $(GRADE_SRC_B)
 	@set -o pipefail; if $(MAKE) --no-print-directory -s mutant-grader LAB=$(LAB) MUT_DIR=$(abspath $(SRC)) \
-	    MUT_B=$(GRADE_SRC_B) 2>&1 | tee $(GRADE_SRC_B)/build.log; then \
-	    $(GRADE_JUDGE) --code $(GRADE_SRC_B)/mutant --impl $(SRC) || { $(GRADE_RC); }; \
+	    MUT_B=$(GRADE_SRC_B) 2>&1 | tee $(GRADE_SRC_B)/build.log | $(GRADE_SHOW); then \
+	    $(call GRADE_EMU,-s mutant-grader LAB=$(LAB) MUT_DIR=$(abspath $(SRC)) MUT_B=$(GRADE_SRC_B)/emu,\
+	    $(GRADE_SRC_B)/build-emu.log,$(GRADE_SRC_B)/emu/mutant); \
+	    $(GRADE_JUDGE) --code $(GRADE_SRC_B)/mutant --impl $(SRC) $$emu || { $(GRADE_RC); }; \
 	else $(GRADE_JUDGE) --impl $(SRC) --not-built $(GRADE_SRC_B)/build.log || { $(GRADE_RC); }; fi
 endif
 
+# In the full kit make run runs the references, built by `all`; in a student
+# release (no solutions/) it runs the student's code, which tools/run.sh
+# builds lab by lab (a lab that does not build is graded 0 with the compiler's
+# reason, not a stop): here only what every lab's run needs.
 run: deps
+ifneq ($(SOL_LABS),)
 	@$(MAKE) --no-print-directory all
-	@bash tools/run.sh
+else
+	@$(MAKE) --no-print-directory features $(LIB) $(B)/tools/report $(B)/tools/jsonq
+endif
+	@B=$(B) bash tools/run.sh
+
+# the build folder these settings use (tools/run.sh asks)
+print-B:
+	@echo $(B)
 
 test: deps
 	@$(MAKE) --no-print-directory all
@@ -524,6 +649,15 @@ test: deps
 
 test-gpu: all $(B)/tests/gpu
 	@bash tools/test-gpu.sh
+
+# (it builds the emulated kit itself, into $(B)/emucuda; the normal build's lab 01 is refused --device emu)
+ifeq ($(EMU),1)
+test-gpu-emu:
+	@echo "make test-gpu-emu: run it without EMU=1 (it builds the emulated kit into \$$B/emucuda itself)" >&2; exit 2
+else
+test-gpu-emu: $(B)/tools/jsonq $(B)/solutions/lab01
+	@B=$(B) bash tools/test-emu.sh
+endif
 
 bench: all $(BENCHES)
 	@bash tools/bench.sh
@@ -561,6 +695,3 @@ clean:
 
 print-%:
 	@echo $($*)
-
-# ---- the emulated CUDA device (common/emu/README.md): cu2cc, libcudaemu.a, `make emu-test` ----
-include common/emu/emu.mk

@@ -8,6 +8,8 @@
 #   2 each lab's gpu1/gpu4 grader items on the reference solution (with the
 #     cpu items they need, run first: grader/plan.h)
 #   3 each lab's driver on --device cuda, end to end
+# Without a GPU, steps 1 and 1b (and lab 05's NCCL path) run on the emulated
+# CUDA device instead: tools/test-emu.sh, `make test-gpu-emu`, part of `make test`.
 set -u
 B=${B:-build}
 J=$B/tools/jsonq
@@ -15,11 +17,17 @@ out=$B/test-gpu
 mkdir -p "$out"
 if ! ls "$B"/obj/common/cuda/*.o >/dev/null 2>&1; then
     echo "make test-gpu: this build has no CUDA (nvcc was not found); nothing to test" >&2
+    echo "(make test-gpu-emu runs the GPU tier of common/ on the emulated CUDA device, without nvcc or a GPU)" >&2
+    exit 77
+fi
+if ls "$B"/obj/common/cuda/*.cu.cc >/dev/null 2>&1; then # (cu2cc's rewrites: built for the emulated device)
+    echo "make test-gpu: $B is the emulated-CUDA build (make EMU=1): its GPU tier is make test-gpu-emu" >&2
     exit 77
 fi
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q GPU; then
     echo "make test-gpu: SKIPPED — no CUDA GPU answers here (nvidia-smi lists none)." >&2
     echo "The GPU tier runs where a GPU exists; its points are shown as SKIPPED by the grader." >&2
+    echo "(make test-gpu-emu runs its common/ part and lab 05's NCCL path on the emulated CUDA device.)" >&2
     exit 77
 fi
 nvidia-smi -L

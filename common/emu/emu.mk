@@ -21,8 +21,9 @@ endif
 say ?= @printf '  %-4s %s\n' $(1) $(2)
 
 # A .cu file for the emulated device: C++17 (the launch template, if constexpr), the emulation
-# headers before any other, warnings as nvcc's -Xcompiler -Wall gives them.
-EMU_CXXFLAGS := -std=c++17 -O2 -g -pthread -Wall -I$(EMU_DIR)/include $(SANFLAGS)
+# headers before any other, warnings as nvcc's -Xcompiler -Wall gives them; a·b + c never
+# contracted into a fused multiply-add, on any processor (README: what it cannot tell).
+EMU_CXXFLAGS := -std=c++17 -O2 -g -pthread -Wall -ffp-contract=off -I$(EMU_DIR)/include $(SANFLAGS)
 EMU_RT_CXXFLAGS := -std=c++17 -O2 -g -pthread -Wall -Wextra -Werror -Wshadow -I$(EMU_DIR)/include \
                    -I$(EMU_DIR)/src $(SANFLAGS)
 EMU_LIB := $(EMU_B)/libcudaemu.a
@@ -31,12 +32,15 @@ EMU_CU2CC := $(EMU_B)/cu2cc
 
 # $(call emu_cu,src.cu,obj.o,extra flags): rewrite into obj's folder, compile with the .cu
 # file's folder first for its quoted includes (cu2cc's output keeps its lines: messages point
-# into the .cu file).
+# into the .cu file). The dependency file names the .cu file where it named the rewrite, so
+# that make rebuilds from the .cu file (and a deleted rewrite is no missing prerequisite).
+EMU_DEP_CU = CU_CC='$(2:.o=.cu.cc)' CU='$(1)' perl -pi -e 's/\Q$$ENV{CU_CC}\E/$$ENV{CU}/ if $$. <= 2' $(2:.o=.d)
 define emu_cu
 	@mkdir -p $(dir $(2))
 	$(call say,EMU,$(1))
 	$(Q)$(EMU_CU2CC) $(1) -o $(2:.o=.cu.cc)
 	$(Q)$(CXX) $(EMU_CXXFLAGS) $(3) -iquote $(dir $(1)) -MMD -MP -MT $(2) -MF $(2:.o=.d) -c $(2:.o=.cu.cc) -o $(2)
+	$(Q)$(EMU_DEP_CU)
 endef
 
 EMU_RT_SRC := $(wildcard $(EMU_DIR)/src/*.cc)

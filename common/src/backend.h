@@ -31,6 +31,11 @@ typedef void (*dl_cuda_watch_fn)(void *ctx, const char *what, int first);
 void dl_cuda_set_watch_(dl_cuda_watch_fn watch, void *ctx);
 dl_status dl_cuda_host_wait_(void *stream, const char *what);
 
+/* 1 when this backend is the emulated CUDA device (common/emu, EMU=1):
+ * the CUDA calls reach the emulator's runtime, and its devices are
+ * dl_device.emulated; 0 for nvcc's backend and the stub. Cannot fail. */
+int dl_cuda_emulated_(void);
+/* The backend's devices: CUDA GPUs, or the emulated device's ordinals. */
 int dl_cuda_count_(void);
 /* 1 when p points to CUDA device (or managed) memory; 0 for host memory. */
 int dl_cuda_is_device_ptr_(const void *p);

@@ -9,6 +9,10 @@
 
 #include "dl/blas.h" // dl_blas_info
 
+#ifdef __cplusplus
+extern "C" { // (the emulated CUDA device's cuBLAS calls blas_cpu_sgemm from device_cuda.cu)
+#endif
+
 void blas_cpu_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
                     float beta, float *C, int ldc);
 void blas_cpu_sgemv(int ta, int M, int N, float alpha, const float *A, int lda, const float *x, float beta, float *y);
@@ -17,4 +21,7 @@ int blas_cpu_threads(void);
 void blas_cpu_info(dl_blas_info *out);
 void blas_cpu_set_flush(int on);
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* DL_BLAS_CPU_H */

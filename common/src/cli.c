@@ -34,7 +34,8 @@ static size_t common_opts(dl_args *a, dl_opt *o)
     dl_opt t[] = {
         {"data", DL_OPT_STRING, &a->data, "SPEC",
          "dataset: breast_cancer, fashion_mnist, synthetic:k=v,... or a .csv file", NULL, 1, 0},
-        {"device", DL_OPT_STRING, &a->device, "DEV", "auto, cpu, cuda or cuda:N (env DL_DEVICE)", NULL, 1, 0},
+        {"device", DL_OPT_STRING, &a->device, "DEV",
+         "auto, cpu, cuda, cuda:N, or emu in an EMU=1 build (env DL_DEVICE)", NULL, 1, 0},
         {"epochs", DL_OPT_INT, &a->epochs, "N", "passes over the training data", NULL, 1, 1e7},
         {"batch-size", DL_OPT_LONG, &a->batch_size, "N", "rows per step; 0 = full batch", NULL, 0, 1e9},
         {"lr", DL_OPT_DOUBLE, &a->lr, "X", "learning rate (> 0)", NULL, 1e-12, 1e6},

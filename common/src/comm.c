@@ -181,14 +181,33 @@ static int ranks_on_host(const dl_comm_claim *w, int n, int r)
     return k;
 }
 
-/* What to do about two ranks on one GPU of a host with gpus GPUs. */
-static const char *one_per_rank_advice(int gpus, char *buf, size_t len)
+/* What to do about two ranks on one GPU of a host with w->gpus GPUs (or emulated
+ * ordinals) and ranks ranks asking for one. */
+static const char *one_per_rank_advice(const dl_comm_claim *w, int ranks, char *buf, size_t len)
 {
-    snprintf(buf, len,
-             "NCCL needs one GPU per rank (it would stop with \"Duplicate GPU detected\"): start at most %d "
-             "rank(s) per machine (dlrun -n %d) with --device cuda (one GPU per local rank), or use --device cpu",
-             gpus, gpus);
+    if (w->emulated)
+        snprintf(buf, len,
+                 "NCCL needs one GPU per rank, and the emulated device holds ranks to it: DL_EMU_DEVICES=N gives it "
+                 "N ordinals (DL_EMU_DEVICES=%d for the %d ranks on this machine) with --device emu (one ordinal "
+                 "per local rank), or use --device cpu",
+                 ranks, ranks);
+    else
+        snprintf(buf, len,
+                 "NCCL needs one GPU per rank (it would stop with \"Duplicate GPU detected\"): start at most %d "
+                 "rank(s) per machine (dlrun -n %d) with --device cuda (one GPU per local rank), or use --device cpu",
+                 w->gpus, w->gpus);
     return buf;
+}
+
+/* How a claim names its device: "cuda" or "emu" (an ordinal follows), "GPU" or "emulated GPU". */
+static const char *spec_name(const dl_comm_claim *w)
+{
+    return w->emulated ? "emu" : "cuda";
+}
+
+static const char *gpu_name(const dl_comm_claim *w)
+{
+    return w->emulated ? "emulated GPU" : "GPU";
 }
 
 dl_status dl_comm_check_claims(const dl_comm_claim *w, int n)
@@ -205,15 +224,16 @@ dl_status dl_comm_check_claims(const dl_comm_claim *w, int n)
         return DL_OK;
     if (cpu >= 0)
         return dl_error_set(DL_ERR_ARG,
-                            "rank %d uses cuda:%d but rank %d the CPU: with NCCL every rank needs a GPU of its own; "
+                            "rank %d uses %s:%d but rank %d the CPU: with NCCL every rank needs a GPU of its own; "
                             "give every rank the same --device (auto takes the CPU on a machine with fewer GPUs "
                             "than ranks)",
-                            gpu, w[gpu].ordinal, cpu);
+                            gpu, spec_name(&w[gpu]), w[gpu].ordinal, cpu);
     for (int i = 0; i < n; i++) {
         for (int j = i + 1; j < n; j++) {
             if (same_host(&w[i], &w[j]) && w[i].ordinal == w[j].ordinal && w[i].ordinal < w[i].gpus)
-                return dl_error_set(DL_ERR_ARG, "ranks %d and %d both use GPU %d on host %.64s: %s", i, j, w[i].ordinal,
-                                    w[i].host, one_per_rank_advice(w[i].gpus, advice, sizeof advice));
+                return dl_error_set(DL_ERR_ARG, "ranks %d and %d both use %s %d on host %.64s: %s", i, j,
+                                    gpu_name(&w[i]), w[i].ordinal, w[i].host,
+                                    one_per_rank_advice(&w[i], ranks_on_host(w, n, i), advice, sizeof advice));
         }
     }
     for (int r = 0; r < n; r++) {
@@ -224,12 +244,21 @@ dl_status dl_comm_check_claims(const dl_comm_claim *w, int n)
                                 "rank %d asks for cuda:%d on host %.64s, but this build has no CUDA (nvcc was not "
                                 "found when it was built); use --device cpu",
                                 r, w[r].ordinal, w[r].host);
+        if (w[r].gpus == 0 && w[r].emulated)
+            return dl_error_set(DL_ERR_NO_DEVICE,
+                                "rank %d asks for emu:%d, but the emulated device has no ordinal on host %.64s (%.96s)",
+                                r, w[r].ordinal, w[r].host, w[r].why);
         if (w[r].gpus == 0)
             return dl_error_set(DL_ERR_NO_DEVICE,
                                 "rank %d asks for cuda:%d, but no CUDA GPU answers on host %.64s%s%.96s%s; use "
                                 "--device cpu or auto",
                                 r, w[r].ordinal, w[r].host, w[r].why[0] ? " (" : "", w[r].why, w[r].why[0] ? ")" : "");
         int k = ranks_on_host(w, n, r);
+        if (k <= w[r].gpus && w[r].emulated)
+            return dl_error_set(DL_ERR_NO_DEVICE,
+                                "rank %d asks for emu:%d, but the emulated device has %d ordinal(s) on host %.64s "
+                                "(0..%d; DL_EMU_DEVICES=N gives it N)",
+                                r, w[r].ordinal, w[r].gpus, w[r].host, w[r].gpus - 1);
         if (k <= w[r].gpus)
             return dl_error_set(DL_ERR_NO_DEVICE, "rank %d asks for cuda:%d, but host %.64s has %d GPU(s) (0..%d)", r,
                                 w[r].ordinal, w[r].host, w[r].gpus, w[r].gpus - 1);
@@ -247,20 +276,28 @@ dl_status dl_comm_check_claims(const dl_comm_claim *w, int n)
         if (p >= 0 && w[p].ordinal < w[p].gpus)
             g = w[p].ordinal;
         return dl_error_set(DL_ERR_ARG,
-                            "ranks %d and %d would both use GPU %d on host %.64s: it has %d GPU(s) for %d ranks "
-                            "(rank %d asks for cuda:%d, which it lacks). %s",
-                            p < r ? p : r, p < r ? r : p, g, w[r].host, w[r].gpus, k, r, w[r].ordinal,
-                            one_per_rank_advice(w[r].gpus, advice, sizeof advice));
+                            "ranks %d and %d would both use %s %d on host %.64s: it has %d %s(s) for %d ranks "
+                            "(rank %d asks for %s:%d, which it lacks). %s",
+                            p < r ? p : r, p < r ? r : p, gpu_name(&w[r]), g, w[r].host, w[r].gpus, gpu_name(&w[r]), k,
+                            r, spec_name(&w[r]), w[r].ordinal, one_per_rank_advice(&w[r], k, advice, sizeof advice));
     }
     return DL_OK;
 }
 
 /* The GPUs this rank sees: dl_cuda_device_count (when none, CUDA's reason in
- * why), -1 in a build without CUDA, or DL_TEST_SIMULATED_GPUS where no GPU
- * answers (tests only; see dl/comm.h). */
+ * why), the emulated device's ordinals in its build, -1 in a build without
+ * CUDA, or DL_TEST_SIMULATED_GPUS where no GPU answers (tests only; see
+ * dl/comm.h). */
 static int gpus_seen(char *why, size_t len)
 {
     dl_error_clear();
+    if (dl_built_with_emu()) {
+        int e = dl_emu_device_count();
+        const char *v = getenv("DL_EMU_DEVICES");
+        if (e == 0) // (the emulator's longer words would not fit in a claim)
+            snprintf(why, len, "DL_EMU_DEVICES='%.40s' is no count from 1 to 64", v != NULL ? v : "");
+        return e;
+    }
     int n = dl_built_with_cuda() ? dl_cuda_device_count() : -1;
     if (n == 0)
         snprintf(why, len, "%s", dl_last_error());
@@ -283,6 +320,7 @@ dl_status dl_comm_claim_device(dl_comm *c, dl_device_kind kind, int ordinal)
     memset(&mine, 0, sizeof mine);
     gethostname(mine.claim.host, sizeof mine.claim.host - 1);
     mine.claim.ordinal = kind == DL_DEVICE_CUDA ? ordinal : -1;
+    mine.claim.emulated = kind == DL_DEVICE_CUDA && dl_built_with_emu(); // that build's one CUDA device
     if (kind == DL_DEVICE_CUDA) // the CPU does not wake CUDA
         mine.claim.gpus = gpus_seen(mine.claim.why, sizeof mine.claim.why);
     int32_t *all = malloc((size_t)c->size * sizeof mine);
@@ -341,7 +379,7 @@ dl_status dl_comm_use_device(dl_comm *c, const dl_device *dev)
     DL_TRY(mpi_run(c, &a, "use_device"));
     if (idw[32] != 0)
         return dl_error_set(DL_ERR_NCCL, "comm: rank 0 could not create the NCCL id (%s)", why);
-    DL_TRY(dl_nccl_open_(&c->nccl, dev, c->size, c->rank, (const unsigned char *)idw));
+    DL_TRY(dl_nccl_open_(&c->nccl, dev, c->size, c->rank, (const unsigned char *)idw, c->mpi));
     c->dev = dev;
     c->backend = BACKEND_NCCL;
     dl_trace_use_device(dev, dl_nccl_stream_(c->nccl)); // allreduces timed on the comm stream

@@ -82,8 +82,14 @@ typedef struct dl_mpi dl_mpi;
  * place in the world and on its machine. Without MPI: DL_ERR_UNSUPPORTED,
  * naming the world size the launcher asked for and how to get MPI. */
 dl_status dl_mpi_open_(int *argc, char ***argv, dl_mpi **out, int *rank, int *size, int *local_rank, int *local_size);
-/* Frees m and finalises MPI when open started it. NULL is fine. */
+/* Frees m and finalises MPI when open started it (a duplicate frees its
+ * communicator instead). NULL is fine. */
 void dl_mpi_close_(dl_mpi *m);
+/* Collective over m's ranks: a transport of the same ranks on a duplicate of
+ * m's communicator (MPI_Comm_dup), whose messages never match m's: the
+ * emulated NCCL moves its data over one (dl_nccl_open_). Freed by
+ * dl_mpi_close_. Without MPI: DL_ERR_UNSUPPORTED. */
+dl_status dl_mpi_dup_(dl_mpi *m, dl_mpi **out);
 /* Stops every rank of the job with exit status code (MPI_Abort); returns only
  * when m is NULL or MPI is absent. */
 void dl_mpi_abort_(dl_mpi *m, int code);
@@ -101,8 +107,12 @@ typedef struct dl_nccl dl_nccl;
 /* Rank 0 makes the id; the dispatcher broadcasts it over MPI. */
 dl_status dl_nccl_unique_id_(unsigned char id[128]);
 /* Binds this rank to dev (one GPU per rank): a communicator, a comm stream
- * and the events that order it after dev's compute stream. */
-dl_status dl_nccl_open_(dl_nccl **out, const dl_device *dev, int nranks, int rank, const unsigned char id[128]);
+ * and the events that order it after dev's compute stream. mpi is the MPI
+ * transport the ranks were bootstrapped over: a GPU's NCCL does not use it;
+ * the emulated device's NCCL (EMU=1) moves its data over a duplicate of it
+ * (dl_mpi_dup_, common/emu's emu_nccl_set_transport). */
+dl_status dl_nccl_open_(dl_nccl **out, const dl_device *dev, int nranks, int rank, const unsigned char id[128],
+                        dl_mpi *mpi);
 /* Frees s; abort != 0 aborts the communicator (ncclCommAbort) instead of
  * destroying it. NULL is fine. */
 void dl_nccl_close_(dl_nccl *s, int abort);

@@ -19,7 +19,8 @@ enum { P2P_TAG = 77 };
 struct dl_mpi {
     int rank, size;
     int started; /* this process called MPI_Init */
-    MPI_Comm local; /* the ranks on this machine */
+    MPI_Comm comm; /* MPI_COMM_WORLD, or a duplicate of it (dl_mpi_dup_) */
+    MPI_Comm local; /* the ranks on this machine (MPI_COMM_NULL in a duplicate) */
     MPI_Op half_sum; /* f16 sum (dl_half_add) */
     MPI_Op bf16_sum; /* bf16 sum (dl_bf16_add) */
 };
@@ -153,6 +154,7 @@ dl_status dl_mpi_open_(int *argc, char ***argv, dl_mpi **out, int *rank, int *si
         m->started = 1;
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    m->comm = MPI_COMM_WORLD;
     MPI_Comm_rank(MPI_COMM_WORLD, &m->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &m->size);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &m->local);
@@ -166,13 +168,37 @@ dl_status dl_mpi_open_(int *argc, char ***argv, dl_mpi **out, int *rank, int *si
     return DL_OK;
 }
 
+dl_status dl_mpi_dup_(dl_mpi *m, dl_mpi **out)
+{
+    *out = NULL;
+    dl_mpi *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "comm: out of memory");
+    int rc = MPI_Comm_dup(m->comm, &d->comm);
+    if (rc != MPI_SUCCESS) {
+        free(d);
+        return mpi_fail(m, rc, "MPI_Comm_dup");
+    }
+    MPI_Comm_set_errhandler(d->comm, MPI_ERRORS_RETURN);
+    d->rank = m->rank;
+    d->size = m->size;
+    d->local = MPI_COMM_NULL;
+    MPI_Op_create(half_sum_fn, 1, &d->half_sum);
+    MPI_Op_create(bf16_sum_fn, 1, &d->bf16_sum);
+    *out = d;
+    return DL_OK;
+}
+
 void dl_mpi_close_(dl_mpi *m)
 {
     if (m == NULL)
         return;
     MPI_Op_free(&m->half_sum);
     MPI_Op_free(&m->bf16_sum);
-    MPI_Comm_free(&m->local);
+    if (m->local != MPI_COMM_NULL)
+        MPI_Comm_free(&m->local);
+    if (m->comm != MPI_COMM_WORLD)
+        MPI_Comm_free(&m->comm);
     if (m->started)
         MPI_Finalize();
     free(m);
@@ -194,33 +220,32 @@ static dl_status post(dl_mpi *m, const dl_comm_args *a, mpi_req *q)
         DL_TRY(mpi_type(a->t, &mt));
     switch (a->op) {
     case DL_OP_BARRIER:
-        rc = MPI_Ibarrier(MPI_COMM_WORLD, &q->r[q->n++]);
+        rc = MPI_Ibarrier(m->comm, &q->r[q->n++]);
         break;
     case DL_OP_BROADCAST:
-        rc = MPI_Ibcast(a->recv, (int)a->recv_count, mt, a->root, MPI_COMM_WORLD, &q->r[q->n++]);
+        rc = MPI_Ibcast(a->recv, (int)a->recv_count, mt, a->root, m->comm, &q->r[q->n++]);
         break;
     case DL_OP_ALLREDUCE: {
         MPI_Op mo = MPI_SUM;
         DL_TRY(mpi_op(m, a->red, a->t, &mo));
-        rc = MPI_Iallreduce(MPI_IN_PLACE, a->recv, (int)a->recv_count, mt, mo, MPI_COMM_WORLD, &q->r[q->n++]);
+        rc = MPI_Iallreduce(MPI_IN_PLACE, a->recv, (int)a->recv_count, mt, mo, m->comm, &q->r[q->n++]);
         if (a->red == DL_RED_AVG)
             q->avg_buf = a->recv;
         break;
     }
     case DL_OP_ALLGATHER:
-        rc = MPI_Iallgather(a->send, (int)a->send_count, mt, a->recv, (int)a->send_count, mt, MPI_COMM_WORLD,
-                            &q->r[q->n++]);
+        rc = MPI_Iallgather(a->send, (int)a->send_count, mt, a->recv, (int)a->send_count, mt, m->comm, &q->r[q->n++]);
         break;
     case DL_OP_SENDRECV:
         // both sides are posted even when empty, so a count that does not match
         // the peer's fails in the wait instead of leaving a message behind; a
         // one-way call (dl_comm_send, dl_comm_recv) has only its own side
         if (!a->one_way || a->recv_count > 0) {
-            rc = MPI_Irecv(a->recv, (int)a->recv_count, mt, a->src, P2P_TAG, MPI_COMM_WORLD, &q->r[q->n++]);
+            rc = MPI_Irecv(a->recv, (int)a->recv_count, mt, a->src, P2P_TAG, m->comm, &q->r[q->n++]);
             q->has_recv = 1;
         }
         if (rc == MPI_SUCCESS && (!a->one_way || a->send_count > 0))
-            rc = MPI_Isend(a->send, (int)a->send_count, mt, a->dst, P2P_TAG, MPI_COMM_WORLD, &q->r[q->n++]);
+            rc = MPI_Isend(a->send, (int)a->send_count, mt, a->dst, P2P_TAG, m->comm, &q->r[q->n++]);
         break;
     default:
         return dl_error_set(DL_ERR_UNSUPPORTED, "comm: operation %s has no MPI transport", dl_comm_op_name(a->op));

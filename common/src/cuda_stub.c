@@ -22,6 +22,11 @@ dl_status dl_cuda_host_wait_(void *stream, const char *what)
     return no_cuda();
 }
 
+int dl_cuda_emulated_(void)
+{
+    return 0;
+}
+
 int dl_cuda_count_(void)
 {
     return 0;

@@ -19,9 +19,29 @@ int dl_built_with_cuda(void)
 #endif
 }
 
+int dl_built_with_emu(void)
+{
+    return dl_cuda_emulated_();
+}
+
 int dl_cuda_device_count(void)
 {
-    return dl_cuda_count_();
+    return dl_cuda_emulated_() ? 0 : dl_cuda_count_();
+}
+
+int dl_emu_device_count(void)
+{
+    return dl_cuda_emulated_() ? dl_cuda_count_() : 0;
+}
+
+int dl_device_is_gpu(const dl_device *dev)
+{
+    return dev->kind == DL_DEVICE_CUDA && !dev->emulated;
+}
+
+const char *dl_device_kind_name(const dl_device *dev)
+{
+    return dev->kind == DL_DEVICE_CPU ? "cpu" : dev->emulated ? "emu" : "cuda";
 }
 
 static char runtime_version[32], driver_version[32];
@@ -58,27 +78,49 @@ const char *dl_device_env(void)
     return e != NULL && e[0] != '\0' ? e : "auto";
 }
 
+/* Where the emulated device is, for a build without it. */
+#define EMU_HOWTO                                                                                       \
+    "it runs CUDA code on the CPU, with checks for races, barriers and bounds, in a build of its own: " \
+    "`make EMU=1`, then run the programs of build/emucuda/ (for example build/emucuda/labs/lab01 "      \
+    "--device emu)"
+
+/* "cuda" or "emu" (the first len characters of text) with an optional ":N". */
+static dl_status parse_ordinal(const char *text, size_t len, const char *what, dl_device_spec *s)
+{
+    s->kind = DL_DEVICE_CUDA;
+    s->any_gpu = text[len] == '\0';
+    if (text[len] == ':') {
+        char *end = NULL;
+        long v = strtol(text + len + 1, &end, 10);
+        if (end == text + len + 1 || *end != '\0' || v < 0 || v > 1023)
+            return dl_error_set(DL_ERR_ARG, "device '%s': expected %.*s:N with N %s (0, 1, ...)", text, (int)len, text,
+                                what);
+        s->ordinal = (int)v;
+    }
+    return DL_OK;
+}
+
 dl_status dl_device_parse(const char *text, dl_device_spec *spec)
 {
     if (text == NULL || text[0] == '\0')
         text = "auto";
-    dl_device_spec s = {DL_DEVICE_CPU, 0, 0, 0};
+    dl_device_spec s = {DL_DEVICE_CPU, 0, 0, 0, 0};
     if (strcmp(text, "auto") == 0) {
         s.is_auto = 1;
     } else if (strcmp(text, "cpu") == 0) {
         // the CPU
     } else if (strncmp(text, "cuda", 4) == 0 && (text[4] == '\0' || text[4] == ':')) {
-        s.kind = DL_DEVICE_CUDA;
-        s.any_gpu = text[4] == '\0';
-        if (text[4] == ':') {
-            char *end = NULL;
-            long v = strtol(text + 5, &end, 10);
-            if (end == text + 5 || *end != '\0' || v < 0 || v > 1023)
-                return dl_error_set(DL_ERR_ARG, "device '%s': expected cuda:N with N a GPU index (0, 1, ...)", text);
-            s.ordinal = (int)v;
-        }
+        DL_TRY(parse_ordinal(text, 4, "a GPU index", &s));
+    } else if (strncmp(text, "emu", 3) == 0 && (text[3] == '\0' || text[3] == ':')) {
+        DL_TRY(parse_ordinal(text, 3, "an ordinal of the emulated device", &s));
+        s.emu = 1;
+        if (!dl_built_with_emu())
+            return dl_error_set(DL_ERR_ARG, "device '%s': this build has no emulated CUDA device; %s", text, EMU_HOWTO);
     } else {
-        return dl_error_set(DL_ERR_ARG, "device '%s': expected auto, cpu, cuda or cuda:N", text);
+        return dl_error_set(DL_ERR_ARG,
+                            "device '%s': expected auto, cpu, cuda or cuda:N; or emu, emu:N (the emulated "
+                            "CUDA device%s)",
+                            text, dl_built_with_emu() ? "" : ", in the build of `make EMU=1`");
     }
     *spec = s;
     return DL_OK;
@@ -91,18 +133,42 @@ dl_status dl_device_open(const char *text, dl_device *dev)
     return dl_device_open_spec(&spec, dev);
 }
 
+/* The emulated device's ordinal (built with it: dl_device_parse refused it otherwise). */
+static dl_status open_emu(int ordinal, dl_device *dev)
+{
+    if (!dl_built_with_emu())
+        return dl_error_set(DL_ERR_NO_CUDA, "--device emu: this build has no emulated CUDA device; %s", EMU_HOWTO);
+    dl_error_clear();
+    int count = dl_emu_device_count();
+    if (count == 0) // DL_EMU_DEVICES is no count (the emulator's words)
+        return dl_error_set(DL_ERR_NO_DEVICE, "--device emu: %s", dl_last_error());
+    if (ordinal >= count)
+        return dl_error_set(DL_ERR_NO_DEVICE,
+                            "--device emu:%d: the emulated CUDA device has %d ordinal(s) here (0..%d); "
+                            "DL_EMU_DEVICES=N gives it N (one per rank of a machine)",
+                            ordinal, count, count - 1);
+    return dl_cuda_open_(ordinal, dev);
+}
+
 dl_status dl_device_open_spec(const dl_device_spec *spec, dl_device *dev)
 {
     dl_device_kind kind = spec->kind;
     int ordinal = spec->ordinal;
     memset(dev, 0, sizeof *dev);
-    if (spec->is_auto && dl_built_with_cuda() && dl_cuda_count_() > 0)
+    if (spec->is_auto && dl_built_with_cuda() && dl_cuda_device_count() > 0)
         kind = DL_DEVICE_CUDA;
     if (kind == DL_DEVICE_CPU) {
         dev->kind = DL_DEVICE_CPU;
         snprintf(dev->name, sizeof dev->name, "cpu");
         return DL_OK;
     }
+    if (spec->emu)
+        return open_emu(ordinal, dev);
+    if (dl_built_with_emu())
+        return dl_error_set(DL_ERR_NO_DEVICE,
+                            "--device cuda: this is the emulated-CUDA build (make EMU=1), which runs CUDA code on the "
+                            "CPU as --device emu and has no GPU; a GPU needs the normal build (make), where nvcc is "
+                            "found; or use --device emu or --device cpu");
     if (!dl_built_with_cuda())
         return dl_error_set(DL_ERR_NO_CUDA, "--device cuda: this build has no CUDA (nvcc was not found when "
                                             "it was built); rebuild where nvcc is on PATH, or use --device cpu");
@@ -124,7 +190,7 @@ dl_status dl_device_open_spec(const dl_device_spec *spec, dl_device *dev)
 
 const dl_device *dl_cpu(void)
 {
-    static const dl_device cpu = {DL_DEVICE_CPU, 0, NULL, NULL, "cpu", 0, 0};
+    static const dl_device cpu = {DL_DEVICE_CPU, 0, NULL, NULL, "cpu", 0, 0, 0};
     return &cpu;
 }
 
@@ -140,7 +206,10 @@ const char *dl_device_describe(const dl_device *dev)
     static _Thread_local char buf[320];
     if (dev->kind == DL_DEVICE_CPU)
         return "cpu";
-    snprintf(buf, sizeof buf, "cuda:%d (%s, sm_%d%d)", dev->ordinal, dev->name, dev->cc_major, dev->cc_minor);
+    if (dev->emulated)
+        snprintf(buf, sizeof buf, "emu:%d (%s)", dev->ordinal, dev->name);
+    else
+        snprintf(buf, sizeof buf, "cuda:%d (%s, sm_%d%d)", dev->ordinal, dev->name, dev->cc_major, dev->cc_minor);
     return buf;
 }
 

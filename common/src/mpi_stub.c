@@ -40,6 +40,13 @@ void dl_mpi_close_(dl_mpi *m)
     (void)m;
 }
 
+dl_status dl_mpi_dup_(dl_mpi *m, dl_mpi **out)
+{
+    (void)m;
+    *out = NULL;
+    return no_mpi();
+}
+
 void dl_mpi_abort_(dl_mpi *m, int code)
 {
     (void)m, (void)code;

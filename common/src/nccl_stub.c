@@ -15,9 +15,10 @@ dl_status dl_nccl_unique_id_(unsigned char id[128])
     return no_nccl();
 }
 
-dl_status dl_nccl_open_(dl_nccl **out, const dl_device *dev, int nranks, int rank, const unsigned char id[128])
+dl_status dl_nccl_open_(dl_nccl **out, const dl_device *dev, int nranks, int rank, const unsigned char id[128],
+                        dl_mpi *mpi)
 {
-    (void)dev, (void)nranks, (void)rank, (void)id;
+    (void)dev, (void)nranks, (void)rank, (void)id, (void)mpi;
     *out = NULL;
     return no_nccl();
 }

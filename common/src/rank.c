@@ -6,13 +6,14 @@
 
 dl_status dl_rank_device(dl_comm *c, const dl_device_spec *spec, dl_device *dev)
 {
-    // this rank's device, decided here: auto and cuda become cuda:LOCAL_RANK or cpu
+    // this rank's device, decided here: auto and cuda become cuda:LOCAL_RANK or cpu, emu emu:LOCAL_RANK
+    // (auto never takes the emulated device: dl_cuda_device_count counts GPUs only)
     dl_device_spec mine = *spec;
     int gpus = dl_built_with_cuda() && spec->is_auto ? dl_cuda_device_count() : 0;
     if (spec->any_gpu || (spec->is_auto && gpus > 0 && dl_comm_local_size(c) <= gpus))
-        mine = (dl_device_spec){DL_DEVICE_CUDA, dl_comm_local_rank(c), 0, 0};
+        mine = (dl_device_spec){DL_DEVICE_CUDA, dl_comm_local_rank(c), 0, 0, spec->emu};
     else if (spec->is_auto)
-        mine = (dl_device_spec){DL_DEVICE_CPU, 0, 0, 0};
+        mine = (dl_device_spec){DL_DEVICE_CPU, 0, 0, 0, 0};
     // every rank agrees on the devices before any opens one (two ranks on one GPU)
     DL_TRY(dl_comm_claim_device(c, mine.kind, mine.ordinal));
     DL_TRY(dl_device_open_spec(&mine, dev));

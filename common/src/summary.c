@@ -68,6 +68,7 @@ void dl_summary_run(dl_json *j, const char *lab, const char *mode, dl_comm *c, c
     dl_json_int(j, "ranks", dl_comm_size(c));
     dl_json_str(j, "backend", dl_comm_backend(c));
     dl_json_str(j, "device", dl_device_describe(dev));
+    dl_json_str(j, "device_kind", dl_device_kind_name(dev));
     dl_json_str(j, "dataset", dataset);
 }
 

@@ -77,6 +77,8 @@ START_TEST(open_cpu)
     ck_assert_int_eq(cpu->kind, DL_DEVICE_CPU);
     ck_assert_str_eq(cpu->name, "cpu");
     ck_assert_str_eq(dl_device_describe(cpu), "cpu");
+    ck_assert_str_eq(dl_device_kind_name(cpu), "cpu");
+    ck_assert_int_eq(dl_device_is_gpu(cpu), 0);
 }
 END_TEST
 
@@ -121,9 +123,44 @@ static int mapped(const char *path_part)
     return yes;
 }
 
+/* The emulated CUDA device (make EMU=1): "emu" opens it there, and only
+ * there; a normal build refuses it with the flags, saying how to get it. */
+START_TEST(emu_device)
+{
+    dl_device_spec d;
+    dl_device dev;
+    if (!dl_built_with_emu()) {
+        ck_assert_int_eq(dl_emu_device_count(), 0);
+        ck_assert_st(dl_device_parse("emu", &d), DL_ERR_ARG);
+        ck_assert_has(dl_last_error(), "'emu'");
+        ck_assert_has(dl_last_error(), "make EMU=1");
+        ck_assert_int_eq(dl_exit_code(DL_ERR_ARG), 2);
+        ck_assert_st(dl_device_parse("emu:1", &d), DL_ERR_ARG);
+        return;
+    }
+    ck_assert_st(dl_device_parse("emu", &d), DL_OK);
+    ck_assert(d.kind == DL_DEVICE_CUDA && d.emu == 1 && d.any_gpu == 1 && d.ordinal == 0);
+    ck_assert_st(dl_device_parse("emu:2", &d), DL_OK);
+    ck_assert(d.emu == 1 && d.any_gpu == 0 && d.ordinal == 2);
+    ck_assert_st(dl_device_parse("emu:x", &d), DL_ERR_ARG);
+    ck_assert_int_eq(dl_cuda_device_count(), 0); // the emulated build has no GPU
+    ck_assert_int_ge(dl_emu_device_count(), 1);
+    ck_assert_st(dl_device_open("emu", &dev), DL_OK);
+    ck_assert(dev.kind == DL_DEVICE_CUDA && dev.emulated == 1 && !dl_device_is_gpu(&dev));
+    ck_assert_has(dl_device_describe(&dev), "emu:0 (emulated CUDA");
+    ck_assert_str_eq(dl_device_kind_name(&dev), "emu");
+    dl_device_close(&dev);
+    ck_assert_st(dl_device_open("emu:63", &dev), DL_ERR_NO_DEVICE);
+    ck_assert_has(dl_last_error(), "DL_EMU_DEVICES");
+    ck_assert_st(dl_device_open("auto", &dev), DL_OK); // never the emulator by surprise
+    ck_assert_int_eq(dev.kind, DL_DEVICE_CPU);
+    dl_device_close(&dev);
+}
+END_TEST
+
 START_TEST(cublas_on_first_use)
 {
-#ifdef DL_HAVE_CUDA
+#if defined(DL_HAVE_CUDA) && !defined(DL_CUDA_EMU) // (the emulated device's cuBLAS is the emulator's)
     // the kit's cuBLAS calls open the library the first time one runs, not before
     if (dl_cuda_device_count() == 0)
         ck_assert_msg(!mapped("libcublas"), "cuBLAS was loaded before any of its functions was called");
@@ -220,6 +257,6 @@ END_TEST
 Suite *device_suite(void)
 {
     return suite_of("device", tcase_with_timeout("device", 30),
-                    TESTS(parse_specs, env_var_is_the_default, open_cpu, open_cuda_without_gpu, cublas_on_first_use,
-                          versions, cpu_memory, cpu_streams_and_events));
+                    TESTS(parse_specs, env_var_is_the_default, open_cpu, open_cuda_without_gpu, emu_device,
+                          cublas_on_first_use, versions, cpu_memory, cpu_streams_and_events));
 }

@@ -8,7 +8,28 @@
  * 2^-6 relative, two of its ulps); the MLP's fp16 path within 2^-7 relative +
  * 2^-7 of the largest value (stored fp16 values one ulp apart, carried
  * through the layers; bf16: 2^-4, its ulps being 8 times coarser); dl_add,
- * dl_cast and dl_unscale bit for bit (NaN: any NaN). */
+ * dl_cast and dl_unscale bit for bit (NaN: any NaN).
+ *
+ * The same tests run on the emulated CUDA device (make EMU=1; `make test`
+ * runs them there through tools/test-emu.sh), with the same tolerances,
+ * which cover it by construction. It differs from a GPU by design in three
+ * ways, each nearer the CPU path than a GPU is: (1) nvcc contracts a·b + c
+ * into one fused multiply-add (one rounding instead of two) and the
+ * emulated build does not (-ffp-contract=off), so the element-wise kernels
+ * round as the CPU path's DL_HD functions do, which are the same source;
+ * (2) expf, log1pf and the fast intrinsics are the host's libm, the CPU
+ * path's, not CUDA's (whose expf is within 2 ulps); (3) its cuBLAS runs on
+ * the kit's CPU BLAS, with the operands transposed (blas_cuda.cu's
+ * identity), so a GEMM may sum in another order than the CPU's own call —
+ * the difference the fp32 tolerance above is for, as it is for cuBLAS —
+ * and flushes subnormals inside the GEMM as the CPU's does (a GPU's keeps
+ * them: a difference below 2^-126, far under every atol here).
+ * The bitwise tests hold on it as on a GPU: 16-bit rounding is CUDA's rule,
+ * and its kernels keep subnormals (each thread starts with the default
+ * floating-point mode, no flush to zero). So on the emulated device these
+ * tests check the kernels' logic, indexing and synchronisation against the
+ * CPU, not a GPU's rounding; test_kit_kernels_checked adds the emulator's
+ * own checks (races, barriers, bounds, the same bits in every order). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h> // fabsf, ldexp, isnan
@@ -30,9 +51,20 @@
 #include "dl/timer.h" // dl_now
 #include "dl/trace.h" // dl_trace_use_device
 
+#ifdef DL_CUDA_EMU
+#include "emu/emu.h" // emu_check_set, emu_finding_count, emu_finding_get
+#endif
+
+/* The device under test: the GPU ("cuda"), or in the emulated build (make
+ * EMU=1) the emulated CUDA device ("emu"). */
+static const char *gpu_spec(void)
+{
+    return dl_built_with_emu() ? "emu" : "cuda";
+}
+
 #define OPEN(dev)  \
     dl_device dev; \
-    ck_assert_msg(dl_device_open("cuda", &dev) == DL_OK, "cannot open cuda: %s", dl_last_error())
+    ck_assert_msg(dl_device_open(gpu_spec(), &dev) == DL_OK, "cannot open %s: %s", gpu_spec(), dl_last_error())
 
 static float *randf(size_t n, uint64_t seed)
 {
@@ -217,8 +249,10 @@ START_TEST(test_bad_calls_are_errors)
     dl_status st = dl_gemm(&dev, DL_NO_TRANS, DL_NO_TRANS, 4, 4, 4, 1, d, 2, d, 4, 0, d, 4);
     ck_assert_msg(st == DL_ERR_ARG, "lda=2 for K=4 returned %s", dl_status_name(st));
     dl_device bad;
-    st = dl_device_open("cuda:999", &bad);
-    ck_assert_msg(st == DL_ERR_NO_DEVICE && strstr(dl_last_error(), "cuda:999") != NULL, "cuda:999 gave %s: %s",
+    char past[32];
+    snprintf(past, sizeof past, "%s:999", gpu_spec());
+    st = dl_device_open(past, &bad);
+    ck_assert_msg(st == DL_ERR_NO_DEVICE && strstr(dl_last_error(), past) != NULL, "%s gave %s: %s", past,
                   dl_status_name(st), dl_last_error());
     dl_free(&dev, d);
     dl_device_close(&dev);
@@ -763,6 +797,95 @@ START_TEST(test_eval_matches_cpu)
 }
 END_TEST
 
+#ifdef DL_CUDA_EMU
+/* The kit's own kernels under the emulated device's checked launches
+ * (common/emu/README.md), with EMU_CHECK_REPRO, the kit's contract that a
+ * run gives the same bits every time: each launch of a training step in
+ * fp32, fp16 and bf16 (forward, the loss and its device accumulator,
+ * backward, unscale with an overflow to find, SGD), the ops (add, cast),
+ * the device gather of a batch and evaluation's count runs in five thread
+ * and block orders, and every one gives the same bits, reaches the same
+ * barriers and stays inside its memory. A finding fails the test with the
+ * emulator's words (kind, kernel, launch site, what changed). The results
+ * are the CPU's as the other tests check them; here only the checks count. */
+START_TEST(test_kit_kernels_checked)
+{
+    OPEN(dev);
+    const unsigned want = EMU_CHECK_ORDERS | EMU_CHECK_REPRO;
+    emu_findings_clear();
+    int quiet = emu_set_quiet(1); // (listed below, with the test's failure)
+    unsigned before = emu_check_set(want);
+    ck_assert_uint_eq(emu_check_get(), want);
+    size_t n = 96, d = 40, sizes[] = {40, 64, 33, 10};
+    dl_dataset set;
+    ck_assert(dl_dataset_alloc(&set, n, d, 10) == DL_OK);
+    float *x = randf(n * d, 82);
+    memcpy(set.X, x, n * d * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        set.y[i] = (int32_t)(i * 7 % 10);
+    dl_devset s;
+    dl_batch b;
+    ck_assert(dl_devset_make(&s, &dev, &set, 0, n) == DL_OK && dl_batch_create(&b, &dev, n, d) == DL_OK);
+    size_t idx[96];
+    for (size_t i = 0; i < n; i++)
+        idx[i] = (i * 37) % n;
+    ck_assert_msg(dl_batch_take_idx(&b, &s, idx, n) == DL_OK, "%s", dl_last_error()); // the device gather
+    const dl_dtype types[3] = {DL_F32, DL_F16, DL_BF16};
+    for (int k = 0; k < 3; k++) {
+        dl_mlp m;
+        ck_assert(dl_mlp_create(&m, &dev, sizes, 4, n, 5) == DL_OK);
+        if (types[k] != DL_F32) {
+            ck_assert(dl_mlp_set_precision(&m, types[k]) == DL_OK && dl_mlp_set_loss_scale(&m, 1024.0f) == DL_OK);
+            ck_assert(dl_cast(&dev, m.params16, types[k], m.params, DL_F32, m.n_params) == DL_OK);
+        }
+        double loss = 0;
+        int found = -1;
+        ck_assert_msg(dl_mlp_forward(&m, b.X, n) == DL_OK && dl_mlp_loss(&m, b.y, n, &loss) == DL_OK, "%s",
+                      dl_last_error());
+        ck_assert_msg(dl_mlp_backward(&m, b.X, n, 0, NULL, NULL) == DL_OK, "%s", dl_last_error());
+        if (types[k] != DL_F32) {
+            ck_assert(dl_unscale(&dev, m.grads16, types[k], m.grads, m.n_params, 1.0f / 1024.0f, &found) == DL_OK);
+            ck_assert_int_eq(found, 0);
+        }
+        ck_assert(dl_mlp_sgd(&m, 0.1f, 0.9f, 1e-3f) == DL_OK);
+        dl_mlp_free(&m);
+    }
+    // the ops, an overflow for unscale to find, and evaluation's count of right predictions
+    float *d1 = to_dev(&dev, x, n * d), *d2 = to_dev(&dev, x + 1, n * d - 1), inf = INFINITY;
+    ck_assert(dl_add(&dev, d1, d2, n * d - 1, DL_F32) == DL_OK);
+    uint16_t *h16 = NULL;
+    ck_assert(dl_malloc(&dev, (void **)&h16, n * d * sizeof *h16) == DL_OK);
+    ck_assert(dl_cast(&dev, h16, DL_F16, d1, DL_F32, n * d) == DL_OK);
+    ck_assert(dl_memcpy_h2d(&dev, d1 + 5, &inf, sizeof inf) == DL_OK);
+    int found = 0;
+    ck_assert(dl_unscale(&dev, d1, DL_F32, d2, n * d - 1, 0.5f, &found) == DL_OK && found == 1);
+    dl_comm *c = world_of_one();
+    dl_mlp m;
+    double acc = -1;
+    ck_assert(dl_mlp_create(&m, &dev, sizes, 4, 32, 6) == DL_OK);
+    ck_assert(dl_eval_accuracy(c, &m, &s, 32, &acc) == DL_OK && acc >= 0 && acc <= 1);
+    emu_check_set(before);
+    emu_set_quiet(quiet);
+    int nf = emu_finding_count();
+    for (int i = 0; i < nf && i < 5; i++) {
+        emu_finding f;
+        if (emu_finding_get(i, &f) == 0)
+            printf("checked launch finding %d: %s: %s\n", i, emu_kind_name(f.kind), f.text);
+    }
+    emu_finding f0 = {0};
+    emu_finding_get(0, &f0);
+    ck_assert_msg(nf == 0, "%d finding(s) in the kit's kernels under checked launches, the first: %s: %s", nf,
+                  emu_kind_name(f0.kind), f0.text);
+    dl_mlp_free(&m);
+    dl_comm_finalize(c);
+    dl_free(&dev, d1), dl_free(&dev, d2), dl_free(&dev, h16);
+    dl_batch_free(&b), dl_devset_free(&s), dl_dataset_free(&set);
+    free(x);
+    dl_device_close(&dev);
+}
+END_TEST
+#endif
+
 int main(void)
 {
     Suite *s = suite_create("gpu");
@@ -783,6 +906,9 @@ int main(void)
     tcase_add_test(tc, test_copy_on_device);
     tcase_add_test(tc, test_batch_on_device);
     tcase_add_test(tc, test_eval_matches_cpu);
+#ifdef DL_CUDA_EMU
+    tcase_add_test(tc, test_kit_kernels_checked);
+#endif
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

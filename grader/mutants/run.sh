@@ -10,6 +10,12 @@
 #     # lose: the items it must fail, and no others (optional; a full grade):
 #     #       one mistake, one item — every other item passes, is skipped,
 #     #       or says "parent failed"
+#     # device: emu   (optional) a mistake in a .cu file that the emulated CUDA
+#     #       device catches (common/emu; grader/gpu.h): the mutant is built for it
+#     #       too (make EMU=1 into $B/emucuda) and graded with GR_CUDA=emu, so
+#     #       task 5's CUDA items run there on any machine. Its CPU build keeps
+#     #       the reference's object of the .cu file (nvcc is not run for it):
+#     #       the CPU items cannot call it
 # (diagnosis "none" marks the control: it must score full marks, on every
 # item). Each is
 # applied to a temporary copy of solutions/NN-*/, built into its own grader
@@ -20,6 +26,7 @@
 set -uo pipefail
 B=${B:-build}
 MB=$B/mutants
+EB=$B/emucuda # the kit built for the emulated CUDA device (shared with make test's step 1e)
 mkdir -p "$MB"
 list=("$@")
 [ ${#list[@]} -eq 0 ] && list=($(ls grader/mutants/*.diff | xargs -n1 basename | sed 's/\.diff$//'))
@@ -30,6 +37,7 @@ mutant() {
     lab=$(sed -n 's/^# lab: *//p' "$diff")
     diag=$(sed -n 's/^# diagnosis: *//p' "$diff")
     what=$(sed -n 's/^# mutant: *//p' "$diff")
+    device=$(sed -n 's/^# device: *//p' "$diff")
     # only the items that must catch it (and their parents): the mutant test asks
     # "is this mistake caught, by name, where it should be", not a full grade
     read -r -a items <<<"$(sed -n 's/^# items: *//p' "$diff")"
@@ -50,11 +58,30 @@ mutant() {
         echo "not ok  $name: the diff does not apply to solutions/$dir (see $root/patch.log)"
         return
     fi
+    local emu=()
+    if [ "$device" = emu ]; then
+        # the CPU build: the reference's .cu objects stand (the .cu files keep the reference's times)
+        for f in "$src"/*.cu; do
+            [ -f "$f" ] && touch -r "solutions/$dir/$(basename "$f")" "$f"
+        done
+        mkdir -p "$root/emu/obj/mutant/$lab"
+        for o in "$EB"/obj/solutions/"$lab"/*.o; do
+            [ -f "$o" ] && cp "$o" "$root/emu/obj/mutant/$lab/"
+        done
+        touch "$src"/*.cu # the emulated build compiles the mutant's
+        if ! make -s --no-print-directory EMU=1 B="$EB" mutant-grader LAB="$lab" MUT_DIR="$src" MUT_B="$root/emu" \
+            >"$root/build-emu.log" 2>&1; then
+            echo "not ok  $name: does not build for the emulated device (see $root/build-emu.log)"
+            return
+        fi
+        emu=(--emu-code "$root/emu/mutant")
+    fi
     if ! make -s --no-print-directory mutant-grader LAB="$lab" MUT_DIR="$src" MUT_B="$root" >"$root/build.log" 2>&1; then
         echo "not ok  $name: does not build (see $root/build.log)"
         return
     fi
-    "$B/grader/lab$lab" --code "$root/mutant" --impl "mutant:$name" "${items[@]}" >"$root/grade.log" 2>&1
+    GR_CUDA=${device:+emu} "$B/grader/lab$lab" --code "$root/mutant" --impl "mutant:$name" "${emu[@]}" "${items[@]}" \
+        >"$root/grade.log" 2>&1
     rc=$?
     score=$(grep '^Score:' "$root/grade.log" | sed 's/^Score: \([0-9]*\/[0-9]*\).*/\1/')
     if [ "$diag" = none ]; then
@@ -84,6 +111,13 @@ mutant() {
 labs_used=$(for name in "${list[@]}"; do sed -n 's/^# lab: *//p' "grader/mutants/$name.diff"; done | sort -u)
 for lab in $labs_used; do
     make -s --no-print-directory "$B/grader/lab$lab" >/dev/null || exit 1
+done
+# and, for the mutants of the emulated device, its judges and the references' objects
+labs_emu=$(for name in "${list[@]}"; do
+    grep -q '^# device: emu' "grader/mutants/$name.diff" && sed -n 's/^# lab: *//p' "grader/mutants/$name.diff"
+done | sort -u)
+for lab in $labs_emu; do
+    make -s --no-print-directory EMU=1 B="$EB" "$EB/grader/lab$lab" "$EB/solutions/lab$lab-worker" >/dev/null || exit 1
 done
 # Two at a time by default (MUTANT_JOBS): one builds while the other grades.
 # Each grading takes its own sandbox user, so they do not meet.

@@ -59,6 +59,8 @@ typedef struct worker {
     int abort, in_block;
     tstate th[MAX_THREADS];
     unsigned order[MAX_THREADS], ready[MAX_THREADS];
+    // per warp, a bit per lane: waiting in a warp operation (T_WARP), finished (T_DONE)
+    unsigned warp_in[MAX_THREADS / 32], warp_done[MAX_THREADS / 32];
     shared_var sh[MAX_SHARED];
     unsigned nsh;
     size_t sh_bytes;
@@ -93,6 +95,15 @@ static unsigned mix(unsigned a, unsigned b, unsigned c)
 
 void emu_order(unsigned *out, unsigned n, int mode, unsigned seed)
 {
+    if (mode == ORDER_WREV || mode == ORDER_LREV) { // warps of 32 threads (the last one may be short)
+        unsigned warps = (n + 31) / 32, k = 0;
+        for (unsigned v = 0; v < warps; v++) {
+            unsigned wp = mode == ORDER_WREV ? warps - 1 - v : v, lanes = n - wp * 32 < 32 ? n - wp * 32 : 32;
+            for (unsigned l = 0; l < lanes; l++)
+                out[k++] = wp * 32 + (mode == ORDER_LREV ? lanes - 1 - l : l);
+        }
+        return;
+    }
     for (unsigned i = 0; i < n; i++)
         out[i] = mode == ORDER_REV ? n - 1 - i : i;
     if (mode != ORDER_SHUF)
@@ -219,6 +230,7 @@ static void fiber_main(emu_fiber *f)
             set_cur(w, t);
             w->r->k->run(w->r->k->closure);
             w->th[t].state = T_DONE;
+            w->warp_done[t >> 5] |= 1u << (t & 31u);
             w->done++;
         }
         f->thread = -1;
@@ -353,9 +365,21 @@ void __syncwarp(unsigned mask, const char *file, int line)
 
 // ---- warp operations ----
 
-/* Every lane of group (lanes of the warp at base) has arrived: exchange. */
+/* Every lane of group (lanes of the warp at base) has arrived: each must make the same call
+ * (op, mask, width) as me; then exchange. */
 static void warp_complete(worker *w, unsigned base, unsigned group, const tstate *me)
 {
+    unsigned me_lane = (unsigned)(me - w->th) & 31u;
+    for (unsigned l = 0; l < 32; l++) {
+        const tstate *o = &w->th[base + l];
+        if ((group >> l & 1u) && (o->op != me->op || o->mask != me->mask || o->width != me->width))
+            thread_fail(w, EMU_DIVERGENT_WARP,
+                        "lanes of warp %u disagree: lane %u calls %s (%s:%d) with mask 0x%08x, lane %u calls %s "
+                        "(%s:%d) with mask 0x%08x",
+                        base / 32, me_lane, warp_names[me->op], me->file, me->line, me->mask, l, warp_names[o->op],
+                        o->file, o->line, o->mask);
+    }
+    w->warp_in[base / 32] &= ~group;
     unsigned ballot = 0;
     for (unsigned l = 0; l < 32; l++)
         if (group >> l & 1u)
@@ -398,7 +422,8 @@ static void warp_complete(worker *w, unsigned base, unsigned group, const tstate
         memcpy(d->out, w->th[base + (unsigned)src].in, me->size);
     }
     for (unsigned i = 0; i < 32; i++) { // the others go on in the run's order, this one at once
-        unsigned l = w->r->thread_order == ORDER_REV ? 31 - i : i;
+        int rev = w->r->thread_order == ORDER_REV || w->r->thread_order == ORDER_LREV;
+        unsigned l = rev ? 31 - i : i;
         if ((group >> l & 1u) && &w->th[base + l] != me)
             make_ready(w, base + l);
     }
@@ -430,21 +455,20 @@ void emu_warp_op_(int op, unsigned mask, const void *in, void *out, unsigned siz
     else if (size > 0)
         memcpy(s->in, in, size);
     s->state = T_WARP;
-    unsigned group = mask & exist;
-    int arrived = 1;
-    for (unsigned l = 0; l < 32; l++) {
-        if (!(group >> l & 1u))
-            continue;
+    unsigned group = mask & exist, *in_op = &w->warp_in[base / 32];
+    *in_op |= 1u << lane;
+    // (each lane that arrives checks against one lane already waiting in its group, the last one
+    // against all of them in warp_complete: a warp operation costs its lanes O(32), not O(32²))
+    unsigned done = group & w->warp_done[base / 32];
+    if (done != 0)
+        thread_fail(w, EMU_DIVERGENT_WARP,
+                    "%s (%s:%d) with mask 0x%08x: lane %d of the mask has already finished; every lane named "
+                    "in the mask must make the call",
+                    warp_names[op], file, line, mask, __builtin_ctz(done));
+    unsigned others = group & *in_op & ~(1u << lane);
+    if (others != 0) {
+        unsigned l = (unsigned)__builtin_ctz(others);
         const tstate *o = &w->th[base + l];
-        if (o->state == T_DONE)
-            thread_fail(w, EMU_DIVERGENT_WARP,
-                        "%s (%s:%d) with mask 0x%08x: lane %u of the mask has already finished; every lane named "
-                        "in the mask must make the call",
-                        warp_names[op], file, line, mask, l);
-        if (o->state != T_WARP) {
-            arrived = 0;
-            continue;
-        }
         if (o->op != op || o->mask != mask || o->width != width)
             thread_fail(w, EMU_DIVERGENT_WARP,
                         "lanes of warp %u disagree: lane %u calls %s (%s:%d) with mask 0x%08x, lane %u calls %s "
@@ -452,7 +476,7 @@ void emu_warp_op_(int op, unsigned mask, const void *in, void *out, unsigned siz
                         base / 32, lane, warp_names[op], file, line, mask, l, warp_names[o->op], o->file, o->line,
                         o->mask);
     }
-    if (arrived) {
+    if ((group & *in_op) == group) {
         warp_complete(w, base, group, s);
         s->state = T_RUN;
     } else
@@ -549,6 +573,8 @@ void emu_run_block(emu_run *r, unsigned linear)
         w->th[t].state = T_NEW;
         w->th[t].idx = uint3{t % bd.x, t / bd.x % bd.y, t / (bd.x * bd.y)};
     }
+    memset(w->warp_in, 0, sizeof w->warp_in);
+    memset(w->warp_done, 0, sizeof w->warp_done);
     emu_order(w->order, w->n, r->thread_order, mix(r->seed, linear, 0));
     emu_tls_.bid = uint3{linear % gd.x, linear / gd.x % gd.y, linear / (gd.x * gd.y)};
     emu_tls_.bdim = uint3{bd.x, bd.y, bd.z};

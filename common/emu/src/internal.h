@@ -103,7 +103,7 @@ cudaError_t emu_stream_check(cudaStream_t s, const char *call);
 
 // ---- kernels (launch.cc, block.cc) ----
 
-enum { ORDER_FWD, ORDER_REV, ORDER_SHUF };
+enum { ORDER_FWD, ORDER_REV, ORDER_SHUF, ORDER_WREV, ORDER_LREV }; /* = EMU_ORDER_* */
 
 /* One run of a launch over its grid. */
 typedef struct emu_run {

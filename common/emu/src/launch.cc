@@ -15,6 +15,9 @@
 
 static int check_read;
 static unsigned check_flags, check_seed = 1;
+// the schedule of plain launches (emu_schedule_set): taken by each launch when it is issued
+static int sched_threads = ORDER_FWD, sched_blocks = EMU_BLOCKS_PARALLEL;
+static unsigned sched_seed = 1;
 
 static void read_env(void)
 {
@@ -48,6 +51,18 @@ void emu_check_seed(unsigned seed)
 {
     read_env();
     check_seed = seed;
+}
+
+int emu_schedule_set(int threads, int blocks, unsigned seed)
+{
+    if (threads < ORDER_FWD || threads > ORDER_LREV ||
+        (blocks != EMU_BLOCKS_PARALLEL && (blocks < ORDER_FWD || blocks > ORDER_SHUF)))
+        return -1;
+    emu_dev_lock lock; // launches read it under the same lock
+    sched_threads = threads;
+    sched_blocks = blocks;
+    sched_seed = seed;
+    return 0;
 }
 
 int emu_workers(void)
@@ -140,6 +155,8 @@ typedef struct launch {
     emu_site_ site;
     emu_cfg_ cfg;
     unsigned checks, seed;
+    int threads, blocks; /* a plain launch's schedule (emu_schedule_set) */
+    unsigned sched_seed;
     char where[600];
 } launch;
 
@@ -193,9 +210,18 @@ static int guards_intact(const launch *L)
 static void run_plain(launch *L)
 {
     emu_run *r = new emu_run;
-    init_run(r, L, ORDER_FWD, L->seed);
+    init_run(r, L, L->threads, L->sched_seed);
     dim3 g = L->cfg.grid;
-    emu_pool_for(g.x * g.y * g.z, block_fn, r);
+    unsigned nb = g.x * g.y * g.z;
+    unsigned *order = L->blocks == EMU_BLOCKS_PARALLEL ? NULL : (unsigned *)malloc((size_t)nb * sizeof *order);
+    if (order != NULL) { // one after another, in the schedule's order
+        emu_order(order, nb, L->blocks, L->sched_seed * 7919u + 1);
+        for (unsigned b = 0; b < nb && !r->failed; b++)
+            emu_run_block(r, order[b]);
+        free(order);
+    } else {
+        emu_pool_for(nb, block_fn, r);
+    }
     if (r->failed)
         fail_launch(L, r->err, r->kind, r->msg);
     else
@@ -400,7 +426,10 @@ cudaError_t emu_submit_(const emu_site_ &site, const emu_cfg_ &cfg, emu_kernel_ 
     L->cfg = cfg;
     L->checks = emu_check_get();
     L->seed = check_seed;
-    snprintf(L->where, sizeof L->where, "%s", where);
     emu_dev_lock lock;
+    L->threads = sched_threads;
+    L->blocks = sched_blocks;
+    L->sched_seed = sched_seed;
+    snprintf(L->where, sizeof L->where, "%s", where);
     return emu_enqueue(cfg.stream, run_launch, free_launch, L);
 }

@@ -223,11 +223,16 @@ const char *emu_device_name(void)
     return EMU_DEVICE_NAME;
 }
 
+/* DL_EMU_DEVICES (default 1): several ranks of one node each take their own ordinal. 0 for a
+ * value that is not a count from 1 to 64 (cudaGetDeviceCount says why). */
 static int device_count(void)
 {
-    const char *s = getenv("DL_EMU_DEVICES"); // several ranks of one node each take their own ordinal
-    int n = s != NULL ? atoi(s) : 1;
-    return n >= 1 && n <= 64 ? n : 1;
+    const char *s = getenv("DL_EMU_DEVICES");
+    if (s == NULL || s[0] == '\0')
+        return 1;
+    char *end = NULL;
+    long n = strtol(s, &end, 10);
+    return *end == '\0' && n >= 1 && n <= 64 ? (int)n : 0;
 }
 
 cudaError_t cudaGetDeviceCount(int *count)
@@ -235,6 +240,10 @@ cudaError_t cudaGetDeviceCount(int *count)
     if (count == NULL)
         return emu_error(cudaErrorInvalidValue, 0, NULL, NULL, "cudaGetDeviceCount: count is NULL");
     *count = device_count();
+    if (*count == 0)
+        return emu_error(cudaErrorNoDevice, 0, NULL, NULL,
+                         "DL_EMU_DEVICES='%s': expected the number of the emulated device's ordinals, 1 to 64",
+                         getenv("DL_EMU_DEVICES"));
     return cudaSuccess;
 }
 

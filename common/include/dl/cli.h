@@ -17,8 +17,9 @@
  *   written, before the driver writes anything.
  * - --device is parsed once, with the flags, into dl_args.dev (dl/device.h's
  *   dl_device_spec; its text stays in dl_args.device): a value that is not
- *   auto, cpu, cuda or cuda:N is refused as a flag error, naming it. Its
- *   default is DL_DEVICE (dl_device_env), else auto.
+ *   auto, cpu, cuda or cuda:N (or emu, emu:N in the emulated-CUDA build,
+ *   make EMU=1; elsewhere with how to get that build) is refused as a flag
+ *   error, naming it. Its default is DL_DEVICE (dl_device_env), else auto.
  */
 #ifndef DL_CLI_H
 #define DL_CLI_H

@@ -140,6 +140,7 @@ typedef struct dl_comm_claim {
     int ordinal; /* the GPU it asks for (cuda:N), or -1 for the CPU */
     int gpus; /* CUDA GPUs that answer on its host, as it sees them; -1: a build without CUDA */
     char why[96]; /* gpus == 0: what CUDA said ("cudaGetDeviceCount: ..."), or "" */
+    int emulated; /* 1: the emulated CUDA device (emu:N; gpus: its DL_EMU_DEVICES ordinals) */
 } dl_comm_claim;
 
 /* The verdict on the claims of a world of n ranks (claims[r] is rank r's).
@@ -161,10 +162,15 @@ typedef struct dl_comm_claim {
  *                     no GPU answers (with CUDA's reason, claims[r].why)
  *   DL_ERR_NO_CUDA    a rank asks for a GPU in a build without CUDA
  * The two refusals of two ranks on one GPU say how many ranks per machine
- * fit (dlrun -n N) and that --device cpu works. */
+ * fit (dlrun -n N) and that --device cpu works. The emulated CUDA device
+ * (claims with emulated = 1, in the EMU=1 build) is held to the same rules,
+ * as a GPU's NCCL would hold it, and the messages name it: "emu:N", "ranks
+ * 0 and 1 both use emulated GPU 0 on host H: ...", with DL_EMU_DEVICES=N
+ * as the way to give each rank of a machine an ordinal of its own. */
 dl_status dl_comm_check_claims(const dl_comm_claim *claims, int n);
 /* Collective, before this rank opens its device: every rank passes what it is
- * about to open (kind; ordinal for CUDA), the claims are exchanged over MPI
+ * about to open (kind; ordinal for CUDA, which in the EMU=1 build is the
+ * emulated device's: there is no other), the claims are exchanged over MPI
  * and every rank returns dl_comm_check_claims' verdict on all of them. A
  * world of one returns DL_OK (dl_device_open says what its spec lacks).
  * dl_rank_device calls it; dl_comm_use_device calls it when the device it

@@ -1,15 +1,32 @@
-/* dl/device.h — where memory lives and where work runs: CPU or one CUDA GPU.
+/* dl/device.h — where memory lives and where work runs: CPU, one CUDA GPU, or
+ * the emulated CUDA device.
  *
  * Contract
- * - A dl_device is opened from a spec: "auto", "cpu", "cuda" or "cuda:N",
- *   parsed once (dl_device_parse: a flag's value is checked when the flags
- *   are, dl/cli.h) into a dl_device_spec and opened from it
+ * - A dl_device is opened from a spec: "auto", "cpu", "cuda", "cuda:N", "emu"
+ *   or "emu:N", parsed once (dl_device_parse: a flag's value is checked when
+ *   the flags are, dl/cli.h) into a dl_device_spec and opened from it
  *   (dl_device_open_spec). dl_device_open(text, dev) does both; its NULL or
  *   "" means dl_device_env(): the DL_DEVICE environment variable, else
  *   "auto" — the one place the kit reads DL_DEVICE.
  *   "auto" picks CUDA when the library was built with it *and* a GPU answers,
  *   else the CPU. "cuda" when no GPU answers fails with DL_ERR_NO_DEVICE (or
  *   DL_ERR_NO_CUDA in a build without CUDA) and a message that says why.
+ * - The emulated CUDA device (common/emu/README.md) runs the kit's and the
+ *   learner's .cu files on the CPU under CUDA's execution model, with checks
+ *   a GPU does not make. It exists only in a build of its own (`make EMU=1`,
+ *   build/emucuda/: dl_built_with_emu), whose CUDA backend it is: that build
+ *   has no GPU (dl_cuda_device_count is 0 there), and a normal build has no
+ *   emulated device. "emu" and "emu:N" open it there (N < DL_EMU_DEVICES,
+ *   default 1: several ordinals so that ranks of one machine each open their
+ *   own, as on GPUs); elsewhere dl_device_parse refuses them with DL_ERR_ARG
+ *   and a message saying how to get that build. "auto" never picks it: in the
+ *   emulated build "auto" is the CPU (the emulator checks code, it does not
+ *   run it fast), and a GPU is "cuda" in a normal build. Its dl_device has
+ *   kind DL_DEVICE_CUDA, so every CUDA path of the kit runs on it unchanged,
+ *   and emulated = 1: dl_device_describe says "emu:N (emulated CUDA, ...)",
+ *   and dl_device_is_gpu is 0 — speed measured there is the CPU's, never a
+ *   GPU's (timings, projections "measured on a GPU", GPU-only speed items
+ *   must ask dl_device_is_gpu, not kind).
  * - On the CPU a device pointer is a host pointer: dl_malloc is malloc, copies
  *   are memcpy, streams and events are trivial (events read the host clock).
  * - On CUDA every call goes to the device's compute stream unless a stream is
@@ -45,19 +62,29 @@ typedef struct dl_device {
     int ordinal; /* CUDA device index; 0 on the CPU */
     void *stream; /* cudaStream_t of the compute stream; NULL on the CPU */
     void *blas; /* cublasHandle_t bound to that stream; NULL on the CPU */
-    char name[256]; /* "cpu" or the GPU's name */
+    char name[256]; /* "cpu", the GPU's name, or "emulated CUDA, ddplab, N worker threads" */
     int cc_major, cc_minor; /* compute capability; 0 on the CPU */
+    int emulated; /* 1: the emulated CUDA device (kind DL_DEVICE_CUDA, ordinal its emu:N); else 0 */
 } dl_device;
 
 /* A stream handle (cudaStream_t); NULL means the device's compute stream. */
 typedef void *dl_stream;
 
-/* 1 when the library was built with CUDA (DL_HAVE_CUDA). Cannot fail. */
+/* 1 when the library was built with CUDA (DL_HAVE_CUDA): by nvcc, or for the
+ * emulated device. Cannot fail. */
 int dl_built_with_cuda(void);
+/* 1 when the library's CUDA backend is the emulated device (EMU=1). Cannot fail. */
+int dl_built_with_emu(void);
 
-/* Number of CUDA GPUs that answer; 0 without CUDA or without a driver.
- * Initialises CUDA in the calling process. Cannot fail. */
+/* Number of CUDA GPUs that answer; 0 without CUDA or without a driver, and
+ * in the emulated build. Initialises CUDA in the calling process. Cannot fail. */
 int dl_cuda_device_count(void);
+/* The emulated device's ordinals (DL_EMU_DEVICES, default 1) in the emulated
+ * build; 0 elsewhere. Cannot fail. */
+int dl_emu_device_count(void);
+/* 1 when dev is a real GPU (kind DL_DEVICE_CUDA, not emulated): the device
+ * whose speed a GPU's numbers may be read from. Cannot fail. */
+int dl_device_is_gpu(const dl_device *dev);
 
 /* Versions as "13.0" strings ("none" when absent). Cannot fail. */
 const char *dl_cuda_runtime_version(void);
@@ -67,16 +94,19 @@ const char *dl_nccl_version(void);
 
 /* A device as a flag names it, parsed. */
 typedef struct dl_device_spec {
-    dl_device_kind kind; /* DL_DEVICE_CPU for "auto" too */
-    int ordinal; /* cuda:N's N; 0 otherwise */
+    dl_device_kind kind; /* DL_DEVICE_CPU for "auto" too; DL_DEVICE_CUDA for "emu" */
+    int ordinal; /* cuda:N's (emu:N's) N; 0 otherwise */
     int is_auto; /* "auto": CUDA when built with it and a GPU answers, else the CPU */
-    int any_gpu; /* "cuda" without :N: GPU 0, or the rank's own (dl/rank.h) */
+    int any_gpu; /* "cuda" ("emu") without :N: ordinal 0, or the rank's own (dl/rank.h) */
+    int emu; /* "emu", "emu:N": the emulated CUDA device */
 } dl_device_spec;
 
 /* The default device spec: DL_DEVICE when set and not empty, else "auto". */
 const char *dl_device_env(void);
-/* Parses text ("auto", "cpu", "cuda", "cuda:N"; NULL or "": "auto") without
- * opening anything; DL_ERR_ARG naming the text and what was expected. */
+/* Parses text ("auto", "cpu", "cuda", "cuda:N", "emu", "emu:N"; NULL or "":
+ * "auto") without opening anything; DL_ERR_ARG naming the text and what was
+ * expected, and for "emu" in a build without the emulated device how to get
+ * one (make EMU=1). */
 dl_status dl_device_parse(const char *text, dl_device_spec *spec);
 dl_status dl_device_open_spec(const dl_device_spec *spec, dl_device *dev);
 /* dl_device_parse then dl_device_open_spec; NULL or "": dl_device_env(). */
@@ -84,8 +114,13 @@ dl_status dl_device_open(const char *text, dl_device *dev);
 /* A CPU device that is always open (for host-only code such as CPU losses). */
 const dl_device *dl_cpu(void);
 void dl_device_close(dl_device *dev);
-/* "cpu" or "cuda:0 (NVIDIA H200, sm_90)". Cannot fail. */
+/* "cpu", "cuda:0 (NVIDIA H200, sm_90)" or "emu:0 (emulated CUDA, ddplab, 2
+ * worker threads)". Cannot fail. */
 const char *dl_device_describe(const dl_device *dev);
+
+/* "cpu", "cuda" (a GPU) or "emu" (the emulated CUDA device): what kind of
+ * device ran, for summaries and logs a program reads. Cannot fail. */
+const char *dl_device_kind_name(const dl_device *dev);
 
 /* Waits for all work queued on the device's compute stream. */
 dl_status dl_device_sync(const dl_device *dev);

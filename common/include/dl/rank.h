@@ -5,8 +5,10 @@
  *   (dl_comm_use_device). spec (parsed: dl_device_parse, a driver's
  *   dl_args.dev) "auto" takes cuda:LOCAL_RANK when the library was built with CUDA and this
  *   machine has at least as many GPUs as ranks on it, else the CPU; "cuda"
- *   takes cuda:LOCAL_RANK (one GPU per rank, as torchrun does); anything else
- *   ("cpu", "cuda:N") is opened as given. LOCAL_RANK is dl_comm_local_rank:
+ *   takes cuda:LOCAL_RANK (one GPU per rank, as torchrun does), and "emu"
+ *   emu:LOCAL_RANK of the emulated CUDA device (EMU=1 builds; DL_EMU_DEVICES
+ *   gives it as many ordinals as ranks of a machine); anything else ("cpu",
+ *   "cuda:N", "emu:N") is opened as given. LOCAL_RANK is dl_comm_local_rank:
  *   MPI's count of the ranks on this machine, the same under dlrun, mpirun
  *   and srun (no environment variable decides it). So every rank of a
  *   machine must see all of its GPUs: under Slurm, ask for them per node

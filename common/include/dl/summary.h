@@ -15,7 +15,9 @@
  *   written nothing after it.
  * - The parts, each written into the object being written:
  *   dl_summary_run: "lab", "mode", "ranks", "backend" (dl_comm_backend),
- *     "device" (dl_device_describe), "dataset".
+ *     "device" (dl_device_describe), "device_kind" (dl_device_kind_name:
+ *     "cpu", "cuda" or "emu" — a run's times are a GPU's only for "cuda"),
+ *     "dataset".
  *   dl_summary_workload(j, key, w): an object holding every field of the
  *     dl_workload (the counters the projection read).
  *   dl_summary_projection(j, key, prof, ranks, p, omitted): an object with

@@ -8,7 +8,10 @@
  * failure), so a dead peer still stops the job instead of hanging it. The
  * operations' events come from a pool: nothing is allocated per step.
  * Bootstrapped by comm.c over MPI; reached only through comm.c (see
- * comm_backend.h). */
+ * comm_backend.h). On the emulated CUDA device (DL_CUDA_EMU) NCCL is the
+ * emulator's, and its ranks exchange their data over dl_comm's MPI
+ * transport, on a duplicate of its communicator (the emulator's transport
+ * table, below); everything else here is the same. */
 #include <cuda_runtime.h> // cudaEvent_t, cudaStream_t
 #include <nccl.h> // ncclComm_t, ncclAllReduce, ncclSend, ncclRecv
 #include <stdio.h> // fprintf
@@ -16,13 +19,19 @@
 #include <string.h> // memcpy
 
 #include "../backend.h" // dl_cuda_set_watch_
-#include "../comm_backend.h" // dl_comm_args, dl_nccl_*_, dl_comm_watch
+#include "../comm_backend.h" // dl_comm_args, dl_nccl_*_, dl_comm_watch, dl_mpi_*_
 #include "dl/cuda_check.h" // DL_CUDA_CHECK, DL_NCCL_CHECK
+
+#ifdef DL_CUDA_EMU
+#include <emu/emu.h> // emu_nccl_transport, emu_nccl_set_transport
+#endif
 
 #define POOL 64 /* events kept for reuse: more than a step's buckets */
 
 struct dl_nccl {
     ncclComm_t comm;
+    dl_mpi *mpi; /* the emulated NCCL's transport (a duplicate of dl_comm's); NULL on a GPU */
+    int nranks;
     cudaStream_t stream; /* the comm stream */
     cudaEvent_t ready; /* recorded on the compute stream before each operation */
     const dl_device *dev;
@@ -80,6 +89,133 @@ static dl_status nccl_op(dl_red red, ncclRedOp_t *out)
     }
 }
 
+#ifdef DL_CUDA_EMU
+// ---- the emulated NCCL's transport: its collectives over dl_comm's MPI transport ----
+// The emulator calls these on the host thread that issued the NCCL call, once the
+// stream has run everything before it; its device buffers are host memory.
+
+/* nccl.h's types as dl_dtype; 0 and a message for a type dl_comm cannot move. */
+static int emu_dtype(int t, dl_dtype *out, char *err, size_t len)
+{
+    switch (t) {
+    case ncclFloat32:
+        *out = DL_F32;
+        return 1;
+    case ncclFloat16:
+        *out = DL_F16;
+        return 1;
+    case ncclBfloat16:
+        *out = DL_BF16;
+        return 1;
+    case ncclFloat64:
+        *out = DL_F64;
+        return 1;
+    case ncclInt32:
+        *out = DL_I32;
+        return 1;
+    case ncclInt64:
+        *out = DL_I64;
+        return 1;
+    default:
+        snprintf(err, len,
+                 "NCCL data type %d has no transport in the kit (dl_comm moves f32, f16, bf16, f64, i32, i64)", t);
+        return 0;
+    }
+}
+
+/* One operation over the MPI transport, started and waited (under dl_comm's watchdog). */
+static int emu_run(void *ctx, const dl_comm_args *a, const char *what, char *err, size_t len)
+{
+    void *req = NULL;
+    dl_mpi *m = ((dl_nccl *)ctx)->mpi;
+    dl_status st = dl_mpi_start_(m, a, &req);
+    if (st == DL_OK)
+        st = dl_mpi_wait_(m, req, what);
+    if (st == DL_OK)
+        return 0;
+    snprintf(err, len, "%s", dl_last_error());
+    return 1;
+}
+
+static int emu_allreduce(void *ctx, const void *send, void *recv, size_t count, int dtype, int op, char *err,
+                         size_t len)
+{
+    dl_comm_args a = {};
+    if (!emu_dtype(dtype, &a.t, err, len))
+        return 1;
+    switch (op) {
+    case ncclSum:
+        a.red = DL_RED_SUM;
+        break;
+    case ncclAvg:
+        a.red = DL_RED_AVG;
+        break;
+    case ncclMax:
+        a.red = DL_RED_MAX;
+        break;
+    case ncclMin:
+        a.red = DL_RED_MIN;
+        break;
+    default:
+        snprintf(err, len, "NCCL reduction %d has no transport in the kit (sum, avg, max, min)", op);
+        return 1;
+    }
+    if (send != recv) // MPI reduces in place
+        memmove(recv, send, count * dl_dtype_size(a.t));
+    a.op = DL_OP_ALLREDUCE;
+    a.send = recv;
+    a.send_count = a.recv_count = count;
+    a.recv = recv;
+    return emu_run(ctx, &a, "ncclAllReduce", err, len);
+}
+
+static int emu_broadcast(void *ctx, const void *send, void *recv, size_t count, int dtype, int root, char *err,
+                         size_t len)
+{
+    dl_comm_args a = {};
+    if (!emu_dtype(dtype, &a.t, err, len))
+        return 1;
+    a.op = DL_OP_BROADCAST;
+    a.send = recv;
+    a.send_count = a.recv_count = count;
+    a.recv = recv;
+    a.root = root;
+    if (send != recv && send != NULL) // the root's data (only the root's send is read)
+        memmove(recv, send, count * dl_dtype_size(a.t));
+    return emu_run(ctx, &a, "ncclBroadcast", err, len);
+}
+
+static int emu_allgather(void *ctx, const void *send, void *recv, size_t count, int dtype, char *err, size_t len)
+{
+    dl_comm_args a = {};
+    if (!emu_dtype(dtype, &a.t, err, len))
+        return 1;
+    a.op = DL_OP_ALLGATHER;
+    a.send = send;
+    a.send_count = count;
+    a.recv = recv;
+    a.recv_count = count * (size_t)((dl_nccl *)ctx)->nranks;
+    return emu_run(ctx, &a, "ncclAllGather", err, len);
+}
+
+static int emu_sendrecv(void *ctx, const void *send, size_t send_count, int dst, void *recv, size_t recv_count, int src,
+                        int dtype, char *err, size_t len)
+{
+    dl_comm_args a = {};
+    if (!emu_dtype(dtype, &a.t, err, len))
+        return 1;
+    a.op = DL_OP_SENDRECV;
+    a.send = send;
+    a.send_count = send_count;
+    a.dst = send_count > 0 ? dst : src;
+    a.recv = recv;
+    a.recv_count = recv_count;
+    a.src = recv_count > 0 ? src : dst;
+    a.one_way = send_count == 0 || recv_count == 0; // NCCL leaves an empty side out of the group
+    return emu_run(ctx, &a, "ncclSend/ncclRecv", err, len);
+}
+#endif
+
 // ---- life cycle ----
 
 extern "C" dl_status dl_nccl_unique_id_(unsigned char id[128])
@@ -110,33 +246,54 @@ static void watch(void *ctx, const char *what, int first)
     }
 }
 
-static dl_status open_into(dl_nccl *s, const dl_device *dev, int nranks, int rank, const unsigned char id[128])
+static dl_status open_into(dl_nccl *s, const dl_device *dev, int nranks, int rank, const unsigned char id[128],
+                           dl_mpi *mpi)
 {
     s->dev = dev;
     s->rank = rank;
+    s->nranks = nranks;
     ncclUniqueId u;
     memcpy(&u, id, sizeof u < 128 ? sizeof u : 128);
     DL_CUDA_CHECK(cudaSetDevice(dev->ordinal));
     DL_CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     DL_CUDA_CHECK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming));
+#ifdef DL_CUDA_EMU
+    // the emulated NCCL's ranks meet over MPI, on a communicator of their own
+    if (mpi == NULL)
+        return dl_error_set(DL_ERR_NCCL, "nccl: the emulated device's NCCL needs the MPI transport of dl_comm");
+    DL_TRY(dl_mpi_dup_(mpi, &s->mpi));
+    emu_nccl_transport t = {};
+    t.ctx = s;
+    t.nranks = nranks;
+    t.rank = rank;
+    t.allreduce = emu_allreduce;
+    t.broadcast = emu_broadcast;
+    t.allgather = emu_allgather;
+    t.sendrecv = emu_sendrecv;
+    if (emu_nccl_set_transport(&t) != 0)
+        return dl_error_set(DL_ERR_NCCL, "nccl: the emulated device refused the kit's transport table");
+#else
+    (void)mpi; // a GPU's NCCL has its own transport
+#endif
     DL_NCCL_CHECK(ncclCommInitRank(&s->comm, nranks, u, rank));
     dl_cuda_set_watch_(watch, s);
     return DL_OK;
 }
 
 extern "C" dl_status dl_nccl_open_(dl_nccl **out, const dl_device *dev, int nranks, int rank,
-                                   const unsigned char id[128])
+                                   const unsigned char id[128], dl_mpi *mpi)
 {
     *out = NULL;
     dl_nccl *s = (dl_nccl *)calloc(1, sizeof *s);
     if (s == NULL)
         return dl_error_set(DL_ERR_NOMEM, "nccl: out of memory");
-    dl_status st = open_into(s, dev, nranks, rank, id);
+    dl_status st = open_into(s, dev, nranks, rank, id, mpi);
     if (st != DL_OK) {
         if (s->ready != NULL)
             cudaEventDestroy(s->ready);
         if (s->stream != NULL)
             cudaStreamDestroy(s->stream);
+        dl_mpi_close_(s->mpi);
         free(s);
         return st;
     }
@@ -157,6 +314,11 @@ extern "C" void dl_nccl_close_(dl_nccl *s, int abort)
         cudaEventDestroy(s->pool[k]);
     cudaEventDestroy(s->ready);
     cudaStreamDestroy(s->stream);
+#ifdef DL_CUDA_EMU
+    emu_nccl_set_transport(NULL);
+#endif
+    if (!abort) // (an abort ends the job next: no collective MPI call on the way out)
+        dl_mpi_close_(s->mpi);
     free(s);
 }
 

@@ -1,5 +1,7 @@
 /* device_cuda.cu — the CUDA backend of dl/device.h: devices, memory, streams,
- * events, and the check-macro helpers. Built only when nvcc is found. */
+ * events, and the check-macro helpers. Built when nvcc is found, and for the
+ * emulated CUDA device (EMU=1, DL_CUDA_EMU: common/emu), where the same calls
+ * reach the emulator's runtime and its cuBLAS runs on the kit's CPU BLAS. */
 #include <cublas_v2.h> // cublasCreate, cublasSetStream
 #include <cuda_runtime.h> // cudaGetDeviceCount, cudaMallocAsync, ...
 #include <dlfcn.h> // dlopen, dlsym: cuBLAS on first use
@@ -12,6 +14,32 @@
 
 #include "../backend.h" // dl_cuda_*_
 #include "dl/cuda_check.h" // DL_CUDA_CHECK, DL_CUBLAS_CHECK
+
+#ifdef DL_CUDA_EMU
+// ---- cuBLAS on the emulated device: the emulator's, its GEMMs on the kit's CPU BLAS ----
+#include <emu/emu.h> // emu_set_sgemm, emu_workers
+
+#include "../blas_cpu.h" // blas_cpu_sgemm (row-major)
+
+/* cuBLAS's column-major GEMM on the kit's row-major one: blas_cuda.cu's
+ * transpose identity the other way round (a column-major X is the row-major
+ * Xᵀ with the same leading dimension, so C = op(A)·op(B) column-major is
+ * Cᵀ = op(B)ᵀ·op(A)ᵀ row-major, with the same flags). */
+static void sgemm_on_cpu_blas(int ta, int tb, int m, int n, int k, float alpha, const float *A, int lda, const float *B,
+                              int ldb, float beta, float *C, int ldc)
+{
+    blas_cpu_sgemm(tb, ta, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc);
+}
+
+extern "C" int dl_cuda_emulated_(void)
+{
+    return 1;
+}
+#else
+extern "C" int dl_cuda_emulated_(void)
+{
+    return 0;
+}
 
 // ---- cuBLAS, loaded on first use ----
 // The kit's cuBLAS calls (here and in blas_cuda.cu) reach the library through
@@ -78,6 +106,7 @@ extern "C" const char *CUBLASWINAPI cublasGetStatusString(cublasStatus_t status)
     static decltype(cublasGetStatusString) *f;
     return cublas_fn(f, "cublasGetStatusString") != NULL ? f(status) : "cuBLAS could not be loaded";
 }
+#endif // DL_CUDA_EMU
 
 // ---- error reporting ----
 
@@ -148,8 +177,13 @@ extern "C" int dl_cuda_is_device_ptr_(const void *p)
 extern "C" void dl_cuda_versions_(char *runtime, char *driver, size_t len)
 {
     int rv = 0, dv = 0;
+#ifdef DL_CUDA_EMU
+    const char *how = " (emulated)"; // the CUDA API the emulator follows; it has no driver
+#else
+    const char *how = "";
+#endif
     if (cudaRuntimeGetVersion(&rv) == cudaSuccess)
-        snprintf(runtime, len, "%d.%d", rv / 1000, (rv % 1000) / 10);
+        snprintf(runtime, len, "%d.%d%s", rv / 1000, (rv % 1000) / 10, how);
     else
         snprintf(runtime, len, "none");
     if (cudaDriverGetVersion(&dv) == cudaSuccess && dv > 0)
@@ -164,7 +198,11 @@ extern "C" void dl_nccl_version_(char *out, size_t len)
     int v = 0;
     if (ncclGetVersion(&v) == ncclSuccess) {
         // NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z since 2.9
+#ifdef DL_CUDA_EMU
+        snprintf(out, len, "%d.%d.%d (emulated)", v / 10000, (v / 100) % 100, v % 100);
+#else
         snprintf(out, len, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+#endif
         return;
     }
 #endif
@@ -176,6 +214,9 @@ extern "C" dl_status dl_cuda_open_(int ordinal, dl_device *dev)
     cudaDeviceProp prop;
     DL_CUDA_CHECK(cudaSetDevice(ordinal));
     DL_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+#ifdef DL_CUDA_EMU
+    emu_set_sgemm(sgemm_on_cpu_blas);
+#endif
     cudaStream_t stream;
     DL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     cublasHandle_t handle;
@@ -197,7 +238,13 @@ extern "C" dl_status dl_cuda_open_(int ordinal, dl_device *dev)
     dev->blas = (void *)handle;
     dev->cc_major = prop.major;
     dev->cc_minor = prop.minor;
+#ifdef DL_CUDA_EMU
+    dev->emulated = 1;
+    snprintf(dev->name, sizeof dev->name, "emulated CUDA, ddplab, %d worker thread%s", emu_workers(),
+             emu_workers() == 1 ? "" : "s");
+#else
     snprintf(dev->name, sizeof dev->name, "%s", prop.name);
+#endif
     return DL_OK;
 }
 

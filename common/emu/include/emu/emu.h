@@ -52,6 +52,29 @@ unsigned emu_check_get(void);
  * same orders, so a finding can be reproduced. Cannot fail. */
 void emu_check_seed(unsigned seed);
 
+// ---- the schedule of plain launches ----
+
+/* Orders of a block's threads between barriers (and of blocks, where it applies). */
+enum {
+    EMU_ORDER_IN_ORDER = 0, /* 0, 1, 2, ... */
+    EMU_ORDER_REVERSED = 1, /* the last first */
+    EMU_ORDER_SHUFFLED = 2, /* a permutation drawn from the seed */
+    EMU_ORDER_WARPS_REVERSED = 3, /* threads: the last warp first, each warp's lanes in order */
+    EMU_ORDER_LANES_REVERSED = 4 /* threads: warps in order, each warp's lanes last first */
+};
+#define EMU_BLOCKS_PARALLEL (-1) /* blocks over the worker threads: the default */
+
+/* Sets how launches issued from now on run when they are not checked: their
+ * threads start and leave each barrier in the order `threads`, and their
+ * blocks run one after another on one core in the order `blocks` (an
+ * EMU_ORDER_* but the warp ones), or over the cores (EMU_BLOCKS_PARALLEL, the
+ * default, with threads EMU_ORDER_IN_ORDER). A program can so run one call
+ * under several schedules and compare the results itself: a change with the
+ * warps' order is a missing __syncthreads, with the lanes' order a missing
+ * __syncwarp, with the blocks' order a race between blocks or float atomics.
+ * Returns 0, or -1 for an order it does not know (nothing changed). */
+int emu_schedule_set(int threads, int blocks, unsigned seed);
+
 // ---- findings ----
 
 typedef enum emu_kind {
