@@ -19,8 +19,9 @@
 #     its own line, everything is escaped, nothing unsafe is linked
 #   3 in chromium: a screenshot of the window's size that is not blank, and
 #     the DOM after rendering holds every headline and no image that failed
-#     to load; the browser's own broken-image marker is proven on part 2's
-#     page. Without chromium (or with DL_BROWSER=none) this part prints
+#     to load, and the browser's console stays silent (no script error, no
+#     message); the broken-image marker is proven on part 2's page, the
+#     console check on a page with a script error. Without chromium (or with DL_BROWSER=none) this part prints
 #     SKIPPED and why; DL_BROWSER=path picks another Chromium-like browser.
 # Writes its pages, screenshot and DOM to $B/test/report-check/.
 set -u
@@ -80,6 +81,22 @@ balanced() {
             bad=1
         }
     done
+    return $bad
+}
+
+# the_links FILE: each plot thumbnail's link (<a href> to an .svg/.png) resolves to a file beside the page
+the_links() {
+    local file=$1 dir href path n=0 bad=0
+    dir=$(dirname "$file")
+    while IFS= read -r href; do
+        n=$((n + 1))
+        path=$dir/$(printf '%b' "${href//%/\\x}")
+        [ -f "$path" ] || {
+            echo "    | <a href=\"$href\"> is not a file ($path)"
+            bad=1
+        }
+    done < <(grep -o '<a href="[^"#]*\.\(svg\|png\)"' "$file" | sed 's/^<a href="//; s/"$//')
+    LINKS=$n
     return $bad
 }
 
@@ -198,6 +215,23 @@ if [ -f "$S" ]; then
 fi
 if the_imgs "$page"; then ok "all $IMGS <img src> of the page are files beside it"; else not_ok "broken <img src> on the page"; fi
 if balanced "$page"; then ok "every element the page opens is closed"; else not_ok "the page's elements do not balance"; fi
+if the_links "$page"; then
+    n_other=$(grep -c '<figure class="other">' "$page")
+    expect_cmp "$LINKS" == "$n_other" "each of the $n_other plot thumbnails links to its plot, and all $LINKS links are files"
+else not_ok "a thumbnail links to a missing file"; fi
+# summary.json's arrays of objects and of numbers are tables, not "[…, …]"
+if grep -q '"per_class"' "$(dirname "$page")/../run/02-evaluation/summary.json" 2>/dev/null; then
+    section 02-evaluation | grep -q '<td>per_class</td><td><table class=arr><tr><th>class</th>' \
+        && ok "lab 02's per_class is a table (a row per class)" || not_ok "lab 02's per_class is not rendered as a table"
+fi
+grep -q '\[…\|, …' "$page" && not_ok "an array is still written as [… , …] on the page" \
+    || ok "no array on the page is written as [… , …]"
+# the overview: each lab's result (its headline's first sentence) beside its grade
+for dir in "${headlines[@]}"; do
+    first=$(section "$dir" | grep 'class="headline"' | head -n 1 | text | sed 's/\. .*/./' | cut -c 1-60)
+    sed -n '/<table class=overview>/,/<\/table>/p' "$page" | grep "href=\"#$dir\"" | text | grep -qF -- "$first" \
+        && ok "the overview gives lab $dir's result: $first…" || not_ok "the overview lacks lab $dir's result '$first'"
+done
 
 # ---- 2 made-up run folders ----
 F=$W/fixture
@@ -304,8 +338,14 @@ else
         not_ok "no usable screenshot: $stats"
         tail -n 5 "$W/browser.log" | sed 's/^/    | /'
     fi
-    dom() { timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=5000 --dump-dom "file://$(realpath "$1")" 2>>"$W/browser.log"; }
-    dom "$page" >"$W/dom.html"
+    # dom PAGE LOG: the DOM after rendering; the browser's log (console messages included) into LOG
+    dom() {
+        timeout 120 "$browser" "${flags[@]}" --enable-logging=stderr --v=0 --virtual-time-budget=5000 \
+            --dump-dom "file://$(realpath "$1")" 2>"$2"
+    }
+    # console LOG: the console messages the page printed (chromium logs each as CONSOLE)
+    console() { grep -a 'CONSOLE' "$1" | sed 's/^\[[^]]*\] *//'; }
+    dom "$page" "$W/console.log" >"$W/dom.html"
     if [ -s "$W/dom.html" ]; then
         missing=0
         for dir in "${headlines[@]}"; do
@@ -323,7 +363,18 @@ else
     else
         not_ok "$(basename "$browser") --dump-dom printed nothing"
     fi
-    dom "$FP" >"$W/fixture-dom.html"
+    msgs=$(console "$W/console.log")
+    if [ -z "$msgs" ]; then ok "the browser's console stayed silent on the page (no script error, no message)"; else
+        not_ok "the page printed to the browser's console:"
+        printf '%s\n' "$msgs" | head -n 5 | sed 's/^/    | /'
+    fi
+    # the console check can fail: a page whose script throws
+    printf '<!doctype html><title>x</title><p>x</p><script>report_is_undefined();</script>\n' >"$W/console-fixture.html"
+    dom "$W/console-fixture.html" "$W/console-fixture.log" >/dev/null
+    console "$W/console-fixture.log" | grep -q 'report_is_undefined' \
+        && ok "a script error on a page reaches the console check (so the check above can fail)" \
+        || not_ok "a page's script error was not seen in chromium's console log ($W/console-fixture.log)"
+    dom "$FP" "$W/fixture-console.log" >"$W/fixture-dom.html"
     grep -q '<img [^>]*lost.svg[^>]*class="broken"' "$W/fixture-dom.html" \
         && ok "the browser marks an image whose file is gone as broken (so the check above can fail)" \
         || not_ok "an image whose file is gone was not marked broken in the browser"

@@ -18,9 +18,13 @@
 #     how much, and screenshotted (at most 12 per run; --shots takes every
 #     slide at both sizes, for a human look)
 #   2 each deck shows at least one plot, and every plot is inside the file
-#   3 the probe can fail: a made-up deck (a slide that fits, one too long,
-#     one too wide, one whose image does not load) fails exactly where it
-#     should (needs pandoc)
+#   3 no console error: a script in the deck's <head>, before any of its
+#     own, records every uncaught error (window's error event, a resource
+#     that failed to load included) and every console.error; the probe
+#     writes them out, and a deck with any fails, naming them
+#   4 the probe can fail: a made-up deck (a slide that fits, one too long,
+#     one too wide, one whose image does not load, one whose script logs a
+#     console error) fails exactly where it should (needs pandoc)
 # Without chromium, or without pandoc where decks must be built (or with
 # DL_BROWSER=none), it prints SKIPPED and why, and exits 77.
 # DL_BROWSER=path picks another Chromium-like browser.
@@ -91,6 +95,24 @@ if [ ${#decks[@]} -eq 0 ]; then
     for md in slides/*.md; do decks+=("$W/slides/$(basename "${md%.md}").html"); done
 fi
 
+# ---- the console: what the deck's scripts report, recorded from before the first of them ----
+cat >"$W/console.js" <<'EOF'
+<script>
+window.__slideCheckErrors = [];
+window.addEventListener('error', function (e) {
+  var t = e.target && e.target !== window ? (e.target.currentSrc || e.target.src || e.target.href || '') : '';
+  window.__slideCheckErrors.push('error: ' + (e.message || ('failed to load ' + t)));
+}, true);
+(function () {
+  var err = console.error;
+  console.error = function () {
+    window.__slideCheckErrors.push('console.error: ' + Array.prototype.map.call(arguments, String).join(' '));
+    return err.apply(console, arguments);
+  };
+})();
+</script>
+EOF
+
 # ---- the probe: runs in the deck after it loaded, writes one line per slide into <pre id="slide-check"> ----
 cat >"$W/probe.js" <<'EOF'
 <script>
@@ -155,6 +177,8 @@ cat >"$W/probe.js" <<'EOF'
     });
     secs.forEach(function (t) { t.removeAttribute('aria-selected'); });
     if (secs.length) secs[0].setAttribute('aria-selected', 'true');
+    var errs = window.__slideCheckErrors || [];
+    lines.push('console ' + errs.length + (errs.length ? ': ' + errs.join(' | ').replace(/\s+/g, ' ').slice(0, 600) : ''));
     var pre = document.createElement('pre');
     pre.id = 'slide-check';
     pre.textContent = '\n' + lines.join('\n') + '\n';
@@ -187,7 +211,9 @@ probe() {
     d=$(basename "${deck%.html}")
     # the probe goes in a copy beside the deck (so relative paths still resolve)
     copy=$(dirname "$deck")/.probe-$d.html
-    awk -v probe="$W/probe.js" '/<\/body>/ && !done { while ((getline l < probe) > 0) print l; done = 1 } { print }' \
+    awk -v probe="$W/probe.js" -v cons="$W/console.js" '
+        /<head[ >]/ && !early { print; while ((getline l < cons) > 0) print l; early = 1; next }
+        /<\/body>/ && !done { while ((getline l < probe) > 0) print l; done = 1 } { print }' \
         "$deck" >"$copy"
     dom=$W/probe/$d-$size.html
     timeout 120 "$browser" "${flags[@]}" --window-size=$((${size%x*} + fw)),$((${size#*x} + fh)) \
@@ -221,6 +247,13 @@ for deck in "${decks[@]}"; do
         [ "$win" = "$size" ] || not_ok "$d: the window is $win, not $size"
         n=$(grep -c '^ok #' "$res")
         all=$(grep -c '^\(ok\|FAIL\) #' "$res")
+        cons=$(sed -n 's/^console \([0-9]*\).*/\1/p' "$res")
+        if [ "${cons:-x}" = 0 ]; then
+            ok "$d at $size: no console error"
+        else
+            not_ok "$d at $size: ${cons:-no} console error(s) recorded:"
+            grep '^console ' "$res" | sed 's/^/    | /'
+        fi
         if [ "$n" = "$all" ] && [ "$all" -gt 0 ]; then
             ok "$d at $size: all $all slides show all of their content"
         else
@@ -265,16 +298,18 @@ if [ $have_pandoc = 1 ]; then
         # shellcheck disable=SC2016 # the backticks are Markdown's
         printf '\n---\n\n## Too wide\n\n```\n%s\n```\n\n---\n\n' "$(printf 'x%.0s' $(seq 1 160))"
         printf '## A plot that does not load\n\n![Nothing to see.](01-made-up/broken.svg)\n'
+        printf '\n---\n\n## A script that logs an error\n\n<script>console.error("made-up console error")</script>\n\nIt fits.\n'
     } >"$F/src/01-made-up.md"
     if DL_NO_DEPS=1 bash tools/slides.sh --src "$F/src" --runs "$F/run" --out "$F" >"$F/slides.log" 2>&1 &&
         probe "$F/01-made-up.html" 1280x720; then
         got=$(sed -n 's/^\(ok\|FAIL\) #\([0-9]*\) .*/\1 #\2/p' "$W/probe/01-made-up-1280x720.txt" | tr '\n' ' ')
-        want='ok #1 ok #2 FAIL #3 FAIL #4 FAIL #5 '
+        want='ok #1 ok #2 FAIL #3 FAIL #4 FAIL #5 ok #6 '
         if [ "$got" = "$want" ] &&
+            grep '^console ' "$W/probe/01-made-up-1280x720.txt" | grep -q 'console.error: made-up console error' &&
             grep '^FAIL #3 ' "$W/probe/01-made-up-1280x720.txt" | grep -q 'below the slide' &&
             grep '^FAIL #4 ' "$W/probe/01-made-up-1280x720.txt" | grep -q 'past its right edge' &&
             grep '^FAIL #5 ' "$W/probe/01-made-up-1280x720.txt" | grep -q 'did not load'; then
-            ok "a made-up deck fails where it should: too long, too wide, a plot that did not load (so the checks above can fail)"
+            ok "a made-up deck fails where it should: too long, too wide, a plot that did not load, a console error (so the checks above can fail)"
         else
             not_ok "the made-up deck: got '$got', want '$want':"
             sed 's/^/    | /' "$W/probe/01-made-up-1280x720.txt"

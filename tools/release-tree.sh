@@ -14,6 +14,11 @@
 # tree matches the grader built here. Used by the gradebook, which builds each
 # submission in such a tree; tools/student-release.sh packs the committed one.
 #
+# The release's README.md is the student's (tools/student-README.md, its
+# @LABS@ line replaced by a table of the labs in the release), not the kit's,
+# which is the instructor's and the contributor's as well: it speaks of the
+# reference, the gradebook and the releases.
+#
 # The grader ships too (a student grades at home), but not the grader's own
 # answers: each lab's lab.mk names its JUDGE_ANSWERS, grader files whose code
 # answers one of its tasks (lab01_ref.c's double-precision scaler, the stable
@@ -30,7 +35,7 @@ set -euo pipefail
 dest=${1:?usage: release-tree.sh DIR [LAB]}
 lab=${2:-}
 mkdir -p "$dest"
-drop='^(solutions/|grader/mutants/|grader/bench/|grader/adversarial/|grader/gradescope/|\.ci/)'
+drop='^(solutions/|grader/mutants/|grader/bench/|grader/adversarial/|grader/gradescope/|\.ci/|tools/student-README\.md$)'
 if [ -n "$lab" ]; then
     [[ $lab =~ ^[0-9][0-9]$ ]] && ls -d labs/"$lab"-* >/dev/null 2>&1 ||
         { echo "release-tree: LAB '$lab': expected the number of a lab in labs/ (01, 02, ...)" >&2; exit 2; }
@@ -73,6 +78,19 @@ fi | grep -zv -E "$drop" |
     while IFS= read -r -d '' f; do
         if [ -f "$f" ]; then printf '%s\0' "$f"; fi # (not one deleted but still tracked)
     done | xargs -0 -r cp -p --parents -t "$dest" # (one cp for many files: a release is hundreds)
+# the student's README, with the labs this release holds (a tree without tools/student-README.md, a
+# release itself, keeps the README.md it has: already the student's)
+if [ -f tools/student-README.md ]; then
+    rows=$(for dir in $(bash tools/lab.sh list); do
+        id=${dir%%-*}
+        [ -z "$lab" ] || [ "$((10#$id))" -le "$((10#$lab))" ] || continue
+        printf '| [%s](labs/%s/README.md) | %s |\n' "$dir" "$dir" "$(bash tools/lab.sh get "$id" TITLE)"
+    done)
+    [ -n "$rows" ] || { echo "release-tree: no lab for the README's table" >&2; exit 1; }
+    table=$(printf '| lab | subject |\n|-----|---------|\n%s' "$rows")
+    awk -v table="$table" '$0 == "@LABS@" { print table; next } { print }' tools/student-README.md >"$dest/README.md"
+    grep -q '^| \[' "$dest/README.md" || { echo "release-tree: tools/student-README.md has no @LABS@ line" >&2; exit 1; }
+fi
 # the judge answers' objects: built here from their source, or (in a release) the ones it holds
 objs=()
 for f in "${judge[@]}"; do

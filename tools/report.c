@@ -27,6 +27,13 @@
  *   run that did not run to the end gets its own "not run" line.
  * - A lab that did not run to the end (no folder, no run.rc, a non-zero exit,
  *   no summary.json) gets one "not run: <why>" line (class "notrun") instead.
+ *   A student's run (tools/run.sh --impl labs) that stopped at a task not
+ *   done yet ("not implemented yet: labNN task K" in run.log) gets "task K
+ *   not done yet: ..." (class "todo": where the work stands, not a failure);
+ *   one whose code did not build (build.rc non-zero) gets "not built" and the
+ *   build log's last lines. The grade line says whose code was graded (its
+ *   grade.json's extra_data.impl) and, for the student's, which tasks the
+ *   grader found not done yet (grade.log).
  *   A headline that cannot be filled (a key summary.json lacks, none
  *   given) and a key plot that is not there each get a line that says so
  *   (class "unavailable"). The page is always complete and valid.
@@ -170,7 +177,77 @@ static void put_scalar(FILE *f, const dl_jv *v)
     }
 }
 
-/* One row per scalar; nested objects become "a.b" keys. Returns the rows written. */
+/* An array of objects (per_class, worst features) as a table: one row per
+ * item, one column per key of the first item; values that are not scalars
+ * as put_scalar writes them. */
+static void object_table(FILE *f, const dl_jv *v)
+{
+    const dl_jv *first = &v->items[0];
+    fputs("<table class=arr><tr>", f);
+    for (size_t k = 0; k < first->n; k++) {
+        fputs("<th>", f);
+        esc(f, first->keys[k]);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (size_t i = 0; i < v->n; i++) {
+        fputs("<tr>", f);
+        for (size_t k = 0; k < first->n; k++) {
+            const dl_jv *cell = v->items[i].type == DL_JOBJ ? dl_jv_get(&v->items[i], first->keys[k]) : NULL;
+            fputs("<td>", f);
+            if (cell != NULL)
+                put_scalar(f, cell);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>", f);
+}
+
+/* An array of numbers as a table of ten per row, each row headed by its
+ * first index; a long one (over 100) shows its first 30, then its size,
+ * smallest and largest value. */
+static void number_table(FILE *f, const dl_jv *v)
+{
+    const size_t per_row = 10, shown = v->n <= 100 ? v->n : 30;
+    double lo = v->items[0].num, hi = lo;
+    for (size_t i = 1; i < v->n; i++) {
+        lo = v->items[i].num < lo ? v->items[i].num : lo;
+        hi = v->items[i].num > hi ? v->items[i].num : hi;
+    }
+    fputs("<table class=nums>", f);
+    for (size_t i = 0; i < shown; i += per_row) {
+        fprintf(f, "<tr><th>[%zu]</th>", i);
+        for (size_t j = i; j < i + per_row && j < shown; j++) {
+            fputs("<td>", f);
+            put_num(f, v->items[j].num);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>", f);
+    if (shown < v->n) {
+        fprintf(f, "<span class=file>… %zu values in all, from ", v->n);
+        put_num(f, lo);
+        fputs(" to ", f);
+        put_num(f, hi);
+        fputs("</span>", f);
+    }
+}
+
+/* What kind of array v is: 1 objects, 2 numbers, 0 anything else (empty, mixed). */
+static int array_kind(const dl_jv *v)
+{
+    int objects = v->n > 0, numbers = v->n > 0;
+    for (size_t i = 0; i < v->n; i++) {
+        objects &= v->items[i].type == DL_JOBJ;
+        numbers &= v->items[i].type == DL_JNUM;
+    }
+    return objects ? 1 : numbers ? 2 : 0;
+}
+
+/* One row per scalar; nested objects become "a.b" keys; an array of objects
+ * or of numbers becomes a table in its row. Returns the rows written. */
 static int summary_rows(FILE *f, const dl_jv *obj, const char *prefix)
 {
     int rows = 0;
@@ -184,7 +261,13 @@ static int summary_rows(FILE *f, const dl_jv *obj, const char *prefix)
         fputs("<tr><td>", f);
         esc(f, key);
         fputs("</td><td>", f);
-        put_scalar(f, &obj->items[i]);
+        int kind = obj->items[i].type == DL_JARR ? array_kind(&obj->items[i]) : 0;
+        if (kind == 1)
+            object_table(f, &obj->items[i]);
+        else if (kind == 2)
+            number_table(f, &obj->items[i]);
+        else
+            put_scalar(f, &obj->items[i]);
         fputs("</td></tr>\n", f);
         rows++;
     }
@@ -311,8 +394,9 @@ typedef struct lab_page {
     const plot_caption *captions; // the lab's (both runs'), n_captions of them
     int n_captions;
     dl_jv *summary, *grade;
-    int run_rc, grade_rc; // -1 when the file is missing
+    int run_rc, grade_rc, build_rc; // -1 when the file is missing
     char why[600]; // why the lab did not run to the end; "" when it did
+    int todo; // the task the run stopped at, "not implemented yet" (a student's run), else 0
     char *rel; // the folder relative to the page's folder, NULL when it does not exist
     char *own_dir; // a second run's folder, malloc'ed (dir points to it)
     const char *sub; // the second run's folder name (--run2), NULL when none
@@ -382,6 +466,31 @@ static char *rel_path(const char *from_dir, const char *target)
     return out;
 }
 
+/* The number K of the first "not implemented yet: labNN task K" in DIR/NAME
+ * (DL_TODO's message: a task the student has not done yet), with that line
+ * into line (len bytes); 0 when there is none. */
+static int todo_task(const char *dir, const char *name, char *line, size_t len)
+{
+    char path[1200], *text = NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (dl_read_file(path, &text, NULL) != DL_OK)
+        return 0;
+    int k = 0;
+    for (char *at = strstr(text, "not implemented yet: lab"); at != NULL && k == 0;
+         at = strstr(at + 1, "not implemented yet: lab")) {
+        const char *t = at + strlen("not implemented yet: lab");
+        t += strspn(t, "0123456789");
+        if (strncmp(t, " task ", 6) == 0 && t[6] >= '1' && t[6] <= '9')
+            k = atoi(t + 6);
+        if (k > 0 && line != NULL) {
+            size_t end = strcspn(at, "\n");
+            snprintf(line, len, "%.*s", (int)end, at);
+        }
+    }
+    free(text);
+    return k;
+}
+
 /* A run folder's files, its path from the page and, when it did not run to
  * the end, why. */
 static void run_load(lab_page *p, const char *page_dir)
@@ -396,12 +505,19 @@ static void run_load(lab_page *p, const char *page_dir)
         p->grade = NULL;
     p->run_rc = read_rc(p->dir, "run.rc");
     p->grade_rc = read_rc(p->dir, "grade.rc");
+    p->build_rc = read_rc(p->dir, "build.rc"); // a student's run: its build (tools/run.sh)
     p->rel = rel_path(page_dir, p->dir);
+    char todo_line[300] = "";
     if (stat(p->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(p->why, sizeof p->why, "not run: there is no run folder %s (the run stopped before this lab?)",
                  p->dir);
+    } else if (p->build_rc > 0) {
+        snprintf(p->why, sizeof p->why,
+                 "not built: your code does not build (the compiler's reason below, from %s/build.log)", p->dir);
     } else if (p->run_rc < 0) {
         snprintf(p->why, sizeof p->why, "not run: %s/run.rc is missing (the driver was interrupted?)", p->dir);
+    } else if (p->run_rc != 0 && (p->todo = todo_task(p->dir, "run.log", todo_line, sizeof todo_line)) > 0) {
+        snprintf(p->why, sizeof p->why, "task %d not done yet: %s", p->todo, todo_line);
     } else if (p->run_rc != 0) {
         char last[300];
         last_line(p->dir, "run.log", last, sizeof last);
@@ -532,14 +648,27 @@ static void figure(FILE *f, const lab_page *p, const char *name, const char *cls
         fputs(" is missing from the run folder (is gnuplot installed? `make deps`)</p>\n", f);
         return;
     }
-    // onerror marks an image the browser could not load (the page moved away from build/?)
-    fprintf(f, "<figure class=\"%s\"><img src=\"", cls);
+    // onerror marks an image the browser could not load (the page moved away from build/?);
+    // a thumbnail (not the key plot, shown at full width) opens the plot itself
+    int link = strcmp(cls, "key") != 0;
+    fprintf(f, "<figure class=\"%s\">", cls);
+    if (link) {
+        fputs("<a href=\"", f);
+        put_url(f, p->rel);
+        fputc('/', f);
+        put_url(f, name);
+        fputs("\" title=\"open the plot at full size\">", f);
+    }
+    fputs("<img src=\"", f);
     put_url(f, p->rel);
     fputc('/', f);
     put_url(f, name);
     fputs("\" alt=\"plot ", f);
     esc(f, name);
-    fputs(" (not found beside this page)\" onerror=\"this.className='broken'\"><figcaption>", f);
+    fputs(" (not found beside this page)\" onerror=\"this.className='broken'\">", f);
+    if (link)
+        fputs("</a>", f);
+    fputs("<figcaption>", f);
     const char *what = caption_of(p, name);
     if (what != NULL) { // what to see, then the file it is in
         esc(f, what);
@@ -622,6 +751,38 @@ static int grade_table(FILE *f, const dl_jv *g)
     return failed;
 }
 
+/* The tasks the grader's items found not done yet (their "not implemented
+ * yet: labNN task K" in grade.log), as a sentence: "tasks 1, 2 and 4". */
+static void todo_tasks(FILE *f, const lab_page *p)
+{
+    char path[1200], *text = NULL;
+    snprintf(path, sizeof path, "%s/grade.log", p->dir);
+    if (dl_read_file(path, &text, NULL) != DL_OK)
+        return;
+    int seen[100] = {0}, n = 0;
+    for (const char *at = strstr(text, "not implemented yet: lab"); at != NULL;
+         at = strstr(at + 1, "not implemented yet: lab")) {
+        const char *t = at + strlen("not implemented yet: lab");
+        t += strspn(t, "0123456789");
+        int k = strncmp(t, " task ", 6) == 0 ? atoi(t + 6) : 0;
+        if (k > 0 && k < 100 && !seen[k]) {
+            seen[k] = 1;
+            n++;
+        }
+    }
+    free(text);
+    if (n == 0)
+        return;
+    fprintf(f, "<p class=\"todo\">Not done yet, as the grader's items that ran say: task%s ", n > 1 ? "s" : "");
+    for (int k = 1, i = 0; k < 100; k++) {
+        if (!seen[k])
+            continue;
+        i++;
+        fprintf(f, "%s%d", i == 1 ? "" : i == n ? " and " : ", ", k);
+    }
+    fputs(".</p>\n", f);
+}
+
 static void grade_part(FILE *f, const lab_page *p)
 {
     if (p->grade_rc < 0 && p->grade == NULL) {
@@ -632,12 +793,15 @@ static void grade_part(FILE *f, const lab_page *p)
         fputs("<p class=\"unavailable\">grade.json is missing: the grader did not finish (see grade.log).</p>\n", f);
         return;
     }
-    fprintf(f, "<p class=grade-line>Grade of the reference solution: <b>%.0f/%.0f</b>",
+    int yours = strcmp(dl_jv_str(dl_jv_get(p->grade, "extra_data.impl"), ""), "labs") == 0;
+    fprintf(f, "<p class=grade-line>Grade of %s: <b>%.0f/%.0f</b>", yours ? "your code" : "the reference solution",
             dl_jv_num(dl_jv_get(p->grade, "score"), 0), dl_jv_num(dl_jv_get(p->grade, "extra_data.max_score"), 0));
     double sk = dl_jv_num(dl_jv_get(p->grade, "extra_data.skipped_points"), 0);
     if (sk > 0)
         fprintf(f, "; %.0f points SKIPPED (their tier cannot run here: no GPU) — not counted", sk);
     fputs(".</p>\n", f);
+    if (yours)
+        todo_tasks(f, p);
     // the items are open when one failed: that is what the reader needs to see
     char *table = NULL;
     size_t size = 0;
@@ -718,14 +882,21 @@ static void lab_section(FILE *f, const lab_page *p)
     esc(f, p->title);
     fputs("</h2>\n", f);
     if (p->why[0]) {
-        fputs("<p class=\"notrun\">", f);
+        fprintf(f, "<p class=\"%s\">", p->todo > 0 ? "todo" : "notrun");
         esc(f, p->why);
         fputs("</p>\n", f);
-        if (p->run_rc > 0) {
+        if (p->todo > 0) {
+            fputs("<p>Your code stopped where a task is not done yet: that is where your work stands, not a "
+                  "crash. The grade below runs every item and names the tasks still to do.</p>\n",
+                  f);
+        } else if (p->build_rc > 0) {
+            fputs("<p>The build's last lines:</p>\n", f);
+            log_tail(f, p->dir, "build.log", 40);
+        } else if (p->run_rc > 0) {
             fputs("<p>The driver's last lines:</p>\n", f);
             log_tail(f, p->dir, "run.log", 20);
         }
-        if (p->run_rc >= 0)
+        if (p->run_rc >= 0 || p->build_rc > 0)
             grade_part(f, p);
         fputs("</section>\n", f);
         return;
@@ -740,7 +911,7 @@ static void lab_section(FILE *f, const lab_page *p)
     if (q != NULL)
         snprintf(what, sizeof what, "the %s run: ", q->name);
     if (q != NULL && q->why[0]) {
-        fputs("<p class=\"notrun\">", f);
+        fprintf(f, "<p class=\"%s\">", q->todo > 0 ? "todo" : "notrun");
         esc(f, what);
         esc(f, q->why);
         fputs("</p>\n", f);
@@ -772,12 +943,24 @@ static const char *const style[] = {
     ".headline{font-size:1.15em;line-height:1.45;background:#f3f7fb;border-left:4px solid #2a6fb0;padding:.6em .9em}",
     ".notrun{font-size:1.1em;background:#fdecea;border-left:4px solid #c62828;padding:.6em .9em;color:#8e1c1c;"
     "font-weight:600}",
+    ".todo{font-size:1.1em;background:#fff6db;border-left:4px solid #b58900;padding:.6em .9em;color:#6b5200;"
+    "font-weight:600}",
     ".unavailable{background:#fff6db;border-left:4px solid #b58900;padding:.4em .9em;color:#6b5200}",
     "figure{margin:1em 0}",
     "figure img{max-width:100%;height:auto;display:block}",
     "figure.key img{width:100%;max-width:880px}",
     "img.broken{outline:3px solid #c62828;min-height:2em}",
-    ".plots{display:grid;grid-template-columns:1fr 1fr;gap:1em}",
+    ".plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:1em}",
+    ".plots a{display:block;cursor:zoom-in}",
+    "table.arr,table.nums{margin:0;font-size:.95em}",
+    "table.nums th{font-weight:400;color:#666}",
+    "table.kv{max-width:100%;display:block;overflow-x:auto}",
+    "table.overview{width:100%;table-layout:fixed}",
+    "table.overview td,table.overview th{overflow-wrap:anywhere}",
+    "table.overview th:nth-child(1){width:24%}",
+    "table.overview th:nth-child(3){width:20%}",
+    ".todo-note{color:#6b5200;font-weight:600}",
+    ".skip-note{color:#8a6d00;font-size:.9em}",
     "figcaption{color:#444;font-size:.9em;line-height:1.4}",
     ".file{color:#999;font-size:.9em;white-space:nowrap}",
     "details{margin:.4em 0}",
@@ -833,11 +1016,44 @@ static void page_sub(FILE *f, const lab_page *labs, int n, const char *note)
     fputs("</p>\n", f);
 }
 
+/* The first sentence of p's filled headline (escaped HTML) into f: the lab's
+ * result, for the overview; a line that says why when there is none. */
+static void result_cell(FILE *f, const lab_page *p)
+{
+    char why[300];
+    if (p->why[0]) {
+        fputs(p->todo > 0 ? "<span class=todo-note>" : "<span class=bad>", f);
+        esc(f, p->why);
+        fputs("</span>", f);
+        return;
+    }
+    char *html = p->view.headline != NULL ? fill_headline(p->view.headline, p->summary, NULL, why, sizeof why) : NULL;
+    if (html == NULL) {
+        fputs("—", f);
+        return;
+    }
+    // a sentence ends at a full stop before a space or the end ("0.0893" does not end one)
+    size_t end = strlen(html);
+    for (size_t i = 0; html[i]; i++) {
+        if (html[i] == '.' && (html[i + 1] == ' ' || html[i + 1] == '\n')) {
+            end = i + 1;
+            break;
+        }
+    }
+    fprintf(f, "%.*s", (int)end, html);
+    free(html);
+}
+
+/* The table at the top: each lab, its result (its headline's first
+ * sentence) and its grade. Three columns that wrap: it fits a 600-px window. */
 static void overview(FILE *f, const lab_page *labs, int n)
 {
-    fputs("<table class=overview><tr><th>lab</th><th>dataset</th><th>run</th><th>grade (reference)</th>"
-          "<th>skipped</th></tr>\n",
-          f);
+    const char *who = "reference";
+    for (int i = 0; i < n; i++) {
+        if (strcmp(dl_jv_str(dl_jv_get(labs[i].grade, "extra_data.impl"), ""), "labs") == 0 || labs[i].build_rc >= 0)
+            who = "your code";
+    }
+    fprintf(f, "<table class=overview><tr><th>lab</th><th>result</th><th>grade (%s)</th></tr>\n", who);
     for (int i = 0; i < n; i++) {
         const lab_page *p = &labs[i];
         fputs("<tr><td><a href=\"#", f);
@@ -845,20 +1061,16 @@ static void overview(FILE *f, const lab_page *labs, int n)
         fputs("\">", f);
         esc(f, p->title);
         fputs("</a></td><td>", f);
-        esc(f, dl_jv_str(dl_jv_get(p->summary, "dataset"), "—"));
-        fputs(p->why[0] ? "</td><td class=bad>not run" : "</td><td class=ok>ok", f);
+        result_cell(f, p);
         fputs("</td><td>", f);
         if (p->grade != NULL)
             fprintf(f, "%.0f/%.0f", dl_jv_num(dl_jv_get(p->grade, "score"), 0),
                     dl_jv_num(dl_jv_get(p->grade, "extra_data.max_score"), 0));
         else
             fputs(p->grade_rc < 0 ? "not graded" : "<span class=bad>grader failed</span>", f);
-        fputs("</td><td>", f);
         double sk = dl_jv_num(dl_jv_get(p->grade, "extra_data.skipped_points"), 0);
         if (sk > 0)
-            fprintf(f, "%.0f points (needs a GPU)", sk);
-        else
-            fputs(p->grade != NULL ? "none" : "—", f);
+            fprintf(f, "<br><span class=skip-note>%.0f points skipped (need a GPU)</span>", sk);
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — `make test`: the kit's own tests, in order, with a tally.
 #   1 library and grader unit tests (Check) 5 mutants: every classic mistake caught by name
-#   1b dl_comm under mpirun; 1c Slurm (stand-ins); 1d the emulated CUDA device
+#   1b dl_comm under mpirun; 1c Slurm (stand-ins); 1d the emulated CUDA device;
+#   1e the GPU tier on it (no GPU: common/ against the CPU, NCCL on 2 ranks, lab 05)
 #   2 skeletons match the generator         5b hostile submissions get exactly their due
 #   2c the labs' manifests (tools/lab.sh)
 #   3 grader: reference scores full marks   6 each lab's driver end to end, plots, bad input
@@ -10,8 +11,9 @@
 #                                           8b tools/new-lab.sh: a new lab, end to end
 #                                           9 make run's report page, rendered in chromium
 #                                           9b every slide fits its window, in chromium
+#                                           9c every plot's text reads at slide size
 # Runs where it stands (a clone of the kit); builds were done by `make all`.
-# Steps 3, 5, 5b, 6, 8, 8b, 9 and 9b run in two lanes at once (see run_lanes;
+# Steps 3, 5, 5b, 6, 8, 8b, 9, 9b and 9c run in two lanes at once (see run_lanes;
 # TEST_LANES=1: one after the other).
 #   tools/test.sh [STEP...]   only those steps, by number (e.g. 5b 8)
 set -u
@@ -273,6 +275,8 @@ instructor_tools() {
             "$rel/ddplab/build/grader/lab01" >"$B/test/release-grade.log" 2>&1
             grep -q '^Score: 0/' "$B/test/release-grade.log" && echo "student release builds without solutions/ and grades its skeleton 0" \
                 || { echo "the student release's grader did not score its skeleton 0" >&2; status=1; }
+            # make run there runs the student's code: the skeleton's tasks not done yet, then the reference's files
+            bash tools/test-release-run.sh "$rel/ddplab" solutions || status=1
             # its judge, built from the prebuilt answers, gives the reference full marks there
             cp solutions/01-logreg/* "$rel/ddplab/labs/01-logreg/"
             if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 B=build build/labs/lab01-worker build/labs/lab01 \
@@ -331,6 +335,8 @@ step "1b dl_comm and dlrun under mpirun (1-4 ranks, failures)" bash tools/test-c
 step "1c on a Slurm cluster, without one: dlrun's srun step, rank variables, the sbatch scripts" bash tools/test-slurm.sh
 step "1d the emulated CUDA device (common/emu): barriers, shuffles, atomics, 16-bit rounding, races, bounds" \
     make -s --no-print-directory emu-test
+step "1e the GPU tier on the emulated CUDA device: common/ against the CPU, checked launches, NCCL on 2 ranks, lab 05" \
+    bash tools/test-emu.sh
 step "2 skeletons match the generator" bash tools/skeletons.sh check
 step "2b handouts' item tables match the graders" bash tools/check-handouts.sh
 step "2c the labs' manifests: read as make reads them, broken ones refused" bash tools/test-manifest.sh
@@ -346,7 +352,7 @@ slides_fit() {
     local runs=$B/test/report-check/quick/run args=() rc
     [ -d "$runs" ] && args=(--runs "$runs")
     # every number a deck gives of a run is that run's (deck 06 joins when its numbers are filled)
-    [ -d "$runs" ] && { bash tools/check-decks.sh --runs "$runs" slides/0[1-5]-*.md || return 1; }
+    [ -d "$runs" ] && { bash tools/check-decks.sh --runs "$runs" slides/0[1-6]-*.md || return 1; }
     bash tools/check-slides.sh "${args[@]}"
     rc=$?
     [ $rc -eq 77 ] && return 0 # SKIPPED, and it said why
@@ -356,11 +362,12 @@ slides_fit() {
 later "8b a new lab (tools/new-lab.sh) works with nothing else edited" bash tools/test-new-lab.sh
 later "9 report page: headlines, runs that went wrong, rendering in chromium (SKIPPED without it)" bash tools/check-report.sh
 later "9b slides: every slide shows all of its content at 1280x720 and 1920x1080 (SKIPPED without chromium or pandoc)" slides_fit
+later "9c plots: every text of every plot at least 16 px on the 960-px canvas, and on it" bash tools/check-plots.sh
 # about the same time in each lane (seconds on an idle 2-core machine, the
 # lanes side by side, with lab 06: 3 53, 5 255, 5b 191, 6 70, 8 121, 8b 42, 9 44,
 # 9b 14);
-# 5b and 6 use step 4's skeletons, 9b reads 9's run
-run_lanes "5b 8 9 9b" "3 5 6 8b"
+# 5b and 6 use step 4's skeletons, 9b and 9c read 9's run
+run_lanes "5b 8 9 9b 9c" "3 5 6 8b"
 echo
 if [ ${#failed[@]} -eq 0 ]; then
     echo "make test: all steps passed"

@@ -1,14 +1,36 @@
 # style.gp — the kit's shared gnuplot style, loaded before every plot script.
 # Variables set by dl_plot: fmt (png|svg|dumb) and out (the file to write).
+#
+# Plots are read on slides and projectors, shrunk to a third of a screen:
+# every text is at least 1/60 of the canvas's width (16 px on the 960-px
+# canvas; tools/check-plots.sh fails a plot that has less). So a title is
+# one short line, and what needs a sentence goes to the plot's caption (the
+# lab's lab.mk: the report and the decks print it under the plot).
 if (!exists("fmt")) fmt = 'png'
 if (!exists("out")) out = ''
-if (fmt eq 'png') { set terminal pngcairo size 960,600 enhanced font 'DejaVu Sans,11' }
-if (fmt eq 'svg') { set terminal svg size 960,600 enhanced font 'DejaVu Sans,11' background rgb 'white' }
+canvas_w = 960
+canvas_h = 600
+font_px = 16 # = canvas_w / 60: the smallest text a plot may have
+# pngcairo sizes fonts in points at 72 dpi and then scales them by 4/3 (its
+# `fontscale` default), so 12 gives the same 16 px as the SVG's 16
+if (fmt eq 'png') { set terminal pngcairo size canvas_w,canvas_h enhanced font 'DejaVu Sans,12' }
+if (fmt eq 'svg') { set terminal svg size canvas_w,canvas_h enhanced font 'DejaVu Sans,16' background rgb 'white' }
 if (fmt eq 'dumb') { set terminal dumb size 110,32 }
 if (fmt ne 'dumb') { set output out }
 
-# sub(s): a smaller second title line; the terminal (dumb) has no font sizes
-sub(s) = (fmt eq 'dumb') ? s : sprintf('{/*0.8 %s}', s)
+# sub(s): a second title line. It used to be set smaller; it is now the same
+# size as every other text (smaller would not read on a slide): keep it short
+# (about 80 characters fit the canvas), or move it to the caption.
+sub(s) = s
+
+# pow10: the tic format of a log axis, "10" with its exponent raised but not
+# shrunk (enhanced text's ^ sets it at 0.8 of the font, under the minimum):
+# set format y pow10
+pow10 = (fmt eq 'dumb') ? '10^%L' : sprintf('10^{/=%d %%L}', fmt eq 'png' ? 12 : font_px)
+# pow2: the same for a log-2 axis (set format y pow2); sup(s): any exponent
+# text raised at full size (sprintf("2^%s", sup("16")))
+pow2 = (fmt eq 'dumb') ? '2^%L' : sprintf('2^{/=%d %%L}', fmt eq 'png' ? 12 : font_px)
+sup(s) = (fmt eq 'dumb') ? s : sprintf('{/=%d %s}', fmt eq 'png' ? 12 : font_px, s)
 
 set datafile separator ','
 set datafile missing 'nan'

@@ -28,10 +28,12 @@ loss is still {raw_features_run.final_train_loss:g} after {raw_features_run.epoc
 validation accuracy {raw_features_run.final_val_acc:pct}.
 endef
 define LAB_01_CAPTION_learning_curve
-Training and validation loss per epoch (log scale) and the validation accuracy: where the two losses part, the
-model starts to fit the noise of its training rows.
+Training and validation loss per epoch (log scale) and the validation accuracy (right axis), the validation
+loss's minimum marked: where the two losses part, the model starts to fit the noise of its training rows. A
+loss that turns NaN or inf is marked at the epoch it did.
 endef
 define LAB_01_CAPTION_scaling
 The same learning rate on standardised and on raw features: the standardised run converges and stops (the
-point), the raw one keeps bouncing for every epoch it is given.
+point), the raw one keeps bouncing for every epoch it is given (drawn as dots: a line between its two levels
+would be a solid band; the inset enlarges its last epochs).
 endef

@@ -1,7 +1,7 @@
 /* outputs.c — lab 01's driver plumbing: the split gathered into rows, and
  * the files (see outputs.h). Not a student file. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h> // NAN
+#include <math.h> // NAN, isfinite
 #include <stdio.h> // snprintf, remove
 #include <stdlib.h> // malloc, free
 #include <string.h> // memcpy, memset
@@ -112,24 +112,90 @@ static dl_status write_scaling(const char *out, const lab01_run *scaled, const l
 
 // ---- the plots ----
 
+/* v as a gnuplot number: "NaN" for a value that is not finite (gnuplot has
+ * no inf, and reads "nan" as an undefined variable). */
+static const char *gp_num(double v, char *buf, size_t len)
+{
+    if (isfinite(v))
+        snprintf(buf, len, "%.17g", v);
+    else
+        snprintf(buf, len, "NaN");
+    return buf;
+}
+
+/* The first epoch whose value in t (n of them) is not finite; -1 when every one is. */
+static int first_nonfinite(const double *t, int n)
+{
+    for (int k = 0; k < n; k++) {
+        if (!isfinite(t[k]))
+            return k;
+    }
+    return -1;
+}
+
+/* 1 when the curve t (n epochs) goes up and down at most epochs of its second
+ * half: drawn as a line, it would be a solid band; drawn as dots, its two
+ * levels show. */
+static int zigzags(const double *t, int n)
+{
+    int turns = 0, steps = 0;
+    for (int k = n / 2 + 2; k < n; k++, steps++)
+        turns += (t[k] - t[k - 1]) * (t[k - 1] - t[k - 2]) < 0;
+    return steps >= 20 && turns * 2 > steps;
+}
+
+/* "full batch" or "batch 32 (11 steps per epoch)": a run's batch, for its titles. */
+static void batch_words(const lab01_options *o, size_t rows, char *buf, size_t len)
+{
+    size_t b = (size_t)o->a.batch_size;
+    if (b == 0 || b >= rows)
+        snprintf(buf, len, "full batch");
+    else
+        snprintf(buf, len, "batch %zu (%zu steps per epoch)", b, (rows + b - 1) / b);
+}
+
 /* learning_curve and, with the comparison, scaling (its key gives each
  * run's last epoch and training loss, the numbers of summary.json); the
  * files drawn into list. Without the comparison an earlier run's scaling
- * plot goes. Cannot fail. */
+ * plot goes. A loss that is NaN or inf is passed as NaN, and the plots say
+ * from which epoch. Cannot fail. */
 static void draw(const lab01_results *r, char *list, size_t len)
 {
     const lab01_options *o = r->o;
     const char *out = o->a.out;
+    const logreg_curve *c = &r->main_run->c;
+    char batch[80], vmin[40], a[40], b[40], hs[40];
+    batch_words(o, r->sd->n[0], batch, sizeof batch);
+    // the validation loss's minimum, where the model fits the unseen rows best
+    int lo = -1;
+    double acc_min = 1;
+    for (int k = 0; k < c->n; k++) {
+        if (isfinite(c->val_loss[k]) && (lo < 0 || c->val_loss[k] < c->val_loss[lo]))
+            lo = k;
+        acc_min = c->val_acc[k] < acc_min ? c->val_acc[k] : acc_min;
+    }
     dl_plots p = {"labs/01-logreg/plots", o->a.plot, out, "lab01", ""};
-    dl_plots_draw(&p, "learning_curve", "data='%s/metrics.csv'; subtitle='%s, lr %g, lambda %g'", out,
-                  o->no_scale ? "raw features" : "standardised", o->a.lr, o->lambda);
+    dl_plots_draw(&p, "learning_curve",
+                  "data='%s/metrics.csv'; features='%s'; lr=%g; lambda=%g; batch='%s'; last=%d; vmin=%s; "
+                  "vmin_epoch=%d; nan_from=%d; zigzag=%d; acc_min=%s",
+                  out, o->no_scale ? "raw features" : "standardised features", o->a.lr, o->lambda, batch, c->n - 1,
+                  gp_num(lo >= 0 ? c->val_loss[lo] : NAN, vmin, sizeof vmin), lo, first_nonfinite(c->train_loss, c->n),
+                  zigzags(c->train_loss, c->n), gp_num(acc_min, a, sizeof a));
     if (r->other != NULL) {
         const lab01_run *sc = o->no_scale ? r->other : r->main_run, *raw = o->no_scale ? r->main_run : r->other;
         int sn = sc->c.n - 1, rn = raw->c.n - 1;
+        double lo_std = INFINITY, hi_std = 0; // the features' spread: why one step cannot suit them all
+        for (size_t f = 0; f < r->sd->d; f++) {
+            lo_std = r->s->scale[f] < lo_std ? r->s->scale[f] : lo_std;
+            hi_std = r->s->scale[f] > hi_std ? r->s->scale[f] : hi_std;
+        }
         dl_plots_draw(&p, "scaling",
-                      "data='%s/scaling.csv'; lr=%g; max_epochs=%d; s_n=%d; s_loss=%.17g; r_n=%d; "
-                      "r_loss=%.17g",
-                      out, o->a.lr, o->a.epochs, sn, sc->c.train_loss[sn], rn, raw->c.train_loss[rn]);
+                      "data='%s/scaling.csv'; lr=%g; batch='%s'; max_epochs=%d; s_n=%d; s_loss=%s; r_n=%d; "
+                      "r_loss=%s; s_nan=%d; r_nan=%d; zigzag=%d; std_lo=%s; std_hi=%s",
+                      out, o->a.lr, batch, o->a.epochs, sn, gp_num(sc->c.train_loss[sn], a, sizeof a), rn,
+                      gp_num(raw->c.train_loss[rn], b, sizeof b), first_nonfinite(sc->c.train_loss, sc->c.n),
+                      first_nonfinite(raw->c.train_loss, raw->c.n), zigzags(raw->c.train_loss, raw->c.n),
+                      gp_num(r->sd->d > 0 ? lo_std : NAN, vmin, sizeof vmin), gp_num(hi_std, hs, sizeof hs));
     } else {
         dl_plots_skip(&p, "scaling");
     }

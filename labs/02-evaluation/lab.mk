@@ -34,7 +34,8 @@ How far each class's share of the training and the validation part drifts from i
 random split drifts, the stratified one does not.
 endef
 define LAB_02_CAPTION_spread
-The rarest class's share of each part, one point per seed: random splits scatter, stratified ones hold it.
+One class's share of each part (the rarest; on a balanced dataset, the first), one point per seed, against
+its share of all the rows: random splits scatter, the smaller part the most; stratified ones hold it.
 endef
 define LAB_02_CAPTION_learning_curve
 Training loss per epoch for each λ (log scale): the penalty is part of the loss, so a larger λ has a higher

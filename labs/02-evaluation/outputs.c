@@ -382,10 +382,10 @@ static void draw_plots(const lab02_results *r, char *plots, size_t len)
     dl_plot_escape(r->data->name, name, sizeof name);
     // the subtitle's numbers as the report's headline writes them: accuracy in %, one decimal; macro-F1, 3
     snprintf(vars, sizeof vars,
-             "data='%s/confusion_norm.csv'; cells='%s/confusion_long.csv'; C=%d; subtitle='%s, λ = %g chosen on "
-             "validation: test accuracy %.1f%%, macro-F1 %.3f on %zu test rows'",
-             out, out, pool->n_classes, name, r->lambdas[r->curve->chosen], dl_pct(r->curve->test.accuracy, 1),
-             r->curve->test.macro_f1, r->rows[2]);
+             "data='%s/confusion_norm.csv'; cells='%s/confusion_long.csv'; C=%d; subtitle='%s, %zu test rows, "
+             "λ = %g: accuracy %.1f%%, macro-F1 %.3f'",
+             out, out, pool->n_classes, name, r->rows[2], r->lambdas[r->curve->chosen],
+             dl_pct(r->curve->test.accuracy, 1), r->curve->test.macro_f1);
     dl_plot_listed("labs/02-evaluation/plots/confusion.gp", r->plot, out, "confusion", vars, "lab02", plots, len);
     snprintf(vars, sizeof vars, "data='%s/metrics.csv'; test_acc=%.17g; test_f1=%.17g; test_rows=%zu", out,
              dl_pct(r->curve->test.accuracy, 1), r->curve->test.macro_f1, r->rows[2]);
@@ -394,7 +394,16 @@ static void draw_plots(const lab02_results *r, char *plots, size_t len)
     snprintf(vars, sizeof vars, "data='%s/shares.csv'", out);
     dl_plot_listed("labs/02-evaluation/plots/shares.gp", r->plot, out, "shares", vars, "lab02", plots, len);
     dl_plot_escape(dl_dataset_class_name(pool, r->balance->rare, buf, sizeof buf), name, sizeof name);
-    snprintf(vars, sizeof vars, "data='%s/spread.csv'; rare='%s'", out, name);
+    // which class it is: the rarest, or on a data set whose classes are the same size, the first
+    double lo = 1, hi = 0;
+    for (int c = 0; c < pool->n_classes; c++) {
+        lo = SHARE(r->balance, c, SH_POOL) < lo ? SHARE(r->balance, c, SH_POOL) : lo;
+        hi = SHARE(r->balance, c, SH_POOL) > hi ? SHARE(r->balance, c, SH_POOL) : hi;
+    }
+    snprintf(vars, sizeof vars,
+             "data='%s/spread.csv'; rare='%s'; balanced=%d; pool_share=%.17g; n_train=%zu; n_val=%zu", out, name,
+             hi - lo < 0.5 / (double)(pool->n > 0 ? pool->n : 1), SHARE(r->balance, r->balance->rare, SH_POOL),
+             r->rows[0], r->rows[1]);
     dl_plot_listed("labs/02-evaluation/plots/spread.gp", r->plot, out, "spread", vars, "lab02", plots, len);
     if (r->epochs > 0) {
         snprintf(vars, sizeof vars, "data='%s/learning.csv'; n=%d", out, r->nl);

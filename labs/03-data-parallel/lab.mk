@@ -25,8 +25,8 @@ attempt. The final test accuracy is {test_accuracy:pct}, and the largest paramet
 {ranks} ranks is {param_diff_across_ranks:g}.
 endef
 define LAB_03_CAPTION_epoch_time
-A steady epoch of the naive first attempt (every rank all rows, no sync) against data parallelism, measured on
-this machine; the title gives both as projected on the target's GPUs.
+A steady epoch of the naive first attempt (every rank all rows, no sync) against data parallelism: left,
+measured on this machine; right, projected on the target's GPUs beside one GPU, the baseline of every speedup.
 endef
 define LAB_03_CAPTION_training
 Training loss and validation accuracy per epoch (left), and the largest parameter difference across the ranks

@@ -281,8 +281,11 @@ static void draw(const lab03_run *R, lab03_results *S)
     else
         dl_plots_skip(&p, "speedup_batch");
     if (!isnan(S->naive_s))
-        dl_plots_draw(&p, "epoch_time", "data='%s/epoch_time.csv'; pnaive=%g; pddp=%g; P=%d; profile='%s'", out,
-                      S->naive.speedup, S->r.why_not ? -1.0 : S->r.proj.speedup, R->P, R->prof.name);
+        dl_plots_draw(&p, "epoch_time",
+                      "data='%s/epoch_time.csv'; pnaive=%g; pddp=%g; P=%d; profile='%s'; one_ms=%.17g; "
+                      "naive_ms=%.17g; ddp_ms=%.17g",
+                      out, S->naive.speedup, S->r.why_not ? -1.0 : S->r.proj.speedup, R->P, R->prof.name,
+                      1e3 * S->naive.single_s, 1e3 * S->naive.epoch_s, S->r.why_not ? -1.0 : 1e3 * S->r.proj.epoch_s);
     else
         dl_plots_skip(&p, "epoch_time");
     memcpy(S->plots, p.list, sizeof S->plots);

@@ -20,8 +20,9 @@ the library's {algos.library.large_busbw_gbs:g} GB/s; the naive allreduce moves
 {algos.naive.large_busbw_gbs:g} GB/s. The correctness pass: {result}, {wrong} wrong.
 endef
 define LAB_04_CAPTION_busbw
-Bus bandwidth by message size for each algorithm (points: measured) and the α–β fit (dashed, where it is close
-to the measurement); the key gives the large messages' measured busbw.
+Bus bandwidth by message size for each algorithm (points: measured) and the α–β model fitted to each (dashed,
+over every size: where it leaves the points, one latency and one bandwidth do not describe the algorithm);
+the key gives the large messages' measured busbw.
 endef
 define LAB_04_CAPTION_time
 Time per call by message size, log–log: flat where latency dominates, rising with a slope of one where

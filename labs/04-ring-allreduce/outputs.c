@@ -331,7 +331,8 @@ static dl_status write_summary(const lab04_sweep *w, const char *path)
 /* busbw and time plots; what was drawn goes to list. */
 static void draw(const lab04_sweep *w, const lab04_out *o, char *list, size_t len)
 {
-    char vars[3000], algos[300] = "", meas[300] = "", alpha[300] = "", fitbw[300] = "", small[80], large[80];
+    char vars[3600], algos[300] = "", meas[300] = "", alpha[300] = "", fitbw[300] = "", beta[300] = "",
+                     factor[300] = "", small[80], large[80];
     for (int k = 0; k < w->n_algos; k++) {
         const lab04_stats *s = &w->st[k];
         const char *sep = k ? " " : "";
@@ -340,12 +341,15 @@ static void draw(const lab04_sweep *w, const lab04_out *o, char *list, size_t le
         snprintf(alpha + strlen(alpha), sizeof alpha - strlen(alpha), "%s%.3g", sep, s->alpha * 1e6);
         snprintf(fitbw + strlen(fitbw), sizeof fitbw - strlen(fitbw), "%s%.3g", sep,
                  s->beta > 0 ? s->factor * 1e-9 / s->beta : 0.0);
+        snprintf(beta + strlen(beta), sizeof beta - strlen(beta), "%s%.6g", sep, s->beta);
+        snprintf(factor + strlen(factor), sizeof factor - strlen(factor), "%s%.6g", sep, s->factor);
     }
     snprintf(vars, sizeof vars,
              "data='%s/metrics.csv'; model='%s/fit.csv'; algos='%s'; P=%d; dtype='%s'; meas='%s'; alpha='%s'; "
-             "fitbw='%s'; small='%s'; large='%s'; shown=%g; scripts='%s/labs/04-ring-allreduce/plots'",
-             o->dir, o->dir, algos, w->P, dl_dtype_name(w->t), meas, alpha, fitbw, small_span(w, small, sizeof small),
-             large_span(w, large, sizeof large), 100 * LAB04_FIT_SHOWN, dl_home());
+             "fitbw='%s'; beta='%s'; factor='%s'; small='%s'; large='%s'; shown=%g; "
+             "scripts='%s/labs/04-ring-allreduce/plots'",
+             o->dir, o->dir, algos, w->P, dl_dtype_name(w->t), meas, alpha, fitbw, beta, factor,
+             small_span(w, small, sizeof small), large_span(w, large, sizeof large), 100 * LAB04_FIT_SHOWN, dl_home());
     dl_plot_listed("labs/04-ring-allreduce/plots/busbw.gp", o->plot, o->dir, "busbw", vars, "lab04", list, len);
     dl_plot_listed("labs/04-ring-allreduce/plots/time.gp", o->plot, o->dir, "time", vars, "lab04", list, len);
 }

@@ -14,9 +14,11 @@ LAB_05_RUN_ARGS := --bucket-mb 1
 # on the same 4 ranks, into run/05-ddp-amp/amp/. fp16 is emulated on the CPU (an fp16 step about 3x an fp32
 # one; the underflow probe adds two more passes), so it trains 12 epochs (36 steps), not the fp32 run's 30, and
 # probes every third step: 94 s on 4 ranks on the kit's 2-core test machine (about 2 minutes is the budget);
-# make run's --quick: one epoch (3 steps), 8.5 s.
+# make run's --quick: one epoch (3 steps), 8.5 s. --growth-interval 4: the scaler doubles the scale after 4
+# good steps in a row (PyTorch's default, 2000, would never grow it in 36 steps: a flat line at 2^16 that hides
+# the dynamic scaling the lab teaches), and an overflow halves it again.
 LAB_05_RUN2 := amp
-LAB_05_RUN2_ARGS := --amp fp16 --bucket-mb 1 --epochs 12 --probe-every 3
+LAB_05_RUN2_ARGS := --amp fp16 --bucket-mb 1 --epochs 12 --probe-every 3 --growth-interval 4
 
 # make run's report: the lab's headline (placeholders filled from summary.json; the syntax:
 # tools/report.c) and its key plot, then what to see in each plot
@@ -44,8 +46,10 @@ Projected speedup over one GPU for the three ways to synchronise gradients, agai
 each one's speedup and exposed communication at the most GPUs.
 endef
 define LAB_05_CAPTION_timeline
-One steady step on rank 0 (this machine's clock: read the order): each bucket's allreduce starts as soon as
-backward has produced it; what runs past the last layer's backward is communication the step waits for.
+One steady step, twice. Top, projected on the profile's GPUs: each bucket's allreduce runs on the
+communication stream from when backward has produced it; what runs past the end of backward (shaded) is the
+exposed communication the step waits for. Bottom, measured on this machine's rank 0: when each allreduce was
+launched (triangle) and when the wait for it returned (square).
 endef
 define LAB_05_CAPTION_sweep
 Projected step time by bucket cap: small caps pay the ring's latency per bucket, one huge bucket starts only
@@ -55,6 +59,6 @@ define LAB_05_CAPTION_training
 Training loss and validation accuracy per epoch.
 endef
 define LAB_05_CAPTION_amp
-The loss scale per step, with any skipped step in red; below, at the probed steps and on a log axis, the
+The loss scale per step (doubled after 4 good steps in a row, halved at a skip), with any skipped step in red; below, at the probed steps and on a log axis, the
 shares of the gradient that fp16 flushes to zero or keeps only as a subnormal, and their means (dashed).
 endef

@@ -41,7 +41,10 @@ DL_CSV_SCHEMA(buckets, BUCKETS);
     X(PR_PER_PARAM, "per_param")                 \
     X(PR_BUCKETED_EXPOSED, "bucketed_exposed")   \
     X(PR_FLAT_EXPOSED, "flat_exposed")           \
-    X(PR_PER_PARAM_EXPOSED, "per_param_exposed")
+    X(PR_PER_PARAM_EXPOSED, "per_param_exposed") \
+    X(PR_BUCKETED_MS, "bucketed_step_ms")        \
+    X(PR_FLAT_MS, "flat_step_ms")                \
+    X(PR_PER_PARAM_MS, "per_param_step_ms")
 // clang-format on
 DL_CSV_SCHEMA(projection, PROJECTION);
 #define SWEEP(X) X(SW_CAP_KIB, "cap_kib") X(SW_STEP_MS, "step_ms") X(SW_BUCKETS, "buckets")
@@ -57,6 +60,23 @@ DL_CSV_SCHEMA(sweep_cols, SWEEP);
     X(TL_BYTES, "bytes")
 // clang-format on
 DL_CSV_SCHEMA(timeline, TIMELINE);
+/* timeline_projected.csv: one step of this run's mode as the projection
+ * times it on the profile's GPUs (dl_project_step): kinds as timeline.csv's
+ * (1 forward, id its micro-batch, -1 for the micro-batches before the last
+ * together; 2 backward, id its layer on the last micro-batch, -1 for the
+ * earlier micro-batches' whole backward; 3 optimizer; 4 a bucket's
+ * allreduce from when the communication stream starts it to when it is
+ * done), bytes for an allreduce. */
+// clang-format off
+#define PROJECTED(X)         \
+    X(TP_KIND, "kind")       \
+    X(TP_ID, "id")           \
+    X(TP_T0_MS, "t0_ms")     \
+    X(TP_T1_MS, "t1_ms")     \
+    X(TP_BYTES, "bytes")
+// clang-format on
+DL_CSV_SCHEMA(projected_cols, PROJECTED);
+#define TP_MAX_ROWS (2 * 8 + DL_MLP_MAX_LAYERS + DDP_MAX_BUCKETS + 4)
 
 // ---- the flags ----
 
@@ -342,6 +362,9 @@ typedef struct projected {
     int recorded; /* the step's cost came from the trace */
     double sweep[32][SWEEP_NCOLS];
     int ns;
+    double tl[TP_MAX_ROWS][PROJECTED_NCOLS]; /* timeline_projected.csv's rows */
+    int ntl;
+    double backward_end_ms, exposed_ms; /* of that step */
 } projected;
 
 /* The median time of this run's steps after its first (the device's times on a
@@ -361,6 +384,56 @@ static double measured_step(const dl_span *ev, size_t nev, long first)
             t[j] = t[j - 1], t[j - 1] = x;
         }
     return k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2;
+}
+
+/* Appends a row of timeline_projected.csv to p (times in seconds). */
+static void tl_row(projected *p, int kind, int id, double t0, double t1, double bytes)
+{
+    if (p->ntl >= TP_MAX_ROWS)
+        return;
+    double *r = p->tl[p->ntl++];
+    r[TP_KIND] = kind, r[TP_ID] = id, r[TP_T0_MS] = t0 * 1e3, r[TP_T1_MS] = t1 * 1e3, r[TP_BYTES] = bytes;
+}
+
+/* One step of the run's mode (its nb buckets bk) on the profile's GPUs, as
+ * dl_project_step times it, into p's timeline rows: each layer's forward
+ * and backward timed alone by the same projection (one layer, one rank), so
+ * that the compute drawn adds up to the step's and each bucket's start
+ * follows its layer's end as the projection has it. */
+static void project_timeline(const dl_profile *prof, const dl_mlp *m, const step_cost *c, int accum,
+                             const dl_sim_bucket *bk, int nb, projected *p)
+{
+    dl_sim_step s, one;
+    p->ntl = 0;
+    p->backward_end_ms = p->exposed_ms = 0;
+    if (nb < 0 || dl_project_step(prof, prof->gpus, accum, c->layers, m->n_layers, bk, nb, c->optim_bytes,
+                                  c->optim_launches, &s) != DL_OK)
+        return;
+    double t = 0, micro = s.forward_s + s.backward_s;
+    if (accum > 1 && accum <= 8) {
+        for (int k = 0; k < accum - 1; k++, t += micro) {
+            tl_row(p, DL_EV_FORWARD, k, t, t + s.forward_s, 0);
+            tl_row(p, DL_EV_BACKWARD, -1, t + s.forward_s, t + micro, 0);
+        }
+    } else if (accum > 8) { // the micro-batches before the last, as one forward and one backward
+        tl_row(p, DL_EV_FORWARD, -1, 0, (accum - 1) * s.forward_s, 0);
+        tl_row(p, DL_EV_BACKWARD, -1, (accum - 1) * s.forward_s, (accum - 1) * micro, 0);
+        t = (accum - 1) * micro;
+    }
+    tl_row(p, DL_EV_FORWARD, accum - 1, t, t + s.forward_s, 0);
+    t += s.forward_s;
+    for (int l = m->n_layers - 1; l >= 0; l--) {
+        double d = 0;
+        if (dl_project_step(prof, 1, 1, &c->layers[l], 1, NULL, 0, 0, 0, &one) == DL_OK)
+            d = one.backward_s;
+        tl_row(p, DL_EV_BACKWARD, l, t, t + d, 0);
+        t += d;
+    }
+    for (int k = 0; k < nb; k++)
+        tl_row(p, DL_EV_ALLREDUCE, k, s.bucket_start_s[k], s.bucket_end_s[k], bk[k].bytes);
+    tl_row(p, DL_EV_OPTIM, 0, s.step_s - s.optim_s, s.step_s, 0);
+    p->backward_end_ms = s.backward_end_s * 1e3;
+    p->exposed_ms = s.exposed_s * 1e3;
 }
 
 /* The three modes, from the order recorded for step `probe` (a steady one), into p. */
@@ -394,9 +467,12 @@ static void project(const lab05_run *R, const dl_span *ev, size_t nev, long prob
         r[PR_RANKS] = ranks[k], r[PR_BUCKETED] = p->speedup[0], r[PR_FLAT] = p->speedup[1];
         r[PR_PER_PARAM] = p->speedup[2], r[PR_BUCKETED_EXPOSED] = p->exposed[0], r[PR_FLAT_EXPOSED] = p->exposed[1];
         r[PR_PER_PARAM_EXPOSED] = p->exposed[2];
+        r[PR_BUCKETED_MS] = p->step_s[0] * 1e3, r[PR_FLAT_MS] = p->step_s[1] * 1e3;
+        r[PR_PER_PARAM_MS] = p->step_s[2] * 1e3;
     }
     project_modes(&R->prof, m, &c, B, accum, R->prof.gpus, bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32,
                   &p->one_s);
+    project_timeline(&R->prof, m, &c, accum, bk[R->mode], nbk[R->mode], p);
     // the bucket-cap sweep (projected; the caps of your assignment)
     p->ns = sweep_caps(&R->prof, m, &c, R->counts, R->n_tensors, esz, R->first_cap, B, accum, &flat, pp, p->sweep);
 }
@@ -435,6 +511,8 @@ static dl_status write_tables(const lab05_run *R, const projected *p, const dl_s
     DL_TRY(dl_csv_write(out, "projection.csv", projection, p->rows[0], 3));
     DL_TRY(dl_csv_write(out, "sweep.csv", sweep_cols, p->sweep[0], p->ns));
     DL_TRY(dl_csv_write(out, "timeline.csv", timeline, trow[0], *nt));
+    if (p->ntl > 0)
+        DL_TRY(dl_csv_write(out, "timeline_projected.csv", projected_cols, p->tl[0], p->ntl));
     char stale[1100]; // an fp32 run writes no amp.csv: an earlier AMP run's must not stay beside this run's data
     snprintf(stale, sizeof stale, "%s/amp.csv", out);
     if (R->amp)
@@ -448,15 +526,19 @@ static dl_status write_tables(const lab05_run *R, const projected *p, const dl_s
 /* The plots of what write_tables wrote (nt, ns: timeline.csv's and
  * sweep.csv's rows) into p; a plot this run does not draw is removed (an
  * earlier run's). Cannot fail. */
-static void draw(const lab05_run *R, int nt, int ns, dl_plots *p)
+static void draw(const lab05_run *R, const projected *pj, int nt, int ns, dl_plots *p)
 {
     const char *out = R->o.a.out, *mode = lab05_mode_names[R->mode];
     if (R->tally.done > 1)
         dl_plots_draw(p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, mode, R->P);
     else
         dl_plots_skip(p, "training");
-    if (nt > 0)
-        dl_plots_draw(p, "timeline", "data='%s/timeline.csv'; mode='%s'; P=%d", out, mode, R->P);
+    if (nt > 0 && pj->ntl > 0)
+        dl_plots_draw(p, "timeline",
+                      "data='%s/timeline.csv'; projected='%s/timeline_projected.csv'; mode='%s'; P=%d; "
+                      "profile='%s'; gpus=%d; bwd_end=%.9g; exposed=%.9g; device='%s'; backend='%s'",
+                      out, out, mode, R->P, R->prof.name, R->prof.gpus, pj->backward_end_ms, pj->exposed_ms,
+                      R->dev.kind == DL_DEVICE_CUDA ? "GPU" : "CPU", dl_comm_backend(R->comm));
     else
         dl_plots_skip(p, "timeline");
     if (ns > 1)
@@ -468,7 +550,7 @@ static void draw(const lab05_run *R, int nt, int ns, dl_plots *p)
         dl_plots_draw(p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d", out, R->o.amp, R->P);
     else
         dl_plots_skip(p, "amp");
-    dl_plots_draw(p, "speedup", "data='%s/projection.csv'; profile='%s'", out, R->prof.name);
+    dl_plots_draw(p, "speedup", "data='%s/projection.csv'; profile='%s'; gpus=%d", out, R->prof.name, R->prof.gpus);
 }
 
 /* summary.json's amp_stats: rank 0's sums over every step of the run (a
@@ -598,7 +680,7 @@ dl_status lab05_write_outputs(lab05_run *R)
     int nt = 0;
     DL_TRY(write_tables(R, &p, ev, nev, probe, &nt));
     dl_plots plots = {"labs/05-ddp-amp/plots", R->o.a.plot, out, "lab05", ""};
-    draw(R, nt, p.ns, &plots);
+    draw(R, &p, nt, p.ns, &plots);
     rp.plots = plots.list;
     DL_TRY(dl_summary_write(out, R->o.a.json, summary, &rp));
     closing_lines(R, &p, rp.steady);

@@ -22,4 +22,4 @@ unset key
 set tics scale 0
 plot data matrix rowheaders columnheaders using 1:2:3 with image pixels, \
      cells using "predicted":"true":(sprintf('%d', column("count"))):(column("share") > 0.45 ? 0xffffff : 0x222222) \
-        with labels tc rgb variable font ',9'
+        with labels tc rgb variable

@@ -4,7 +4,7 @@
 # Variables: data (learning.csv), n (number of lambdas).
 stats data using 1 name "E" nooutput
 set title sprintf("Softmax regression: training loss per epoch\n%s", \
-    sub("mean over the epoch's mini-batches, penalty included: the larger λ, the higher its floor"))
+    sub("penalty included: the larger λ, the higher the floor"))
 set xlabel 'epoch'
 set ylabel 'training loss (cross-entropy + penalty, log scale)'
 set logscale y

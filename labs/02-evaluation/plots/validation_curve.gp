@@ -10,10 +10,11 @@ stats data using (column("chosen") > 0 ? (chosen_lambda = column("lambda"), chos
 first_f1 = first_lambda = NaN
 stats data using (column("lambda_index") == 0 ? (first_lambda = column("lambda"), first_f1 = column("val_macro_f1")) \
                                               : 0) name "F" nooutput
-set title sprintf("Validation curve: λ is chosen on validation data\n%s\n%s", \
-    sub("left: little L2, a model that fits the noise of its training rows; right: too much, a model too simple"), \
-    sub(exists("test_acc") ? sprintf("the test split is scored once, for the chosen λ only: accuracy %.1f%%, " \
-                                     . "macro-F1 %.3f on %d rows", test_acc, test_f1, test_rows) \
+# (left: little L2, a model that fits the noise; right: too much, a model too
+# simple: the caption says it, at a size that reads)
+set title sprintf("Validation curve: λ is chosen on validation data\n%s", \
+    sub(exists("test_acc") ? sprintf("test split, scored once (chosen λ only): accuracy %.1f%%, macro-F1 %.3f", \
+                                     test_acc, test_f1) \
                            : "the test split is scored once, for the chosen λ only"))
 set xlabel 'L2 strength λ (the grid, evenly spaced)'
 set ylabel 'validation score (macro-F1 or accuracy)'

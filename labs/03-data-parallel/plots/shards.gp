@@ -14,10 +14,10 @@ stats data using (d = 0, e = even(0), sum [r = 0:P-1] (d = abs(rnd(r) - e) > d ?
 stats data using (even(0)) name "EVEN" nooutput
 stats data using (d = 0, e = even(0), sum [r = 0:P-1] (d = abs(str(r) - e) > d ? abs(str(r) - e) : d, 0), d) \
     name "SDEV" nooutput
-set title sprintf("Rows of each class per rank, epoch 1 (%d ranks): the difference from an even share\n%s", P, \
-    sub(sprintf("random shards: up to %.0f rows off (%.1f%% of about %.0f); stratified shards: %s", \
+set title sprintf("Rows of each class per rank minus an even share, epoch 1 (%d ranks)\n%s", P, \
+    sub(sprintf("random: up to %.0f rows off (%.1f%% of about %.0f); stratified: %s", \
         DEV_max, 100 * DEV_max / EVEN_min, EVEN_mean, \
-        SDEV_max < 0.01 ? "exactly the even share" : sprintf("within %.2g row(s) of it", SDEV_max))))
+        SDEV_max < 0.01 ? "exactly even" : sprintf("within %.2g row(s)", SDEV_max))))
 w = 0.8 / P
 x(r) = column(0) + (r - (P - 1) / 2.0) * w
 set style fill solid 0.85 border -1
@@ -26,7 +26,7 @@ set xlabel 'class'
 set xtics rotate by -30 left nomirror
 set xrange [-0.6:*]
 set offsets 0, 0.6, 0, 0
-set ylabel "rows in the rank's shard minus the even share"
+set ylabel "rows minus the even share"
 lim = DEV_max > 1 ? DEV_max * 1.25 : 2
 set yrange [-lim:lim]
 set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead lc rgb '#444444' front

@@ -5,12 +5,13 @@
 if (!exists("gpus")) gpus = 4
 stats data using (column("batch_per_rank")) nooutput
 if (STATS_records == 1) { set xrange [B/2.0:B*2.0] }
-set title sprintf("Projected speedup on %s by per-rank batch\n%s", profile, sub("compute per step grows with the batch; the gradient allreduce stays the same size"))
+set title sprintf("Projected speedup on %s by per-rank batch\n%s", profile, sub("compute per step grows with the batch, the allreduce does not"))
 set logscale x 2
 set xlabel 'rows per rank per step'
 set ylabel 'speedup over one GPU (projected)'
 set yrange [0:gpus + 0.2]
-set key top left
+# below the plot: inside, the key covered the ideal line
+eval key_below(1)
 set arrow from B, graph 0 to B, graph 1 nohead dt 3 lc rgb '#888888'
 # the label sits low, between the axis and the one-GPU line, clear of the ideal line at the top
 set label 'this run' at B, graph 0.08 left offset 0.5,0 tc rgb '#666666'

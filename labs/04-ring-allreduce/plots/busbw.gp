@@ -1,16 +1,15 @@
 # busbw.gp — lab 04: bus bandwidth against message size, one line per
 # algorithm (points: measured), and the α–β model fitted to each, dashed,
-# only where it is within `shown` % of the measured time. The key pairs each
+# over the whole range of sizes. The key pairs each
 # algorithm's measured busbw over the large messages with its fit.
 # Variables: data (metrics.csv), model (fit.csv: nan where the model is not
 # drawn), algos (space-separated names), P, dtype; per algorithm, in algos'
 # order: meas (the busbw of the large messages' median time per byte, GB/s),
 # alpha (µs), fitbw (the fit's busbw for large messages, GB/s); small, large
 # (the sizes α and β were fitted on), shown, scripts (this folder).
-set title sprintf("Bus bandwidth, %d ranks, %s\n%s\n%s\n%s", P, dtype, \
-    sub("busbw = algbw × 2(P−1)/P for an allreduce, × (P−1)/P for a reduce-scatter or all-gather (nccl-tests)"), \
-    sub(sprintf("key: busbw measured on %s (median); dashed: t = α + β·bytes, α fitted on %s, β on %s,", \
-        large, small, large)), sub(sprintf("drawn where within %g%% of the measured time; its busbw for large messages", shown)))
+set title sprintf("Bus bandwidth, %d ranks, %s\n%s\n%s", P, dtype, \
+    sub("busbw = algbw × 2(P−1)/P (nccl-tests); key: the large messages' busbw (median)"), \
+    sub(sprintf("dashed: the model t = α + β·bytes, α fitted on %s, β on %s", small, large)))
 eval bytes_axis('x')
 set xlabel 'message size per rank (bytes, log scale)'
 set ylabel 'bus bandwidth (GB/s)'

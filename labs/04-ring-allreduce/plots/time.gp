@@ -1,11 +1,10 @@
 # time.gp — lab 04: time per call against message size, log-log: flat where
 # latency dominates (α), a slope of one where bandwidth does (β); the α–β
-# model dashed where it is within `shown` % of the measured time.
+# model dashed over the whole range.
 # Variables: as busbw.gp.
-set title sprintf("Time per call, %d ranks, %s\n%s\n%s\n%s", P, dtype, \
-    sub("left: latency-bound (a fixed cost per message); right: bandwidth-bound (time grows with bytes)"), \
-    sub(sprintf("key: busbw measured on %s (median); dashed: t = α + β·bytes, α fitted on %s, β on %s,", \
-        large, small, large)), sub(sprintf("drawn where within %g%% of the measured time; its busbw for large messages", shown)))
+set title sprintf("Time per call, %d ranks, %s\n%s\n%s", P, dtype, \
+    sub("left: a fixed cost per message (latency); right: time grows with bytes (bandwidth)"), \
+    sub(sprintf("dashed: the model t = α + β·bytes, α fitted on %s, β on %s", small, large)))
 eval bytes_axis('x')
 # seconds on a decimal log axis, labelled in ns, µs, ms and s
 time_label(t) = t >= 1 ? sprintf('%g s', t) : t >= 1e-3 ? sprintf('%g ms', t * 1e3) : \

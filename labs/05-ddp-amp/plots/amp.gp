@@ -46,21 +46,28 @@ set rmargin 4
 set origin 0, 0.55
 set size 1, 0.37
 set xrange [0:STEP_max + 1]
-set xlabel 'optimizer step'
+unset xlabel
 # the scale's range, widened by a factor 2 each way: a scale that never moves
 # (fp16-noscale, bf16) is a flat line, not an empty range
 set yrange [S_min / 2 : S_max * 2]
 set logscale y 2
-set format y "2^{%L}"
-set ylabel 'loss scale (log scale)'
-set key top right
-plot data using "step":"scale" with steps ls 1 title sprintf('loss scale (last: 2^{%d})', int(log(final_scale) / log(2) + 0.5)), \
+set format y pow2
+set ylabel 'loss scale'
+# the key above the panel, clear of the scale's line
+set tmargin 2.2
+set key at graph 1, graph 1 bottom right horizontal nobox noopaque samplen 1.5
+# a labelled tic every 4x when the scale spans more than 8x
+if (S_max / S_min > 8) { set ytics 4 }
+plot data using "step":"scale" with steps ls 1 title sprintf('loss scale (last: 2^%s)', sup(sprintf('%d', int(log(final_scale) / log(2) + 0.5)))), \
      data using "step":(column("skipped") > 0 ? column("scale") : 1/0) with points pt 7 ps 1.2 lc rgb "red" \
           title (n_skipped > 0 ? 'skipped step (inf/NaN)' : '')
 set origin 0, 0
 set size 1, 0.57
+set tmargin 1
+set xlabel 'optimizer step'
+set ytics auto
 set logscale y 10
-set ylabel 'share of elements (log scale)'
+set ylabel 'share (log scale)'
 set format y "%g%%"
 if (n_probed == 0) {
     set yrange [1e-4:100]

@@ -13,7 +13,7 @@ plot full using "step":"loss" with lines ls 1 title 'never stopped', \
 set ylabel 'loss scale'
 set key bottom right
 set logscale y 2
-set format y "2^{%L}"
+set format y pow2
 plot full using "step":"scale" with steps ls 1 title 'never stopped', \
      cut using "step":"scale" with points ls 2 pt 7 ps 1.2 title 'until the stop', \
      resumed using "step":"scale" with points ls 3 pt 6 ps 1.6 title 'resumed'

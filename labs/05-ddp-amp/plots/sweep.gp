@@ -35,4 +35,4 @@ plot NaN with boxes fs solid 0.12 noborder lc rgb '#0072B2' \
      data using (column("cap_kib") * 1024):"step_ms" with linespoints ls 1 \
           title 'projected step (your bucket assignment); the number over a point: its buckets', \
      data using (column("cap_kib") * 1024):"step_ms":(sprintf("%d", column("buckets"))) \
-          with labels offset 0,1 font ",10" notitle
+          with labels offset 0,1 notitle
