@@ -18,6 +18,9 @@ for n in 1 2 3 4; do
 done
 expect_rc 0 "a program started without dlrun is a world of one" -- "$T" ops
 expect_out "1 rank\\(s\\), backend self" "without a launcher: backend self"
+# a launcher the kit cannot join (torchrun's WORLD_SIZE): MPI sees one rank, and says so instead of training alone
+expect_rc 1 "a rank started by a launcher MPI does not know is refused" -- env WORLD_SIZE=2 "$T" ops
+expect_out "started as one of 2 ranks \\(WORLD_SIZE=2\\), but MPI sees a world of 1" "… naming the variable"
 start=$(date +%s)
 expect_rc 3 "a rank that exits with status 3 stops the job with its status" -- "$R" -n 3 "$T" fail
 expect_out "rank 1: failing on purpose" "the failing rank says so"

@@ -268,6 +268,12 @@ expect_cmp "$(awk -v m="$($J "$tmp/capmb/summary.json" config.bucket_mb)" 'BEGIN
     "… rounded to the nearest byte, 10486 (not truncated)"
 expect_rc 2 "--bucket-cap and --bucket-mb both given" -- "$D" --bucket-cap 1M --bucket-mb 2 --out "$tmp/bad"
 expect_out "--bucket-cap and --bucket-mb both given" "… refused, naming both"
+expect_rc 2 "--bucket-cap at its default value and --bucket-mb both given" -- "$D" --bucket-cap 25M --bucket-mb 2 \
+    --out "$tmp/bad"
+expect_out "--bucket-cap and --bucket-mb both given" "… refused too: the value does not hide the second spelling"
+expect_rc 2 "--first-bucket-mb and --first-bucket-cap both given" -- "$D" --first-bucket-mb 1 --first-bucket-cap 1M \
+    --out "$tmp/bad"
+expect_out "--first-bucket-mb and --first-bucket-cap both given" "… refused, naming both"
 expect_rc 2 "--bucket-mb under half a byte" -- "$D" --bucket-mb 0.0000001 --out "$tmp/bad"
 expect_out "--bucket-mb 1e-07 is 0.105 bytes" "… refused with its size in bytes"
 for bad in "--bucket-mb 0" "--bucket-cap 0" "--bucket-cap 1.5M" "--accum 0" "--mode nope" "--hidden 0" "--batch-size 0" "--amp fp8" \

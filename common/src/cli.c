@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/cli.h"
 
-#include "dl/comm.h" // dl_comm_slurm_tasks
+#include "dl/comm.h" // dl_comm_launcher, dl_comm_slurm_tasks
 #include "dl/fs.h" // dl_check_writable
 
 #include <errno.h> // errno, ERANGE
@@ -86,6 +86,9 @@ static void format_value(const dl_opt *o, char *buf, size_t len)
             snprintf(buf, len, "%s", s);
         break;
     }
+    case DL_OPT_ENUM:
+        dl_cli_choice(o->choices, *(int *)o->dst, buf, len);
+        break;
     }
 }
 
@@ -132,19 +135,32 @@ static void usage(FILE *f, const char *prog, const char *summary, const dl_opt *
     fprintf(f, "  %-20s %s\n", "--help", "show this help and exit");
 }
 
-static int in_choices(const char *v, const char *choices)
+/* v's index among choices ("a|b|c"), or -1 when it is none of them. */
+static int choice_index(const char *v, const char *choices)
 {
     size_t len = strlen(v);
     const char *p = choices;
-    while (*p) {
+    for (int i = 0; *p; i++) {
         size_t k = strcspn(p, "|");
         if (k == len && strncmp(p, v, len) == 0)
-            return 1;
+            return i;
         p += k;
         if (*p == '|')
             p++;
     }
-    return 0;
+    return -1;
+}
+
+const char *dl_cli_choice(const char *choices, int k, char *buf, size_t len)
+{
+    const char *p = choices != NULL ? choices : "";
+    for (int i = 0; i < k && *p; i++) {
+        p += strcspn(p, "|");
+        if (*p == '|')
+            p++;
+    }
+    snprintf(buf, len, "%.*s", k >= 0 ? (int)strcspn(p, "|") : 0, p);
+    return buf;
 }
 
 /* Stores text into o->dst; on failure writes the reason into err. */
@@ -165,12 +181,18 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
         *(const char **)o->dst = text;
         return 1;
     case DL_OPT_CHOICE:
-        if (!in_choices(text, o->choices)) {
+    case DL_OPT_ENUM: {
+        int k = choice_index(text, o->choices);
+        if (k < 0) {
             snprintf(err, len, "--%s: '%s' is not one of %s", o->name, text, o->choices);
             return 0;
         }
-        *(const char **)o->dst = text;
+        if (o->kind == DL_OPT_ENUM)
+            *(int *)o->dst = k;
+        else
+            *(const char **)o->dst = text;
         return 1;
+    }
     case DL_OPT_U64: { // strtoull takes all 64 bits, but reads "-1" as 2^64-1: refuse a '-'
         unsigned long long v = strtoull(text, &end, 10);
         if (end == text || *end != '\0' || errno == ERANGE || strchr(text, '-') != NULL) {
@@ -271,16 +293,14 @@ static const dl_opt *find(const char *name, size_t len, const dl_opt *a, size_t 
 
 int dl_cli_single_process(const char *prog)
 {
-    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "WORLD_SIZE"};
-    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
-        const char *v = getenv(vars[k]);
-        if (v != NULL && atoi(v) > 1) {
-            fprintf(stderr,
-                    "%s: error: this lab runs as one process, but it was started as one of %d ranks (%s=%s): "
-                    "run it without dlrun or mpirun\n",
-                    prog, atoi(v), vars[k], v);
-            return DL_CLI_ERROR;
-        }
+    const char *var = NULL;
+    int ranks = dl_comm_launcher(&var, NULL); // mpirun, mpiexec, dlrun, torchrun: one list, in dl/comm.h
+    if (ranks > 1) {
+        fprintf(stderr,
+                "%s: error: this lab runs as one process, but it was started as one of %d ranks (%s=%s): "
+                "run it without dlrun or mpirun\n",
+                prog, ranks, var, getenv(var));
+        return DL_CLI_ERROR;
     }
     int tasks = dl_comm_slurm_tasks(); // srun -n N without dlrun; 0 in a batch script's own process
     if (tasks > 1) {
@@ -300,6 +320,8 @@ int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, d
     size_t nc = common_opts(a, common);
     char err[512];
     remember_defaults(common, nc, extra, n_extra);
+    const dl_opt *spelled[MAX_OPTS]; // the grouped flags given so far (one per group)
+    size_t n_spelled = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -343,6 +365,18 @@ int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, d
         }
         if (!set_value(o, value, err, sizeof err))
             goto fail;
+        if (o->group != 0) { // one value, two spellings: both given is refused (one would silently lose)
+            size_t k = 0;
+            while (k < n_spelled && spelled[k]->group != o->group)
+                k++;
+            if (k < n_spelled && spelled[k] != o) {
+                snprintf(err, sizeof err, "--%s and --%s both given: they set the same value; give one of them",
+                         spelled[k]->name, o->name);
+                goto fail;
+            }
+            if (k == n_spelled && n_spelled < MAX_OPTS)
+                spelled[n_spelled++] = o;
+        }
     }
     // --device, parsed once: the driver opens the spec
     if (dl_device_parse(a->device, &a->dev) != DL_OK) {

@@ -100,6 +100,12 @@ dl_status dl_mpi_start_(dl_mpi *m, const dl_comm_args *a, void **req);
 /* what names the call in errors and in the watchdog's message. */
 dl_status dl_mpi_wait_(dl_mpi *m, void *req, const char *what);
 
+/* placement.c: every rank's device claim (this one's: kind, ordinal),
+ * gathered over mpi (size ranks; uncounted, the bootstrap's) and judged by
+ * dl_comm_check_claims on every rank alike: DL_OK, or the one verdict every
+ * rank returns. */
+dl_status dl_place_claims_(dl_mpi *mpi, int size, dl_device_kind kind, int ordinal);
+
 // ---- NCCL (src/cuda/comm_nccl.cu; src/nccl_stub.c without NCCL) ----
 
 typedef struct dl_nccl dl_nccl;

@@ -3,9 +3,8 @@
  * started by a launcher (mpirun, or srun: dl_comm_slurm_tasks) as one of
  * several ranks fails with a clear message.
  * The only place MPI's absence is handled. */
-#include <stdlib.h> // getenv, atoi
-
 #include "comm_backend.h"
+#include "dl/comm.h" // dl_comm_launcher, dl_comm_slurm_tasks
 
 static dl_status no_mpi(void)
 {
@@ -13,26 +12,17 @@ static dl_status no_mpi(void)
                                             "and rebuild)");
 }
 
-/* The first of the launcher's variables that is set, else fallback. */
-static int env_int(const char *const names[3], int fallback)
-{
-    for (int i = 0; i < 3; i++) {
-        const char *v = names[i] != NULL ? getenv(names[i]) : NULL;
-        if (v != NULL && v[0] != '\0')
-            return atoi(v);
-    }
-    return fallback;
-}
-
 dl_status dl_mpi_open_(int *argc, char ***argv, dl_mpi **out, int *rank, int *size, int *local_rank, int *local_size)
 {
     (void)argc, (void)argv, (void)rank, (void)size, (void)local_rank, (void)local_size;
-    static const char *const size_vars[3] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", NULL};
     *out = NULL;
+    int tasks = dl_comm_slurm_tasks(), announced = dl_comm_launcher(NULL, NULL);
     return dl_error_set(DL_ERR_UNSUPPORTED,
                         "comm: started as one of %d ranks, but this build has no MPI (install "
                         "libopenmpi-dev with `make deps` and rebuild)",
-                        env_int(size_vars, dl_comm_slurm_tasks() > 1 ? dl_comm_slurm_tasks() : 1));
+                        tasks > 1       ? tasks
+                        : announced > 0 ? announced
+                                        : 1);
 }
 
 void dl_mpi_close_(dl_mpi *m)

@@ -15,6 +15,8 @@ typedef struct lab_opts {
     uint64_t budget;
     const char *mode, *tag;
     size_t bytes;
+    double kib;
+    int algo; /* DL_OPT_ENUM: 0 ring, 1 tree, 2 star */
 } lab_opts;
 
 static lab_opts L;
@@ -27,7 +29,9 @@ static const dl_opt extra[] = {
     {"budget", DL_OPT_U64, &L.budget, "N", "bytes", NULL, 1, 0},
     {"mode", DL_OPT_CHOICE, &L.mode, "M", "how to train", "naive|ddp|ring", 1, 0},
     {"tag", DL_OPT_STRING, &L.tag, "S", "a label", NULL, 1, 0},
-    {"bytes", DL_OPT_SIZE, &L.bytes, "SIZE", "message size", NULL, 1, 1ULL << 40, 'b'},
+    {"bytes", DL_OPT_SIZE, &L.bytes, "SIZE", "message size", NULL, 1, 1ULL << 40, 'b', 1},
+    {"kib", DL_OPT_DOUBLE, &L.kib, "X", "message size in KiB instead", NULL, 0, 1e9, 0, 1},
+    {"algo", DL_OPT_ENUM, &L.algo, "A", "the algorithm", "ring|tree|star", 1, 0},
 };
 #define N_EXTRA (sizeof extra / sizeof extra[0])
 
@@ -45,6 +49,7 @@ static result parse(dl_args *a, char **argv)
     dl_args_defaults(a);
     memset(&L, 0, sizeof L);
     L.mode = "naive";
+    L.algo = 1; // tree: the default the usage shows, by name
     capture out, err;
     capture_start(&out, 1);
     capture_start(&err, 2);
@@ -138,6 +143,7 @@ START_TEST(flags_choices_and_extras)
                     "--mode=ring",
                     "--tag",
                     "x y",
+                    "--algo=star",
                     NULL};
     result r = parse(&a, argv);
     ck_assert_msg(r.rc == DL_CLI_RUN, "rc %d: %s", r.rc, r.err);
@@ -155,6 +161,7 @@ START_TEST(flags_choices_and_extras)
     ck_assert_uint_eq(L.budget, 65536);
     ck_assert_str_eq(L.mode, "ring");
     ck_assert_str_eq(L.tag, "x y");
+    ck_assert_int_eq(L.algo, 2); // an enum option: the word's index among its choices
     result_free(&r);
     rmdir(out); // if the check made it
     ck_assert_int_eq(rmdir(dir), 0);
@@ -209,6 +216,8 @@ START_TEST(errors)
     expect_error(prefix, "'pn' is not one of");
     char *mode[] = {"labXX", "--mode", "ddpx", NULL};
     expect_error(mode, "--mode: 'ddpx' is not one of naive|ddp|ring");
+    char *algo[] = {"labXX", "--algo", "rin", NULL};
+    expect_error(algo, "--algo: 'rin' is not one of ring|tree|star");
     char *flagval[] = {"labXX", "--quiet=1", NULL};
     expect_error(flagval, "--quiet takes no value");
     char *emptystr[] = {"labXX", "--out=", NULL};
@@ -219,6 +228,20 @@ START_TEST(errors)
     expect_error(device, "--device 'gpu': expected auto, cpu, cuda or cuda:N");
     char *ordinal[] = {"labXX", "--device=cuda:x", NULL};
     expect_error(ordinal, "--device 'cuda:x': expected cuda:N with N a GPU index");
+    // two spellings of one value: refused whatever the values (the default's value too), naming both
+    char *two[] = {"labXX", "--bytes", "64K", "--kib", "2", NULL};
+    expect_error(two, "--bytes and --kib both given: they set the same value; give one of them");
+    char *two_short[] = {"labXX", "--kib=64", "-b", "64K", NULL};
+    expect_error(two_short, "--kib and --bytes both given");
+    {
+        char *twice[] = {"labXX", "--kib", "2", "--kib", "3", "--epochs", "4", "--epochs", "5", NULL};
+        dl_args t;
+        result r = parse(&t, twice); // one spelling twice: the last value (a script appends to a line)
+        ck_assert_msg(r.rc == DL_CLI_RUN, "rc %d: %s", r.rc, r.err);
+        ck_assert_double_eq(L.kib, 3);
+        ck_assert_int_eq(t.epochs, 5);
+        result_free(&r);
+    }
     env_saved e = env_set("DL_DEVICE", "tpu"); // a bad default is named as the variable it came from
     char *none[] = {"labXX", "--quiet", NULL};
     expect_error(none, "DL_DEVICE 'tpu': expected auto, cpu, cuda or cuda:N");
@@ -325,7 +348,13 @@ START_TEST(help)
     ck_assert_has(r.out, "--plot FMT");
     ck_assert_has(r.out, "labXX options:");
     ck_assert_has(r.out, "--mode M");
+    ck_assert_has(r.out, "--algo A             the algorithm (default: tree)"); // an enum's default by its name
     ck_assert_has(r.out, "--help");
+    char buf[16];
+    ck_assert_str_eq(dl_cli_choice("ring|tree|star", 0, buf, sizeof buf), "ring");
+    ck_assert_str_eq(dl_cli_choice("ring|tree|star", 2, buf, sizeof buf), "star");
+    ck_assert_str_eq(dl_cli_choice("ring|tree|star", 3, buf, sizeof buf), "");
+    ck_assert_str_eq(dl_cli_choice("ring|tree|star", -1, buf, sizeof buf), "");
     result_free(&r);
     char *h[] = {"labXX", "-h", NULL};
     r = parse(&a, h);

@@ -302,10 +302,10 @@ END_TEST
  * the NULL-terminated name, value pairs. */
 static void slurm_env(const char *const *kv)
 {
-    static const char *const all[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",      "PMIX_RANK",
-                                      "SLURM_JOB_ID",         "SLURM_STEP_ID", "SLURM_STEPID",
-                                      "SLURM_PROCID",         "SLURM_LOCALID", "SLURM_NTASKS",
-                                      "SLURM_STEP_NUM_TASKS", "WORLD_SIZE"};
+    static const char *const all[] = {
+        "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",     "PMIX_RANK",    "PMIX_SIZE",     "SLURM_JOB_ID",
+        "SLURM_STEP_ID",        "SLURM_STEPID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS",
+        "SLURM_STEP_NUM_TASKS", "WORLD_SIZE"};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         unsetenv(all[k]);
     for (; kv[0] != NULL; kv += 2)
@@ -389,9 +389,55 @@ START_TEST(test_slurm_tasks)
 }
 END_TEST
 
+/* The launchers' variables: one list (dl_comm_launcher), read the same way
+ * by dl_comm_init, dl_comm_slurm_tasks and dl_cli_single_process. */
+START_TEST(test_launcher)
+{
+    static const char *const none[] = {NULL};
+    slurm_env(none);
+    const char *var = "x";
+    int mpi = 7;
+    ck_assert_int_eq(dl_comm_launcher(&var, &mpi), 0);
+    ck_assert(var == NULL && mpi == 0);
+    static const char *const mpirun[] = {"OMPI_COMM_WORLD_SIZE", "4", "WORLD_SIZE", "4", NULL}; // dlrun sets both
+    slurm_env(mpirun);
+    ck_assert_int_eq(dl_comm_launcher(&var, &mpi), 4);
+    ck_assert(strcmp(var, "OMPI_COMM_WORLD_SIZE") == 0 && mpi == 1);
+    static const char *const pmix[] = {"PMIX_RANK", "0", NULL}; // no size: one rank as far as it says
+    slurm_env(pmix);
+    ck_assert_int_eq(dl_comm_launcher(&var, &mpi), 1);
+    ck_assert(strcmp(var, "PMIX_RANK") == 0 && mpi == 1);
+    static const char *const pmix_size[] = {"PMIX_RANK", "1", "PMIX_SIZE", "3", NULL};
+    slurm_env(pmix_size);
+    ck_assert_int_eq(dl_comm_launcher(&var, NULL), 3);
+    ck_assert_str_eq(var, "PMIX_SIZE");
+    static const char *const junk[] = {"PMI_SIZE", "many", NULL};
+    slurm_env(junk);
+    ck_assert_int_eq(dl_comm_launcher(NULL, NULL), 1);
+    // torchrun's variables: not an MPI launcher (a Slurm step beside it still counts), refused by a one-process lab
+    static const char *const torchrun[] = {
+        "WORLD_SIZE", "2", "SLURM_STEP_ID", "0", "SLURM_PROCID", "1", "SLURM_STEP_NUM_TASKS", "2", NULL};
+    slurm_env(torchrun);
+    ck_assert_int_eq(dl_comm_launcher(&var, &mpi), 2);
+    ck_assert(strcmp(var, "WORLD_SIZE") == 0 && mpi == 0);
+    ck_assert_int_eq(dl_comm_slurm_tasks(), 2);
+    static const char *const torchrun_alone[] = {"WORLD_SIZE", "2", NULL};
+    slurm_env(torchrun_alone);
+    capture err;
+    capture_start(&err, 2);
+    int rc = dl_cli_single_process("labXX");
+    char *text = capture_stop(&err);
+    ck_assert_int_eq(rc, DL_CLI_ERROR);
+    ck_assert_has(text, "labXX: error: this lab runs as one process, but it was started as one of 2 ranks "
+                        "(WORLD_SIZE=2)");
+    free(text);
+    slurm_env(none);
+}
+END_TEST
+
 Suite *comm_suite(void)
 {
     return suite_of("comm", tcase_with_timeout("world_of_one", 10),
                     TESTS(test_world_of_one, test_world_of_one_p2p, test_p2plog, test_rank_exit, test_claims,
-                          test_claim_world_of_one, test_log, test_slurm_tasks));
+                          test_claim_world_of_one, test_log, test_slurm_tasks, test_launcher));
 }

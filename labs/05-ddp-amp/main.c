@@ -168,7 +168,7 @@ static dl_status build(trainer *t)
     size_t cap = o->bucket_cap; // bytes, at least 1 (lab05_parse)
     R->first_cap = o->first_bucket_cap;
     DL_TRY(ddp_assign_buckets(R->counts, R->n_tensors, R->esz, R->first_cap, cap, R->assigned, &R->na));
-    if (R->mode == 2) {
+    if (R->mode == LAB05_PER_PARAM) {
         R->nb = kit_per_param_buckets(&R->m, R->buckets);
     } else {
         R->nb = R->na;
@@ -184,7 +184,7 @@ static dl_status build(trainer *t)
     red->n_buckets = R->nb;
     red->accum = o->accum;
     // the loss scaler: GradScaler's defaults; fp16-noscale and bf16 keep the scale at 1
-    const int fixed = R->amp == 2 || R->amp == 3;
+    const int fixed = R->amp == LAB05_AMP_FP16_NOSCALE || R->amp == LAB05_AMP_BF16;
     R->scaler = (amp_scaler){.scale = fixed ? 1.0f : (float)o->init_scale,
                              .growth_tracker = 0,
                              .growth_factor = fixed ? 1.0f : 2.0f,
@@ -294,9 +294,9 @@ static dl_status train_step(trainer *t, int e, size_t s, long step, double *loss
     *skipped = 0;
     *loss = NAN;
     if (st == DL_OK)
-        st = R->amp         ? amp_step(&t->red, &R->scaler, w->mb, &opt, NULL, skipped)
-             : R->mode == 1 ? kit_flat_step(R->comm, &R->m, o->accum, w->mb, &opt, NULL)
-                            : ddp_step(&t->red, w->mb, &opt, NULL);
+        st = R->amp                      ? amp_step(&t->red, &R->scaler, w->mb, &opt, NULL, skipped)
+             : R->mode == LAB05_DDP_FLAT ? kit_flat_step(R->comm, &R->m, o->accum, w->mb, &opt, NULL)
+                                         : ddp_step(&t->red, w->mb, &opt, NULL);
     dl_trace_end(span);
     dl_trace_set_step(-1);
     int read = R->dev.kind == DL_DEVICE_CPU || probe;

@@ -20,6 +20,7 @@
 #include "outputs.h"
 
 const char *const lab05_mode_names[LAB05_MODES] = {"bucketed", "ddp-flat", "per-param"};
+static const char *const lab05_amp_names[] = {"off", "fp16", "fp16-noscale", "bf16"};
 
 // ---- the CSVs' columns (metrics.csv, amp.csv and the dump's: kit.h) ----
 
@@ -80,15 +81,14 @@ DL_CSV_SCHEMA(projected_cols, PROJECTED);
 
 // ---- the flags ----
 
-/* A bucket cap in bytes into *cap: --NAME-cap as given (a size; dflt when
- * not), or --NAME-mb when given (mb >= 0: MiB, PyTorch's unit, rounded to the
- * nearest byte). Both given, or an MiB value under half a byte, is DL_ERR_ARG. */
-static dl_status resolve_cap(const char *name, size_t *cap, double mb, size_t dflt)
+/* A bucket cap in bytes into *cap: --NAME-cap as given (a size; its default
+ * when not), or --NAME-mb when given (mb >= 0: MiB, PyTorch's unit, rounded
+ * to the nearest byte). The two spell one value: dl_cli_parse refuses both
+ * (their dl_opt.group). An MiB value under half a byte is DL_ERR_ARG. */
+static dl_status resolve_cap(const char *name, size_t *cap, double mb)
 {
     if (mb < 0)
         return DL_OK;
-    if (*cap != dflt)
-        return dl_error_set(DL_ERR_ARG, "--%s-cap and --%s-mb both given: give the cap once", name, name);
     double bytes = mb * 1048576.0;
     if (bytes < 0.5)
         return dl_error_set(DL_ERR_ARG, "--%s-mb %g is %.3g bytes: a cap is at least 1 byte", name, mb, bytes);
@@ -104,7 +104,7 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
     o->a.batch_size = 4096;
     o->a.lr = 0.02;
     o->a.out = "build/run/05-ddp-amp";
-    o->mode = "bucketed";
+    o->mode = LAB05_BUCKETED;
     dl_train_opts_defaults(&o->t); // momentum 0.9, weight decay 5e-4, base batch 4096, 10 warmup steps, no limit
     o->t.hidden = "512,512,512,512";
     o->dump = NULL;
@@ -114,7 +114,7 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
     o->first_bucket_mb = -1;
     o->train_rows = 0;
     o->accum = 1;
-    o->amp = "off";
+    o->amp = LAB05_AMP_OFF;
     o->init_scale = 65536;
     o->growth_interval = 2000;
     o->probe_every = -1; // lab05_setup: every step on the CPU, never on a GPU
@@ -125,18 +125,19 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
     o->ckpt_every = 0;
     o->allow_reshard = 0;
     const dl_opt extra[] = {
-        {"mode", DL_OPT_CHOICE, &o->mode, "MODE",
+        {"mode", DL_OPT_ENUM, &o->mode, "MODE",
          "bucketed (yours), ddp-flat (one allreduce after backward), per-param (one per parameter)",
          "bucketed|ddp-flat|per-param", 1, 0, 'm'},
+        // each cap has two spellings (bytes, MiB): one group each, so that giving both is refused
         {"bucket-cap", DL_OPT_SIZE, &o->bucket_cap, "SIZE", "bucket cap in bytes: 1000, 64K, 25M (PyTorch: 25M)", NULL,
-         1, 1e12, 0},
+         1, 1e12, 0, 1},
         {"first-bucket-cap", DL_OPT_SIZE, &o->first_bucket_cap, "SIZE", "the first bucket's cap (PyTorch: 1M)", NULL, 1,
-         1e12, 0},
+         1e12, 0, 2},
         {"bucket-mb", DL_OPT_DOUBLE, &o->bucket_mb, "X",
          "the bucket cap in MiB instead (PyTorch's bucket_cap_mb), rounded to the nearest byte; -1: --bucket-cap", NULL,
-         0, 1e6, 0},
+         0, 1e6, 0, 1},
         {"first-bucket-mb", DL_OPT_DOUBLE, &o->first_bucket_mb, "X",
-         "the first bucket's cap in MiB instead, the same way; -1: --first-bucket-cap", NULL, 0, 1e6, 0},
+         "the first bucket's cap in MiB instead, the same way; -1: --first-bucket-cap", NULL, 0, 1e6, 0, 2},
         {"accum", DL_OPT_INT, &o->accum, "K", "micro-batches per optimizer step (gradient accumulation)", NULL, 1, 1024,
          0},
         {"checkpoint-dir", DL_OPT_STRING, &o->ckpt_dir, "DIR",
@@ -150,7 +151,7 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
         {"train-rows", DL_OPT_LONG, &o->train_rows, "N", "train on the first N rows only (0 = all)", NULL, 0, 1e9, 0},
         {"dump", DL_OPT_STRING, &o->dump, "DIR", "write each rank's parameters and trace (for the grader)", NULL, 1, 0,
          0},
-        {"amp", DL_OPT_CHOICE, &o->amp, "MODE",
+        {"amp", DL_OPT_ENUM, &o->amp, "MODE",
          "off (fp32), fp16 (fp16 compute, fp32 master weights, your loss scaler), fp16-noscale (the same, scale 1), "
          "bf16 (bfloat16 compute, fp32 master weights, scale 1)",
          "off|fp16|fp16-noscale|bf16", 1, 0, 0},
@@ -181,9 +182,8 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
                           "Lab 05: DistributedDataParallel as PyTorch builds it: gradient buckets allreduced while "
                           "backward runs. Start it with common/bin/dlrun -n P.",
                           &o->a, opts, n);
-    if (rc == DL_CLI_RUN &&
-        (resolve_cap("bucket", &o->bucket_cap, o->bucket_mb, (size_t)25 << 20) != DL_OK ||
-         resolve_cap("first-bucket", &o->first_bucket_cap, o->first_bucket_mb, (size_t)1 << 20) != DL_OK)) {
+    if (rc == DL_CLI_RUN && (resolve_cap("bucket", &o->bucket_cap, o->bucket_mb) != DL_OK ||
+                             resolve_cap("first-bucket", &o->first_bucket_cap, o->first_bucket_mb) != DL_OK)) {
         fprintf(stderr, "lab05: error: %s\n", dl_last_error());
         return DL_CLI_ERROR;
     }
@@ -196,15 +196,13 @@ dl_status lab05_setup(lab05_run *R)
     R->rank = dl_comm_rank(R->comm);
     R->P = dl_comm_size(R->comm);
     R->o.a.quiet |= R->rank != 0; // one voice
-    R->mode = strcmp(o->mode, "ddp-flat") == 0 ? 1 : strcmp(o->mode, "per-param") == 0 ? 2 : 0;
-    R->amp = strcmp(o->amp, "fp16") == 0           ? 1
-             : strcmp(o->amp, "fp16-noscale") == 0 ? 2
-             : strcmp(o->amp, "bf16") == 0         ? 3
-                                                   : 0;
-    R->lowp = R->amp == 3 ? DL_BF16 : DL_F16;
-    if (R->amp && R->mode != 0)
-        return dl_error_set(DL_ERR_ARG, "--amp %s runs with --mode bucketed (your reducer), not --mode %s", o->amp,
-                            o->mode);
+    R->mode = (lab05_mode)o->mode;
+    R->amp = (lab05_amp)o->amp;
+    R->amp_name = lab05_amp_names[R->amp];
+    R->lowp = R->amp == LAB05_AMP_BF16 ? DL_BF16 : DL_F16;
+    if (R->amp != LAB05_AMP_OFF && R->mode != LAB05_BUCKETED)
+        return dl_error_set(DL_ERR_ARG, "--amp %s runs with --mode bucketed (your reducer), not --mode %s", R->amp_name,
+                            lab05_mode_names[R->mode]);
     DL_TRY(dl_mlp_parse_hidden("--hidden", o->t.hidden, R->sizes, &R->n_sizes));
     if (o->a.batch_size < 1)
         return dl_error_set(DL_ERR_ARG, "--batch-size %ld: lab 05 needs a per-rank batch of at least 1 row",
@@ -446,8 +444,8 @@ static void project(const lab05_run *R, const dl_span *ev, size_t nev, long prob
     ddp_bucket ppb[DDP_MAX_BUCKETS];
     // bucketed: the order this run recorded (or, in another mode, the earliest
     // each of your buckets could go); per-param: one bucket per parameter
-    int nrec = R->mode == 0 ? kit_recorded_buckets(ev, nev, probe, rec, DDP_MAX_BUCKETS)
-                            : kit_structural_buckets(R->assigned, R->na, esz, rec);
+    int nrec = R->mode == LAB05_BUCKETED ? kit_recorded_buckets(ev, nev, probe, rec, DDP_MAX_BUCKETS)
+                                         : kit_structural_buckets(R->assigned, R->na, esz, rec);
     int npp = kit_structural_buckets(ppb, kit_per_param_buckets(m, ppb), esz, pp);
     const dl_sim_bucket *bk[LAB05_MODES] = {rec, &flat, pp};
     int nbk[LAB05_MODES] = {nrec, 1, npp};
@@ -547,7 +545,7 @@ static void draw(const lab05_run *R, const projected *pj, int nt, int ns, dl_plo
     else
         dl_plots_skip(p, "sweep");
     if (R->amp && R->step > 1)
-        dl_plots_draw(p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d", out, R->o.amp, R->P);
+        dl_plots_draw(p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d", out, R->amp_name, R->P);
     else
         dl_plots_skip(p, "amp");
     dl_plots_draw(p, "speedup", "data='%s/projection.csv'; profile='%s'; gpus=%d", out, R->prof.name, R->prof.gpus);
@@ -585,7 +583,7 @@ static void summary(dl_json *j, const void *ctx)
     const double *last = R->tally.done ? R->tally.rows + KIT_METRIC_COLS * (R->tally.done - 1) : NULL;
     size_t B = (size_t)o->a.batch_size;
     dl_summary_run(j, "05-ddp-amp", lab05_mode_names[R->mode], R->comm, &R->dev, R->data.name);
-    dl_json_str(j, "amp", o->amp);
+    dl_json_str(j, "amp", R->amp_name);
     dl_json_object(j, "config");
     dl_json_str(j, "hidden", o->t.hidden);
     dl_json_int(j, "batch_per_rank", (long long)B);
@@ -639,7 +637,7 @@ static void closing_lines(lab05_run *R, const projected *p, double steady)
                          p->measured_s * 1e3, dl_device_describe(&R->dev), prof->name, p->one_s * 1e3,
                          p->recorded ? "the recorded" : "a modelled");
     if (R->amp)
-        dl_progress_line(pr, 1, "--amp %s: %ld of %ld steps skipped (inf/NaN), final loss scale %g", R->o.amp,
+        dl_progress_line(pr, 1, "--amp %s: %ld of %ld steps skipped (inf/NaN), final loss scale %g", R->amp_name,
                          R->tally.n_skipped, R->step, (double)R->scaler.scale);
     for (int k = 0; k < LAB05_MODES; k++)
         if (p->step_s[k] > 0)
@@ -652,7 +650,7 @@ static void closing_lines(lab05_run *R, const projected *p, double steady)
         dl_progress_line(pr, 1,
                          "--amp %s: speedups are against one GPU in %s; against one GPU in fp32 the bucketed "
                          "step runs %.2fx as fast",
-                         R->o.amp, R->amp == 3 ? "bf16" : "fp16", p->vs32);
+                         R->amp_name, R->amp == LAB05_AMP_BF16 ? "bf16" : "fp16", p->vs32);
 }
 
 dl_status lab05_write_outputs(lab05_run *R)

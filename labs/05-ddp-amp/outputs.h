@@ -57,15 +57,18 @@
 #include "dl/trainopt.h" // dl_train_opts
 #include "kit.h" // kit_tally, amp_scaler, ddp_bucket
 
-#define LAB05_MODES 3
-/* --mode's values; the index is the run's mode (0 bucketed, 1 ddp-flat, 2 per-param). */
+/* --mode's values (DL_OPT_ENUM: the index is the word's in lab05_mode_names) */
+typedef enum lab05_mode { LAB05_BUCKETED, LAB05_DDP_FLAT, LAB05_PER_PARAM, LAB05_MODES } lab05_mode;
 extern const char *const lab05_mode_names[LAB05_MODES];
+/* --amp's values, in the order of its choices */
+typedef enum lab05_amp { LAB05_AMP_OFF, LAB05_AMP_FP16, LAB05_AMP_FP16_NOSCALE, LAB05_AMP_BF16 } lab05_amp;
 
 /* The driver's flags: those of every driver, then lab 05's own. */
 typedef struct lab05_options {
     dl_args a;
     dl_train_opts t; /* the data-parallel drivers' shared flags lab 05 takes (dl/trainopt.h) */
-    const char *mode, *dump, *amp, *ckpt_dir, *resume;
+    int mode, amp; /* lab05_mode, lab05_amp (DL_OPT_ENUM) */
+    const char *dump, *ckpt_dir, *resume;
     /* the bucket caps in bytes (--bucket-cap, --first-bucket-cap: sizes; --bucket-mb and --first-bucket-mb,
      * PyTorch's bucket_cap_mb, in MiB rounded to the nearest byte: -1 when not given) */
     size_t bucket_cap, first_bucket_cap;
@@ -81,8 +84,9 @@ typedef struct lab05_run {
     dl_comm *comm;
     lab05_options o;
     int rank, P;
-    int mode; /* lab05_mode_names' index */
-    int amp; /* 0 off, 1 fp16 with the loss scaler, 2 fp16 at scale 1, 3 bf16 (scale 1, as autocast does) */
+    lab05_mode mode;
+    lab05_amp amp; /* off; fp16 with the loss scaler; fp16 at scale 1; bf16 (scale 1, as autocast does) */
+    const char *amp_name; /* --amp as spelled */
     dl_dtype lowp; /* --amp's 16-bit type */
     dl_profile prof;
     dl_device dev;

@@ -20,6 +20,10 @@
  *   auto, cpu, cuda or cuda:N (or emu, emu:N in the emulated-CUDA build,
  *   make EMU=1; elsewhere with how to get that build) is refused as a flag
  *   error, naming it. Its default is DL_DEVICE (dl_device_env), else auto.
+ * - A flag given twice keeps its last value (a script may append to a
+ *   command line). Two flags that spell one value (--bucket-cap 25M and
+ *   --bucket-mb 25: the same nonzero dl_opt.group) are refused when both are
+ *   given, whatever their values, naming both: one would silently lose.
  */
 #ifndef DL_CLI_H
 #define DL_CLI_H
@@ -55,7 +59,8 @@ typedef enum dl_opt_kind {
     DL_OPT_U64, /* uint64_t */
     DL_OPT_STRING, /* const char * */
     DL_OPT_CHOICE, /* const char *, one of choices ("a|b|c") */
-    DL_OPT_SIZE /* size_t bytes: 8, 64K, 256M, 1G */
+    DL_OPT_SIZE, /* size_t bytes: 8, 64K, 256M, 1G */
+    DL_OPT_ENUM /* int: the index of one of choices ("a|b|c": 0, 1 or 2), for a switch or an enum */
 } dl_opt_kind;
 
 typedef struct dl_opt {
@@ -64,9 +69,10 @@ typedef struct dl_opt {
     void *dst;
     const char *metavar; /* shown in the usage ("N", "X", "DIR") */
     const char *help;
-    const char *choices; /* DL_OPT_CHOICE only */
+    const char *choices; /* DL_OPT_CHOICE and DL_OPT_ENUM only */
     double min, max; /* numeric kinds; min > max means unbounded */
     char short_name; /* 'b' for -b, or 0 */
+    int group; /* nonzero: the flags of the table with this group spell one value; at most one may be given */
 } dl_opt;
 
 enum { DL_CLI_RUN = 0, DL_CLI_HELP = 1, DL_CLI_ERROR = 2 };
@@ -74,6 +80,10 @@ enum { DL_CLI_RUN = 0, DL_CLI_HELP = 1, DL_CLI_ERROR = 2 };
 /* Defaults every lab starts from: breast_cancer, auto, 100 epochs, full batch,
  * lr 0.1, seed 1, out build/run, plot png. */
 void dl_args_defaults(dl_args *a);
+
+/* The k-th word of choices ("a|b|c") into buf (len bytes), "" when there is
+ * none: a DL_OPT_ENUM's value as the command line spells it. Returns buf. */
+const char *dl_cli_choice(const char *choices, int k, char *buf, size_t len);
 
 int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, dl_args *a, const dl_opt *extra,
                  size_t n_extra);
