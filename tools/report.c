@@ -466,9 +466,9 @@ static char *rel_path(const char *from_dir, const char *target)
     return out;
 }
 
-/* The number K of the first "not implemented yet: labNN task K" in DIR/NAME
- * (DL_TODO's message: a task the student has not done yet), with that line
- * into line (len bytes); 0 when there is none. */
+/* The number K of the first "not implemented yet: labNN task K: WHAT" in
+ * DIR/NAME (DL_TODO's message: a task the student has not done yet), with
+ * WHAT (the rest of its line) into line (len bytes); 0 when there is none. */
 static int todo_task(const char *dir, const char *name, char *line, size_t len)
 {
     char path[1200], *text = NULL;
@@ -482,9 +482,10 @@ static int todo_task(const char *dir, const char *name, char *line, size_t len)
         t += strspn(t, "0123456789");
         if (strncmp(t, " task ", 6) == 0 && t[6] >= '1' && t[6] <= '9')
             k = atoi(t + 6);
-        if (k > 0 && line != NULL) {
-            size_t end = strcspn(at, "\n");
-            snprintf(line, len, "%.*s", (int)end, at);
+        if (k > 0 && line != NULL) { // what the task is, after "task K: " (the page says "task K not done yet")
+            const char *what = t + 6 + strspn(t + 6, "0123456789");
+            what += strncmp(what, ": ", 2) == 0 ? 2 : 0;
+            snprintf(line, len, "%.*s", (int)strcspn(what, "\n"), what);
         }
     }
     free(text);
