@@ -14,12 +14,14 @@
 #include "emu/emu.h" // emu_schedule_set, emu_check_set, emu_finding_get
 #endif
 
-/* A lab without items the emulated device may grade (labs 03 to 06). */
-__attribute__((weak)) const char *const gr_emulated_items[] = {NULL};
+/* The lab's list (gpu.h); a lab without items the emulated device may grade
+ * (labs 03 to 06) defines none: this weak reference is then NULL. (Not a
+ * weak empty definition: this file would index it as an array of one.) */
+extern const char *const gr_emulated_items[] __attribute__((weak));
 
 int gr_gpu_emulable(const char *name)
 {
-    for (int i = 0; gr_emulated_items[i] != NULL; i++)
+    for (int i = 0; gr_emulated_items != NULL && gr_emulated_items[i] != NULL; i++)
         if (strcmp(gr_emulated_items[i], name) == 0)
             return 1;
     return 0;

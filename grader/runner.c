@@ -722,12 +722,16 @@ int main(int argc, char **argv)
                 printf("  (after %s)", it->parent);
             printf("  [see %s]\n", it->section);
         }
+        free(selected); // (a leak checker's report would end the program before stdout is flushed)
+        free(res);
         return 0;
     }
     if (which) {
         char name[300];
         cuda_mode m = cuda_choice(gpus_here(name, sizeof name));
         printf("%s\n", m == CUDA_GPU ? "gpu" : m == CUDA_EMU ? "emu" : "none");
+        free(selected);
+        free(res);
         return 0;
     }
     if (emulated_item >= 0 && (result_path == NULL || code == NULL)) {
