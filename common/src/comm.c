@@ -10,17 +10,14 @@
 
 #include <stdarg.h> // va_list
 #include <stdint.h> // int32_t
-#include <stdio.h> // fprintf, snprintf
-#include <stdlib.h> // getenv, calloc, exit, atoi
+#include <stdio.h> // fputs, snprintf, vsnprintf
+#include <stdlib.h> // calloc, exit
 #include <string.h> // memmove, strcmp
-#include <time.h> // nanosleep
 
 #include "backend.h" // dl_cuda_is_device_ptr_
 #include "comm_backend.h" // dl_comm_args, dl_mpi_*_, dl_nccl_*_, dl_comm_watch
-#include "dl/p2plog.h" // dl_p2plog_op_, dl_p2plog_wait_
-#include "dl/timer.h" // dl_now
-#include "dl/trace.h" // dl_trace_begin, dl_trace_end, dl_trace_use_device
-#include "record.h" // dl_record, dl_record_push_
+#include "dl/trace.h" // dl_trace_use_device
+#include "comm_record.h" // comm_recorders, comm_record_
 
 enum { BACKEND_SELF = 0, BACKEND_MPI = 1, BACKEND_NCCL = 2 };
 
@@ -36,18 +33,14 @@ struct dl_comm {
     int claimed; /* the last dl_comm_claim_device was agreed by every rank */
     dl_device_kind claim_kind;
     int claim_ordinal;
-    dl_comm_stats stats;
-    dl_record log; /* of dl_comm_rec (dl_comm_log_start); limit 0: not logging */
+    comm_recorders rec; /* the counters and the logs (comm_record.h) */
 };
 
 struct dl_comm_req {
-    dl_comm_op op; /* the counter it is counted under */
     const char *what; /* the call's name in messages */
-    double t0;
     path where;
     void *impl; /* the transport's request */
-    size_t trace; /* its span in dl/trace.h's timeline (allreduces) */
-    long log; /* its START in dl/p2plog.h's record, or -1 */
+    comm_op_rec rec; /* what the recorders follow of it (comm_record.h) */
 };
 
 static const char *const op_names[DL_OP_COUNT] = {"barrier",   "broadcast", "allreduce",
@@ -56,44 +49,6 @@ static const char *const op_names[DL_OP_COUNT] = {"barrier",   "broadcast", "all
 const char *dl_comm_op_name(dl_comm_op op)
 {
     return (unsigned)op < DL_OP_COUNT ? op_names[op] : "?";
-}
-
-// ---- the watchdog (comm_backend.h): every wait of every transport ----
-
-double dl_comm_timeout(void)
-{
-    const char *s = getenv("DL_COMM_TIMEOUT");
-    double v = s != NULL ? atof(s) : 0.0;
-    return v > 0 ? v : 300.0;
-}
-
-void dl_comm_watch_start_(dl_comm_watch *w)
-{
-    w->t0 = dl_now();
-    w->limit = dl_comm_timeout();
-    w->polls = 0;
-}
-
-int dl_comm_watch_expired_(dl_comm_watch *w, int rank, const char *what)
-{
-    long n = ++w->polls;
-    // Spin first (latency matters in the benchmarks); then let other ranks run,
-    // which matters when ranks outnumber cores.
-    if (n < 2000) {
-        if ((n & 255) != 0)
-            return 0;
-    } else {
-        struct timespec ts = {0, n < 20000 ? 20000 : 500000};
-        nanosleep(&ts, NULL);
-    }
-    if (dl_now() - w->t0 <= w->limit)
-        return 0;
-    fprintf(stderr,
-            "rank %d: %s timed out after %.0f s waiting for the other ranks: one of them has failed or is "
-            "stuck (DL_COMM_TIMEOUT sets the limit); stopping every rank\n",
-            rank, what, w->limit);
-    fflush(stderr);
-    return 1;
 }
 
 // ---- life cycle ----
@@ -203,7 +158,7 @@ void dl_comm_finalize(dl_comm *c)
         dl_trace_use_device(NULL, NULL); // before the streams it times go
     dl_nccl_close_(c->nccl, 0);
     dl_mpi_close_(c->mpi);
-    dl_record_free_(&c->log);
+    dl_record_free_(&c->rec.log);
     free(c);
 }
 
@@ -254,43 +209,29 @@ const char *dl_comm_backend(const dl_comm *c)
 
 void dl_comm_stats_get(const dl_comm *c, dl_comm_stats *s)
 {
-    *s = c->stats;
+    *s = c->rec.stats;
 }
 
 void dl_comm_stats_reset(dl_comm *c)
 {
-    memset(&c->stats, 0, sizeof c->stats);
+    memset(&c->rec.stats, 0, sizeof c->rec.stats);
 }
 
 void dl_comm_log_start(dl_comm *c, size_t cap)
 {
-    if (c->log.limit == 0)
-        c->log.limit = cap ? cap : (size_t)1 << 20;
+    if (c->rec.log.limit == 0)
+        c->rec.log.limit = cap ? cap : (size_t)1 << 20;
 }
 
 const dl_comm_rec *dl_comm_log(const dl_comm *c, size_t *n, size_t *dropped)
 {
-    *n = c->log.n;
+    *n = c->rec.log.n;
     if (dropped != NULL)
-        *dropped = c->log.dropped;
-    return c->log.items;
+        *dropped = c->rec.log.dropped;
+    return c->rec.log.items;
 }
 
 /* Appends the operation a, started under op with trace span trace, to the log. */
-static void log_op(dl_comm *c, const dl_comm_args *a, dl_comm_op op, size_t trace)
-{
-    if (c->log.limit == 0)
-        return; // not logging
-    dl_comm_rec *r = dl_record_push_(&c->log, sizeof *r, 1024);
-    if (r != NULL)
-        *r = (dl_comm_rec){.op = op,
-                           .buf = a->send,
-                           .count = a->send_count,
-                           .t = a->t,
-                           .red = a->op == DL_OP_ALLREDUCE ? a->red : DL_RED_SUM,
-                           .trace = trace == DL_TRACE_NONE ? -1 : (long)trace};
-}
-
 // ---- dispatch: start, wait, count ----
 
 /* A buffer NCCL must move: a device pointer once NCCL is bound. Host buffers
@@ -341,20 +282,14 @@ static dl_status run_local(const dl_comm *c, const dl_comm_args *a)
     return DL_OK;
 }
 
-/* Starts a on its path and counts it under op: one call, the bytes this rank
- * hands over (send_count elements), a message when it is a non-empty send.
- * The seconds are added by finish. */
+/* Starts a on its path, counted under op; the recorders hear of it at each
+ * phase (comm_record.h), finish tells them it is done. */
 static dl_status start(dl_comm *c, const dl_comm_args *a, dl_comm_op op, const char *what, dl_comm_req *r)
 {
-    r->op = op;
     r->what = what;
-    r->t0 = dl_now();
     r->where = route(c, a);
     r->impl = NULL;
-    r->trace = a->op == DL_OP_ALLREDUCE
-                   ? dl_trace_begin(DL_EV_ALLREDUCE, 0, (double)(a->send_count * dl_dtype_size(a->t)),
-                                    op == DL_OP_ALLREDUCE_ASYNC)
-                   : DL_TRACE_NONE;
+    comm_record_(&c->rec, COMM_BEGUN, &r->rec, op, a, DL_OK);
     dl_status st = DL_OK;
     switch (r->where) {
     case PATH_LOCAL:
@@ -367,18 +302,8 @@ static dl_status start(dl_comm *c, const dl_comm_args *a, dl_comm_op op, const c
         st = dl_nccl_start_(c->nccl, a, &r->impl);
         break;
     }
-    if (st != DL_OK) { // the span opened above closes on the error path too: the trace stays well formed
-        dl_trace_end(r->trace);
-        return st;
-    }
-    c->stats.calls[op]++;
-    c->stats.bytes[op] += a->send_count * dl_dtype_size(a->t);
-    if (a->op == DL_OP_SENDRECV && a->send_count > 0)
-        c->stats.messages++;
-    size_t esz = dl_dtype_size(a->t);
-    r->log = dl_p2plog_op_(op, a->send, a->send_count * esz, a->recv, a->recv_count * esz);
-    log_op(c, a, op, r->trace);
-    return DL_OK;
+    comm_record_(&c->rec, st == DL_OK ? COMM_STARTED : COMM_FAILED, &r->rec, op, a, st);
+    return st;
 }
 
 static dl_status finish(dl_comm *c, dl_comm_req *r)
@@ -388,10 +313,7 @@ static dl_status finish(dl_comm *c, dl_comm_req *r)
         st = dl_mpi_wait_(c->mpi, r->impl, r->what);
     else if (r->where == PATH_NCCL)
         st = dl_nccl_wait_(c->nccl, r->impl, r->what);
-    if (st == DL_OK)
-        c->stats.seconds[r->op] += dl_now() - r->t0;
-    dl_trace_end(r->trace);
-    dl_p2plog_wait_(r->log);
+    comm_record_(&c->rec, COMM_DONE, &r->rec, r->rec.op, NULL, st);
     return st;
 }
 
