@@ -373,7 +373,8 @@ int main(int argc, char **argv)
     dl_progress_line(&R.pr, R.rank == 0,
                      "lab03: %s, %d epoch(s), %.1f s: test accuracy %.4f (%zu held-out rows, scored once), params "
                      "differ across ranks by %.3g",
-                     o->mode, r->epochs_run, r->train_seconds, r->test_accuracy, R.test.n, r->param_diff);
+                     lab03_mode_names[o->mode], r->epochs_run, r->train_seconds, r->test_accuracy, R.test.n,
+                     r->param_diff);
 
     // ---- the projection, the naive attempt and one rank at the global batch, the files ----
     st = project(&R, &S);

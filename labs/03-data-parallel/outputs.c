@@ -15,6 +15,8 @@
 #include "kit.h" // ddp_projection_sweep
 #include "outputs.h"
 
+const char *const lab03_mode_names[LAB03_MODES] = {"ddp", "naive"};
+
 // ---- setting up ----
 
 int lab03_parse(int argc, char **argv, lab03_options *o)
@@ -27,10 +29,10 @@ int lab03_parse(int argc, char **argv, lab03_options *o)
     o->a.lr = 0.024;
     o->a.out = "build/run/03-data-parallel";
     dl_train_opts_defaults(&o->t);
-    o->mode = "ddp";
+    o->mode = LAB03_DDP;
     o->compare_steps = 20;
     dl_opt opts[DL_TRAIN_OPTS + 4] = {
-        {"mode", DL_OPT_CHOICE, &o->mode, "MODE", "ddp, or naive: every rank trains alone on all the data", "ddp|naive",
+        {"mode", DL_OPT_ENUM, &o->mode, "MODE", "ddp, or naive: every rank trains alone on all the data", "ddp|naive",
          1, 0},
         {"no-scaler", DL_OPT_FLAG, &o->no_scaler, NULL, "train on the raw pixels (no distributed scaler)", NULL, 1, 0},
         {"no-compare", DL_OPT_FLAG, &o->no_compare, NULL, "skip the naive epochs and the one-rank comparison", NULL, 1,
@@ -50,7 +52,7 @@ dl_status lab03_setup(lab03_run *R)
     const lab03_options *o = &R->o;
     R->rank = dl_comm_rank(R->comm);
     R->P = dl_comm_size(R->comm);
-    R->naive = strcmp(o->mode, "naive") == 0;
+    R->naive = o->mode == LAB03_NAIVE;
     R->o.a.quiet |= R->rank != 0; // one voice
     DL_TRY(dl_mlp_parse_hidden("--hidden", o->t.hidden, R->sizes, &R->n_sizes));
     DL_TRY(dl_profile_load(o->t.profile != NULL ? o->t.profile : dl_profile_default(), &R->prof));
@@ -77,8 +79,8 @@ dl_status lab03_setup(lab03_run *R)
     dl_progress_line(&R->pr, 0,
                      "lab03: %s mode, %d rank(s) (%s), %s, %zu train / %zu val / %zu test rows, MLP %s -> %zu, batch "
                      "%ld per rank, device %s",
-                     o->mode, R->P, dl_comm_backend(R->comm), R->data.name, R->train->n, R->val.n, R->test.n,
-                     o->t.hidden, R->sizes[R->n_sizes - 1], o->a.batch_size, dl_device_describe(&R->dev));
+                     lab03_mode_names[o->mode], R->P, dl_comm_backend(R->comm), R->data.name, R->train->n, R->val.n,
+                     R->test.n, o->t.hidden, R->sizes[R->n_sizes - 1], o->a.batch_size, dl_device_describe(&R->dev));
     return DL_OK;
 }
 
@@ -265,7 +267,7 @@ static void draw(const lab03_run *R, lab03_results *S)
     const char *out = R->o.a.out;
     size_t b = (size_t)R->o.a.batch_size;
     dl_plots p = {"labs/03-data-parallel/plots", R->o.a.plot, out, "lab03", ""};
-    dl_plots_draw(&p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, R->o.mode, R->P);
+    dl_plots_draw(&p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, lab03_mode_names[R->o.mode], R->P);
     if (R->P > 1 && R->P <= 8)
         dl_plots_draw(&p, "shards", "data='%s/shards.csv'; P=%d", out, R->P);
     else
@@ -454,7 +456,7 @@ static void summary(dl_json *j, const void *ctx)
     const lab03_options *o = &rp->R->o;
     const lab03_results *S = rp->S;
     size_t b = (size_t)o->a.batch_size;
-    dl_summary_run(j, "03-data-parallel", o->mode, rp->R->comm, &rp->R->dev, rp->R->data.name);
+    dl_summary_run(j, "03-data-parallel", lab03_mode_names[o->mode], rp->R->comm, &rp->R->dev, rp->R->data.name);
     dl_json_object(j, "config");
     dl_json_str(j, "hidden", o->t.hidden);
     dl_json_int(j, "batch_per_rank", (long long)b);

@@ -24,10 +24,14 @@
 #include "dl/summary.h" // dl_train_report, dl_run_io
 #include "dl/trainopt.h" // dl_train_opts
 
+/* --mode's values, in the order of its choices; lab03_mode_names spells them */
+typedef enum lab03_mode { LAB03_DDP, LAB03_NAIVE, LAB03_MODES } lab03_mode;
+extern const char *const lab03_mode_names[LAB03_MODES];
+
 typedef struct lab03_options {
     dl_args a; /* the flags of every driver (dl/cli.h) */
     dl_train_opts t; /* those of every data-parallel driver (dl/trainopt.h) */
-    const char *mode; /* lab 03's own */
+    int mode; /* lab 03's own: lab03_mode (DL_OPT_ENUM) */
     int no_scaler, no_compare, compare_steps;
 } lab03_options;
 

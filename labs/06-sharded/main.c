@@ -66,7 +66,8 @@ DL_CSV_SCHEMA(metrics, METRICS);
 typedef struct run {
     dl_args a;
     dl_train_opts t;
-    const char *mode_name, *dump, *selftest;
+    const char *dump, *selftest;
+    int mode_arg; /* --mode (DL_OPT_ENUM: its choices in kit_mode's order) */
     int no_prefetch;
     long val_rows; /* the last rows of the training set: validation, never trained on */
     int yours; /* your state (zero_init's, fsdp_init's) is live: zero_free or fsdp_free to call */
@@ -108,10 +109,10 @@ static int parse(int argc, char **argv, run *R)
     dl_train_opts_defaults(&R->t);
     R->t.hidden = "512,512,512,512";
     R->t.base_batch = 256;
-    R->mode_name = "zero1";
+    R->mode_arg = KIT_ZERO1;
     R->val_rows = 2000;
     dl_opt opts[5 + DL_TRAIN_OPTS] = {
-        {"mode", DL_OPT_CHOICE, &R->mode_name, "MODE",
+        {"mode", DL_OPT_ENUM, &R->mode_arg, "MODE",
          "zero1 (yours: the optimizer state sharded), fsdp (yours: everything sharded) or ddp", "ddp|zero1|fsdp", 1, 0,
          0},
         {"no-prefetch", DL_OPT_FLAG, &R->no_prefetch, NULL, "fsdp: gather each layer only when it is needed", NULL, 1,
@@ -142,9 +143,9 @@ static dl_status setup(run *R)
     R->rank = dl_comm_rank(R->comm);
     R->P = dl_comm_size(R->comm);
     R->a.quiet |= R->rank != 0; // one voice
-    R->mode = strcmp(R->mode_name, "ddp") == 0 ? KIT_DDP : strcmp(R->mode_name, "fsdp") == 0 ? KIT_FSDP : KIT_ZERO1;
+    R->mode = (kit_mode)R->mode_arg;
     if (R->no_prefetch && R->mode != KIT_FSDP)
-        return dl_error_set(DL_ERR_ARG, "--no-prefetch is for --mode fsdp, not --mode %s", R->mode_name);
+        return dl_error_set(DL_ERR_ARG, "--no-prefetch is for --mode fsdp, not --mode %s", kit_mode_names[R->mode]);
     DL_TRY(dl_mlp_parse_hidden("--hidden", R->t.hidden, R->sizes, &R->n_sizes));
     if (R->a.batch_size < 1)
         return dl_error_set(DL_ERR_ARG, "--batch-size %ld: lab 06 needs a per-rank batch of at least 1 row",
