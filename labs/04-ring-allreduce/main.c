@@ -46,7 +46,8 @@ typedef struct options {
     dl_args a;
     size_t min_bytes, max_bytes, chunk_bytes;
     long factor;
-    const char *algos, *dtype, *dump, *counts, *data, *write_profile, *profile;
+    const char *algos, *dump, *counts, *data, *write_profile, *profile;
+    int half; /* --dtype (DL_OPT_ENUM): 0 float, 1 half */
     int iters, warmup;
     double budget;
 } options;
@@ -321,7 +322,7 @@ static int parse(int argc, char **argv, options *o)
     o->max_bytes = (size_t)64 << 20;
     o->factor = 2;
     o->algos = "naive,ring,ring-chunked,library";
-    o->dtype = "float";
+    o->half = 0;
     o->iters = 20;
     o->warmup = 5;
     o->budget = 1.0;
@@ -335,7 +336,7 @@ static int parse(int argc, char **argv, options *o)
         {"algo", DL_OPT_STRING, &o->algos, "LIST",
          "comma-separated: naive, ring, ring-chunked, library, reduce-scatter, all-gather, send-first", NULL, 1, 0,
          'a'},
-        {"dtype", DL_OPT_CHOICE, &o->dtype, "T", "element type", "float|half", 1, 0, 'd'},
+        {"dtype", DL_OPT_ENUM, &o->half, "T", "element type", "float|half", 1, 0, 'd'},
         {"iters", DL_OPT_INT, &o->iters, "N", "timed calls per size (fewer for big sizes, see --budget)", NULL, 1,
          100000, 'n'},
         {"warmup", DL_OPT_INT, &o->warmup, "N", "untimed calls first", NULL, 1, 100000, 'w'},
@@ -366,7 +367,7 @@ static dl_status setup(bench *b, options *o, size_t *counts, int *n_counts)
     b->o = o;
     b->P = dl_comm_size(b->c);
     b->rank = dl_comm_rank(b->c);
-    b->t = strcmp(o->dtype, "half") == 0 ? DL_F16 : DL_F32;
+    b->t = o->half ? DL_F16 : DL_F32;
     b->esz = dl_dtype_size(b->t);
     b->n_algos = parse_algos(o->algos, b->algo, RING_N_ALGOS);
     *n_counts = parse_counts(o->counts, counts, MAX_COUNTS);
