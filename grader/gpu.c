@@ -109,13 +109,32 @@ const char *gr_gpu_schedule_why(int k)
     return gr_gpu_emulated() ? emu_runs[k].why : gpu_runs[k].why;
 }
 
-void gr_gpu_checked(int on)
+int gr_gpu_check_begin(gr_gpu_check *c)
+{
+    c->state = GR_GPU_WELL;
+    c->diag = "";
+    c->msg[0] = '\0';
+#ifdef DL_CUDA_EMU
+    emu_check_set(EMU_CHECK_REPRO);
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+void gr_gpu_check_end(gr_gpu_check *c, const dl_device *dev, const char *task)
 {
 #ifdef DL_CUDA_EMU
-    emu_check_set(on ? EMU_CHECK_REPRO : 0);
-#else
-    (void)on;
+    emu_check_set(0);
 #endif
+    c->state = gr_gpu_settle(dev, task, c->msg, sizeof c->msg, &c->diag);
+}
+
+const char *gr_gpu_check_note(const gr_gpu_check *c)
+{
+    static char note[sizeof c->msg + 64];
+    snprintf(note, sizeof note, "%s%s", c->msg[0] ? " The emulated device's checked launch says: " : "", c->msg);
+    return note;
 }
 
 // ---- what the device says ----

@@ -20,8 +20,17 @@
  *   returns 0 when the device is well, else the finding's diagnosis code, and
  *   out holds the message. What it says can only fail an item, never pass one:
  *   every verdict that passes rests on values the judge compares.
- * - gr_gpu_checked(on): checked launches (emu/emu.h, EMU_CHECK_REPRO) from
- *   now on, or not; nothing on a GPU.
+ * - The call once more under checked launches (emu/emu.h, EMU_CHECK_REPRO),
+ *   for the kernel and the line of what the schedules show:
+ *       gr_gpu_check c;
+ *       if (gr_gpu_check_begin(&c)) {   // 0 on a GPU: nothing to do
+ *           GR_OK(the_call(...));
+ *           gr_gpu_check_end(&c, &dev, "lab01 task 5");   // its settle, into c
+ *       }
+ *   c.state is GR_GPU_WELL or the settle's verdict, c.diag and c.msg its
+ *   diagnosis and message; gr_gpu_check_note(&c) is c.msg as a sentence to
+ *   append to another message ("" when there is none). The verdict rests on
+ *   the schedules' bits, compared by the item; c only names where.
  * - gr_emulated_items: the names of a lab's gpu1 items the emulated device
  *   may grade (correctness and reproducibility, never speed), NULL-ended; a
  *   lab that has none need not define it.
@@ -46,9 +55,20 @@ const char *gr_gpu_schedule(int k);
 const char *gr_gpu_schedule_diag(int k);
 const char *gr_gpu_schedule_why(int k);
 
-void gr_gpu_checked(int on);
-
 enum { GR_GPU_WELL = 0, GR_GPU_FAULT = 1 };
+
+/* The call once more under checked launches (above). */
+typedef struct gr_gpu_check {
+    int state; /* GR_GPU_WELL, or the settle's verdict */
+    const char *diag; /* its diagnosis name, "" when none */
+    char msg[1600]; /* what the device said, "" when nothing */
+} gr_gpu_check;
+/* Clears c; on the emulated device turns checked launches on and returns 1. */
+int gr_gpu_check_begin(gr_gpu_check *c);
+/* Checked launches off; the device settled into c (task: the item's task, as gr_gpu_settle's). */
+void gr_gpu_check_end(gr_gpu_check *c, const dl_device *dev, const char *task);
+/* " The emulated device's checked launch says: MSG", or "" when c has no message. */
+const char *gr_gpu_check_note(const gr_gpu_check *c);
 /* 0 (well) or GR_GPU_FAULT; *diag the diagnosis name ("" when none known). */
 int gr_gpu_settle(const dl_device *dev, const char *task, char *out, size_t len, const char **diag);
 

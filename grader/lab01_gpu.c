@@ -99,25 +99,21 @@ GR_TEST(test_gpu_loss_grad)
         gr_gpu_schedule(-1);
         // the emulated device: the call once more under checked launches, for the kernel and the line
         // of what the schedules show (the verdict rests on the schedules' bits, compared here)
-        int checked = GR_GPU_WELL;
-        const char *checked_diag = "";
-        char checked_msg[1600] = "";
-        if (gr_gpu_emulated()) {
-            gr_gpu_checked(1);
+        gr_gpu_check checked;
+        if (gr_gpu_check_begin(&checked)) {
             GR_OK(logreg_loss_grad_cuda(&dev, dX, dy, n, d, dw, p.b, p.lambda, dg, dgb, dloss, dwork));
-            gr_gpu_checked(0);
-            checked = gr_gpu_settle(&dev, "lab01 task 5", checked_msg, sizeof checked_msg, &checked_diag);
+            gr_gpu_check_end(&checked, &dev, "lab01 task 5");
         }
         for (int run = 1; run < runs; run++) {
             if (runs_differ(g_gpu[0], g_gpu[run], gb_gpu[0], gb_gpu[run], loss_gpu[0], loss_gpu[run], r_gpu[0],
                             r_gpu[run], n, d, what, sizeof what))
-                GR_FAIL("[diagnosis: %s] n=%zu d=%zu: %s (%s, then %s): %s.%s%s", gr_gpu_schedule_diag(run), n, d,
+                GR_FAIL("[diagnosis: %s] n=%zu d=%zu: %s (%s, then %s): %s.%s", gr_gpu_schedule_diag(run), n, d,
                         gr_gpu_schedule_why(run), gr_gpu_schedule(0), gr_gpu_schedule(run), what,
-                        checked_msg[0] ? " The emulated device's checked launch says: " : "", checked_msg);
+                        gr_gpu_check_note(&checked));
         }
-        if (checked != GR_GPU_WELL)
+        if (checked.state != GR_GPU_WELL)
             GR_FAIL("[diagnosis: %s] n=%zu d=%zu: under checked launches (five thread and block orders): %s",
-                    checked_diag, n, d, checked_msg);
+                    checked.diag, n, d, checked.msg);
         float *work = malloc(n * sizeof(float)), *g_cpu = malloc(d * sizeof(float));
         double *wd = malloc(d * sizeof *wd), *rg = malloc(d * sizeof *rg), rgb;
         for (size_t j = 0; j < d; j++)

@@ -641,14 +641,10 @@ START_TEST(test_gpu_softmax)
         gr_gpu_schedule(-1);
         // the emulated device: the call once more under checked launches, for the kernel and the line
         // of what the schedules show (the verdict rests on the schedules' bits, compared here)
-        int checked = GR_GPU_WELL;
-        const char *checked_diag = "";
-        char checked_msg[1600] = "";
-        if (gr_gpu_emulated()) {
-            gr_gpu_checked(1);
+        gr_gpu_check checked;
+        if (gr_gpu_check_begin(&checked)) {
             GR_OK(softmax_loss_grad_cuda(&dev, dX, dy, n, d, p.C, dW, db, p.lambda, dgW, dgb, dloss, dwork));
-            gr_gpu_checked(0);
-            checked = gr_gpu_settle(&dev, "lab02 task 5", checked_msg, sizeof checked_msg, &checked_diag);
+            gr_gpu_check_end(&checked, &dev, "lab02 task 5");
         }
         for (int run = 1; run < runs; run++) {
             if (memcmp(&loss[0], &loss[run], sizeof loss[0]) != 0)
@@ -660,13 +656,13 @@ START_TEST(test_gpu_softmax)
                 if (memcmp(&gW[0][j], &gW[run][j], 4) != 0)
                     snprintf(differ, sizeof differ, "gW[%zu] %.9g, then %.9g", j, (double)gW[0][j], (double)gW[run][j]);
             if (differ[0])
-                GR_FAIL("[diagnosis: %s] %s: %s (%s, then %s): %s.%s%s", gr_gpu_schedule_diag(run), what,
+                GR_FAIL("[diagnosis: %s] %s: %s (%s, then %s): %s.%s", gr_gpu_schedule_diag(run), what,
                         gr_gpu_schedule_why(run), gr_gpu_schedule(0), gr_gpu_schedule(run), differ,
-                        checked_msg[0] ? " The emulated device's checked launch says: " : "", checked_msg);
+                        gr_gpu_check_note(&checked));
         }
-        if (checked != GR_GPU_WELL)
-            GR_FAIL("[diagnosis: %s] %s: under checked launches (five thread and block orders): %s", checked_diag, what,
-                    checked_msg);
+        if (checked.state != GR_GPU_WELL)
+            GR_FAIL("[diagnosis: %s] %s: under checked launches (five thread and block orders): %s", checked.diag, what,
+                    checked.msg);
         double *rgW = malloc(wd * sizeof *rgW), *rgb = malloc(C * sizeof *rgb);
         double rl = gr_ref_softmax(p.X, p.y, n, d, p.C, p.W, p.b, p.lambda, rgW, rgb);
         char w2[160];
