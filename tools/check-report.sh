@@ -54,20 +54,35 @@ section() { sed -n "/^<section id=\"$1\">/,/^<\/section>/p" "${2:-$page}"; }
 # text: the text of HTML (tags dropped, the entities report.c writes decoded)
 text() { sed -e 's/<[^>]*>//g' -e 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g'; }
 
-# the_imgs FILE: each <img src> resolves to a file beside the page
-the_imgs() {
-    local file=$1 dir src path n=0 bad=0
+# beside FILE TAG ATTR [ENDING]: each <TAG ATTR="..."> of FILE (ending so, an extended
+# regex: svg|png) resolves to a file beside the page; the count into FOUND
+beside() {
+    local file=$1 tag=$2 attr=$3 ending=${4:-} dir ref path n=0 bad=0
     dir=$(dirname "$file")
-    while IFS= read -r src; do
+    while IFS= read -r ref; do
         n=$((n + 1))
-        path=$dir/$(printf '%b' "${src//%/\\x}")
+        path=$dir/$(printf '%b' "${ref//%/\\x}")
         [ -f "$path" ] || {
-            echo "    | <img src=\"$src\"> is not a file ($path)"
+            echo "    | <$tag $attr=\"$ref\"> is not a file ($path)"
             bad=1
         }
-    done < <(grep -o '<img src="[^"]*"' "$file" | sed 's/^<img src="//; s/"$//')
-    IMGS=$n
+    done < <(grep -oE "<$tag $attr=\"[^\"#]*${ending:+\\.($ending)}\"" "$file" | sed -E "s/^<$tag $attr=\"//; s/\"$//")
+    FOUND=$n
     return $bad
+}
+# the_imgs FILE: each <img src> (IMGS of them); the_links FILE: each plot thumbnail's link (<a href>
+# to an .svg/.png, LINKS of them)
+the_imgs() {
+    beside "$1" img src
+    local rc=$?
+    IMGS=$FOUND
+    return $rc
+}
+the_links() {
+    beside "$1" a href 'svg|png'
+    local rc=$?
+    LINKS=$FOUND
+    return $rc
 }
 
 # balanced FILE: every element the page opens is closed
@@ -81,22 +96,6 @@ balanced() {
             bad=1
         }
     done
-    return $bad
-}
-
-# the_links FILE: each plot thumbnail's link (<a href> to an .svg/.png) resolves to a file beside the page
-the_links() {
-    local file=$1 dir href path n=0 bad=0
-    dir=$(dirname "$file")
-    while IFS= read -r href; do
-        n=$((n + 1))
-        path=$dir/$(printf '%b' "${href//%/\\x}")
-        [ -f "$path" ] || {
-            echo "    | <a href=\"$href\"> is not a file ($path)"
-            bad=1
-        }
-    done < <(grep -o '<a href="[^"#]*\.\(svg\|png\)"' "$file" | sed 's/^<a href="//; s/"$//')
-    LINKS=$n
     return $bad
 }
 
