@@ -404,13 +404,18 @@ typedef struct lab_page {
     struct lab_page *second; // the lab's second run (--run2); NULL when none
 } lab_page;
 
-static int read_rc(const char *dir, const char *name)
+/* DIR/NAME's text (malloc'ed), or NULL. */
+static char *read_text(const char *dir, const char *name)
 {
     char path[1200], *text = NULL;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (dl_read_file(path, &text, NULL) != DL_OK)
-        return -1;
-    int rc = atoi(text);
+    return dl_read_file(path, &text, NULL) == DL_OK ? text : NULL;
+}
+
+static int read_rc(const char *dir, const char *name)
+{
+    char *text = read_text(dir, name);
+    int rc = text != NULL ? atoi(text) : -1;
     free(text);
     return rc;
 }
@@ -466,28 +471,37 @@ static char *rel_path(const char *from_dir, const char *target)
     return out;
 }
 
-/* The number K of the first "not implemented yet: labNN task K: WHAT" in
- * DIR/NAME (DL_TODO's message: a task the student has not done yet), with
- * WHAT (the rest of its line) into line (len bytes); 0 when there is none. */
+/* DL_TODO's message: "not implemented yet: labNN task K: WHAT", a task the
+ * student has not done yet. The next one in text from *at on: returns K
+ * (WHAT into what, up to its line's end, when what is not NULL) and moves
+ * *at past it; 0 when there is none. */
+static int next_todo(const char **at, const char **what)
+{
+    static const char mark[] = "not implemented yet: lab";
+    for (const char *m = strstr(*at, mark); m != NULL; m = strstr(m + 1, mark)) {
+        const char *t = m + strlen(mark);
+        t += strspn(t, "0123456789");
+        int k = strncmp(t, " task ", 6) == 0 && t[6] >= '1' && t[6] <= '9' ? atoi(t + 6) : 0;
+        if (k == 0)
+            continue;
+        t += 6 + strspn(t + 6, "0123456789");
+        *at = t;
+        if (what != NULL)
+            *what = t + (strncmp(t, ": ", 2) == 0 ? 2 : 0);
+        return k;
+    }
+    return 0;
+}
+
+/* The first task not done yet in DIR/NAME (next_todo): K, with what it is
+ * into line (len bytes); 0 when there is none. */
 static int todo_task(const char *dir, const char *name, char *line, size_t len)
 {
-    char path[1200], *text = NULL;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (dl_read_file(path, &text, NULL) != DL_OK)
-        return 0;
-    int k = 0;
-    for (char *at = strstr(text, "not implemented yet: lab"); at != NULL && k == 0;
-         at = strstr(at + 1, "not implemented yet: lab")) {
-        const char *t = at + strlen("not implemented yet: lab");
-        t += strspn(t, "0123456789");
-        if (strncmp(t, " task ", 6) == 0 && t[6] >= '1' && t[6] <= '9')
-            k = atoi(t + 6);
-        if (k > 0 && line != NULL) { // what the task is, after "task K: " (the page says "task K not done yet")
-            const char *what = t + 6 + strspn(t + 6, "0123456789");
-            what += strncmp(what, ": ", 2) == 0 ? 2 : 0;
-            snprintf(line, len, "%.*s", (int)strcspn(what, "\n"), what);
-        }
-    }
+    char *text = read_text(dir, name);
+    const char *at = text != NULL ? text : "", *what = "";
+    int k = next_todo(&at, &what);
+    if (k > 0)
+        snprintf(line, len, "%.*s", (int)strcspn(what, "\n"), what);
     free(text);
     return k;
 }
@@ -756,17 +770,11 @@ static int grade_table(FILE *f, const dl_jv *g)
  * yet: labNN task K" in grade.log), as a sentence: "tasks 1, 2 and 4". */
 static void todo_tasks(FILE *f, const lab_page *p)
 {
-    char path[1200], *text = NULL;
-    snprintf(path, sizeof path, "%s/grade.log", p->dir);
-    if (dl_read_file(path, &text, NULL) != DL_OK)
-        return;
+    char *text = read_text(p->dir, "grade.log");
+    const char *at = text != NULL ? text : "";
     int seen[100] = {0}, n = 0;
-    for (const char *at = strstr(text, "not implemented yet: lab"); at != NULL;
-         at = strstr(at + 1, "not implemented yet: lab")) {
-        const char *t = at + strlen("not implemented yet: lab");
-        t += strspn(t, "0123456789");
-        int k = strncmp(t, " task ", 6) == 0 ? atoi(t + 6) : 0;
-        if (k > 0 && k < 100 && !seen[k]) {
+    for (int k; (k = next_todo(&at, NULL)) > 0;) {
+        if (k < 100 && !seen[k]) {
             seen[k] = 1;
             n++;
         }
