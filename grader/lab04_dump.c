@@ -389,13 +389,34 @@ static int right_on(const dump *d, const char *algo)
  * this returns that probe's dump for the item to judge, as it judges any;
  * where they are right, the stop is judged from the run's log
  * (gr_fail_dump_run), knowing that only empty segments make it fail. */
+/* Whether a shared run that stopped without naming its algorithm (the
+ * watchdog's) stopped in algo, its first: the run does each algorithm for
+ * every count before the next, and writes a call's result after it returns,
+ * so a result of algo missing means it was algo's call that hung. A run of
+ * algo alone would do the same calls again, up to the same hang. */
+static int stopped_in_first(const dump *d, const char *shared, const char *algo)
+{
+    size_t len = strlen(algo);
+    if (strncmp(shared, algo, len) != 0 || shared[len] != ',')
+        return 0;
+    for (int q = 0; q < d->nc; q++)
+        for (int r = 0; r < d->P; r++) {
+            char bin[1400];
+            snprintf(bin, sizeof bin, "%s/dump/%s-n%zu-r%d.bin", gr_path(d->name), algo, d->counts[q], r);
+            if (access(bin, F_OK) != 0)
+                return 1;
+        }
+    return 0;
+}
+
 void gr_get_dump(dump *d, int P, const char *dtype, const char *data, const char *shared, const char *algo)
 {
     int rc = run_dump(d, P, dtype, data, shared, 0, 0);
     if (rc != 0) {
         char culprit[64];
         failed_algo(d->name, culprit, sizeof culprit);
-        if (strcmp(shared, algo) != 0 && strcmp(culprit, algo) != 0)
+        if (strcmp(shared, algo) != 0 && strcmp(culprit, algo) != 0 &&
+            !(rc > 0 && culprit[0] == '\0' && stopped_in_first(d, shared, algo)))
             rc = run_dump(d, P, dtype, data, algo, 0, 1);
         else if (rc < 0) // it stopped in an earlier item: again, for this item's view of it
             rc = run_dump(d, P, dtype, data, shared, 0, 1);
