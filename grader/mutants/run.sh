@@ -110,14 +110,16 @@ mutant() {
 # below only build their own directories.
 labs_used=$(for name in "${list[@]}"; do sed -n 's/^# lab: *//p' "grader/mutants/$name.diff"; done | sort -u)
 for lab in $labs_used; do
-    make -s --no-print-directory "$B/grader/lab$lab" >/dev/null || exit 1
+    make -s --no-print-directory "$B/grader/lab$lab" "$B/solutions/lab$lab" "$B/solutions/lab$lab-worker" >/dev/null || exit 1
 done
 # and, for the mutants of the emulated device, its judges and the references' objects
+# (the drivers too: each mutant's build links the lab's driver objects, which two
+# builds side by side must not both compile)
 labs_emu=$(for name in "${list[@]}"; do
     grep -q '^# device: emu' "grader/mutants/$name.diff" && sed -n 's/^# lab: *//p' "grader/mutants/$name.diff"
 done | sort -u)
 for lab in $labs_emu; do
-    make -s --no-print-directory EMU=1 B="$EB" "$EB/grader/lab$lab" "$EB/solutions/lab$lab-worker" >/dev/null || exit 1
+    make -s --no-print-directory EMU=1 B="$EB" "$EB/grader/lab$lab" "$EB/solutions/lab$lab" "$EB/solutions/lab$lab-worker" >/dev/null || exit 1
 done
 # Two at a time by default (MUTANT_JOBS): one builds while the other grades.
 # Each grading takes its own sandbox user, so they do not meet.
