@@ -151,6 +151,45 @@ zero_row() { # name status: a 0 in the CSV, and a results.json that says why (in
     mv "$root/$1/results.json.tmp" "$root/$1/results.json"
 }
 
+# A student file compiles once per gradebook: the objects of a submission's
+# files (with what the build check read of them, .d and .s) are kept by the
+# file's content and the submission's headers (all that differs between the
+# builds: the tree, its path, the flags and the rules stay), and a later
+# submission with the same file starts from them (nvcc takes seconds a file;
+# a class hands in many unchanged files). Only a build that succeeded gives
+# its objects: a file the check refused is compiled, and refused, again.
+objs=$tree/build/obj/labs/$lab
+cache=$root/.objects
+headers=$(for f in $files; do case $f in *.h) echo "$f" ;; esac; done)
+obj_key() { # file: its key, from its content and the submission's headers
+    { echo "$1"; cat "$tree/labs/$dir/$1"; for h in $headers; do echo "$h"; cat "$tree/labs/$dir/$h"; done; } |
+        sha256sum | cut -c1-32
+}
+reuse_objects() { # file...: those compiled before start from their objects, newer than what they depend on
+    local f k reused=()
+    for f in "$@"; do
+        k=$(obj_key "$f")
+        [ -f "$cache/$k/${f%.*}.o" ] && reused+=("$cache/$k/${f%.*}")
+    done
+    [ ${#reused[@]} -gt 0 ] || return 0
+    # (the lab's rules, derived from the submission's headers too, first: an object is newer than they are)
+    timeout 300 make -s --no-print-directory -C "$tree" B=build DL_NO_DEPS=1 LIB_PREBUILT="$lib" $nocuda \
+        "build/api/lab$lab.rules" >/dev/null 2>&1 || return 0
+    for f in "${reused[@]}"; do
+        cp "$f".* "$objs/"
+    done
+}
+keep_objects() { # file...: the objects of a build that succeeded
+    local f k
+    for f in "$@"; do
+        k=$(obj_key "$f")
+        [ -f "$cache/$k/${f%.*}.o" ] && continue
+        mkdir -p "$cache/$k"
+        cp -p "$objs/${f%.*}".o "$objs/${f%.*}".d "$cache/$k/" 2>/dev/null
+        [ -f "$objs/${f%.*}.s" ] && cp -p "$objs/${f%.*}.s" "$cache/$k/"
+    done
+}
+
 n=0
 place=-1
 for s in "$subs"/*/; do
@@ -164,19 +203,24 @@ for s in "$subs"/*/; do
     rm -rf "$tree"
     cp -a "$pristine" "$tree"
     bad=
+    own=() # the submission's sources that differ from the skeleton's
     for f in $files; do
         if [ -L "$s/$f" ] || { [ -e "$s/$f" ] && [ ! -f "$s/$f" ]; }; then
             bad="not-a-regular-file:$f"
         elif [ -f "$s/$f" ] && ! cmp -s "$s/$f" "$tree/labs/$dir/$f"; then
             # (a file the same as the skeleton's keeps the object built from it)
             cp "$s/$f" "$tree/labs/$dir/$f"
+            case $f in *.h) ;; *) own+=("$f") ;; esac
         fi
     done
     if [ -n "$bad" ]; then
         zero_row "$name" "$bad"
         continue
     fi
-    if ! build_here "$work/build.log"; then
+    reuse_objects "${own[@]}"
+    if build_here "$work/build.log"; then
+        keep_objects "${own[@]}"
+    else
         # the judge's own word on it (--not-built: nothing of the submission runs):
         # every item 0, the status and the reason it reads, sanitized, and the lab's maximum
         if "$judge" --impl "$name" --not-built "$work/build.log" --json "$work/results.json" \

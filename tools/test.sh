@@ -194,6 +194,7 @@ instructor_tools() {
         mkdir -p "$subs/ref-$id" "$subs/skel-$id" "$subs/broken-$id"
         cp solutions/"$dir"/* "$subs/ref-$id/"
         cp solutions/"$dir"/* "$subs/broken-$id/"
+        [ "$id" = 01 ] && { mkdir -p "$subs/same-$id"; cp solutions/"$dir"/* "$subs/same-$id/"; }
         local first
         first=$(ls "$subs/broken-$id"/*.c | head -n 1)
         echo "this line is not C" >>"$first"
@@ -207,6 +208,18 @@ instructor_tools() {
             [ "$("$J" "$B/gradebook/lab$id/broken-$id/results.json" score)" != 0 ]; then
             echo "lab $id gradebook: no valid results.json with score 0 for the broken submission" >&2
             status=1
+        fi
+        # a file handed in again compiles once: the second copy of the reference only links,
+        # and scores what the first did
+        if [ "$id" = 01 ]; then
+            local same
+            same=$(grep "^same-$id," "$csv" | cut -d, -f2-)
+            if [ "$same" != "$(grep "^ref-$id," "$csv" | cut -d, -f2-)" ] ||
+                grep -Eq '^ +(CC|NVCC|EMU) ' "$B/gradebook/lab$id/same-$id/build.log" ||
+                ! grep -q 'LD' "$B/gradebook/lab$id/same-$id/build.log"; then
+                echo "lab $id gradebook: a copy of the reference compiled again or scored otherwise: '$same' (see $B/gradebook/lab$id/same-$id/build.log)" >&2
+                status=1
+            fi
         fi
         if [ "${ref%,*}" = "${ref#*,}" ] && [ "$skel" = 0 ] && [ "$broken" = build-failed ]; then
             echo "lab $id gradebook: reference $ref, skeleton $skel, broken submission: $broken"
