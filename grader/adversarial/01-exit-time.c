@@ -5,6 +5,7 @@
 // file: logreg.c
 // paths: grade
 // lose: all
+// emu: yes
 // expect: not implemented yet
 #include <stdio.h> // printf, fopen
 #include <stdlib.h> // atexit, getenv

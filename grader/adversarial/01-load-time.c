@@ -5,6 +5,7 @@
 // file: scaler.c
 // paths: grade
 // lose: all
+// emu: yes
 // expect: code that runs when the program loads
 #include <stdio.h> // printf
 #include <stdlib.h> // exit

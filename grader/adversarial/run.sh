@@ -22,6 +22,12 @@
 #     // paths: grade gradebook       (default: both)
 #     // multiplier: X                (CK_TIMEOUT_MULTIPLIER for `make grade`; attacks that hang)
 #     // needs: cuda                  (only where this build compiles CUDA: a .cu file it changes)
+#     // emu: yes                     (make grade grades task 5's CUDA items on the emulated device too,
+#                                      where no GPU answers, as it does for a student: every attack
+#                                      on a .cu file (needs: cuda) and those whose code task 5's items
+#                                      reach (they train on the CPU beside the device); the others'
+#                                      code never runs there, so their make grade is the CPU's
+#                                      (GR_CUDA=gpu), as the gradebook's is)
 #     // with: NAME ...               (shared attack pieces: grader/adversarial/lib/NAME.c, in
 #                                     this order, stand before the attack's own code)
 #     // env: VAR=VALUE ...           (the grader's environment for it, on every path: a lowered
@@ -194,7 +200,7 @@ prepare() {
 
 # Checks one graded run: the JSON, the table, the lost items, what was said.
 check_grade() {
-    local name=$1 lab=$2 json=$3 log=$4 rc=$5 path=${6:-make grade} lose want_rc expect
+    local name=$1 lab=$2 json=$3 log=$4 rc=$5 path=${6:-make grade} t0=${7:-$SECONDS} lose want_rc expect
     lose=$(field lose "$name")
     expect=$(field expect "$name")
     local why=()
@@ -242,7 +248,7 @@ check_grade() {
     local left
     left=$(survivors "$log")
     [ -z "$left" ] || why+=("processes survived: $left")
-    verdict "$name ($path)" "$(grep '^Score: ' "$log" | sed 's/ *(.*//')" "$log"
+    verdict "$name ($path)" "$(grep '^Score: ' "$log" | sed 's/ *(.*//') ($((SECONDS - t0)) s)" "$log"
 }
 
 [ -d "$B/skeleton/src" ] || bash tools/skeletons.sh build "$B/skeleton/src" >/dev/null || exit 1
@@ -266,15 +272,16 @@ pool() { # file command...: runs the command in the background, at most ADV_JOBS
 # then its own processes, never those of the job that took its uid next, nor of
 # another test running beside this one.
 grade_path() { # name index
-    local name=$1 lab mult out
+    local name=$1 lab mult out t0=$SECONDS cuda=gpu
     lab=$(field lab "$name")
     mult=$(field multiplier "$name")
+    { [ "$(field needs "$name")" = cuda ] || [ "$(field emu "$name")" = yes ]; } && cuda=${GR_CUDA:-auto}
     out=$AB/grade/$name
     mkdir -p "$out"
-    env $(field env "$name") GR_SANDBOX_UID=$((61100 + $2)) CK_TIMEOUT_MULTIPLIER=${mult:-1} \
+    env $(field env "$name") GR_CUDA=$cuda GR_SANDBOX_UID=$((61100 + $2)) CK_TIMEOUT_MULTIPLIER=${mult:-1} \
         make -s --no-print-directory grade STRICT=1 LAB="$lab" SRC="$AB/src/$name" \
         JSON="$out/results.json" >"$out/grade.log" 2>&1 </dev/null
-    check_grade "$name" "$lab" "$out/results.json" "$out/grade.log" $?
+    check_grade "$name" "$lab" "$out/results.json" "$out/grade.log" $? "make grade" "$t0"
 }
 
 # ---- path 2: the gradebook, one run per lab (and env) with every attack as a submission ----
@@ -283,6 +290,7 @@ grade_path() { # name index
 # program on both paths)
 gradebook_path() { # lab env group
     local lab=$1 env=$2 g=$3 subs out mult names name m csv header row lose status why got_status item pts tier col got want left
+    local t0=$SECONDS
     subs=$AB/subs-$g
     out=$AB/gradebook # (its depth: 01-include-relative climbs from the submission's tree to the kit)
     [ -z "$env" ] || out=$AB/gradebook-$g
@@ -323,7 +331,7 @@ gradebook_path() { # lab env group
         reached "$name" "$out/lab$lab/$name/results.json" "$out/lab$lab/$name/grade.log"
         left=$(survivors "$out/lab$lab/$name/grade.log")
         [ -z "$left" ] || why+=("processes survived: $left")
-        verdict "$name (gradebook)" "$(echo "$row" | cut -d, -f2,3 | tr , /) ${got_status}" "$AB/gradebook-$g.log"
+        verdict "$name (gradebook)" "$(echo "$row" | cut -d, -f2,3 | tr , /) ${got_status} (the gradebook of ${#names[@]}: $((SECONDS - t0)) s)" "$AB/gradebook-$g.log"
     done
 }
 
@@ -373,13 +381,14 @@ for mode in uid pgroup; do
             continue
         fi
         mult=$(field multiplier "$name")
+        t0=$SECONDS
         fb=$((fb + 1)) # a sandbox user of its own (61200 and up): its survivors are its own (see grade_path)
         env $(field env "$name") GR_SANDBOX=$mode GR_SANDBOX_UID=$((61200 + fb)) CK_TIMEOUT_MULTIPLIER=${mult:-1} \
             "$B/grader/lab$lab" --code "$code" \
             --impl "$name" --json "$AB/$mode-$name.json" >"$AB/$mode-$name.log" 2>&1 </dev/null
         rc=$?
         grep -q "sandbox: own session per job" "$AB/$mode-$name.log" || echo "note: GR_SANDBOX=$mode gave: $(grep 'sandbox:' "$AB/$mode-$name.log")"
-        check_grade "$name" "$lab" "$AB/$mode-$name.json" "$AB/$mode-$name.log" $rc "GR_SANDBOX=$mode"
+        check_grade "$name" "$lab" "$AB/$mode-$name.json" "$AB/$mode-$name.log" $rc "GR_SANDBOX=$mode" "$t0"
     done
 done
 
@@ -395,6 +404,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
                 continue
             fi
             out=$(as_user mktemp -d)
+            t0=$SECONDS
             as_user "$B/grader/lab01" --code "$code" --impl "$name" --json "$out/results.json" \
                 >"$AB/user-$name.log" 2>&1 </dev/null
             rc=$?
@@ -402,7 +412,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
             rm -rf "$out"
             grep -q 'sandbox: PID+mount+IPC+user namespace' "$AB/user-$name.log" ||
                 echo "note: as an unprivileged user the sandbox is: $(grep 'sandbox:' "$AB/user-$name.log")"
-            check_grade "$name" 01 "$AB/user-$name.json" "$AB/user-$name.log" $rc "as uid 65534"
+            check_grade "$name" 01 "$AB/user-$name.json" "$AB/user-$name.log" $rc "as uid 65534" "$t0"
         done
     else
         echo "skip    unprivileged runs: uid 65534 cannot read $kit (the checkout's directories are private)"
