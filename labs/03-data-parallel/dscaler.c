@@ -13,7 +13,7 @@
  * - Every rank merges the P summaries in the same order, rank 0 first, or the
  *   ranks' statistics differ in the last bits.
  * - Free what you allocate on every path. */
-#include <math.h> // sqrt
+#include <math.h>   // sqrt
 #include <stdlib.h> // calloc, free
 
 #include "ddp.h"

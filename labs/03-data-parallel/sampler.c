@@ -37,6 +37,7 @@ size_t ddp_sampler_num_samples(const ddp_sampler *s)
     return 0; // TODO(lab03 task 1): ceil(n / world), or floor with drop_last
 }
 
+
 dl_status ddp_sampler_indices(const ddp_sampler *s, size_t *out)
 {
     if (s == NULL || out == NULL || s->world < 1 || s->rank < 0 || s->rank >= s->world || s->n == 0)
