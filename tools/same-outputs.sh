@@ -10,7 +10,10 @@
 # -n P starts each under common/bin/dlrun -n P. What is masked (the same in A and B):
 # - CSV: the columns whose header names a time (TIME_KEYS, a regex of names);
 # - JSON: the values of such keys (summary.json, trace.json's ts and dur);
+# - lab 05's checkpoint bookkeeping (*.metrics): each row's epoch and compute seconds;
 # - stdout and stderr: a number followed by a unit of time (1.23 s, 4 ms, 5:07 ETA), an imbalance;
+# - with -n P > 1, stderr's lines are compared sorted (the ranks' lines interleave as they come),
+#   and Open MPI's abort notice masked (which rank aborted first, mpirun's [host:pid]);
 # - images (.png, .svg): compared, but a difference only fails with STRICT_IMAGES=1
 #   (a plot of a timing column differs from run to run).
 # Exit 0 when everything matches, 1 listing what differs (a unified diff of the
@@ -54,12 +57,16 @@ mask() {
         awk -F, -v OFS=, -v keys="$TIME_KEYS" 'NR == 1 { for (i = 1; i <= NF; i++) t[i] = $i ~ keys; print; next }
             { for (i = 1; i <= NF; i++) if (t[i]) $i = "T"; print }' "$1"
         ;;
+    *.metrics)
+        # lab 05's bookkeeping beside a checkpoint: each row's epoch_s and compute_s (kit.h's KIT_M_*)
+        awk '$1 == "row" { $6 = "T"; $8 = "T" } { print }' "$1"
+        ;;
     *.json)
         # "key": number, for a key that names a time (a summary is one key a line; a trace is one line)
         perl -pe 'BEGIN { $k = $ENV{TIME_KEYS} } s/"([A-Za-z0-9_]+)": ?(-?[0-9][0-9.eE+-]*)/my ($n, $v) = ($1, $2); $n =~ m{$k} ? "\"$n\": T" : "\"$n\": $v"/ge' "$1"
         ;;
     *)
-        sed -E 's/[0-9]+(\.[0-9]+)?(e-?[0-9]+)? ?(s|ms|µs|us)\b/T \3/g; s/ETA [0-9]+:[0-9]+/ETA T/g; s/imbalance [0-9.]+/imbalance T/g; s/[0-9.]+ samples\/s/T samples\/s/g' "$1"
+        sed -E 's/[0-9]+(\.[0-9]+)?(e-?[0-9]+)? ?(s|ms|µs|us)\b/T \3/g; s/ETA [0-9]+:[0-9]+/ETA T/g; s/imbalance [0-9.]+/imbalance T/g; s/^\[[^]]*:[0-9]+\]/[launcher]/; s/invoked on rank [0-9]+/invoked on rank R/; s/[0-9.]+ samples\/s/T samples\/s/g' "$1"
         ;;
     esac
 }
@@ -73,6 +80,10 @@ say_diff() {
     diff -u <(mask "$2") <(mask "$3") | sed -n '3,22p'
     bad=1
 }
+if [ "$P" -gt 1 ]; then # the ranks' lines on stderr interleave as they come: compared in order of their text
+    sort -o "$work/A.stderr" "$work/A.stderr"
+    sort -o "$work/B.stderr" "$work/B.stderr"
+fi
 for s in rc stdout stderr; do
     cmp -s <(mask "$work/A.$s") <(mask "$work/B.$s") || say_diff "$s" "$work/A.$s" "$work/B.$s"
 done
