@@ -27,7 +27,6 @@ void lab03_defaults(dl_engine *E)
     E->a.epochs = 25;
     E->a.batch_size = 4096;
     E->a.lr = 0.024;
-    E->a.out = "build/run/03-data-parallel";
     R->mode = LAB03_DDP;
     R->compare_steps = 20;
     R->S.best = NAN;
@@ -460,7 +459,6 @@ void lab03_summary(dl_json *j, const void *engine)
         shard_ends(j, R);
     projection_by_hand(j, R, S);
     projection_sweep(j, R);
-    dl_json_str(j, "plots", E->plots);
 }
 
 dl_status lab03_files(dl_engine *E)

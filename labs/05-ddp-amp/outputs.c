@@ -57,7 +57,6 @@ void lab05_defaults(dl_engine *E)
     E->a.epochs = 30;
     E->a.batch_size = 4096;
     E->a.lr = 0.02;
-    E->a.out = "build/run/05-ddp-amp";
     E->t.hidden = "512,512,512,512"; // the shared defaults: momentum 0.9, weight decay 5e-4, base batch 4096, ...
     o->mode = LAB05_BUCKETED;
     o->bucket_cap = (size_t)25 << 20; // PyTorch's defaults: 25 MiB, the first bucket 1 MiB
@@ -370,7 +369,6 @@ void lab05_summary(dl_json *j, const void *engine)
     }
     dl_json_end_object(j);
     dl_summary_device_io(j, &R->E->io);
-    dl_json_str(j, "plots", E->plots);
 }
 
 /* The closing lines: test accuracy, --amp's skipped steps, each mode's projection. */

@@ -10,6 +10,8 @@
  * in that order, so that what each lab prints and writes stays its own.
  *
  * Contract
+ * - Defaults: the common ones (dl/cli.h), but --out build/run/DIR and
+ *   --epochs dl_lab.epochs (when nonzero); then dl_lab.defaults.
  * - Flags: one table. The common flags (dl/cli.h) and the data-parallel
  *   drivers' shared ones (dl/trainopt.h: all of them, or those named in
  *   dl_lab.train_opts) are declared once, in common/; the lab's own come
@@ -25,8 +27,8 @@
  * - Set-up, in order: rank and world (every rank but 0 quiet), the progress,
  *   --hidden into sizes (when the lab takes it), dl_lab.check, --out
  *   prepared (rank 0; here when DL_LAB_OUT_EARLY), the profile, this rank's
- *   device (dl_rank_device), the data, the model's first and last widths
- *   from it, dl_lab.setup, --out prepared (rank 0; here otherwise),
+ *   device (dl_rank_device), the data and the model's first and last widths
+ *   from it (none of these three with DL_LAB_HOST), dl_lab.setup, --out prepared (rank 0; here otherwise),
  *   dl_lab.start.
  * - Training: the device's counters at the start (io.start, before comm),
  *   when the data is resident (io.resident, after start) and at the end
@@ -34,10 +36,12 @@
  *   the last with DL_LAB_TRACE_STOP). Epochs run from E->epoch0 while
  *   e < --epochs and no hook set E->stop; io.epochs counts them and
  *   E->train_seconds times them.
- * - The end: dl_lab.finish (every rank), dl_lab.files (every rank: it may
- *   hold collectives); then rank 0 draws dl_lab.plots with labs/DIR/plots
- *   into E->plots, writes summary.json (and --json) with dl_lab.summary,
- *   and says dl_lab.closing. Then dl_lab.teardown frees the lab's state,
+ * - The end: dl_lab.finish (every rank); rank 0 writes E->metrics as
+ *   metrics.csv (with dl_lab.metrics); dl_lab.files (every rank: it may
+ *   hold collectives); then rank 0 draws dl_lab.metrics_plots (each with
+ *   data='OUT/metrics.csv') and dl_lab.plots with labs/DIR/plots into
+ *   E->plots, writes summary.json (and --json): dl_lab.summary's body and
+ *   "plots", and says dl_lab.closing. Then dl_lab.teardown frees the lab's state,
  *   and the engine its own (the data, the world, the device).
  * - On a failure dl_lab.teardown still runs (it must take a state set up
  *   only in part: zeroed where nothing was made) before dl_rank_exit.
@@ -53,6 +57,7 @@
 #include "dl/data.h" // dl_data
 #include "dl/device.h" // dl_device
 #include "dl/json.h" // dl_json
+#include "dl/metrics.h" // dl_table, dl_cols
 #include "dl/mlp.h" // DL_MLP_MAX_LAYERS
 #include "dl/plot.h" // dl_plots
 #include "dl/progress.h" // dl_progress
@@ -89,12 +94,15 @@ typedef struct dl_engine {
     int epoch0; /* the first epoch to run (a resumed run's; 0 otherwise) */
     int stop; /* set by a hook: no further epoch */
     double train_seconds; /* the epochs' wall time */
+    dl_table metrics; /* metrics.csv, with dl_lab.metrics' columns: the lab adds a row an epoch */
+    char out[300]; /* --out's default: build/run/DIR */
     char plots[600]; /* what rank 0 drew ("a.png,b.png") */
 } dl_engine;
 
 enum dl_lab_flags {
     DL_LAB_OUT_EARLY = 1, /* --out prepared before the profile, device and data (a failed run leaves no summary) */
-    DL_LAB_TRACE_STOP = 2 /* the trace stops after the last epoch (before io.end) */
+    DL_LAB_TRACE_STOP = 2, /* the trace stops after the last epoch (before io.end) */
+    DL_LAB_HOST = 4 /* no profile, device or data: a lab that computes on the host from its own inputs */
 };
 
 /* A lab: its names, its flags and its hooks. Each hook gets the engine
@@ -103,7 +111,10 @@ struct dl_lab {
     const char *prog; /* "lab03": the usage's and every message's prefix */
     const char *dir; /* "03-data-parallel": labs/DIR/plots holds its plot scripts */
     const char *about; /* the usage's summary line */
-    const char *train_opts; /* the shared training flags it takes ("hidden,warmup"); NULL: all of them */
+    const char *train_opts; /* the shared training flags it takes ("hidden,warmup"); NULL: all (none: DL_LAB_HOST) */
+    int epochs; /* --epochs' default (0: the common one) */
+    dl_cols metrics; /* metrics.csv's columns (DL_CSV_SCHEMA), or none: E->metrics, written by the engine */
+    const char *metrics_plots; /* plots drawn from metrics.csv alone ("error,loss"), besides the plots hook */
     /* its defaults over the common ones (E->a, E->t and its state), before parsing */
     void (*defaults)(dl_engine *E);
     /* its own flags into out (room for DL_ENGINE_MAX_OPTS), pointing into its state: how many */
@@ -116,7 +127,7 @@ struct dl_lab {
     dl_status (*finish)(dl_engine *E); /* after the last epoch: test, dumps, comparisons */
     dl_status (*files)(dl_engine *E); /* every rank: the CSVs (rank 0) */
     void (*plots)(dl_engine *E, dl_plots *p); /* rank 0: draw or skip each plot */
-    dl_summary_fn summary; /* summary.json's body; its ctx is the dl_engine */
+    dl_summary_fn summary; /* summary.json's body (the engine ends it with "plots"); its ctx is the dl_engine */
     void (*closing)(dl_engine *E); /* rank 0: the lines after summary.json */
     void (*teardown)(dl_engine *E); /* frees the lab's state (also after a failure) */
     unsigned flags; /* dl_lab_flags */
