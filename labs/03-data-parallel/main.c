@@ -5,20 +5,16 @@
  *   common/bin/dlrun -n 4 build/labs/lab03 --mode naive    four serial copies (no sharding, no sync)
  *   build/labs/lab03 --help                                 every flag
  *
- * The official test split is cut in two stratified halves: validation,
- * scored after every epoch, and test, scored once at the end. Each epoch
- * rank 0 prints the loss, the validation accuracy, the rows each rank
- * processed, the largest parameter difference across ranks and the epoch
- * time. At the end it projects the last whole epoch onto the target machine
- * (--profile) against the same job on one GPU and, with several ranks
- * (unless --no-compare), times the naive attempt and trains rank 0 alone at
- * the global batch: P ranks at batch B equal one rank at batch P·B.
- * The plumbing is the engine's (dl/engine.h); outputs.c and train.c hold
- * the flags, the epoch and the files. What is here is the lab's story
- * around the student's functions (ddp.h). Not a student file. */
+ * Validation is scored every epoch, test once; the last whole epoch is
+ * projected onto the target (--profile) against one GPU, and with several
+ * ranks the naive attempt and rank 0 alone at the global batch are run
+ * beside DDP. The plumbing is the engine's (dl/engine.h), the epoch and the
+ * files train.c's and outputs.c's; here is the story around the student's
+ * functions (ddp.h). Not a student file. */
 #include "ddp.h" // the student's broadcast
 #include "dl/eval.h" // dl_eval_accuracy
 #include "dl/replica.h" // dl_replica_mlp_diff
+#include "kit.h" // lab03_metrics: metrics.csv
 #include "outputs.h" // lab03_run and its pieces
 
 /* Scale (task 2), upload, one model on every rank (task 3), the first dump. */
@@ -78,6 +74,7 @@ static const dl_lab lab03 = {
     .dir = "03-data-parallel",
     .about = "Lab 03: data-parallel training of an MLP on Fashion-MNIST. Start it with common/bin/dlrun -n P; "
              "--mode naive runs the classic first attempt.",
+    .metrics = lab03_metrics,
     .defaults = lab03_defaults,
     .options = lab03_options,
     .setup = lab03_setup,

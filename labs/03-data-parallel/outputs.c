@@ -30,7 +30,6 @@ void lab03_defaults(dl_engine *E)
     R->mode = LAB03_DDP;
     R->compare_steps = 20;
     R->S.best = NAN;
-    dl_table_init(&R->S.metrics, lab03_metrics);
 }
 
 int lab03_options(dl_engine *E, dl_opt *out)
@@ -108,7 +107,7 @@ dl_status lab03_row(dl_engine *E, int e)
                                        [LAB03_COMPUTE_S] = eo->tm.compute_s,
                                        [LAB03_IMBALANCE] = eo->tm.imbalance,
                                        [LAB03_LR] = eo->lr};
-    DL_TRY(dl_table_add(&S->metrics, row));
+    DL_TRY(dl_table_add(&E->metrics, row));
     dl_progress_line(&E->pr, 0,
                      "epoch %2d/%d  loss %.4f  val_acc %.4f  rows/rank %.0f%s  |dparam| %.3g  epoch %.3f s  "
                      "imbalance %.2f  lr %.4g",
@@ -142,7 +141,7 @@ void lab03_sum_up(lab03_run *R)
     r->epoch_seconds = S->last.tm.epoch_s;
     // the epochs after the first, which pays the warm-up: what the naive attempt is compared with
     r->steady_epoch_seconds =
-        dl_steady_seconds(dl_table_column(&S->metrics, lab03_metrics_names[LAB03_EPOCH_S]), S->metrics.n, 10);
+        dl_steady_seconds(dl_table_column(&R->E->metrics, lab03_metrics_names[LAB03_EPOCH_S]), R->E->metrics.n, 10);
     r->imbalance = S->last.tm.imbalance;
     r->d = R->train->d;
     r->counters = S->last.sums.w;
@@ -185,7 +184,7 @@ DL_CSV_SCHEMA(lr_cols, LR);
 #define EPOCH_TIME(X) X(ET_RUN, "run") X(ET_EPOCH_S, "epoch_s")
 DL_CSV_SCHEMA(epoch_time, EPOCH_TIME);
 
-/* metrics.csv, steps.csv, lr.csv, shards.csv (P <= 8), projection.csv and,
+/* steps.csv, lr.csv, shards.csv (P <= 8), projection.csv and,
  * after the comparison, epoch_time.csv; S->sweep gets projection.csv's rows. */
 static dl_status write_tables(const lab03_run *R, lab03_results *S)
 {
@@ -195,8 +194,6 @@ static dl_status write_tables(const lab03_run *R, lab03_results *S)
     double(*lr)[LR_NCOLS] = calloc((size_t)total + 1, sizeof *lr);
     double(*proj)[LAB03_PROJECTION_NCOLS] = calloc(9, sizeof *proj);
     dl_status st = steps && lr && proj ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
-    if (st == DL_OK)
-        st = dl_table_write(&S->metrics, out, "metrics.csv");
     for (long k = 0; st == DL_OK && k < S->K; k++) {
         steps[k][ST_STEP] = (double)k;
         steps[k][ST_DDP] = S->ddp_curve[k];
@@ -311,9 +308,8 @@ static void shard_ends(dl_json *j, const lab03_run *R)
 /* From metrics.csv: the epochs' imbalance, its lowest and highest; the
  * first epoch's loss, validation accuracy and learning rate, and the last's
  * learning rate. */
-static void epoch_rows(dl_json *j, const lab03_results *S)
+static void epoch_rows(dl_json *j, const dl_table *t)
 {
-    const dl_table *t = &S->metrics;
     const double *col = dl_table_column(t, lab03_metrics_names[LAB03_IMBALANCE]);
     double lo = NAN, hi = NAN;
     for (int e = 0; col != NULL && e < t->n; e++) {
@@ -453,7 +449,7 @@ void lab03_summary(dl_json *j, const void *engine)
             worst = fmax(worst, fabs(S->one_curve[q] - S->ddp_curve[q]) / fmax(fabs(S->one_curve[q]), 1e-12));
         dl_json_num(j, "one_rank_curve_max_rel_diff", worst);
     }
-    epoch_rows(j, S);
+    epoch_rows(j, &E->metrics);
     comparison_start(j, S);
     if (R->E->P > 1 && R->E->P <= 8)
         shard_ends(j, R);
@@ -485,7 +481,6 @@ void lab03_teardown(dl_engine *E)
     lab03_run *R = E->ctx;
     lab03_results *S = &R->S;
     lab03_trainer_free(&R->T);
-    dl_table_free(&S->metrics);
     free(S->one_curve), free((void *)S->r.rows_per_rank), free((void *)S->r.mean), free((void *)S->r.std);
     free(R->per_rank);
     dl_batch_free(&R->batch);

@@ -53,7 +53,6 @@ typedef struct lab03_trainer {
 
 /* What the run reports. */
 typedef struct lab03_results {
-    dl_table metrics; /* one row per epoch */
     dl_train_report r; /* what summary.json says of the run */
     lab03_epoch last, full; /* the last epoch that ran steps, and the last that ran them all */
     double best; /* the lowest epoch loss so far (NAN before the first) */
