@@ -5,12 +5,11 @@
 #include <math.h> // NAN, isnan, fabs, fmax
 #include <stdio.h> // snprintf, fprintf, remove
 #include <stdlib.h> // malloc, calloc, free
-#include <string.h> // memcmp, memcpy, memset, strcmp
+#include <string.h> // memcmp, memcpy
 
 #include "dl/bandwidth.h" // dl_bw_factor, dl_bw_ring_steps
 #include "dl/json.h" // summary.json
 #include "dl/plot.h" // dl_plots
-#include "dl/rank.h" // dl_rank_device
 #include "dl/split.h" // dl_split_hold_out
 #include "kit.h" // ddp_projection_sweep
 #include "outputs.h"

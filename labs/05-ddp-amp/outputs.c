@@ -1,20 +1,18 @@
-/* outputs.c — lab 05's driver plumbing: the flags, the grader's dump, the
- * projection of the three modes and the files rank 0 writes (see
- * outputs.h). Not a student file. */
+/* outputs.c — lab 05's hooks of the engine (dl/engine.h): the flags, the
+ * set-up, the grader's dump and the files rank 0 writes (see outputs.h).
+ * Not a student file. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h> // llround
 #include <stdint.h> // uintptr_t
 #include <stdio.h> // snprintf, fprintf, rename, remove
 #include <stdlib.h> // malloc, free
-#include <string.h> // strcmp, memcpy
+#include <string.h> // memcpy, memset
 
 #include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_mkdir_p, dl_tmp_create
 #include "dl/json.h" // dl_json
 #include "dl/metrics.h" // dl_csv_write
 #include "dl/plot.h" // dl_plots_draw
-#include "dl/rank.h" // dl_rank_device
-#include "dl/summary.h" // dl_summary_write, dl_summary_run
+#include "dl/summary.h" // dl_summary_run, dl_run_io_spans
 #include "dl/trace.h" // dl_trace_events
 #include "dl/trace_chrome.h" // dl_trace_write_chrome
 #include "outputs.h"
