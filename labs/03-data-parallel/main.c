@@ -89,8 +89,5 @@ static const dl_lab lab03 = {
     .teardown = lab03_teardown,
 };
 
-int main(int argc, char **argv)
-{
-    static lab03_run R;
-    return dl_engine_main(&lab03, &R, argc, argv);
-}
+static lab03_run R;
+DL_LAB_MAIN(lab03, &R)

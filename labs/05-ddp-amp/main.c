@@ -88,8 +88,5 @@ static const dl_lab lab05 = {
     .flags = DL_LAB_OUT_EARLY | DL_LAB_TRACE_STOP,
 };
 
-int main(int argc, char **argv)
-{
-    static lab05_run R;
-    return dl_engine_main(&lab05, &R, argc, argv);
-}
+static lab05_run R;
+DL_LAB_MAIN(lab05, &R)

@@ -137,6 +137,13 @@ struct dl_lab {
  * as above. Returns the process's exit status. */
 int dl_engine_main(const dl_lab *L, void *lab, int argc, char **argv);
 
+/* A lab's main(): runs lab (a dl_lab) on its state (zeroed, static; or NULL) and exits with its status. */
+#define DL_LAB_MAIN(lab, state)                             \
+    int main(int argc, char **argv)                         \
+    {                                                       \
+        return dl_engine_main(&(lab), (state), argc, argv); \
+    }
+
 /* The flags alone: E->lab and E->ctx set, the rest zeroed. Sets the
  * defaults (common, shared, the lab's), builds the one table and parses it:
  * DL_CLI_RUN, DL_CLI_HELP (usage on stdout) or DL_CLI_ERROR (said on
