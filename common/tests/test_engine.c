@@ -179,8 +179,109 @@ START_TEST(lab_table_bug)
 }
 END_TEST
 
+// ---- a whole run: a host lab on the engine ----
+
+#define STEPS(X) X(S_EPOCH, "epoch") X(S_SQUARE, "square")
+DL_CSV_SCHEMA(steps, STEPS);
+
+typedef struct counted {
+    int started, epochs, teardowns, fail_at; /* fail_at: the epoch that fails (-1: none) */
+} counted;
+
+static dl_status count_start(dl_engine *E)
+{
+    ((counted *)E->ctx)->started++;
+    return DL_OK;
+}
+
+static dl_status count_epoch(dl_engine *E, int e)
+{
+    counted *c = E->ctx;
+    if (e == c->fail_at)
+        return dl_error_set(DL_ERR_NUMERIC, "epoch %d diverged", e + 1);
+    c->epochs++;
+    E->stop = e == 2; // three epochs, whatever --epochs says
+    double row[STEPS_NCOLS] = {e + 1, (e + 1) * (e + 1)};
+    return dl_table_add(&E->metrics, row);
+}
+
+static void count_summary(dl_json *j, const void *engine)
+{
+    dl_json_int(j, "epochs_run", ((const dl_engine *)engine)->metrics.n);
+}
+
+static void count_teardown(dl_engine *E)
+{
+    ((counted *)E->ctx)->teardowns++;
+}
+
+static const dl_lab count_lab = {.prog = "labYY",
+                                 .dir = "yy-count",
+                                 .about = "Counts.",
+                                 .flags = DL_LAB_HOST,
+                                 .epochs = 5,
+                                 .metrics = steps,
+                                 .start = count_start,
+                                 .epoch = count_epoch,
+                                 .summary = count_summary,
+                                 .teardown = count_teardown};
+
+/* dl_engine_main on --out t_dir/NAME and the extra flags; output captured. */
+static int run_main(counted *c, const char *name, const char *extra, char **err)
+{
+    char *argv[8] = {"labYY", "--out", (char *)tpath(name), "--plot", "none", "--quiet", (char *)extra, NULL};
+    int argc = extra != NULL ? 7 : 6;
+    capture out, e;
+    capture_start(&out, 1);
+    capture_start(&e, 2);
+    int rc = dl_engine_main(&count_lab, c, argc, argv);
+    *err = capture_stop(&e);
+    free(capture_stop(&out));
+    return rc;
+}
+
+START_TEST(a_whole_run)
+{
+    counted c = {0, 0, 0, -1};
+    char *err;
+    ck_assert_int_eq(run_main(&c, "ok", NULL, &err), 0);
+    free(err);
+    ck_assert_int_eq(c.started, 1);
+    ck_assert_int_eq(c.epochs, 3); // the lab's stop, before the default 5 epochs
+    ck_assert_int_eq(c.teardowns, 1);
+    char *csv = slurp(tpath("ok/metrics.csv"), NULL), *json = slurp(tpath("ok/summary.json"), NULL);
+    ck_assert_ptr_nonnull(csv);
+    ck_assert_str_eq(csv, "epoch,square\n1,1\n2,4\n3,9\n");
+    ck_assert_ptr_nonnull(json);
+    ck_assert_has(json, "\"epochs_run\": 3");
+    ck_assert_has(json, "\"plots\": \"\""); // the engine ends the lab's body with what it drew: nothing here
+    free(csv), free(json);
+}
+END_TEST
+
+START_TEST(failures_and_exit_statuses)
+{
+    counted c = {0, 0, 0, 1};
+    char *err;
+    ck_assert_int_eq(run_main(&c, "bad", NULL, &err), dl_exit_code(DL_ERR_NUMERIC));
+    ck_assert_has(err, "labYY: error: epoch 2 diverged");
+    ck_assert_int_eq(c.teardowns, 1); // the lab's state freed after a failure too
+    ck_assert(!path_exists(tpath("bad/summary.json")));
+    free(err);
+    counted d = {0, 0, 0, -1};
+    ck_assert_int_eq(run_main(&d, "flag", "--nope", &err), 2);
+    ck_assert_has(err, "labYY: error: unknown option '--nope'");
+    ck_assert_int_eq(d.started + d.teardowns, 0); // nothing ran
+    free(err);
+    ck_assert_int_eq(run_main(&d, "help", "--help", &err), 0);
+    free(err);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
-    return suite_of("engine", tcase_with_timeout("engine", 10),
-                    TESTS(defaults_and_shared_flags, choice_yields_enum, two_spellings_given_twice, lab_table_bug));
+    Suite *s = suite_of("engine", tcase_with_timeout("engine", 10),
+                        TESTS(defaults_and_shared_flags, choice_yields_enum, two_spellings_given_twice, lab_table_bug));
+    suite_add_tcase(s, tcase_of(tcase_with_tmp("engine_main", 20), TESTS(a_whole_run, failures_and_exit_statuses)));
+    return s;
 }
