@@ -180,8 +180,12 @@ int dl_engine_main(const dl_lab *L, void *lab, int argc, char **argv)
     if (L->teardown != NULL)
         L->teardown(&E);
     dl_table_free(&E.metrics);
-    if (st != DL_OK)
-        return dl_rank_exit(E.comm, st, L->prog);
-    engine_free(&E);
-    return 0;
+    if (st == DL_OK) {
+        engine_free(&E);
+        return 0;
+    }
+    dl_data_free(&E.data);
+    rc = dl_rank_exit(E.comm, st, L->prog); // the world ends here (the others aborted)
+    dl_device_close(&E.dev);
+    return rc;
 }
