@@ -48,7 +48,7 @@ expect_rc 0 "new-lab $dir" -- bash tools/new-lab.sh "$dir" --title "an example l
 expect_cmp "$(bash tools/lab.sh list | grep -c "^$dir\$")" == 1 \
     "the manifest lists it"
 expect_cmp "$(wc -l <"labs/$dir/main.c")" '<=' 60 "its driver is at most 60 lines"
-grep -q "dl_engine_main" "labs/$dir/main.c" && ok "… a driver on the engine (dl_engine_main)" ||
+grep -Eq "^DL_LAB_MAIN\(|dl_engine_main\(" "labs/$dir/main.c" && ok "… a driver on the engine (DL_LAB_MAIN)" ||
     not_ok "the scaffold's driver does not run on the engine"
 expect_rc 0 "the kit builds with it (make all)" -- make -s -j2 all
 expect_rc 0 "the reference scores full marks" -- "build/grader/lab$id" --impl solutions --json "$W/ref.json"
