@@ -233,6 +233,7 @@ TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq
 #   LAB_<id>_STUDENT_C / _CU / _H   student-editable files (solutions/ holds the references)
 #   LAB_<id>_KIT_C                  kit code shared by driver and grader (not student-editable)
 #   LAB_<id>_KIT_CU                 the same in CUDA (built when nvcc is found; kit.c stands in without it)
+#   LAB_<id>_DRIVER_C               the driver's files beside main.c (the grader does not link them)
 #   LAB_<id>_KIT_ANSWERS            kit files (common/...) whose code answers this lab's tasks: a student
 #                                   release staged for this lab or an earlier one leaves them out
 #   LAB_<id>_JUDGE_ANSWERS          grader files of this lab whose code answers a task: no release holds
@@ -259,6 +260,7 @@ lab_rules = $(B)/api/lab$(1).rules
 # $(call student_objs,lab-id,impl-name)
 student_objs = $(patsubst %.c,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_C)) \
                $(if $(HAVE_CUDA),$(patsubst %.cu,$(B)/obj/$(2)/$(1)/%.o,$(LAB_$(1)_STUDENT_CU)))
+driver_objs = $(patsubst %.c,$(B)/obj/kit/$(1)/%.o,main.c $(LAB_$(1)_DRIVER_C))
 kit_objs = $(patsubst %.c,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_C)) \
            $(if $(HAVE_CUDA),$(patsubst %.cu,$(B)/obj/kit/$(1)/%.o,$(LAB_$(1)_KIT_CU)))
 
@@ -403,7 +405,7 @@ $(5)/obj/$(3)/$(1)/%.o: $(4)/%.c $(addprefix $(4)/,$(LAB_$(1)_STUDENT_H)) $(FLAG
 	$$(Q)$$(CC) -c $$(@:.o=.s) -o $$@
 	$$(Q)$$(CHECK_SUB) symbols $(call lab_rules,$(1)) $$< $$@
 $(call LAB_STUDENT_CU,$(1),$(2),$(3),$(4),$(5))
-$(5)/$(3)/lab$(1): $(B)/obj/kit/$(1)/main.o $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
+$(5)/$(3)/lab$(1): $(call driver_objs,$(1)) $(call kit_objs,$(1)) $(subst $(B)/obj,$(5)/obj,$(call student_objs,$(1),$(3))) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)
 	$$(Q)$$(CC) $$(SANFLAGS) $$^ $$(LDLIBS) -o $$@

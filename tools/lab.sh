@@ -28,7 +28,7 @@ die() {
 }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 manifest=$(make -s --no-print-directory -C "$here" -f tools/manifest.mk 2>&1) || die "make cannot read the manifests: $manifest"
-fields=" TITLE STUDENT_C STUDENT_CU STUDENT_H KIT_C KIT_CU CFLAGS KIT_ANSWERS JUDGE_ANSWERS LAUNCH RUN_ARGS KEY_PLOT HEADLINE RUN2 \
+fields=" TITLE STUDENT_C STUDENT_CU STUDENT_H KIT_C KIT_CU DRIVER_C CFLAGS KIT_ANSWERS JUDGE_ANSWERS LAUNCH RUN_ARGS KEY_PLOT HEADLINE RUN2 \
 RUN2_ARGS RUN2_KEY_PLOT RUN2_HEADLINE "
 
 # value NN FIELD: from the printed manifest

@@ -13,6 +13,8 @@
 #   STUDENT_C STUDENT_CU STUDENT_H
 #                        the files the student edits (solutions/NN-name/ holds the references)
 #   KIT_C KIT_CU         kit code of the lab: driver and grader both link it (KIT_CU where nvcc is)
+#   DRIVER_C             the driver's own files beside main.c (its training, its projection): the
+#                        driver links them, the grader does not (they call the student's functions)
 #   CFLAGS               extra compiler flags for the student files (the Makefile applies them)
 #   KIT_ANSWERS          kit files (common/...) whose code answers this lab's tasks: a release
 #                        staged for this lab or an earlier one leaves them out
@@ -36,7 +38,7 @@ tab := $(empty)	$(empty)
 LAB_DIRS := $(patsubst labs/%/lab.mk,%,$(sort $(wildcard labs/*/lab.mk)))
 include $(wildcard labs/*/lab.mk)
 
-MANIFEST_FIELDS := TITLE STUDENT_C STUDENT_CU STUDENT_H KIT_C KIT_CU CFLAGS KIT_ANSWERS JUDGE_ANSWERS LAUNCH RUN_ARGS KEY_PLOT \
+MANIFEST_FIELDS := TITLE STUDENT_C STUDENT_CU STUDENT_H KIT_C KIT_CU DRIVER_C CFLAGS KIT_ANSWERS JUDGE_ANSWERS LAUNCH RUN_ARGS KEY_PLOT \
                    HEADLINE RUN2 RUN2_ARGS RUN2_KEY_PLOT RUN2_HEADLINE
 lab_id = $(firstword $(subst -, ,$(1)))
 

@@ -7,7 +7,7 @@
 # Writes, from the templates in tools/new-lab/ (one placeholder task, the
 # mean of n floats, to replace with the lab's own):
 #   labs/NN-name/        lab.mk (the manifest), task.h (the contract), task.c
-#                        (the skeleton), main.c (the driver), plots/error.gp,
+#                        (the skeleton), main.c (the driver, on the engine: dl/engine.h), plots/error.gp,
 #                        README.md (the handout, with its item table)
 #   solutions/NN-name/   task.c, the reference (BEGIN/END SOLUTION markers)
 #   grader/labNN.c       the items; grader/labNN_calls.c, the call wrappers;

@@ -49,7 +49,7 @@ trap 'rm -rf "$tmp"' EXIT
 files=$(bash tools/lab.sh get "$lab" STUDENT_C)
 files="$files $(bash tools/lab.sh get "$lab" STUDENT_CU) $(bash tools/lab.sh get "$lab" STUDENT_H)"
 kitfiles=()
-for f in labs/"$dir"/*.h $(bash tools/lab.sh get "$lab" KIT_C); do
+for f in labs/"$dir"/*.h $(bash tools/lab.sh get "$lab" KIT_C) $(bash tools/lab.sh get "$lab" DRIVER_C); do
     case " $files " in *" $(basename "$f") "*) continue ;; esac # a student header is the student's
     [ -f "$f" ] && kitfiles+=("$f")
     [ -f "labs/$dir/$f" ] && kitfiles+=("labs/$dir/$f")

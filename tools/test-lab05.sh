@@ -274,6 +274,15 @@ expect_out "--bucket-cap and --bucket-mb both given" "… refused too: the value
 expect_rc 2 "--first-bucket-mb and --first-bucket-cap both given" -- "$D" --first-bucket-mb 1 --first-bucket-cap 1M \
     --out "$tmp/bad"
 expect_out "--first-bucket-mb and --first-bucket-cap both given" "… refused, naming both"
+expect_rc 2 "--bucket-mb and --bucket-cap both given, the MiB spelling first and both at the default" -- "$D" \
+    --bucket-mb 25 --bucket-cap=25M --out "$tmp/bad"
+expect_out "--bucket-mb and --bucket-cap both given" "… refused, naming both in the order given"
+expect_rc 0 "--help" -- "$D" --help
+if printf '%s\n' "$T_OUT" | grep -q -- "--bucket-mb X.*-1"; then
+    not_ok "--help still shows a -1 sentinel for --bucket-mb"
+else
+    ok "--help shows no -1 sentinel: --bucket-mb is the cap's second spelling"
+fi
 expect_rc 2 "--bucket-mb under half a byte" -- "$D" --bucket-mb 0.0000001 --out "$tmp/bad"
 expect_out "--bucket-mb 1e-07 is 0.105 bytes" "… refused with its size in bytes"
 for bad in "--bucket-mb 0" "--bucket-cap 0" "--bucket-cap 1.5M" "--accum 0" "--mode nope" "--hidden 0" "--batch-size 0" "--amp fp8" \

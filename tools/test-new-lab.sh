@@ -47,6 +47,9 @@ expect_out "would be gr_mean, which grader/api/kit.txt denies" "… naming the f
 expect_rc 0 "new-lab $dir" -- bash tools/new-lab.sh "$dir" --title "an example lab & its shape"
 expect_cmp "$(bash tools/lab.sh list | grep -c "^$dir\$")" == 1 \
     "the manifest lists it"
+expect_cmp "$(wc -l <"labs/$dir/main.c")" '<=' 60 "its driver is at most 60 lines"
+grep -Eq "^DL_LAB_MAIN\(|dl_engine_main\(" "labs/$dir/main.c" && ok "… a driver on the engine (DL_LAB_MAIN)" ||
+    not_ok "the scaffold's driver does not run on the engine"
 expect_rc 0 "the kit builds with it (make all)" -- make -s -j2 all
 expect_rc 0 "the reference scores full marks" -- "build/grader/lab$id" --impl solutions --json "$W/ref.json"
 expect_cmp "$($J "$W/ref.json" score)" == "$($J "$W/ref.json" extra_data.max_score)" "… all of its points"

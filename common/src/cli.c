@@ -6,7 +6,7 @@
 #include "dl/fs.h" // dl_check_writable
 
 #include <errno.h> // errno, ERANGE
-#include <math.h> // isfinite
+#include <math.h> // isfinite, llround
 #include <stdint.h> // SIZE_MAX
 #include <stdio.h> // fprintf, snprintf
 #include <stdlib.h> // strtol, strtod, getenv
@@ -89,6 +89,8 @@ static void format_value(const dl_opt *o, char *buf, size_t len)
     case DL_OPT_ENUM:
         dl_cli_choice(o->choices, *(int *)o->dst, buf, len);
         break;
+    case DL_OPT_MIB: // the same bytes as its DL_OPT_SIZE spelling, whose default the usage shows
+        break;
     }
 }
 
@@ -163,7 +165,9 @@ const char *dl_cli_choice(const char *choices, int k, char *buf, size_t len)
     return buf;
 }
 
-/* Stores text into o->dst; on failure writes the reason into err. */
+/* Stores text into o->dst: 1. On failure writes the reason into err and
+ * returns 0 (a flag's spelling: the usage follows) or -1 (a value that
+ * parses but cannot be used: the reason alone). */
 static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
 {
     char *end = NULL;
@@ -252,7 +256,8 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
         *(size_t *)o->dst = (size_t)v;
         return 1;
     }
-    case DL_OPT_DOUBLE: {
+    case DL_OPT_DOUBLE:
+    case DL_OPT_MIB: {
         double v = strtod(text, &end);
         if (end == text || *end != '\0' || !isfinite(v)) {
             snprintf(err, len, "--%s: '%s' is not a finite number", o->name, text);
@@ -262,7 +267,16 @@ static int set_value(const dl_opt *o, const char *text, char *err, size_t len)
             snprintf(err, len, "--%s: %g is out of range, expected %g to %g", o->name, v, o->min, o->max);
             return 0;
         }
-        *(double *)o->dst = v;
+        if (o->kind == DL_OPT_DOUBLE) {
+            *(double *)o->dst = v;
+            return 1;
+        }
+        double bytes = v * 1048576.0;
+        if (bytes < 0.5) {
+            snprintf(err, len, "--%s %g is %.3g bytes: a cap is at least 1 byte", o->name, v, bytes);
+            return -1;
+        }
+        *(size_t *)o->dst = (size_t)llround(bytes);
         return 1;
     }
     }
@@ -363,7 +377,10 @@ int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, d
             snprintf(err, sizeof err, "--%s needs a value (%s)", o->name, o->metavar);
             goto fail;
         }
-        if (!set_value(o, value, err, sizeof err))
+        int set = set_value(o, value, err, sizeof err);
+        if (set < 0)
+            goto refused;
+        if (set == 0)
             goto fail;
         if (o->group != 0) { // one value, two spellings: both given is refused (one would silently lose)
             size_t k = 0;
@@ -389,10 +406,12 @@ int dl_cli_parse(int argc, char **argv, const char *prog, const char *summary, d
     if (dl_check_writable("--out", a->out, 1) != DL_OK ||
         (a->json != NULL && dl_check_writable("--json", a->json, 0) != DL_OK)) {
         snprintf(err, sizeof err, "%s", dl_last_error());
-        fprintf(stderr, "%s: error: %s\n", prog, err);
-        return DL_CLI_ERROR;
+        goto refused;
     }
     return DL_CLI_RUN;
+refused: // the flags are spelled right: the reason alone
+    fprintf(stderr, "%s: error: %s\n", prog, err);
+    return DL_CLI_ERROR;
 fail:
     fprintf(stderr, "%s: error: %s\n\n", prog, err);
     usage(stderr, prog, summary, common, nc, extra, n_extra);

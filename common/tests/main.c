@@ -13,7 +13,7 @@ static Suite *(*const suites[])(void) = {
     metrics_suite, compare_suite, plot_suite,      fs_suite,    progress_suite, mlp_suite,    comm_suite,
     project_suite, ops_suite,     bandwidth_suite, fmt_suite,
     sampler_suite, // absent from a release staged for lab 03 or earlier
-    lr_suite,      trace_suite,   batch_suite,     train_suite, par_suite,
+    lr_suite,      trace_suite,   batch_suite,     train_suite, par_suite,      engine_suite,
 };
 
 int main(void)

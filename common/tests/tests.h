@@ -51,6 +51,7 @@ Suite *trace_suite(void);
 Suite *batch_suite(void);
 Suite *train_suite(void);
 Suite *par_suite(void);
+Suite *engine_suite(void);
 
 // ---- helpers (util.c) ----
 

@@ -1,16 +1,15 @@
-/* outputs.c — lab 03's driver plumbing: the flags, set-up and tear-down,
- * what each epoch reports, and the files rank 0 writes (see outputs.h). Not
- * a student file. */
+/* outputs.c — lab 03's hooks of the engine (dl/engine.h): the flags, set-up
+ * and tear-down, what each epoch reports, and the files rank 0 writes (see
+ * outputs.h). Not a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // NAN, isnan, fabs, fmax
 #include <stdio.h> // snprintf, fprintf, remove
 #include <stdlib.h> // malloc, calloc, free
-#include <string.h> // memcmp, memcpy, memset, strcmp
+#include <string.h> // memcmp, memcpy
 
 #include "dl/bandwidth.h" // dl_bw_factor, dl_bw_ring_steps
 #include "dl/json.h" // summary.json
 #include "dl/plot.h" // dl_plots
-#include "dl/rank.h" // dl_rank_device
 #include "dl/split.h" // dl_split_hold_out
 #include "kit.h" // ddp_projection_sweep
 #include "outputs.h"
@@ -19,84 +18,59 @@ const char *const lab03_mode_names[LAB03_MODES] = {"ddp", "naive"};
 
 // ---- setting up ----
 
-int lab03_parse(int argc, char **argv, lab03_options *o)
+void lab03_defaults(dl_engine *E)
 {
-    memset(o, 0, sizeof *o);
-    dl_args_defaults(&o->a);
-    o->a.data = "fashion_mnist";
-    o->a.epochs = 25;
-    o->a.batch_size = 4096;
-    o->a.lr = 0.024;
-    o->a.out = "build/run/03-data-parallel";
-    dl_train_opts_defaults(&o->t);
-    o->mode = LAB03_DDP;
-    o->compare_steps = 20;
-    dl_opt opts[DL_TRAIN_OPTS + 4] = {
-        {"mode", DL_OPT_ENUM, &o->mode, "MODE", "ddp, or naive: every rank trains alone on all the data", "ddp|naive",
-         1, 0},
-        {"no-scaler", DL_OPT_FLAG, &o->no_scaler, NULL, "train on the raw pixels (no distributed scaler)", NULL, 1, 0},
-        {"no-compare", DL_OPT_FLAG, &o->no_compare, NULL, "skip the naive epochs and the one-rank comparison", NULL, 1,
-         0},
-        {"compare-steps", DL_OPT_INT, &o->compare_steps, "N", "steps of the one-rank comparison", NULL, 1, 100000},
-    };
-    int n = 4 + dl_train_opts_table(&o->t, opts + 4);
-    int rc = dl_cli_parse(argc, argv, "lab03",
-                          "Lab 03: data-parallel training of an MLP on Fashion-MNIST. Start it with "
-                          "common/bin/dlrun -n P; --mode naive runs the classic first attempt.",
-                          &o->a, opts, (size_t)n);
-    return rc == DL_CLI_RUN ? dl_profile_cli("lab03", o->t.profile) : rc; // --profile list
+    lab03_run *R = E->ctx;
+    R->E = E;
+    E->a.data = "fashion_mnist";
+    E->a.epochs = 25;
+    E->a.batch_size = 4096;
+    E->a.lr = 0.024;
+    R->mode = LAB03_DDP;
+    R->compare_steps = 20;
+    R->S.best = NAN;
 }
 
-dl_status lab03_setup(lab03_run *R)
+int lab03_options(dl_engine *E, dl_opt *out)
 {
-    const lab03_options *o = &R->o;
-    R->rank = dl_comm_rank(R->comm);
-    R->P = dl_comm_size(R->comm);
-    R->naive = o->mode == LAB03_NAIVE;
-    R->o.a.quiet |= R->rank != 0; // one voice
-    DL_TRY(dl_mlp_parse_hidden("--hidden", o->t.hidden, R->sizes, &R->n_sizes));
-    DL_TRY(dl_profile_load(o->t.profile != NULL ? o->t.profile : dl_profile_default(), &R->prof));
-    DL_TRY(dl_rank_device(R->comm, &o->a.dev, &R->dev));
-    DL_TRY(dl_data_load(o->a.data, &R->data));
-    if (!R->data.has_test)
-        return dl_error_set(DL_ERR_ARG, "--data %s has no test split; lab 03 needs one (fashion_mnist)", o->a.data);
-    if (o->a.batch_size == 0)
+    lab03_run *R = E->ctx;
+    const dl_opt opts[] = {
+        {"mode", DL_OPT_ENUM, &R->mode, "MODE", "ddp, or naive: every rank trains alone on all the data", "ddp|naive",
+         1, 0},
+        {"no-scaler", DL_OPT_FLAG, &R->no_scaler, NULL, "train on the raw pixels (no distributed scaler)", NULL, 1, 0},
+        {"no-compare", DL_OPT_FLAG, &R->no_compare, NULL, "skip the naive epochs and the one-rank comparison", NULL, 1,
+         0},
+        {"compare-steps", DL_OPT_INT, &R->compare_steps, "N", "steps of the one-rank comparison", NULL, 1, 100000},
+    };
+    memcpy(out, opts, sizeof opts);
+    return (int)(sizeof opts / sizeof opts[0]);
+}
+
+dl_status lab03_setup(dl_engine *E)
+{
+    lab03_run *R = E->ctx;
+    R->naive = R->mode == LAB03_NAIVE;
+    if (!E->data.has_test)
+        return dl_error_set(DL_ERR_ARG, "--data %s has no test split; lab 03 needs one (fashion_mnist)", E->a.data);
+    if (E->a.batch_size == 0)
         return dl_error_set(DL_ERR_ARG, "--batch-size 0: lab 03 needs a per-rank batch size");
     // validation and test: two stratified halves of the official test split (dl/split.h)
-    DL_TRY(dl_split_hold_out(&R->data.test, 0.5, o->a.seed, &R->val, &R->test));
-    R->train = &R->data.train;
+    DL_TRY(dl_split_hold_out(&E->data.test, 0.5, E->a.seed, &R->val, &R->test));
+    R->train = &E->data.train;
     R->eval = &R->val;
-    R->sizes[0] = R->train->d;
-    R->sizes[R->n_sizes - 1] = (size_t)R->train->n_classes;
-    dl_epoch_ideal_workload(R->sizes, R->n_sizes, R->train->n, 1, (size_t)o->a.batch_size, &R->one);
-    R->per_rank = calloc((size_t)R->P, sizeof *R->per_rank);
+    dl_epoch_ideal_workload(E->sizes, E->n_sizes, R->train->n, 1, (size_t)E->a.batch_size, &R->one);
+    R->per_rank = calloc((size_t)E->P, sizeof *R->per_rank);
     if (R->per_rank == NULL)
         return dl_error_set(DL_ERR_NOMEM, "out of memory");
-    DL_TRY(dl_batch_create(&R->batch, &R->dev, (size_t)o->a.batch_size, R->train->d));
-    if (R->rank == 0)
-        DL_TRY(dl_summary_prepare(o->a.out));
-    dl_progress_begin(&R->pr, o->a.epochs, 1, o->a.quiet);
-    dl_progress_line(&R->pr, 0,
-                     "lab03: %s mode, %d rank(s) (%s), %s, %zu train / %zu val / %zu test rows, MLP %s -> %zu, batch "
-                     "%ld per rank, device %s",
-                     lab03_mode_names[o->mode], R->P, dl_comm_backend(R->comm), R->data.name, R->train->n, R->val.n,
-                     R->test.n, o->t.hidden, R->sizes[R->n_sizes - 1], o->a.batch_size, dl_device_describe(&R->dev));
-    return DL_OK;
+    return dl_batch_create(&R->batch, &E->dev, (size_t)E->a.batch_size, R->train->d);
 }
 
 // ---- every epoch ----
 
-void lab03_results_init(lab03_results *S)
-{
-    memset(S, 0, sizeof *S);
-    S->best = NAN;
-    dl_table_init(&S->metrics, lab03_metrics);
-}
-
 // what the grader would say, said while the run goes on (rank 0, once each)
 void lab03_warn_same_order(lab03_run *R, const size_t *idx, const size_t *prev, size_t per, int epoch)
 {
-    if (epoch == 0 || R->rank != 0 || R->warned_order || memcmp(idx, prev, per * sizeof *idx) != 0)
+    if (epoch == 0 || R->E->rank != 0 || R->warned_order || memcmp(idx, prev, per * sizeof *idx) != 0)
         return;
     R->warned_order = fprintf(stderr,
                               "lab03: warning: epochs %d and %d give rank 0 the same rows in the same order: is the "
@@ -107,17 +81,21 @@ void lab03_warn_same_order(lab03_run *R, const size_t *idx, const size_t *prev, 
 /* Rank 0, once: the loss of epoch (0-based) blew up against best. */
 static void warn_exploding(lab03_run *R, int epoch, double loss, double best)
 {
-    if (R->rank != 0 || R->warned_loss || !dl_loss_exploded(loss, best, (int)R->sizes[R->n_sizes - 1]))
+    if (R->E->rank != 0 || R->warned_loss || !dl_loss_exploded(loss, best, (int)R->E->sizes[R->E->n_sizes - 1]))
         return;
     R->warned_loss =
         fprintf(stderr, "lab03: warning: the loss is %g in epoch %d (the best so far: %g): %s\n", loss, epoch + 1, best,
-                R->P > 1 && !R->naive ? "summed gradients instead of averaged (task 4)? Summed over P "
-                                        "ranks, every step is P times too long"
-                                      : "is the learning rate too large?");
+                R->E->P > 1 && !R->naive ? "summed gradients instead of averaged (task 4)? Summed over P "
+                                           "ranks, every step is P times too long"
+                                         : "is the learning rate too large?");
 }
 
-dl_status lab03_record_epoch(lab03_run *R, lab03_results *S, int e, const lab03_epoch *eo)
+dl_status lab03_row(dl_engine *E, int e)
 {
+    lab03_run *R = E->ctx;
+    lab03_results *S = &R->S;
+    const lab03_epoch *eo = &R->eo;
+    E->stop = dl_train_stop(&E->t, R->T.m.steps);
     double row[LAB03_METRICS_NCOLS] = {[LAB03_EPOCH] = e + 1,
                                        [LAB03_LOSS] = eo->loss,
                                        [LAB03_VAL_ACC] = eo->acc,
@@ -128,11 +106,11 @@ dl_status lab03_record_epoch(lab03_run *R, lab03_results *S, int e, const lab03_
                                        [LAB03_COMPUTE_S] = eo->tm.compute_s,
                                        [LAB03_IMBALANCE] = eo->tm.imbalance,
                                        [LAB03_LR] = eo->lr};
-    DL_TRY(dl_table_add(&S->metrics, row));
-    dl_progress_line(&R->pr, 0,
+    DL_TRY(dl_table_add(&E->metrics, row));
+    dl_progress_line(&E->pr, 0,
                      "epoch %2d/%d  loss %.4f  val_acc %.4f  rows/rank %.0f%s  |dparam| %.3g  epoch %.3f s  "
                      "imbalance %.2f  lr %.4g",
-                     e + 1, R->o.a.epochs, eo->loss, eo->acc, eo->sums.rows_max,
+                     e + 1, E->a.epochs, eo->loss, eo->acc, eo->sums.rows_max,
                      eo->sums.rows_min != eo->sums.rows_max ? " (uneven)" : "", eo->diff, eo->tm.epoch_s,
                      eo->tm.imbalance, eo->lr);
     warn_exploding(R, e, eo->loss, S->best);
@@ -143,10 +121,13 @@ dl_status lab03_record_epoch(lab03_run *R, lab03_results *S, int e, const lab03_
     return DL_OK;
 }
 
-void lab03_sum_up(const lab03_run *R, const dl_mlp *m, const ddp_lr_config *lr, lab03_results *S)
+void lab03_sum_up(lab03_run *R)
 {
+    lab03_results *S = &R->S;
+    const dl_mlp *m = &R->T.m;
     dl_train_report *r = &S->r;
-    S->lr = *lr;
+    r->train_seconds = R->E->train_seconds;
+    S->lr = R->T.lr;
     r->steps = m->steps;
     r->n_params = m->n_params;
     r->final_loss = S->last.loss;
@@ -154,23 +135,16 @@ void lab03_sum_up(const lab03_run *R, const dl_mlp *m, const ddp_lr_config *lr, 
     r->val_rows = R->val.n;
     r->test_rows = R->test.n;
     r->param_diff = S->last.diff;
-    r->ranks = R->P;
+    r->ranks = R->E->P;
     r->dataset_rows = R->train->n;
     r->epoch_seconds = S->last.tm.epoch_s;
     // the epochs after the first, which pays the warm-up: what the naive attempt is compared with
     r->steady_epoch_seconds =
-        dl_steady_seconds(dl_table_column(&S->metrics, lab03_metrics_names[LAB03_EPOCH_S]), S->metrics.n, 10);
+        dl_steady_seconds(dl_table_column(&R->E->metrics, lab03_metrics_names[LAB03_EPOCH_S]), R->E->metrics.n, 10);
     r->imbalance = S->last.tm.imbalance;
     r->d = R->train->d;
     r->counters = S->last.sums.w;
-    r->prof = &R->prof;
-}
-
-// ---- the end of the run ----
-
-dl_status lab03_dump(const lab03_run *R, const dl_mlp *m, const char *path)
-{
-    return path != NULL && R->rank == 0 ? dl_mlp_write_params(m, path) : DL_OK;
+    r->prof = &R->E->prof;
 }
 
 // ---- outputs (rank 0) ----
@@ -178,13 +152,13 @@ dl_status lab03_dump(const lab03_run *R, const dl_mlp *m, const char *path)
 /* shards.csv: how many rows of each class every rank gets in epoch 1, random and stratified shards. */
 static dl_status write_shards(const lab03_run *R)
 {
-    int C = (int)R->sizes[R->n_sizes - 1], P = R->P;
+    int C = (int)R->E->sizes[R->E->n_sizes - 1], P = R->E->P;
     double *rows = calloc((size_t)C * 2 * P, sizeof *rows);
     char(*names)[32] = malloc((size_t)(C + 2 * P) * sizeof *names);
     const char **labels = malloc((size_t)(C + 1 + 2 * P) * sizeof *labels), **cols = labels + C;
     dl_status st = rows && names && labels ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
     for (int k = 0; st == DL_OK && k < 2 * P; k++) { // ranks 0..P-1 random, then stratified
-        ddp_sampler s = {R->train->n, k % P, P, R->o.a.seed, 0, 1, 0, k < P ? NULL : R->train->y, C};
+        ddp_sampler s = {R->train->n, k % P, P, R->E->a.seed, 0, 1, 0, k < P ? NULL : R->train->y, C};
         size_t per = ddp_sampler_num_samples(&s), *idx = malloc((per ? per : 1) * sizeof *idx);
         st = idx ? ddp_sampler_indices(&s, idx) : DL_ERR_NOMEM;
         for (size_t i = 0; st == DL_OK && i < per; i++)
@@ -197,7 +171,7 @@ static dl_status write_shards(const lab03_run *R)
         labels[c] = dl_dataset_class_name(R->train, c, names[c], 32);
     cols[0] = "class";
     if (st == DL_OK)
-        st = dl_csv_write_named(R->o.a.out, "shards.csv", (dl_cols){cols, 1 + 2 * P}, labels, rows, C);
+        st = dl_csv_write_named(R->E->a.out, "shards.csv", (dl_cols){cols, 1 + 2 * P}, labels, rows, C);
     free(rows), free(names), free(labels);
     return st;
 }
@@ -209,18 +183,16 @@ DL_CSV_SCHEMA(lr_cols, LR);
 #define EPOCH_TIME(X) X(ET_RUN, "run") X(ET_EPOCH_S, "epoch_s")
 DL_CSV_SCHEMA(epoch_time, EPOCH_TIME);
 
-/* metrics.csv, steps.csv, lr.csv, shards.csv (P <= 8), projection.csv and,
+/* steps.csv, lr.csv, shards.csv (P <= 8), projection.csv and,
  * after the comparison, epoch_time.csv; S->sweep gets projection.csv's rows. */
 static dl_status write_tables(const lab03_run *R, lab03_results *S)
 {
-    const char *out = R->o.a.out;
+    const char *out = R->E->a.out;
     long total = S->lr.total_steps > 0 ? S->lr.total_steps : S->r.steps;
     double(*steps)[STEPS_NCOLS] = calloc((size_t)S->K + 1, sizeof *steps);
     double(*lr)[LR_NCOLS] = calloc((size_t)total + 1, sizeof *lr);
     double(*proj)[LAB03_PROJECTION_NCOLS] = calloc(9, sizeof *proj);
     dl_status st = steps && lr && proj ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
-    if (st == DL_OK)
-        st = dl_table_write(&S->metrics, out, "metrics.csv");
     for (long k = 0; st == DL_OK && k < S->K; k++) {
         steps[k][ST_STEP] = (double)k;
         steps[k][ST_DDP] = S->ddp_curve[k];
@@ -231,13 +203,13 @@ static dl_status write_tables(const lab03_run *R, lab03_results *S)
     for (long k = 0; st == DL_OK && k < total; k++) {
         lr[k][LR_STEP] = (double)k;
         lr[k][LR_LR] = ddp_lr_at(&S->lr, k);
-        lr[k][LR_UNSCALED] = R->o.a.lr;
+        lr[k][LR_UNSCALED] = R->E->a.lr;
     }
     if (st == DL_OK && total > 0)
         st = dl_csv_write(out, "lr.csv", lr_cols, lr[0], (int)total);
-    if (st == DL_OK && R->P <= 8)
+    if (st == DL_OK && R->E->P <= 8)
         st = write_shards(R);
-    int k = S->sweep = proj ? ddp_projection_sweep(R->sizes, R->n_sizes, R->train->n, &R->prof, proj, 9) : -1;
+    int k = S->sweep = proj ? ddp_projection_sweep(R->E->sizes, R->E->n_sizes, R->train->n, &R->E->prof, proj, 9) : -1;
     if (st == DL_OK)
         st = k < 0 ? DL_ERR_ARG : dl_csv_write(out, "projection.csv", lab03_projection, proj[0], k);
     // no comma inside a name: gnuplot's strcol() cuts a quoted field at its comma
@@ -249,7 +221,7 @@ static dl_status write_tables(const lab03_run *R, lab03_results *S)
         st = dl_csv_write_named(out, "epoch_time.csv", epoch_time, runs, times[0], 2);
     free(steps), free(lr), free(proj);
     // what this run did not write is an earlier run's: it must not stay beside this run's data
-    const int wrote[4] = {S->K > 0, total > 0, R->P <= 8, !isnan(S->naive_s)};
+    const int wrote[4] = {S->K > 0, total > 0, R->E->P <= 8, !isnan(S->naive_s)};
     const char *const names[4] = {"steps.csv", "lr.csv", "shards.csv", "epoch_time.csv"};
     for (int f = 0; st == DL_OK && f < 4; f++) {
         char stale[1200];
@@ -260,43 +232,38 @@ static dl_status write_tables(const lab03_run *R, lab03_results *S)
     return st;
 }
 
-/* The plots of what write_tables wrote; S->plots gets the files drawn. A
- * plot this run does not draw is removed (an earlier run's). Cannot fail. */
-static void draw(const lab03_run *R, lab03_results *S)
+/* The plots of what write_tables wrote, into p. A plot this run does not
+ * draw is removed (an earlier run's). Cannot fail. */
+void lab03_plots(dl_engine *E, dl_plots *pl)
 {
-    const char *out = R->o.a.out;
-    size_t b = (size_t)R->o.a.batch_size;
-    dl_plots p = {"labs/03-data-parallel/plots", R->o.a.plot, out, "lab03", ""};
-    dl_plots_draw(&p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, lab03_mode_names[R->o.mode], R->P);
-    if (R->P > 1 && R->P <= 8)
-        dl_plots_draw(&p, "shards", "data='%s/shards.csv'; P=%d", out, R->P);
+    const lab03_run *R = E->ctx;
+    const lab03_results *S = &R->S;
+    const char *out = E->a.out;
+    size_t b = (size_t)E->a.batch_size;
+    dl_plots_draw(pl, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, lab03_mode_names[R->mode], R->E->P);
+    if (R->E->P > 1 && R->E->P <= 8)
+        dl_plots_draw(pl, "shards", "data='%s/shards.csv'; P=%d", out, R->E->P);
     else
-        dl_plots_skip(&p, "shards");
+        dl_plots_skip(pl, "shards");
     if (S->K > 0 && S->one_curve != NULL)
-        dl_plots_draw(&p, "equivalence", "data='%s/steps.csv'; P=%d; B=%zu", out, R->P, b);
+        dl_plots_draw(pl, "equivalence", "data='%s/steps.csv'; P=%d; B=%zu", out, R->E->P, b);
     else
-        dl_plots_skip(&p, "equivalence");
-    dl_plots_draw(&p, "lr", "data='%s/lr.csv'; P=%d", out, R->naive ? 1 : R->P);
+        dl_plots_skip(pl, "equivalence");
+    dl_plots_draw(pl, "lr", "data='%s/lr.csv'; P=%d", out, R->naive ? 1 : R->E->P);
     if (S->sweep > 0)
-        dl_plots_draw(&p, "speedup_batch", "data='%s/projection.csv'; B=%zu; profile='%s'; gpus=%d", out, b,
-                      R->prof.name, R->prof.gpus);
+        dl_plots_draw(pl, "speedup_batch", "data='%s/projection.csv'; B=%zu; profile='%s'; gpus=%d", out, b,
+                      R->E->prof.name, R->E->prof.gpus);
     else
-        dl_plots_skip(&p, "speedup_batch");
+        dl_plots_skip(pl, "speedup_batch");
     if (!isnan(S->naive_s))
-        dl_plots_draw(&p, "epoch_time",
+        dl_plots_draw(pl, "epoch_time",
                       "data='%s/epoch_time.csv'; pnaive=%g; pddp=%g; P=%d; profile='%s'; one_ms=%.17g; "
                       "naive_ms=%.17g; ddp_ms=%.17g",
-                      out, S->naive.speedup, S->r.why_not ? -1.0 : S->r.proj.speedup, R->P, R->prof.name,
+                      out, S->naive.speedup, S->r.why_not ? -1.0 : S->r.proj.speedup, R->E->P, R->E->prof.name,
                       1e3 * S->naive.single_s, 1e3 * S->naive.epoch_s, S->r.why_not ? -1.0 : 1e3 * S->r.proj.epoch_s);
     else
-        dl_plots_skip(&p, "epoch_time");
-    memcpy(S->plots, p.list, sizeof S->plots);
+        dl_plots_skip(pl, "epoch_time");
 }
-
-typedef struct report {
-    const lab03_run *R;
-    const lab03_results *S;
-} report;
 
 // ---- the numbers slides/03-data-parallel.md quotes that summary.json held only in files or arrays ----
 
@@ -305,11 +272,11 @@ typedef struct report {
  * the rank (the first on ties), and each class's fair share on a rank. */
 static void shard_ends(dl_json *j, const lab03_run *R)
 {
-    int C = (int)R->sizes[R->n_sizes - 1], P = R->P;
+    int C = (int)R->E->sizes[R->E->n_sizes - 1], P = R->E->P;
     double *rows = calloc((size_t)C * (size_t)P, sizeof *rows);
     int ok = rows != NULL;
     for (int k = 0; ok && k < P; k++) {
-        ddp_sampler s = {R->train->n, k, P, R->o.a.seed, 0, 1, 0, NULL, C};
+        ddp_sampler s = {R->train->n, k, P, R->E->a.seed, 0, 1, 0, NULL, C};
         size_t per = ddp_sampler_num_samples(&s), *idx = malloc((per ? per : 1) * sizeof *idx);
         ok = idx != NULL && ddp_sampler_indices(&s, idx) == DL_OK;
         for (size_t i = 0; ok && i < per; i++)
@@ -340,9 +307,8 @@ static void shard_ends(dl_json *j, const lab03_run *R)
 /* From metrics.csv: the epochs' imbalance, its lowest and highest; the
  * first epoch's loss, validation accuracy and learning rate, and the last's
  * learning rate. */
-static void epoch_rows(dl_json *j, const lab03_results *S)
+static void epoch_rows(dl_json *j, const dl_table *t)
 {
-    const dl_table *t = &S->metrics;
     const double *col = dl_table_column(t, lab03_metrics_names[LAB03_IMBALANCE]);
     double lo = NAN, hi = NAN;
     for (int e = 0; col != NULL && e < t->n; e++) {
@@ -370,9 +336,9 @@ static void epoch_rows(dl_json *j, const lab03_results *S)
  * sum by hand: projection_by_hand, in ms unless named otherwise. */
 static void projection_by_hand(dl_json *j, const lab03_run *R, const lab03_results *S)
 {
-    const dl_profile *p = &R->prof;
+    const dl_profile *p = &R->E->prof;
     const dl_workload *w = &S->r.counters, *one = &R->one;
-    int P = R->P;
+    int P = R->E->P;
     dl_json_object(j, "profile_figures");
     dl_json_num(j, "fp32_tflops", p->fp32_peak * 1e-12);
     dl_json_num(j, "fp32_efficiency", p->fp32_efficiency);
@@ -422,7 +388,7 @@ static void projection_by_hand(dl_json *j, const lab03_run *R, const lab03_resul
 static void projection_sweep(dl_json *j, const lab03_run *R)
 {
     double rows[9][LAB03_PROJECTION_NCOLS];
-    int n = ddp_projection_sweep(R->sizes, R->n_sizes, R->train->n, &R->prof, rows, 9);
+    int n = ddp_projection_sweep(R->E->sizes, R->E->n_sizes, R->train->n, &R->E->prof, rows, 9);
     if (n <= 0)
         return;
     dl_json_object(j, "projection_sweep");
@@ -450,28 +416,28 @@ static void comparison_start(dl_json *j, const lab03_results *S)
 }
 
 /* The body of summary.json (dl_summary_fn). */
-static void summary(dl_json *j, const void *ctx)
+void lab03_summary(dl_json *j, const void *engine)
 {
-    const report *rp = ctx;
-    const lab03_options *o = &rp->R->o;
-    const lab03_results *S = rp->S;
-    size_t b = (size_t)o->a.batch_size;
-    dl_summary_run(j, "03-data-parallel", lab03_mode_names[o->mode], rp->R->comm, &rp->R->dev, rp->R->data.name);
+    const dl_engine *E = engine;
+    const lab03_run *R = E->ctx;
+    const lab03_results *S = &R->S;
+    size_t b = (size_t)E->a.batch_size;
+    dl_summary_run(j, "03-data-parallel", lab03_mode_names[R->mode], E->comm, &E->dev, E->data.name);
     dl_json_object(j, "config");
-    dl_json_str(j, "hidden", o->t.hidden);
+    dl_json_str(j, "hidden", E->t.hidden);
     dl_json_int(j, "batch_per_rank", (long long)b);
-    dl_json_int(j, "global_batch", (long long)(b * (size_t)(rp->R->naive ? 1 : rp->R->P)));
-    dl_json_num(j, "base_lr", o->a.lr);
-    dl_json_int(j, "base_batch", o->t.base_batch);
-    dl_json_num(j, "peak_lr", ddp_lr_at(&S->lr, o->t.warmup));
-    dl_json_int(j, "warmup", o->t.warmup);
-    dl_json_int(j, "epochs", o->a.epochs);
-    dl_json_bool(j, "stratified", o->t.stratified);
-    dl_json_bool(j, "scaler", !o->no_scaler);
-    dl_json_int(j, "seed", (long long)o->a.seed);
+    dl_json_int(j, "global_batch", (long long)(b * (size_t)(R->naive ? 1 : R->E->P)));
+    dl_json_num(j, "base_lr", E->a.lr);
+    dl_json_int(j, "base_batch", E->t.base_batch);
+    dl_json_num(j, "peak_lr", ddp_lr_at(&S->lr, E->t.warmup));
+    dl_json_int(j, "warmup", E->t.warmup);
+    dl_json_int(j, "epochs", E->a.epochs);
+    dl_json_bool(j, "stratified", E->t.stratified);
+    dl_json_bool(j, "scaler", !R->no_scaler);
+    dl_json_int(j, "seed", (long long)E->a.seed);
     dl_json_end_object(j);
     dl_summary_training(j, &S->r);
-    dl_summary_device_io(j, &rp->R->io);
+    dl_summary_device_io(j, &R->E->io);
     if (!isnan(S->naive_s)) {
         dl_json_object(j, "naive");
         dl_json_num(j, "epoch_seconds", S->naive_s);
@@ -482,41 +448,41 @@ static void summary(dl_json *j, const void *ctx)
             worst = fmax(worst, fabs(S->one_curve[q] - S->ddp_curve[q]) / fmax(fabs(S->one_curve[q]), 1e-12));
         dl_json_num(j, "one_rank_curve_max_rel_diff", worst);
     }
-    epoch_rows(j, S);
+    epoch_rows(j, &E->metrics);
     comparison_start(j, S);
-    if (rp->R->P > 1 && rp->R->P <= 8)
-        shard_ends(j, rp->R);
-    projection_by_hand(j, rp->R, S);
-    projection_sweep(j, rp->R);
-    dl_json_str(j, "plots", S->plots);
+    if (R->E->P > 1 && R->E->P <= 8)
+        shard_ends(j, R);
+    projection_by_hand(j, R, S);
+    projection_sweep(j, R);
 }
 
-dl_status lab03_write_outputs(lab03_run *R, lab03_results *S)
+dl_status lab03_files(dl_engine *E)
 {
-    double *rows = calloc((size_t)R->P, sizeof *rows); // rows per rank, for the accounting
+    lab03_run *R = E->ctx;
+    lab03_results *S = &R->S;
+    double *rows = calloc((size_t)R->E->P, sizeof *rows); // rows per rank, for the accounting
     S->r.rows_per_rank = rows;
-    DL_TRY(rows ? dl_comm_allgather(R->comm, &S->last.sums.w.samples, rows, 1, DL_F64) : DL_ERR_NOMEM);
-    if (R->rank != 0)
+    DL_TRY(rows ? dl_comm_allgather(R->E->comm, &S->last.sums.w.samples, rows, 1, DL_F64) : DL_ERR_NOMEM);
+    if (R->E->rank != 0)
         return DL_OK;
-    DL_TRY(write_tables(R, S));
-    draw(R, S);
-    report rp = {R, S};
-    DL_TRY(dl_summary_write(R->o.a.out, R->o.a.json, summary, &rp));
-    dl_progress_line(&R->pr, 0, "lab03: wrote %s/{metrics,steps,lr,shards,projection%s}.csv, summary.json%s%s",
-                     R->o.a.out, isnan(S->naive_s) ? "" : ",epoch_time", S->plots[0] ? ", " : "", S->plots);
-    return DL_OK;
+    return write_tables(R, S);
 }
 
-void lab03_teardown(lab03_run *R, lab03_results *S)
+void lab03_closing(dl_engine *E)
 {
-    dl_progress_end(&R->pr);
-    dl_table_free(&S->metrics);
+    const lab03_run *R = E->ctx;
+    dl_progress_line(&E->pr, 0, "lab03: wrote %s/{metrics,steps,lr,shards,projection%s}.csv, summary.json%s%s",
+                     E->a.out, isnan(R->S.naive_s) ? "" : ",epoch_time", E->plots[0] ? ", " : "", E->plots);
+}
+
+void lab03_teardown(dl_engine *E)
+{
+    lab03_run *R = E->ctx;
+    lab03_results *S = &R->S;
+    lab03_trainer_free(&R->T);
     free(S->one_curve), free((void *)S->r.rows_per_rank), free((void *)S->r.mean), free((void *)S->r.std);
     free(R->per_rank);
     dl_batch_free(&R->batch);
     dl_devset_free(&R->dtrain), dl_devset_free(&R->dval), dl_devset_free(&R->dtest);
     dl_dataset_free(&R->val), dl_dataset_free(&R->test);
-    dl_data_free(&R->data);
-    dl_comm_finalize(R->comm); // before the device closes: it tears down the GPU's trace and transport
-    dl_device_close(&R->dev);
 }

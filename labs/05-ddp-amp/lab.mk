@@ -3,7 +3,8 @@ LAB_05_TITLE := DDP as PyTorch builds it: gradient buckets overlapped with backw
 LAB_05_STUDENT_C := buckets.c reducer.c scaler.c amp.c checkpoint.c
 LAB_05_STUDENT_CU :=
 LAB_05_STUDENT_H :=
-LAB_05_KIT_C := kit.c outputs.c
+LAB_05_KIT_C := kit.c
+LAB_05_DRIVER_C := outputs.c train.c project.c
 # The grader's files whose code answers this lab's tasks (its buckets, its loss scaler's update,
 # lab05_ref.c; the checkpoint format's checks, lab05_ckpt.c): no release holds their source, only
 # their objects (tools/release-tree.sh).

@@ -1,20 +1,18 @@
-/* outputs.c — lab 05's driver plumbing: the flags, the grader's dump, the
- * projection of the three modes and the files rank 0 writes (see
- * outputs.h). Not a student file. */
+/* outputs.c — lab 05's hooks of the engine (dl/engine.h): the flags, the
+ * set-up, the grader's dump and the files rank 0 writes (see outputs.h).
+ * Not a student file. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h> // llround
 #include <stdint.h> // uintptr_t
 #include <stdio.h> // snprintf, fprintf, rename, remove
 #include <stdlib.h> // malloc, free
-#include <string.h> // strcmp, memcpy
+#include <string.h> // memcpy, memset
 
 #include "dl/fmt.h" // dl_pct
 #include "dl/fs.h" // dl_mkdir_p, dl_tmp_create
 #include "dl/json.h" // dl_json
 #include "dl/metrics.h" // dl_csv_write
 #include "dl/plot.h" // dl_plots_draw
-#include "dl/rank.h" // dl_rank_device
-#include "dl/summary.h" // dl_summary_write, dl_summary_run
+#include "dl/summary.h" // dl_summary_run, dl_run_io_spans
 #include "dl/trace.h" // dl_trace_events
 #include "dl/trace_chrome.h" // dl_trace_write_chrome
 #include "outputs.h"
@@ -35,22 +33,6 @@ static const char *const lab05_amp_names[] = {"off", "fp16", "fp16-noscale", "bf
 // clang-format on
 DL_CSV_SCHEMA(buckets, BUCKETS);
 // clang-format off
-#define PROJECTION(X)                            \
-    X(PR_RANKS, "ranks")                         \
-    X(PR_BUCKETED, "bucketed")                   \
-    X(PR_FLAT, "ddp_flat")                       \
-    X(PR_PER_PARAM, "per_param")                 \
-    X(PR_BUCKETED_EXPOSED, "bucketed_exposed")   \
-    X(PR_FLAT_EXPOSED, "flat_exposed")           \
-    X(PR_PER_PARAM_EXPOSED, "per_param_exposed") \
-    X(PR_BUCKETED_MS, "bucketed_step_ms")        \
-    X(PR_FLAT_MS, "flat_step_ms")                \
-    X(PR_PER_PARAM_MS, "per_param_step_ms")
-// clang-format on
-DL_CSV_SCHEMA(projection, PROJECTION);
-#define SWEEP(X) X(SW_CAP_KIB, "cap_kib") X(SW_STEP_MS, "step_ms") X(SW_BUCKETS, "buckets")
-DL_CSV_SCHEMA(sweep_cols, SWEEP);
-// clang-format off
 #define TIMELINE(X)          \
     X(TL_KIND, "rank0_kind") \
     X(TL_ID, "id")           \
@@ -61,83 +43,46 @@ DL_CSV_SCHEMA(sweep_cols, SWEEP);
     X(TL_BYTES, "bytes")
 // clang-format on
 DL_CSV_SCHEMA(timeline, TIMELINE);
-/* timeline_projected.csv: one step of this run's mode as the projection
- * times it on the profile's GPUs (dl_project_step): kinds as timeline.csv's
- * (1 forward, id its micro-batch, -1 for the micro-batches before the last
- * together; 2 backward, id its layer on the last micro-batch, -1 for the
- * earlier micro-batches' whole backward; 3 optimizer; 4 a bucket's
- * allreduce from when the communication stream starts it to when it is
- * done), bytes for an allreduce. */
-// clang-format off
-#define PROJECTED(X)         \
-    X(TP_KIND, "kind")       \
-    X(TP_ID, "id")           \
-    X(TP_T0_MS, "t0_ms")     \
-    X(TP_T1_MS, "t1_ms")     \
-    X(TP_BYTES, "bytes")
-// clang-format on
-DL_CSV_SCHEMA(projected_cols, PROJECTED);
-#define TP_MAX_ROWS (2 * 8 + DL_MLP_MAX_LAYERS + DDP_MAX_BUCKETS + 4)
 
 // ---- the flags ----
 
-/* A bucket cap in bytes into *cap: --NAME-cap as given (a size; its default
- * when not), or --NAME-mb when given (mb >= 0: MiB, PyTorch's unit, rounded
- * to the nearest byte). The two spell one value: dl_cli_parse refuses both
- * (their dl_opt.group). An MiB value under half a byte is DL_ERR_ARG. */
-static dl_status resolve_cap(const char *name, size_t *cap, double mb)
+void lab05_defaults(dl_engine *E)
 {
-    if (mb < 0)
-        return DL_OK;
-    double bytes = mb * 1048576.0;
-    if (bytes < 0.5)
-        return dl_error_set(DL_ERR_ARG, "--%s-mb %g is %.3g bytes: a cap is at least 1 byte", name, mb, bytes);
-    *cap = (size_t)llround(bytes);
-    return DL_OK;
-}
-
-int lab05_parse(int argc, char **argv, lab05_options *o)
-{
-    dl_args_defaults(&o->a);
-    o->a.data = "fashion_mnist";
-    o->a.epochs = 30;
-    o->a.batch_size = 4096;
-    o->a.lr = 0.02;
-    o->a.out = "build/run/05-ddp-amp";
+    lab05_run *R = E->ctx;
+    lab05_options *o = &R->o;
+    R->E = E;
+    E->a.data = "fashion_mnist";
+    E->a.epochs = 30;
+    E->a.batch_size = 4096;
+    E->a.lr = 0.02;
+    E->t.hidden = "512,512,512,512"; // the shared defaults: momentum 0.9, weight decay 5e-4, base batch 4096, ...
     o->mode = LAB05_BUCKETED;
-    dl_train_opts_defaults(&o->t); // momentum 0.9, weight decay 5e-4, base batch 4096, 10 warmup steps, no limit
-    o->t.hidden = "512,512,512,512";
-    o->dump = NULL;
     o->bucket_cap = (size_t)25 << 20; // PyTorch's defaults: 25 MiB, the first bucket 1 MiB
     o->first_bucket_cap = (size_t)1 << 20;
-    o->bucket_mb = -1;
-    o->first_bucket_mb = -1;
-    o->train_rows = 0;
     o->accum = 1;
     o->amp = LAB05_AMP_OFF;
     o->init_scale = 65536;
     o->growth_interval = 2000;
     o->probe_every = -1; // lab05_setup: every step on the CPU, never on a GPU
     o->poison_step = -1;
-    o->poison_rank = 0;
-    o->ckpt_dir = NULL;
-    o->resume = NULL;
-    o->ckpt_every = 0;
-    o->allow_reshard = 0;
+}
+
+int lab05_opts(dl_engine *E, dl_opt *out)
+{
+    lab05_options *o = &((lab05_run *)E->ctx)->o;
     const dl_opt extra[] = {
         {"mode", DL_OPT_ENUM, &o->mode, "MODE",
          "bucketed (yours), ddp-flat (one allreduce after backward), per-param (one per parameter)",
          "bucketed|ddp-flat|per-param", 1, 0, 'm'},
-        // each cap has two spellings (bytes, MiB): one group each, so that giving both is refused
+        // each cap has two spellings (bytes, MiB) of one value: one group each, so that giving both is refused
         {"bucket-cap", DL_OPT_SIZE, &o->bucket_cap, "SIZE", "bucket cap in bytes: 1000, 64K, 25M (PyTorch: 25M)", NULL,
          1, 1e12, 0, 1},
         {"first-bucket-cap", DL_OPT_SIZE, &o->first_bucket_cap, "SIZE", "the first bucket's cap (PyTorch: 1M)", NULL, 1,
          1e12, 0, 2},
-        {"bucket-mb", DL_OPT_DOUBLE, &o->bucket_mb, "X",
-         "the bucket cap in MiB instead (PyTorch's bucket_cap_mb), rounded to the nearest byte; -1: --bucket-cap", NULL,
-         0, 1e6, 0, 1},
-        {"first-bucket-mb", DL_OPT_DOUBLE, &o->first_bucket_mb, "X",
-         "the first bucket's cap in MiB instead, the same way; -1: --first-bucket-cap", NULL, 0, 1e6, 0, 2},
+        {"bucket-mb", DL_OPT_MIB, &o->bucket_cap, "X",
+         "the bucket cap in MiB instead (PyTorch's bucket_cap_mb), rounded to the nearest byte", NULL, 0, 1e6, 0, 1},
+        {"first-bucket-mb", DL_OPT_MIB, &o->first_bucket_cap, "X",
+         "the first bucket's cap in MiB instead, the same way", NULL, 0, 1e6, 0, 2},
         {"accum", DL_OPT_INT, &o->accum, "K", "micro-batches per optimizer step (gradient accumulation)", NULL, 1, 1024,
          0},
         {"checkpoint-dir", DL_OPT_STRING, &o->ckpt_dir, "DIR",
@@ -168,55 +113,50 @@ int lab05_parse(int argc, char **argv, lab05_options *o)
          1e12, 0},
         {"poison-rank", DL_OPT_LONG, &o->poison_rank, "R", "the rank --poison-step poisons", NULL, 0, 1e6, 0},
     };
-    // lab 05's own flags, then the shared training flags it takes (dl/trainopt.h)
-    dl_opt opts[sizeof extra / sizeof extra[0] + DL_TRAIN_OPTS];
-    size_t n = sizeof extra / sizeof extra[0];
-    memcpy(opts, extra, sizeof extra);
-    int k = dl_train_opts_pick(&o->t, "hidden,base-batch,warmup,momentum,weight-decay,max-steps,profile", opts + n);
-    if (k < 0) {
-        fprintf(stderr, "lab05: error: a shared training flag it names is not in dl/trainopt.h (a kit bug)\n");
-        return DL_CLI_ERROR;
-    }
-    n += (size_t)k;
-    int rc = dl_cli_parse(argc, argv, "lab05",
-                          "Lab 05: DistributedDataParallel as PyTorch builds it: gradient buckets allreduced while "
-                          "backward runs. Start it with common/bin/dlrun -n P.",
-                          &o->a, opts, n);
-    if (rc == DL_CLI_RUN && (resolve_cap("bucket", &o->bucket_cap, o->bucket_mb) != DL_OK ||
-                             resolve_cap("first-bucket", &o->first_bucket_cap, o->first_bucket_mb) != DL_OK)) {
-        fprintf(stderr, "lab05: error: %s\n", dl_last_error());
-        return DL_CLI_ERROR;
-    }
-    return rc == DL_CLI_RUN ? dl_profile_cli("lab05", o->t.profile) : rc; // --profile list
+    memcpy(out, extra, sizeof extra);
+    return (int)(sizeof extra / sizeof extra[0]);
 }
 
-dl_status lab05_setup(lab05_run *R)
+dl_status lab05_check(dl_engine *E)
 {
-    const lab05_options *o = &R->o;
-    R->rank = dl_comm_rank(R->comm);
-    R->P = dl_comm_size(R->comm);
-    R->o.a.quiet |= R->rank != 0; // one voice
-    R->mode = (lab05_mode)o->mode;
-    R->amp = (lab05_amp)o->amp;
+    lab05_run *R = E->ctx;
+    R->mode = (lab05_mode)R->o.mode;
+    R->amp = (lab05_amp)R->o.amp;
     R->amp_name = lab05_amp_names[R->amp];
     R->lowp = R->amp == LAB05_AMP_BF16 ? DL_BF16 : DL_F16;
     if (R->amp != LAB05_AMP_OFF && R->mode != LAB05_BUCKETED)
         return dl_error_set(DL_ERR_ARG, "--amp %s runs with --mode bucketed (your reducer), not --mode %s", R->amp_name,
                             lab05_mode_names[R->mode]);
-    DL_TRY(dl_mlp_parse_hidden("--hidden", o->t.hidden, R->sizes, &R->n_sizes));
-    if (o->a.batch_size < 1)
+    if (E->a.batch_size < 1)
         return dl_error_set(DL_ERR_ARG, "--batch-size %ld: lab 05 needs a per-rank batch of at least 1 row",
-                            o->a.batch_size);
-    if (R->rank == 0) // a run that fails leaves no summary.json that looks like its own
-        DL_TRY(dl_summary_prepare(o->a.out));
-    DL_TRY(dl_profile_load(o->t.profile != NULL ? o->t.profile : dl_profile_default(), &R->prof));
-    DL_TRY(dl_rank_device(R->comm, &o->a.dev, &R->dev));
-    if (o->probe_every < 0) // the probe reads gradients back: on a GPU that stalls every step it measures
-        R->o.probe_every = R->dev.kind == DL_DEVICE_CUDA ? 0 : 1;
-    DL_TRY(dl_data_load(o->a.data, &R->data));
-    R->train = &R->data.train;
-    R->sizes[0] = R->train->d;
-    R->sizes[R->n_sizes - 1] = (size_t)R->train->n_classes;
+                            E->a.batch_size);
+    return DL_OK;
+}
+
+dl_status lab05_setup(dl_engine *E)
+{
+    lab05_run *R = E->ctx;
+    if (R->o.probe_every < 0) // the probe reads gradients back: on a GPU that stalls every step it measures
+        R->o.probe_every = E->dev.kind == DL_DEVICE_CUDA ? 0 : 1;
+    R->train = &E->data.train;
+    // the rows each rank trains on per epoch and the steps they make
+    const dl_dataset *tr = R->train;
+    if (!E->data.has_test || tr->n <= VAL_ROWS + 1)
+        return dl_error_set(DL_ERR_ARG, "--data %s: lab 05 needs a test split and more than %d training rows",
+                            E->a.data, VAL_ROWS + 1);
+    size_t n_train = tr->n - VAL_ROWS;
+    if (R->o.train_rows > 0 && (size_t)R->o.train_rows < n_train)
+        n_train = (size_t)R->o.train_rows;
+    R->B = (size_t)E->a.batch_size, R->K = (size_t)R->o.accum;
+    R->smp = (dl_sampler){.n = n_train, .rank = E->rank, .world = E->P, .seed = E->a.seed, .shuffle = 1};
+    R->per = dl_sampler_num_samples(&R->smp);
+    R->steps_per_epoch = R->per / (R->K * R->B);
+    if (R->steps_per_epoch == 0)
+        return dl_error_set(DL_ERR_ARG, "%zu rows per rank cannot fill one step of --accum %zu x --batch-size %zu",
+                            R->per, R->K, R->B);
+    // the schedule spans every epoch; --max-steps only stops early (an interruption)
+    R->total_steps = (long)(R->steps_per_epoch * (size_t)E->a.epochs);
+    R->last_step = E->t.max_steps > 0 && E->t.max_steps < R->total_steps ? E->t.max_steps : R->total_steps;
     return DL_OK;
 }
 
@@ -229,7 +169,7 @@ static dl_status dump_log(const char *path, const lab05_run *R)
     static const char *const red_names[] = {"sum", "avg", "max", "min"};
     const char *g = R->amp ? (const char *)R->m.grads16 : (const char *)R->m.grads;
     size_t n = 0, esz = R->esz, end = R->m.n_params * esz;
-    const dl_comm_rec *rec = dl_comm_log(R->comm, &n, NULL);
+    const dl_comm_rec *rec = dl_comm_log(R->E->comm, &n, NULL);
     n = n < R->logged ? n : R->logged;
     dl_csv_out f;
     DL_TRY(dl_csv_open(&f, path, kit_comm));
@@ -261,7 +201,7 @@ dl_status lab05_dump(const lab05_run *R)
     char path[1100];
     const char *dir = R->o.dump;
     const dl_mlp *m = &R->m;
-    int rank = R->rank;
+    int rank = R->E->rank;
     float *p = malloc(m->n_params * sizeof *p);
     dl_status st = p ? dl_mkdir_p(dir) : dl_error_set(DL_ERR_NOMEM, "out of memory");
     if (st == DL_OK)
@@ -283,206 +223,14 @@ dl_status lab05_dump(const lab05_run *R)
     return st;
 }
 
-// ---- the projection ----
-
-/* What one step of this run costs, as the simulation takes it: from the
- * step the trace recorded (kit_sim_recorded: what it launched and moved,
- * AMP's casts and unscale included), else from the model of dl_mlp
- * (kit_sim_layers). */
-typedef struct step_cost {
-    dl_sim_layer layers[DL_MLP_MAX_LAYERS];
-    double optim_bytes, optim_launches;
-    int recorded; /* 1: from the trace */
-} step_cost;
-
-/* One step of each mode projected on P ranks; speedup against one GPU that
- * trains the same rows (P·accum micro-batches per global step) in the same
- * precision, and (vs32) the bucketed mode's against one fp32 GPU (modelled:
- * an AMP run recorded no fp32 step). *one_s: that one GPU's step. */
-static void project_modes(const dl_profile *prof, const dl_mlp *m, const step_cost *c, size_t B, int accum, int P,
-                          const dl_sim_bucket *const *bk, const int *nb, double *step_s, double *exposed,
-                          double *speedup, double *vs32, double *one_s)
-{
-    dl_sim_layer layers32[DL_MLP_MAX_LAYERS];
-    const dl_sim_layer *layers = c->layers;
-    double ob = c->optim_bytes, ol = c->optim_launches, ob32, ol32;
-    kit_sim_layers(m, B, 0, layers32);
-    kit_sim_optim(m, 0, &ob32, &ol32);
-    dl_sim_step one, one32, s;
-    dl_project_step(prof, 1, accum, layers, m->n_layers, NULL, 0, ob, ol, &one);
-    dl_project_step(prof, 1, accum, layers32, m->n_layers, NULL, 0, ob32, ol32, &one32);
-    *vs32 = 0;
-    *one_s = one.step_s;
-    for (int k = 0; k < LAB05_MODES; k++) {
-        step_s[k] = exposed[k] = speedup[k] = 0;
-        if (nb[k] < 0 || dl_project_step(prof, P, accum, layers, m->n_layers, bk[k], nb[k], ob, ol, &s) != DL_OK)
-            continue;
-        step_s[k] = s.step_s;
-        exposed[k] = s.step_s > 0 ? s.exposed_s / s.step_s : 0;
-        speedup[k] = s.step_s > 0 ? P * one.step_s / s.step_s : 0;
-        if (k == 0)
-            *vs32 = s.step_s > 0 ? P * one32.step_s / s.step_s : 0;
-    }
-}
-
-/* The projected step time of the bucketed mode for caps of 1 KiB to 64 MiB
- * (your assignment, each bucket launched as early as it can go): rows of
- * cap_kib, step_ms, buckets into sweep (32 × 3); returns how many. */
-static int sweep_caps(const dl_profile *prof, const dl_mlp *m, const step_cost *cost, const size_t *counts,
-                      int n_params, size_t esz, size_t first_cap, size_t B, int accum, const dl_sim_bucket *flat,
-                      const dl_sim_bucket *pp, double (*sweep)[SWEEP_NCOLS])
-{
-    int ns = 0;
-    for (double kib = 1; kib <= 65536 && ns < 32; kib *= 2) {
-        ddp_bucket sb[DDP_MAX_BUCKETS];
-        dl_sim_bucket sim[DDP_MAX_BUCKETS];
-        int n = 0;
-        size_t c = (size_t)(kib * 1024);
-        if (ddp_assign_buckets(counts, n_params, esz, c < first_cap ? c : first_cap, c, sb, &n) != DL_OK)
-            break;
-        double st3[LAB05_MODES], ex3[LAB05_MODES], sp3[LAB05_MODES], v3 = 0, o3 = 0;
-        const dl_sim_bucket *one[LAB05_MODES] = {sim, flat, pp};
-        int n3[LAB05_MODES] = {kit_structural_buckets(sb, n, esz, sim), -1, -1};
-        project_modes(prof, m, cost, B, accum, prof->gpus, one, n3, st3, ex3, sp3, &v3, &o3);
-        sweep[ns][SW_CAP_KIB] = kib, sweep[ns][SW_STEP_MS] = st3[0] * 1e3, sweep[ns][SW_BUCKETS] = n;
-        ns++;
-    }
-    return ns;
-}
-
-/* What the projection gives: projection.csv's rows (1, 2 and 4 ranks), each
- * mode on the profile's GPUs, and sweep.csv's rows. */
-typedef struct projected {
-    double measured_s; /* this run's median step (measured_step) */
-    double rows[3][PROJECTION_NCOLS];
-    double step_s[LAB05_MODES], exposed[LAB05_MODES], speedup[LAB05_MODES], vs32;
-    double one_s; /* one GPU of the profile, this run's step */
-    int recorded; /* the step's cost came from the trace */
-    double sweep[32][SWEEP_NCOLS];
-    int ns;
-    double tl[TP_MAX_ROWS][PROJECTED_NCOLS]; /* timeline_projected.csv's rows */
-    int ntl;
-    double backward_end_ms, exposed_ms; /* of that step */
-} projected;
-
-/* The median time of this run's steps after its first (the device's times on a
- * GPU: the trace's step spans), in seconds; 0 without two steps. */
-static double measured_step(const dl_span *ev, size_t nev, long first)
-{
-    double t[4096];
-    size_t k = 0;
-    for (size_t i = 0; i < nev && k < sizeof t / sizeof t[0]; i++)
-        if (ev[i].kind == DL_EV_STEP && ev[i].step > first && ev[i].t1 >= ev[i].t0)
-            t[k++] = ev[i].t1 - ev[i].t0;
-    if (k == 0)
-        return 0;
-    for (size_t i = 1; i < k; i++) // insertion sort: at most a few thousand
-        for (size_t j = i; j > 0 && t[j] < t[j - 1]; j--) {
-            double x = t[j];
-            t[j] = t[j - 1], t[j - 1] = x;
-        }
-    return k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2;
-}
-
-/* Appends a row of timeline_projected.csv to p (times in seconds). */
-static void tl_row(projected *p, int kind, int id, double t0, double t1, double bytes)
-{
-    if (p->ntl >= TP_MAX_ROWS)
-        return;
-    double *r = p->tl[p->ntl++];
-    r[TP_KIND] = kind, r[TP_ID] = id, r[TP_T0_MS] = t0 * 1e3, r[TP_T1_MS] = t1 * 1e3, r[TP_BYTES] = bytes;
-}
-
-/* One step of the run's mode (its nb buckets bk) on the profile's GPUs, as
- * dl_project_step times it, into p's timeline rows: each layer's forward
- * and backward timed alone by the same projection (one layer, one rank), so
- * that the compute drawn adds up to the step's and each bucket's start
- * follows its layer's end as the projection has it. */
-static void project_timeline(const dl_profile *prof, const dl_mlp *m, const step_cost *c, int accum,
-                             const dl_sim_bucket *bk, int nb, projected *p)
-{
-    dl_sim_step s, one;
-    p->ntl = 0;
-    p->backward_end_ms = p->exposed_ms = 0;
-    if (nb < 0 || dl_project_step(prof, prof->gpus, accum, c->layers, m->n_layers, bk, nb, c->optim_bytes,
-                                  c->optim_launches, &s) != DL_OK)
-        return;
-    double t = 0, micro = s.forward_s + s.backward_s;
-    if (accum > 1 && accum <= 8) {
-        for (int k = 0; k < accum - 1; k++, t += micro) {
-            tl_row(p, DL_EV_FORWARD, k, t, t + s.forward_s, 0);
-            tl_row(p, DL_EV_BACKWARD, -1, t + s.forward_s, t + micro, 0);
-        }
-    } else if (accum > 8) { // the micro-batches before the last, as one forward and one backward
-        tl_row(p, DL_EV_FORWARD, -1, 0, (accum - 1) * s.forward_s, 0);
-        tl_row(p, DL_EV_BACKWARD, -1, (accum - 1) * s.forward_s, (accum - 1) * micro, 0);
-        t = (accum - 1) * micro;
-    }
-    tl_row(p, DL_EV_FORWARD, accum - 1, t, t + s.forward_s, 0);
-    t += s.forward_s;
-    for (int l = m->n_layers - 1; l >= 0; l--) {
-        double d = 0;
-        if (dl_project_step(prof, 1, 1, &c->layers[l], 1, NULL, 0, 0, 0, &one) == DL_OK)
-            d = one.backward_s;
-        tl_row(p, DL_EV_BACKWARD, l, t, t + d, 0);
-        t += d;
-    }
-    for (int k = 0; k < nb; k++)
-        tl_row(p, DL_EV_ALLREDUCE, k, s.bucket_start_s[k], s.bucket_end_s[k], bk[k].bytes);
-    tl_row(p, DL_EV_OPTIM, 0, s.step_s - s.optim_s, s.step_s, 0);
-    p->backward_end_ms = s.backward_end_s * 1e3;
-    p->exposed_ms = s.exposed_s * 1e3;
-}
-
-/* The three modes, from the order recorded for step `probe` (a steady one), into p. */
-static void project(const lab05_run *R, const dl_span *ev, size_t nev, long probe, projected *p)
-{
-    const dl_mlp *m = &R->m;
-    size_t B = (size_t)R->o.a.batch_size, esz = R->esz;
-    int accum = R->o.accum;
-    dl_sim_bucket rec[DDP_MAX_BUCKETS], flat = {(double)(esz * m->n_params), -1}, pp[DDP_MAX_BUCKETS];
-    ddp_bucket ppb[DDP_MAX_BUCKETS];
-    // bucketed: the order this run recorded (or, in another mode, the earliest
-    // each of your buckets could go); per-param: one bucket per parameter
-    int nrec = R->mode == LAB05_BUCKETED ? kit_recorded_buckets(ev, nev, probe, rec, DDP_MAX_BUCKETS)
-                                         : kit_structural_buckets(R->assigned, R->na, esz, rec);
-    int npp = kit_structural_buckets(ppb, kit_per_param_buckets(m, ppb), esz, pp);
-    const dl_sim_bucket *bk[LAB05_MODES] = {rec, &flat, pp};
-    int nbk[LAB05_MODES] = {nrec, 1, npp};
-    const int ranks[3] = {1, 2, 4};
-    step_cost c;
-    int fp16 = m->compute != DL_F32; // fp16 or bf16: the same tensor-core peak and 2 bytes
-    c.recorded = kit_sim_recorded(ev, nev, probe, m->n_layers, fp16, c.layers, &c.optim_bytes, &c.optim_launches);
-    if (!c.recorded) {
-        kit_sim_layers(m, B, fp16, c.layers);
-        kit_sim_optim(m, fp16, &c.optim_bytes, &c.optim_launches);
-    }
-    p->recorded = c.recorded;
-    for (int k = 0; k < 3; k++) {
-        project_modes(&R->prof, m, &c, B, accum, ranks[k], bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32,
-                      &p->one_s);
-        double *r = p->rows[k];
-        r[PR_RANKS] = ranks[k], r[PR_BUCKETED] = p->speedup[0], r[PR_FLAT] = p->speedup[1];
-        r[PR_PER_PARAM] = p->speedup[2], r[PR_BUCKETED_EXPOSED] = p->exposed[0], r[PR_FLAT_EXPOSED] = p->exposed[1];
-        r[PR_PER_PARAM_EXPOSED] = p->exposed[2];
-        r[PR_BUCKETED_MS] = p->step_s[0] * 1e3, r[PR_FLAT_MS] = p->step_s[1] * 1e3;
-        r[PR_PER_PARAM_MS] = p->step_s[2] * 1e3;
-    }
-    project_modes(&R->prof, m, &c, B, accum, R->prof.gpus, bk, nbk, p->step_s, p->exposed, p->speedup, &p->vs32,
-                  &p->one_s);
-    project_timeline(&R->prof, m, &c, accum, bk[R->mode], nbk[R->mode], p);
-    // the bucket-cap sweep (projected; the caps of your assignment)
-    p->ns = sweep_caps(&R->prof, m, &c, R->counts, R->n_tensors, esz, R->first_cap, B, accum, &flat, pp, p->sweep);
-}
-
 // ---- the files (rank 0) ----
 
 /* metrics.csv, buckets.csv, projection.csv, sweep.csv, timeline.csv (step
  * `probe` on rank 0, from the step's start; *nt gets its rows) and amp.csv. */
-static dl_status write_tables(const lab05_run *R, const projected *p, const dl_span *ev, size_t nev, long probe,
+static dl_status write_tables(const lab05_run *R, const lab05_projected *p, const dl_span *ev, size_t nev, long probe,
                               int *nt)
 {
-    const char *out = R->o.a.out;
+    const char *out = R->E->a.out;
     double brow[DDP_MAX_BUCKETS][BUCKETS_NCOLS];
     for (int k = 0; k < R->nb; k++) {
         const ddp_bucket *b = &R->buckets[k];
@@ -521,34 +269,38 @@ static dl_status write_tables(const lab05_run *R, const projected *p, const dl_s
     return DL_OK;
 }
 
-/* The plots of what write_tables wrote (nt, ns: timeline.csv's and
- * sweep.csv's rows) into p; a plot this run does not draw is removed (an
+/* The plots of what write_tables wrote (timeline.csv's and sweep.csv's
+ * rows: R->nt, R->pj.ns) into p; a plot this run does not draw is removed (an
  * earlier run's). Cannot fail. */
-static void draw(const lab05_run *R, const projected *pj, int nt, int ns, dl_plots *p)
+void lab05_plots(dl_engine *E, dl_plots *p)
 {
-    const char *out = R->o.a.out, *mode = lab05_mode_names[R->mode];
+    const lab05_run *R = E->ctx;
+    const lab05_projected *pj = &R->pj;
+    int nt = R->nt, ns = R->pj.ns;
+    const char *out = R->E->a.out, *mode = lab05_mode_names[R->mode];
     if (R->tally.done > 1)
-        dl_plots_draw(p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, mode, R->P);
+        dl_plots_draw(p, "training", "data='%s/metrics.csv'; mode='%s'; P=%d", out, mode, R->E->P);
     else
         dl_plots_skip(p, "training");
     if (nt > 0 && pj->ntl > 0)
         dl_plots_draw(p, "timeline",
                       "data='%s/timeline.csv'; projected='%s/timeline_projected.csv'; mode='%s'; P=%d; "
                       "profile='%s'; gpus=%d; bwd_end=%.9g; exposed=%.9g; device='%s'; backend='%s'",
-                      out, out, mode, R->P, R->prof.name, R->prof.gpus, pj->backward_end_ms, pj->exposed_ms,
-                      R->dev.kind == DL_DEVICE_CUDA ? "GPU" : "CPU", dl_comm_backend(R->comm));
+                      out, out, mode, R->E->P, R->E->prof.name, R->E->prof.gpus, pj->backward_end_ms, pj->exposed_ms,
+                      R->E->dev.kind == DL_DEVICE_CUDA ? "GPU" : "CPU", dl_comm_backend(R->E->comm));
     else
         dl_plots_skip(p, "timeline");
     if (ns > 1)
-        dl_plots_draw(p, "sweep", "data='%s/sweep.csv'; profile='%s'; cap_kib=%g; first_kib=%g", out, R->prof.name,
+        dl_plots_draw(p, "sweep", "data='%s/sweep.csv'; profile='%s'; cap_kib=%g; first_kib=%g", out, R->E->prof.name,
                       R->o.bucket_cap / 1024.0, R->o.first_bucket_cap / 1024.0);
     else
         dl_plots_skip(p, "sweep");
     if (R->amp && R->step > 1)
-        dl_plots_draw(p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d", out, R->amp_name, R->P);
+        dl_plots_draw(p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d", out, R->amp_name, R->E->P);
     else
         dl_plots_skip(p, "amp");
-    dl_plots_draw(p, "speedup", "data='%s/projection.csv'; profile='%s'; gpus=%d", out, R->prof.name, R->prof.gpus);
+    dl_plots_draw(p, "speedup", "data='%s/projection.csv'; profile='%s'; gpus=%d", out, R->E->prof.name,
+                  R->E->prof.gpus);
 }
 
 /* summary.json's amp_stats: rank 0's sums over every step of the run (a
@@ -566,49 +318,42 @@ static void amp_stats(dl_json *j, const kit_tally *ty, float scale)
     dl_json_end_object(j);
 }
 
-typedef struct report {
-    const lab05_run *R;
-    const projected *p;
-    double steady, steady_compute; /* the epochs after the first: their mean (or the only one) */
-    const char *plots;
-} report;
-
 /* The body of summary.json (dl_summary_fn). */
-static void summary(dl_json *j, const void *ctx)
+void lab05_summary(dl_json *j, const void *engine)
 {
-    const report *rp = ctx;
-    const lab05_run *R = rp->R;
+    const dl_engine *E = engine;
+    const lab05_run *R = E->ctx;
     const lab05_options *o = &R->o;
-    const projected *p = rp->p;
+    const lab05_projected *p = &R->pj;
     const double *last = R->tally.done ? R->tally.rows + KIT_METRIC_COLS * (R->tally.done - 1) : NULL;
-    size_t B = (size_t)o->a.batch_size;
-    dl_summary_run(j, "05-ddp-amp", lab05_mode_names[R->mode], R->comm, &R->dev, R->data.name);
+    size_t B = (size_t)R->E->a.batch_size;
+    dl_summary_run(j, "05-ddp-amp", lab05_mode_names[R->mode], R->E->comm, &R->E->dev, R->E->data.name);
     dl_json_str(j, "amp", R->amp_name);
     dl_json_object(j, "config");
-    dl_json_str(j, "hidden", o->t.hidden);
+    dl_json_str(j, "hidden", R->E->t.hidden);
     dl_json_int(j, "batch_per_rank", (long long)B);
     dl_json_int(j, "accum", o->accum);
-    dl_json_int(j, "global_batch", (long long)(B * (size_t)o->accum * (size_t)R->P));
+    dl_json_int(j, "global_batch", (long long)(B * (size_t)o->accum * (size_t)R->E->P));
     dl_json_num(j, "bucket_mb", (double)o->bucket_cap / 1048576.0);
     dl_json_num(j, "first_bucket_mb", (double)o->first_bucket_cap / 1048576.0);
-    dl_json_int(j, "epochs", o->a.epochs);
-    dl_json_int(j, "seed", (long long)o->a.seed);
+    dl_json_int(j, "epochs", R->E->a.epochs);
+    dl_json_int(j, "seed", (long long)R->E->a.seed);
     dl_json_end_object(j);
     dl_json_int(j, "parameters", (long long)R->m.n_params);
     dl_json_int(j, "buckets", R->nb);
     dl_json_int(j, "steps", R->step);
     dl_json_num(j, "final_loss", last ? last[KIT_M_LOSS] : 0);
     dl_json_num(j, "val_accuracy", last ? last[KIT_M_VAL_ACC] : 0);
-    dl_json_num(j, "test_accuracy", R->test);
+    dl_json_num(j, "test_accuracy", R->test_acc);
     dl_json_num(j, "param_diff_across_ranks", R->param_diff);
-    dl_json_num(j, "steady_epoch_s", rp->steady);
-    dl_json_num(j, "steady_compute_s", rp->steady_compute);
+    dl_json_num(j, "steady_epoch_s", R->steady);
+    dl_json_num(j, "steady_compute_s", R->steady_compute);
     if (R->amp)
         amp_stats(j, &R->tally, R->scaler.scale);
     dl_json_num(j, "measured_step_ms", p->measured_s * 1e3);
     dl_json_object(j, "projection");
-    dl_json_str(j, "profile", R->prof.name);
-    dl_json_int(j, "gpus", R->prof.gpus);
+    dl_json_str(j, "profile", R->E->prof.name);
+    dl_json_int(j, "gpus", R->E->prof.gpus);
     dl_json_str(j, "step_cost", p->recorded ? "recorded" : "modelled");
     dl_json_num(j, "one_gpu_step_ms", p->one_s * 1e3);
     for (int k = 0; k < LAB05_MODES; k++) {
@@ -621,20 +366,22 @@ static void summary(dl_json *j, const void *ctx)
         dl_json_end_object(j);
     }
     dl_json_end_object(j);
-    dl_summary_device_io(j, &R->io);
-    dl_json_str(j, "plots", rp->plots);
+    dl_summary_device_io(j, &R->E->io);
 }
 
 /* The closing lines: test accuracy, --amp's skipped steps, each mode's projection. */
-static void closing_lines(lab05_run *R, const projected *p, double steady)
+void lab05_closing(dl_engine *E)
 {
-    dl_progress *pr = &R->pr;
-    const dl_profile *prof = &R->prof;
-    dl_progress_line(pr, 1, "test accuracy %.4f; steady epoch %.2f s here", R->test, steady);
+    const lab05_run *R = E->ctx;
+    const lab05_projected *p = &R->pj;
+    double steady = R->steady;
+    dl_progress *pr = &E->pr;
+    const dl_profile *prof = &E->prof;
+    dl_progress_line(pr, 1, "test accuracy %.4f; steady epoch %.2f s here", R->test_acc, steady);
     if (p->measured_s > 0)
         dl_progress_line(pr, 1,
                          "a step took %.3f ms here (median, %s); one GPU of %s: %.3f ms projected (%s step cost)",
-                         p->measured_s * 1e3, dl_device_describe(&R->dev), prof->name, p->one_s * 1e3,
+                         p->measured_s * 1e3, dl_device_describe(&R->E->dev), prof->name, p->one_s * 1e3,
                          p->recorded ? "the recorded" : "a modelled");
     if (R->amp)
         dl_progress_line(pr, 1, "--amp %s: %ld of %ld steps skipped (inf/NaN), final loss scale %g", R->amp_name,
@@ -653,34 +400,42 @@ static void closing_lines(lab05_run *R, const projected *p, double steady)
                          R->amp_name, R->amp == LAB05_AMP_BF16 ? "bf16" : "fp16", p->vs32);
 }
 
-dl_status lab05_write_outputs(lab05_run *R)
+dl_status lab05_files(dl_engine *E)
 {
-    const char *out = R->o.a.out;
+    lab05_run *R = E->ctx;
+    const char *out = E->a.out;
     char trace_path[1100];
     snprintf(trace_path, sizeof trace_path, "%s/trace.json", out);
-    DL_TRY(dl_trace_write_chrome(R->comm, trace_path)); // every rank takes part
-    if (R->rank != 0)
+    DL_TRY(dl_trace_write_chrome(E->comm, trace_path)); // every rank takes part
+    if (E->rank != 0)
         return DL_OK;
     size_t nev;
     const dl_span *ev = dl_trace_events(&nev);
     // the second step this run took (a steady one), else its first
     long probe = R->step > R->resumed_at + 1 ? R->resumed_at + 1 : R->resumed_at;
-    dl_run_io_spans(&R->io, ev, nev); // what each step asked of the device
-    projected p;
-    project(R, ev, nev, probe, &p);
-    p.measured_s = measured_step(ev, nev, R->resumed_at);
-    report rp = {R, &p, 0, 0, NULL};
+    dl_run_io_spans(&E->io, ev, nev); // what each step asked of the device
+    lab05_project(R, ev, nev, probe, &R->pj);
+    R->pj.measured_s = lab05_measured_step(ev, nev, R->resumed_at);
     const int done = R->tally.done;
     for (int k = done > 1 ? 1 : 0; k < done; k++) {
-        rp.steady += R->tally.rows[KIT_METRIC_COLS * k + KIT_M_EPOCH_S] / (done > 1 ? done - 1 : 1);
-        rp.steady_compute += R->tally.rows[KIT_METRIC_COLS * k + KIT_M_COMPUTE_S] / (done > 1 ? done - 1 : 1);
+        R->steady += R->tally.rows[KIT_METRIC_COLS * k + KIT_M_EPOCH_S] / (done > 1 ? done - 1 : 1);
+        R->steady_compute += R->tally.rows[KIT_METRIC_COLS * k + KIT_M_COMPUTE_S] / (done > 1 ? done - 1 : 1);
     }
-    int nt = 0;
-    DL_TRY(write_tables(R, &p, ev, nev, probe, &nt));
-    dl_plots plots = {"labs/05-ddp-amp/plots", R->o.a.plot, out, "lab05", ""};
-    draw(R, &p, nt, p.ns, &plots);
-    rp.plots = plots.list;
-    DL_TRY(dl_summary_write(out, R->o.a.json, summary, &rp));
-    closing_lines(R, &p, rp.steady);
-    return DL_OK;
+    return write_tables(R, &R->pj, ev, nev, probe, &R->nt);
+}
+
+void lab05_teardown(dl_engine *E)
+{
+    lab05_run *R = E->ctx;
+    lab05_work *w = &R->w;
+    for (size_t k = 0; w->bt != NULL && k < w->K; k++)
+        dl_batch_free(&w->bt[k]);
+    free(w->idx), free(w->bt), free(w->mb);
+    free(w->arow), free(w->before), free(w->after), free(w->sums);
+    memset(w, 0, sizeof *w);
+    dl_devset_free(&R->tr);
+    dl_devset_free(&R->val);
+    dl_devset_free(&R->test);
+    kit_ckpt_end(&R->ck);
+    dl_mlp_free(&R->m);
 }

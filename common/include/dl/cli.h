@@ -20,6 +20,8 @@
  *   auto, cpu, cuda or cuda:N (or emu, emu:N in the emulated-CUDA build,
  *   make EMU=1; elsewhere with how to get that build) is refused as a flag
  *   error, naming it. Its default is DL_DEVICE (dl_device_env), else auto.
+ * - A DL_OPT_MIB value under half a byte is refused, without the usage
+ *   ("--bucket-mb 1e-09 is 0.00105 bytes: a cap is at least 1 byte").
  * - A flag given twice keeps its last value (a script may append to a
  *   command line). Two flags that spell one value (--bucket-cap 25M and
  *   --bucket-mb 25: the same nonzero dl_opt.group) are refused when both are
@@ -60,7 +62,9 @@ typedef enum dl_opt_kind {
     DL_OPT_STRING, /* const char * */
     DL_OPT_CHOICE, /* const char *, one of choices ("a|b|c") */
     DL_OPT_SIZE, /* size_t bytes: 8, 64K, 256M, 1G */
-    DL_OPT_ENUM /* int: the index of one of choices ("a|b|c": 0, 1 or 2), for a switch or an enum */
+    DL_OPT_ENUM, /* int: the index of one of choices ("a|b|c": 0, 1 or 2), for a switch or an enum */
+    DL_OPT_MIB /* size_t bytes given in MiB (a number, PyTorch's *_mb), rounded to the nearest byte, at least 1:
+                * the second spelling of a DL_OPT_SIZE, sharing its dst and its group (its default is that flag's) */
 } dl_opt_kind;
 
 typedef struct dl_opt {
