@@ -56,4 +56,3 @@ int dl_comm_slurm_tasks(void)
     int n = env_count("SLURM_STEP_NUM_TASKS");
     return n > 0 ? n : env_count("SLURM_NTASKS");
 }
-

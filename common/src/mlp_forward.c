@@ -39,17 +39,10 @@ static dl_status forward16(dl_mlp *m, const float *X, size_t n)
     return DL_OK;
 }
 
-dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
+/* The fp32 forward: per layer Z = A · Wᵀ + b, ReLU but on the last, the
+ * per-layer hooks around it. */
+static dl_status forward32(dl_mlp *m, const float *X, size_t n)
 {
-    DL_TRY(mlp_check_batch_(m, n));
-    size_t span = dl_trace_begin(DL_EV_FORWARD, 0, 0, 0);
-    if (dl_lowp(m->compute)) {
-        dl_status st = forward16(m, X, n);
-        if (st == DL_OK)
-            m->batch = n;
-        dl_trace_end(span);
-        return st;
-    }
     const float *A = X;
     for (int l = 0; l < m->n_layers; l++) {
         const dl_mlp_layer *L = &m->layer[l];
@@ -69,9 +62,18 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
             DL_TRY(m->post(m->hook_ctx, l, DL_MLP_FORWARD));
         A = Z;
     }
-    m->batch = n;
-    dl_trace_end(span);
     return DL_OK;
+}
+
+dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
+{
+    DL_TRY(mlp_check_batch_(m, n));
+    size_t span = dl_trace_begin(DL_EV_FORWARD, 0, 0, 0);
+    dl_status st = dl_lowp(m->compute) ? forward16(m, X, n) : forward32(m, X, n);
+    if (st == DL_OK)
+        m->batch = n;
+    dl_trace_end(span); // on every path
+    return st;
 }
 
 dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss)

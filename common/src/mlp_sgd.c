@@ -44,9 +44,9 @@ dl_status dl_mlp_sgd_slice(const dl_mlp *m, size_t first, size_t count, float *p
     return st;
 }
 
-dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay)
+/* Every layer's weights (decayed) and biases (not), on m's device. */
+static dl_status sgd_all(dl_mlp *m, float lr, float momentum, float weight_decay)
 {
-    size_t span = dl_trace_begin(DL_EV_OPTIM, 0, 0, 0);
     for (int l = 0; l < m->n_layers; l++) {
         const dl_mlp_layer *L = &m->layer[l];
         size_t nw = L->out * L->in;
@@ -61,7 +61,15 @@ dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay)
         mlp_cpu_sgd(p, g, v, nw, lr, momentum, weight_decay);
         mlp_cpu_sgd(p + nw, g + nw, v + nw, L->count - nw, lr, momentum, 0.0f); // biases: no decay
     }
-    m->steps++;
-    dl_trace_end(span);
     return DL_OK;
+}
+
+dl_status dl_mlp_sgd(dl_mlp *m, float lr, float momentum, float weight_decay)
+{
+    size_t span = dl_trace_begin(DL_EV_OPTIM, 0, 0, 0);
+    dl_status st = sgd_all(m, lr, momentum, weight_decay);
+    if (st == DL_OK)
+        m->steps++;
+    dl_trace_end(span); // on every path
+    return st;
 }
