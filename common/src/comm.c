@@ -209,14 +209,14 @@ dl_status dl_comm_barrier(dl_comm *c)
 dl_status dl_comm_broadcast(dl_comm *c, void *buf, size_t count, dl_dtype t, int root)
 {
     dl_comm_args a;
-    DL_TRY(comm_broadcast_args_(c->size, buf, count, t, root, &a));
+    DL_TRY(dl_comm_broadcast_args_(c->size, buf, count, t, root, &a));
     return run(c, &a, "broadcast");
 }
 
 dl_status dl_comm_allreduce(dl_comm *c, void *buf, size_t count, dl_dtype t, dl_red op)
 {
     dl_comm_args a;
-    DL_TRY(comm_allreduce_args_("allreduce", buf, count, t, op, &a));
+    DL_TRY(dl_comm_allreduce_args_("allreduce", buf, count, t, op, &a));
     return run(c, &a, "allreduce");
 }
 
@@ -224,7 +224,7 @@ dl_status dl_comm_allreduce_async(dl_comm *c, void *buf, size_t count, dl_dtype 
 {
     *out = NULL;
     dl_comm_args a;
-    DL_TRY(comm_allreduce_args_("allreduce_async", buf, count, t, op, &a));
+    DL_TRY(dl_comm_allreduce_args_("allreduce_async", buf, count, t, op, &a));
     return run_async(c, &a, DL_OP_ALLREDUCE_ASYNC, "allreduce_async", out);
 }
 
@@ -240,7 +240,7 @@ dl_status dl_comm_wait(dl_comm *c, dl_comm_req *r)
 dl_status dl_comm_allgather(dl_comm *c, const void *send, void *recv, size_t count, dl_dtype t)
 {
     dl_comm_args a;
-    DL_TRY(comm_allgather_args_(c->size, send, recv, count, t, &a));
+    DL_TRY(dl_comm_allgather_args_(c->size, send, recv, count, t, &a));
     return run(c, &a, "allgather");
 }
 
@@ -248,21 +248,21 @@ dl_status dl_comm_sendrecv(dl_comm *c, const void *send, size_t send_count, int 
                            int src, dl_dtype t)
 {
     dl_comm_args a;
-    DL_TRY(comm_sendrecv_args_(c->rank, c->size, "sendrecv", send, send_count, dst, recv, recv_count, src, t, &a));
+    DL_TRY(dl_comm_sendrecv_args_(c->rank, c->size, "sendrecv", send, send_count, dst, recv, recv_count, src, t, &a));
     return run(c, &a, "sendrecv");
 }
 
 dl_status dl_comm_send(dl_comm *c, const void *buf, size_t count, int dst, dl_dtype t)
 {
     dl_comm_args a;
-    DL_TRY(comm_one_way_args_(c->rank, c->size, "send", buf, count, NULL, 0, dst, t, &a));
+    DL_TRY(dl_comm_one_way_args_(c->rank, c->size, "send", buf, count, NULL, 0, dst, t, &a));
     return run(c, &a, "send");
 }
 
 dl_status dl_comm_recv(dl_comm *c, void *buf, size_t count, int src, dl_dtype t)
 {
     dl_comm_args a;
-    DL_TRY(comm_one_way_args_(c->rank, c->size, "recv", NULL, 0, buf, count, src, t, &a));
+    DL_TRY(dl_comm_one_way_args_(c->rank, c->size, "recv", NULL, 0, buf, count, src, t, &a));
     return run(c, &a, "recv");
 }
 
@@ -273,6 +273,6 @@ dl_status dl_comm_isendrecv(dl_comm *c, const void *send, size_t send_count, int
         return dl_error_set(DL_ERR_ARG, "comm: isendrecv without a request to return");
     *req = NULL;
     dl_comm_args a;
-    DL_TRY(comm_sendrecv_args_(c->rank, c->size, "isendrecv", send, send_count, dst, recv, recv_count, src, t, &a));
+    DL_TRY(dl_comm_sendrecv_args_(c->rank, c->size, "isendrecv", send, send_count, dst, recv, recv_count, src, t, &a));
     return run_async(c, &a, DL_OP_SENDRECV, "isendrecv", req);
 }

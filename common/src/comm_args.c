@@ -40,7 +40,7 @@ static dl_status check_peers(int rank, int size, const char *what, int dst, int 
     return DL_OK;
 }
 
-dl_status comm_broadcast_args_(int size, void *buf, size_t count, dl_dtype t, int root, dl_comm_args *a)
+dl_status dl_comm_broadcast_args_(int size, void *buf, size_t count, dl_dtype t, int root, dl_comm_args *a)
 {
     DL_TRY(check_buffer("broadcast", buf, count, t));
     if (root < 0 || root >= size)
@@ -55,7 +55,7 @@ dl_status comm_broadcast_args_(int size, void *buf, size_t count, dl_dtype t, in
     return DL_OK;
 }
 
-dl_status comm_allreduce_args_(const char *what, void *buf, size_t count, dl_dtype t, dl_red op, dl_comm_args *a)
+dl_status dl_comm_allreduce_args_(const char *what, void *buf, size_t count, dl_dtype t, dl_red op, dl_comm_args *a)
 {
     DL_TRY(check_buffer(what, buf, count, t));
     DL_TRY(check_reduction(what, t, op));
@@ -64,7 +64,7 @@ dl_status comm_allreduce_args_(const char *what, void *buf, size_t count, dl_dty
     return DL_OK;
 }
 
-dl_status comm_allgather_args_(int size, const void *send, void *recv, size_t count, dl_dtype t, dl_comm_args *a)
+dl_status dl_comm_allgather_args_(int size, const void *send, void *recv, size_t count, dl_dtype t, dl_comm_args *a)
 {
     DL_TRY(check_buffer("allgather", send, count, t));
     DL_TRY(check_buffer("allgather", recv, count, t));
@@ -77,8 +77,8 @@ dl_status comm_allgather_args_(int size, const void *send, void *recv, size_t co
     return DL_OK;
 }
 
-dl_status comm_sendrecv_args_(int rank, int size, const char *what, const void *send, size_t send_count, int dst,
-                              void *recv, size_t recv_count, int src, dl_dtype t, dl_comm_args *a)
+dl_status dl_comm_sendrecv_args_(int rank, int size, const char *what, const void *send, size_t send_count, int dst,
+                                 void *recv, size_t recv_count, int src, dl_dtype t, dl_comm_args *a)
 {
     DL_TRY(check_buffer(what, send, send_count, t));
     DL_TRY(check_buffer(what, recv, recv_count, t));
@@ -94,8 +94,8 @@ dl_status comm_sendrecv_args_(int rank, int size, const char *what, const void *
     return DL_OK;
 }
 
-dl_status comm_one_way_args_(int rank, int size, const char *what, const void *send, size_t send_count, void *recv,
-                             size_t recv_count, int peer, dl_dtype t, dl_comm_args *a)
+dl_status dl_comm_one_way_args_(int rank, int size, const char *what, const void *send, size_t send_count, void *recv,
+                                size_t recv_count, int peer, dl_dtype t, dl_comm_args *a)
 {
     DL_TRY(check_buffer(what, send != NULL ? send : recv, send_count + recv_count, t));
     if (peer < 0 || peer >= size || peer == rank)

@@ -14,14 +14,14 @@
 #include "dl/dtype.h" // dl_dtype
 
 /* rank of size: the caller's place in the world, which the peers are checked against. */
-dl_status comm_broadcast_args_(int size, void *buf, size_t count, dl_dtype t, int root, dl_comm_args *a);
-dl_status comm_allreduce_args_(const char *what, void *buf, size_t count, dl_dtype t, dl_red op, dl_comm_args *a);
-dl_status comm_allgather_args_(int size, const void *send, void *recv, size_t count, dl_dtype t, dl_comm_args *a);
-dl_status comm_sendrecv_args_(int rank, int size, const char *what, const void *send, size_t send_count, int dst,
-                              void *recv, size_t recv_count, int src, dl_dtype t, dl_comm_args *a);
+dl_status dl_comm_broadcast_args_(int size, void *buf, size_t count, dl_dtype t, int root, dl_comm_args *a);
+dl_status dl_comm_allreduce_args_(const char *what, void *buf, size_t count, dl_dtype t, dl_red op, dl_comm_args *a);
+dl_status dl_comm_allgather_args_(int size, const void *send, void *recv, size_t count, dl_dtype t, dl_comm_args *a);
+dl_status dl_comm_sendrecv_args_(int rank, int size, const char *what, const void *send, size_t send_count, int dst,
+                                 void *recv, size_t recv_count, int src, dl_dtype t, dl_comm_args *a);
 /* One way: the other side of a sendrecv does not exist (count 0), and the
  * peer is another rank (a blocking message to itself could never arrive). */
-dl_status comm_one_way_args_(int rank, int size, const char *what, const void *send, size_t send_count, void *recv,
-                             size_t recv_count, int peer, dl_dtype t, dl_comm_args *a);
+dl_status dl_comm_one_way_args_(int rank, int size, const char *what, const void *send, size_t send_count, void *recv,
+                                size_t recv_count, int peer, dl_dtype t, dl_comm_args *a);
 
 #endif /* DL_COMM_ARGS_H */

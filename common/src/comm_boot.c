@@ -13,7 +13,7 @@
 #include <string.h> // strcat
 
 #include "comm_backend.h" // dl_comm_args, dl_mpi_*_, dl_nccl_*_
-#include "comm_impl.h" // struct dl_comm, comm_claimed_
+#include "comm_impl.h" // struct dl_comm, dl_comm_claimed_
 #include "dl/launch.h" // dl_comm_launcher, dl_comm_slurm_tasks
 #include "dl/trace.h" // dl_trace_use_device
 
@@ -65,7 +65,7 @@ static dl_status mpi_run(dl_comm *c, const dl_comm_args *a, const char *what)
 
 dl_status dl_comm_use_device(dl_comm *c, const dl_device *dev)
 {
-    if (c->backend != BACKEND_SELF && !comm_claimed_(c, dev))
+    if (c->backend != BACKEND_SELF && !dl_comm_claimed_(c, dev))
         DL_TRY(dl_comm_claim_device(c, dev->kind, dev->ordinal));
     if (dev->kind != DL_DEVICE_CUDA || c->backend == BACKEND_SELF) {
         // the CPU keeps MPI; one rank on a GPU needs no NCCL (its collectives are copies)

@@ -26,6 +26,6 @@ struct dl_comm {
 };
 
 /* placement.c: dev is what c's rank claimed last, with a verdict of DL_OK. */
-int comm_claimed_(const dl_comm *c, const dl_device *dev);
+int dl_comm_claimed_(const dl_comm *c, const dl_device *dev);
 
 #endif /* DL_COMM_IMPL_H */

@@ -14,7 +14,7 @@
 #include "dl/data.h" // dl_npy_write_f32
 #include "dl/ops.h" // dl_cast
 #include "dl/rng.h" // dl_rng
-#include "mlp_impl.h" // mlp_on_gpu, mlp_check_batch_
+#include "mlp_impl.h" // mlp_on_gpu, dl_mlp_check_batch_
 
 static void free16(dl_mlp *m)
 {
@@ -219,7 +219,7 @@ dl_status dl_mlp_set_loss_scale(dl_mlp *m, float s)
     return DL_OK;
 }
 
-dl_status mlp_check_batch_(const dl_mlp *m, size_t n)
+dl_status dl_mlp_check_batch_(const dl_mlp *m, size_t n)
 {
     if (n == 0 || n > m->max_batch)
         return dl_error_set(DL_ERR_ARG, "mlp: a batch of %zu rows; expected 1 to max_batch = %zu", n, m->max_batch);

@@ -5,7 +5,7 @@
 #include "backend.h" // dl_cuda_*_ kernels
 #include "dl/blas.h" // dl_gemm, dl_gemv, dl_gemm_ex, dl_flops_add
 #include "dl/trace.h" // dl_trace_begin, dl_trace_end
-#include "mlp_impl.h" // mlp_on_gpu, mlp_check_batch_, mlp_cpu_relu_mask
+#include "mlp_impl.h" // mlp_on_gpu, dl_mlp_check_batch_, dl_mlp_cpu_relu_mask_
 
 /* Layer l's 16-bit gradients from dY (t = m->compute): gW16, gb16 and,
  * but for the first layer, dX16 into a free delta16 (*which), then *dY. */
@@ -96,7 +96,7 @@ static dl_status layer32(dl_mlp *m, int l, const float *X, size_t n, int accumul
     if (mlp_on_gpu(m)) {
         DL_TRY(dl_cuda_relu_mask_(m->dev, prev, A, n * L->in));
     } else {
-        mlp_cpu_relu_mask(prev, A, n * L->in);
+        dl_mlp_cpu_relu_mask_(prev, A, n * L->in);
     }
     *delta = prev;
     return DL_OK;
@@ -104,7 +104,7 @@ static dl_status layer32(dl_mlp *m, int l, const float *X, size_t n, int accumul
 
 dl_status dl_mlp_backward(dl_mlp *m, const float *X, size_t n, int accumulate, dl_mlp_ready_fn ready, void *ctx)
 {
-    DL_TRY(mlp_check_batch_(m, n));
+    DL_TRY(dl_mlp_check_batch_(m, n));
     if (n != m->batch)
         return dl_error_set(DL_ERR_ARG, "mlp: backward over %zu rows after a forward of %zu", n, m->batch);
     if (dl_lowp(m->compute))

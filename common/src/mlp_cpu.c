@@ -41,7 +41,7 @@ static void bias_act_rows(void *ctx, size_t lo, size_t hi)
     }
 }
 
-void mlp_cpu_bias_act(float *Z, const float *b, size_t n, size_t out, int relu)
+void dl_mlp_cpu_bias_act_(float *Z, const float *b, size_t n, size_t out, int relu)
 {
     bias_act_job J = {Z, b, out, relu};
     dl_par_for(n, PAR_GRAIN / (out > 0 ? out : 1) + 1, bias_act_rows, &J);
@@ -62,7 +62,7 @@ static void relu_mask_range(void *ctx, size_t lo, size_t hi)
         d[k] = a[k] > 0.0f ? d[k] : 0.0f;
 }
 
-void mlp_cpu_relu_mask(float *d, const float *a, size_t count)
+void dl_mlp_cpu_relu_mask_(float *d, const float *a, size_t count)
 {
     mask_job J = {d, a};
     dl_par_for(count, PAR_GRAIN, relu_mask_range, &J);
@@ -84,7 +84,7 @@ static void sgd_range(void *ctx, size_t lo, size_t hi)
         dl_sgd_update(&p[k], &v[k], g[k], J->lr, J->mu, J->wd);
 }
 
-void mlp_cpu_sgd(float *p, const float *g, float *v, size_t n, float lr, float mu, float wd)
+void dl_mlp_cpu_sgd_(float *p, const float *g, float *v, size_t n, float lr, float mu, float wd)
 {
     sgd_job J = {p, v, g, lr, mu, wd};
     dl_par_for(n, PAR_GRAIN, sgd_range, &J);

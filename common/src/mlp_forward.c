@@ -9,7 +9,7 @@
 #include "dl/nn_math.h" // dl_softmax_xent_row, dl_argmax_row
 #include "dl/ops.h" // dl_cast
 #include "dl/trace.h" // dl_trace_begin, dl_trace_end
-#include "mlp_impl.h" // mlp_on_gpu, mlp_check_batch_, mlp_cpu_bias_act
+#include "mlp_impl.h" // mlp_on_gpu, dl_mlp_check_batch_, dl_mlp_cpu_bias_act_
 
 /* The 16-bit forward (t = m->compute): X rounded to t, then per layer the
  * fp32 GEMM sum (in delta[0], free in forward) + bias, ReLU, rounded once
@@ -56,7 +56,7 @@ static dl_status forward32(dl_mlp *m, const float *X, size_t n)
         if (mlp_on_gpu(m)) {
             DL_TRY(dl_cuda_bias_act_(m->dev, Z, L->b, n, L->out, relu));
         } else {
-            mlp_cpu_bias_act(Z, L->b, n, L->out, relu);
+            dl_mlp_cpu_bias_act_(Z, L->b, n, L->out, relu);
         }
         if (m->post != NULL)
             DL_TRY(m->post(m->hook_ctx, l, DL_MLP_FORWARD));
@@ -67,7 +67,7 @@ static dl_status forward32(dl_mlp *m, const float *X, size_t n)
 
 dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
 {
-    DL_TRY(mlp_check_batch_(m, n));
+    DL_TRY(dl_mlp_check_batch_(m, n));
     size_t span = dl_trace_begin(DL_EV_FORWARD, 0, 0, 0);
     dl_status st = dl_lowp(m->compute) ? forward16(m, X, n) : forward32(m, X, n);
     if (st == DL_OK)
@@ -78,7 +78,7 @@ dl_status dl_mlp_forward(dl_mlp *m, const float *X, size_t n)
 
 dl_status dl_mlp_loss(dl_mlp *m, const int32_t *y, size_t n, double *loss)
 {
-    DL_TRY(mlp_check_batch_(m, n));
+    DL_TRY(dl_mlp_check_batch_(m, n));
     if (n != m->batch)
         return dl_error_set(DL_ERR_ARG, "mlp: loss over %zu rows after a forward of %zu", n, m->batch);
     const dl_mlp_layer *L = &m->layer[m->n_layers - 1];

@@ -16,15 +16,15 @@ static inline int mlp_on_gpu(const dl_mlp *m)
 }
 
 /* DL_OK for a batch of 1 to max_batch rows, else DL_ERR_ARG. */
-dl_status mlp_check_batch_(const dl_mlp *m, size_t n);
+dl_status dl_mlp_check_batch_(const dl_mlp *m, size_t n);
 
 // ---- the CPU's element-wise loops (mlp_cpu.c); cannot fail ----
 
 /* Z (n, out) += b, then ReLU when relu. */
-void mlp_cpu_bias_act(float *Z, const float *b, size_t n, size_t out, int relu);
+void dl_mlp_cpu_bias_act_(float *Z, const float *b, size_t n, size_t out, int relu);
 /* d[k] = 0 where a[k] is not > 0 (ReLU's derivative), k < count. */
-void mlp_cpu_relu_mask(float *d, const float *a, size_t count);
+void dl_mlp_cpu_relu_mask_(float *d, const float *a, size_t count);
 /* dl_sgd_update on n elements. */
-void mlp_cpu_sgd(float *p, const float *g, float *v, size_t n, float lr, float mu, float wd);
+void dl_mlp_cpu_sgd_(float *p, const float *g, float *v, size_t n, float lr, float mu, float wd);
 
 #endif /* DL_MLP_IMPL_H */

@@ -4,7 +4,7 @@
 
 #include "backend.h" // dl_cuda_sgd_
 #include "dl/trace.h" // dl_trace_begin, dl_trace_end
-#include "mlp_impl.h" // mlp_on_gpu, mlp_cpu_sgd
+#include "mlp_impl.h" // mlp_on_gpu, dl_mlp_cpu_sgd_
 
 /* n elements, all weights (decayed by wd) or all biases (wd 0), at p, g, v. */
 static dl_status sgd_run(const dl_mlp *m, size_t n, float *p, const float *g, float *v, float lr, float mu, float wd)
@@ -14,7 +14,7 @@ static dl_status sgd_run(const dl_mlp *m, size_t n, float *p, const float *g, fl
     dl_dev_count_launch(5.0 * 4.0 * (double)n); // read p, g, v; write p, v
     if (mlp_on_gpu(m))
         return dl_cuda_sgd_(m->dev, p, g, v, n, lr, mu, wd);
-    mlp_cpu_sgd(p, g, v, n, lr, mu, wd);
+    dl_mlp_cpu_sgd_(p, g, v, n, lr, mu, wd);
     return DL_OK;
 }
 
@@ -58,8 +58,8 @@ static dl_status sgd_all(dl_mlp *m, float lr, float momentum, float weight_decay
             DL_TRY(dl_cuda_sgd_(m->dev, p + nw, g + nw, v + nw, L->out, lr, momentum, 0.0f));
             continue;
         }
-        mlp_cpu_sgd(p, g, v, nw, lr, momentum, weight_decay);
-        mlp_cpu_sgd(p + nw, g + nw, v + nw, L->count - nw, lr, momentum, 0.0f); // biases: no decay
+        dl_mlp_cpu_sgd_(p, g, v, nw, lr, momentum, weight_decay);
+        dl_mlp_cpu_sgd_(p + nw, g + nw, v + nw, L->count - nw, lr, momentum, 0.0f); // biases: no decay
     }
     return DL_OK;
 }

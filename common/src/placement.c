@@ -13,7 +13,7 @@
 #include <unistd.h> // gethostname
 
 #include "comm_backend.h" // dl_comm_args, dl_mpi_start_, dl_mpi_wait_
-#include "comm_impl.h" // struct dl_comm, comm_claimed_
+#include "comm_impl.h" // struct dl_comm, dl_comm_claimed_
 #include "dl/device.h" // dl_device_kind, dl_cuda_device_count, dl_built_with_emu, dl_emu_device_count
 #include "dl/status.h" // dl_error_set, dl_last_error, dl_error_clear
 
@@ -210,7 +210,7 @@ dl_status dl_comm_claim_device(dl_comm *c, dl_device_kind kind, int ordinal)
     return DL_OK;
 }
 
-int comm_claimed_(const dl_comm *c, const dl_device *dev)
+int dl_comm_claimed_(const dl_comm *c, const dl_device *dev)
 {
     return c->claimed && c->claim_kind == dev->kind &&
            (dev->kind != DL_DEVICE_CUDA || c->claim_ordinal == dev->ordinal);
