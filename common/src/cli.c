@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/cli.h"
 
-#include "dl/comm.h" // dl_comm_launcher, dl_comm_slurm_tasks
+#include "dl/launch.h" // dl_comm_launcher, dl_comm_slurm_tasks
 #include "dl/fs.h" // dl_check_writable
 
 #include <errno.h> // errno, ERANGE
@@ -308,7 +308,7 @@ static const dl_opt *find(const char *name, size_t len, const dl_opt *a, size_t 
 int dl_cli_single_process(const char *prog)
 {
     const char *var = NULL;
-    int ranks = dl_comm_launcher(&var, NULL); // mpirun, mpiexec, dlrun, torchrun: one list, in dl/comm.h
+    int ranks = dl_comm_launcher(&var, NULL); // mpirun, mpiexec, dlrun, torchrun: one list, in dl/launch.h
     if (ranks > 1) {
         fprintf(stderr,
                 "%s: error: this lab runs as one process, but it was started as one of %d ranks (%s=%s): "

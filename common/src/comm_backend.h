@@ -11,7 +11,8 @@
  * same two calls: start (queue it, return a request at once) and wait
  * (complete it, free the request). A blocking call is a start followed by a
  * wait. So adding an operation touches dl/comm.h (its contract and its
- * dl_comm_op), comm.c (argument checks, counters, the world of one) and one
+ * dl_comm_op), comm.c (its route, the world of one), comm_args.c (its
+ * argument checks) and one
  * case in each transport's start — not this header, not the stubs.
  *
  * The dispatcher has checked the arguments (ranks in range, counts below 2^31,
@@ -99,12 +100,6 @@ void dl_mpi_abort_(dl_mpi *m, int code);
 dl_status dl_mpi_start_(dl_mpi *m, const dl_comm_args *a, void **req);
 /* what names the call in errors and in the watchdog's message. */
 dl_status dl_mpi_wait_(dl_mpi *m, void *req, const char *what);
-
-/* placement.c: every rank's device claim (this one's: kind, ordinal),
- * gathered over mpi (size ranks; uncounted, the bootstrap's) and judged by
- * dl_comm_check_claims on every rank alike: DL_OK, or the one verdict every
- * rank returns. */
-dl_status dl_place_claims_(dl_mpi *mpi, int size, dl_device_kind kind, int ordinal);
 
 // ---- NCCL (src/cuda/comm_nccl.cu; src/nccl_stub.c without NCCL) ----
 

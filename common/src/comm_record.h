@@ -1,4 +1,4 @@
-/* comm_record.h — dl_comm's recorders, for comm.c alone: the counters
+/* comm_record.h — dl_comm's recorders, for its files alone: the counters
  * (dl_comm_stats), the transport log (dl_comm_log), the p2p log
  * (dl/p2plog.h) and the timeline (dl/trace.h).
  *

@@ -1,10 +1,10 @@
 /* mpi_stub.c — the MPI transport in a build without MPI: a program started on
- * its own is still a world of one (comm.c never opens MPI then), and one
+ * its own is still a world of one (comm_boot.c never opens MPI then), and one
  * started by a launcher (mpirun, or srun: dl_comm_slurm_tasks) as one of
  * several ranks fails with a clear message.
  * The only place MPI's absence is handled. */
 #include "comm_backend.h"
-#include "dl/comm.h" // dl_comm_launcher, dl_comm_slurm_tasks
+#include "dl/launch.h" // dl_comm_launcher, dl_comm_slurm_tasks
 
 static dl_status no_mpi(void)
 {

@@ -1,72 +1,21 @@
-/* placement.c — where the ranks are: the launcher that started this process
- * (one list of its variables: dl_comm_launcher, dl_comm_slurm_tasks) and the
- * device each rank claims, agreed by every rank before any opens one (the
- * claims' exchange and their one verdict: dl_place_claims_,
- * dl_comm_check_claims). comm.c routes the operations; this file decides
- * nothing about them. */
+/* placement.c — where the ranks are: the device each rank claims, agreed by
+ * every rank before any opens one (dl_comm_claim_device; the claims'
+ * exchange and their one verdict: place_claims, dl_comm_check_claims).
+ * The launcher that started the ranks is launch.c's; comm.c routes the
+ * operations, and this file decides nothing about them. */
 #define _POSIX_C_SOURCE 200809L
 #include "dl/comm.h"
 
 #include <stdint.h> // int32_t
 #include <stdio.h> // snprintf
-#include <stdlib.h> // getenv, malloc, strtol, atoi
+#include <stdlib.h> // getenv, malloc, atoi
 #include <string.h> // memcpy, memset, strncmp
 #include <unistd.h> // gethostname
 
-#include "comm_backend.h" // dl_comm_args, dl_mpi_start_, dl_mpi_wait_, dl_place_claims_
+#include "comm_backend.h" // dl_comm_args, dl_mpi_start_, dl_mpi_wait_
+#include "comm_impl.h" // struct dl_comm, dl_comm_claimed_
 #include "dl/device.h" // dl_device_kind, dl_cuda_device_count, dl_built_with_emu, dl_emu_device_count
 #include "dl/status.h" // dl_error_set, dl_last_error, dl_error_clear
-
-// ---- the launcher ----
-
-/* A positive count from the environment variable name, else 0. */
-static int env_count(const char *name)
-{
-    const char *v = getenv(name);
-    if (v == NULL || v[0] < '1' || v[0] > '9')
-        return 0;
-    char *end;
-    long n = strtol(v, &end, 10);
-    return *end == '\0' && n <= 1 << 24 ? (int)n : 0;
-}
-
-int dl_comm_launcher(const char **var, int *mpi)
-{
-    static const struct {
-        const char *name;
-        int mpi, size; // an MPI launcher's; the variable holds the size (else: its presence says 1)
-    } vars[] = {{"OMPI_COMM_WORLD_SIZE", 1, 1},
-                {"PMI_SIZE", 1, 1},
-                {"PMIX_SIZE", 1, 1},
-                {"PMIX_RANK", 1, 0},
-                {"WORLD_SIZE", 0, 1}};
-    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
-        if (getenv(vars[k].name) == NULL)
-            continue;
-        if (var != NULL)
-            *var = vars[k].name;
-        if (mpi != NULL)
-            *mpi = vars[k].mpi;
-        int n = vars[k].size ? env_count(vars[k].name) : 1;
-        return n > 0 ? n : 1;
-    }
-    if (var != NULL)
-        *var = NULL;
-    if (mpi != NULL)
-        *mpi = 0;
-    return 0;
-}
-
-int dl_comm_slurm_tasks(void)
-{
-    int mpi = 0;
-    if (dl_comm_launcher(NULL, &mpi) > 0 && mpi)
-        return 0; // an MPI launcher's world, whatever step its daemons run in
-    if ((getenv("SLURM_STEP_ID") == NULL && getenv("SLURM_STEPID") == NULL) || getenv("SLURM_PROCID") == NULL)
-        return 0; // not a task of a step: a batch script, salloc's shell, no Slurm
-    int n = env_count("SLURM_STEP_NUM_TASKS");
-    return n > 0 ? n : env_count("SLURM_NTASKS");
-}
 
 // ---- one GPU per rank: the claims, their verdict, their exchange ----
 
@@ -211,7 +160,10 @@ static int gpus_seen(char *why, size_t len)
     return n;
 }
 
-dl_status dl_place_claims_(dl_mpi *mpi, int size, dl_device_kind kind, int ordinal)
+/* Every rank's device claim (this one's: kind, ordinal), gathered over mpi
+ * (size ranks; uncounted, the bootstrap's) and judged by dl_comm_check_claims
+ * on every rank alike: DL_OK, or the one verdict every rank returns. */
+static dl_status place_claims(dl_mpi *mpi, int size, dl_device_kind kind, int ordinal)
 {
     enum { WORDS = (sizeof(dl_comm_claim) + sizeof(int32_t) - 1) / sizeof(int32_t) };
     union {
@@ -244,4 +196,22 @@ dl_status dl_place_claims_(dl_mpi *mpi, int size, dl_device_kind kind, int ordin
     free(all);
     free(claims);
     return st;
+}
+
+dl_status dl_comm_claim_device(dl_comm *c, dl_device_kind kind, int ordinal)
+{
+    c->claimed = 0;
+    if (c->backend == BACKEND_SELF)
+        return DL_OK; // nothing to share; dl_device_open names what is missing
+    DL_TRY(place_claims(c->mpi, c->size, kind, ordinal)); // every rank's claim, one verdict
+    c->claimed = 1;
+    c->claim_kind = kind;
+    c->claim_ordinal = kind == DL_DEVICE_CUDA ? ordinal : 0;
+    return DL_OK;
+}
+
+int dl_comm_claimed_(const dl_comm *c, const dl_device *dev)
+{
+    return c->claimed && c->claim_kind == dev->kind &&
+           (dev->kind != DL_DEVICE_CUDA || c->claim_ordinal == dev->ordinal);
 }

@@ -18,6 +18,7 @@
 #include "dl/mlp.h"
 #include "dl/ops.h" // dl_cast, dl_unscale
 #include "dl/rng.h"
+#include "dl/trace.h" // dl_trace_start, dl_trace_events
 
 static void data(size_t n, size_t d, int C, float **X, int32_t **y)
 {
@@ -843,8 +844,16 @@ START_TEST(test_hooks_move_layers)
     ck_assert_str_eq(h.calls, "f0F0f1F1f2F2b2B2b1B1b0B0");
     ck_assert_st(dl_mlp_set_precision(&m, DL_F16), DL_ERR_ARG); // hooks are fp32's
     h.n_calls = 0, h.fail_at = 3; // the third call, layer 1's pre, fails
+    dl_trace_clear();
+    dl_trace_start(0);
     ck_assert_st(dl_mlp_forward(&m, X, n), DL_ERR_IO);
+    dl_trace_stop();
     ck_assert_int_eq(h.n_calls, 6); // f0 F0 f1, and no more
+    size_t ns = 0;
+    const dl_span *sp = dl_trace_events(&ns);
+    ck_assert_uint_eq(ns, 1);
+    ck_assert_msg(sp[0].kind == DL_EV_FORWARD && sp[0].t1 >= 0, "the failed forward left its span open");
+    dl_trace_clear();
     free(h.W[1]), free(h.src), free(h.gout), free(X), free(y);
     dl_mlp_free(&plain);
     ck_assert_st(dl_mlp_set_hooks(&m, NULL, NULL, NULL), DL_OK);

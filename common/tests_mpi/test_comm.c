@@ -33,6 +33,7 @@
 #include "dl/ops.h" // dl_cast
 #include "dl/rank.h" // dl_rank_device, dl_rank_exit
 #include "dl/replica.h" // dl_replica_diff
+#include "dl/trace.h" // dl_trace_start, dl_trace_events, dl_trace_stop
 
 static int failures;
 
@@ -335,6 +336,27 @@ static void test_counters(dl_comm *c)
     CHECK(s.seconds[DL_OP_ALLREDUCE] >= 0, "time in allreduce");
 }
 
+/* Every span opened is closed on every path: an allreduce the transport
+ * refuses when it starts (MPI reduces f16 by sum and avg only) still closes
+ * the timeline's span it opened, and so does one that ran. */
+static void test_failed_span(dl_comm *c)
+{
+    dl_trace_clear();
+    dl_trace_start(0);
+    dl_half h[4] = {0};
+    dl_status st = dl_comm_allreduce(c, h, 4, DL_F16, DL_RED_MAX);
+    CHECK(st == DL_ERR_UNSUPPORTED, "an f16 max over MPI returned %s", dl_status_name(st));
+    float x[2] = {1, 2};
+    OK(dl_comm_allreduce(c, x, 2, DL_F32, DL_RED_SUM));
+    dl_trace_stop();
+    size_t n = 0;
+    const dl_span *ev = dl_trace_events(&n);
+    CHECK(n == 2, "%zu spans for two allreduces", n);
+    for (size_t k = 0; k < n; k++)
+        CHECK(ev[k].t1 >= 0, "span %zu (%s) left open", k, dl_trace_kind_name(ev[k].kind));
+    dl_trace_clear();
+}
+
 /* The same operations with buffers on this rank's GPU (NCCL, or a world of
  * one). Used by `make test-gpu`. Finalizes c before it closes the device c
  * is bound to (dl_comm_finalize reads it and destroys the NCCL communicator on it). */
@@ -526,6 +548,8 @@ int main(int argc, char **argv)
         if (size % 2 == 0 || size == 1)
             test_send_recv(c);
         test_counters(c);
+        if (strcmp(dl_comm_backend(c), "mpi") == 0) // a world of one without a launcher refuses nothing
+            test_failed_span(c);
         test_replica(c);
         test_eval(c);
         test_epoch(c);

@@ -10,6 +10,7 @@
 #include <stdint.h> // int32_t, int64_t, uint64_t
 
 #include "dl/data.h" // dl_data, dl_dataset
+#include "dl/metrics.h" // DL_CSV_SCHEMA
 #include "dl/split.h" // dl_split
 #include "dl/status.h" // dl_status
 #include "dl/summary.h" // dl_run_io
@@ -45,6 +46,36 @@ typedef struct lab02_balance {
     double *spread; /* (seeds, 7): the seed, then the rare class's share in the six parts */
     double sd[6]; /* sample std over the seeds of each of the six shares */
 } lab02_balance;
+
+/* The rare class's share of each part over the seeds: lab02_balance.spread's columns. */
+// clang-format off
+#define SPREAD(X)                            \
+    X(SP_SEED, "seed")                       \
+    X(SP_RANDOM, "random_train")             \
+    X(SP_RANDOM_VAL, "random_val")           \
+    X(SP_RANDOM_TEST, "random_test")         \
+    X(SP_STRATIFIED, "stratified_train")     \
+    X(SP_STRATIFIED_VAL, "stratified_val")   \
+    X(SP_STRATIFIED_TEST, "stratified_test")
+// clang-format on
+DL_CSV_SCHEMA(spread_cols, SPREAD);
+/* Each class's share of each part: the class, then lab02_balance.shares's columns. */
+// clang-format off
+#define SHARES(X)                            \
+    X(SH_CLASS, "class")                     \
+    X(SH_RANDOM, "random_train")             \
+    X(SH_RANDOM_VAL, "random_val")           \
+    X(SH_RANDOM_TEST, "random_test")         \
+    X(SH_STRATIFIED, "stratified_train")     \
+    X(SH_STRATIFIED_VAL, "stratified_val")   \
+    X(SH_STRATIFIED_TEST, "stratified_test") \
+    X(SH_POOL, "pool")
+// clang-format on
+DL_CSV_SCHEMA(shares, SHARES);
+
+/* shares[c][col] of lab02_balance (no label column: col of SHARES less one) */
+#define SHARE(b, c, col) ((b)->shares[(size_t)(c) * (SHARES_NCOLS - 1) + (col)-1])
+_Static_assert(SHARES_NCOLS - 1 == 7 && SPREAD_NCOLS == 7, "lab02_balance's shares and spread are (, 7)");
 
 /* Fills b for the pool data->train split into rnd and strat with frac; an
  * official test split (data->has_test) is the test part of both. The spread

@@ -19,6 +19,11 @@
 typedef enum kit_mode { KIT_DDP = 0, KIT_ZERO1, KIT_FSDP, KIT_MODES } kit_mode;
 extern const char *const kit_mode_names[KIT_MODES]; /* "ddp", "zero1", "fsdp" */
 
+/* What the kit records of one run beside the ledger (defined below, with
+ * the phases): one a run, owned by the driver, handed to every kit call
+ * that records or writes it. */
+typedef struct kit_record kit_record;
+
 /* The run's ledger as the kit keeps it, out of your code's reach: the counts
  * in a shard_mem are a copy any code of the rank could write, so everything
  * the run reports and the grader reads (summary.json, memory.csv, the dump)
@@ -213,7 +218,7 @@ dl_status kit_write_largest(const char *dir);
  * under kit_fsdp_record, FSDP's record. The driver calls it only once your
  * code has given back its state on every rank (a barrier): nothing of yours
  * runs after it, so what it writes is what the run did. */
-dl_status kit_dump(const char *dir, dl_comm *c, const float *params, size_t n);
+dl_status kit_dump(const kit_record *R, const char *dir, dl_comm *c, const float *params, size_t n);
 
 /* The dump's files, by column; the grader reads them by these names. */
 // clang-format off
@@ -262,12 +267,12 @@ DL_CSV_SCHEMA(kit_layout, KIT_LAYOUT);
  * and of each of its layers (called once, in the set-up: your task 1's
  * functions, called by the kit); kit_layout_note one buffer's. Cannot fail
  * (what its memory cannot hold is dropped, and the dump says so). */
-void kit_layout_record(const dl_mlp *m, int P);
-void kit_layout_note(const char *of, size_t n, int P);
+void kit_layout_record(kit_record *R, const dl_mlp *m, int P);
+void kit_layout_note(kit_record *R, const char *of, size_t n, int P);
 /* Writes DIR/layout.RANK.csv (the rows noted so far). */
-dl_status kit_write_layout(const char *dir, int rank);
+dl_status kit_write_layout(const kit_record *R, const char *dir, int rank);
 /* Writes DIR/comm.RANK.csv: the transport's log so far, each record with its phase. */
-dl_status kit_write_log(const char *dir, dl_comm *c);
+dl_status kit_write_log(const kit_record *R, const char *dir, dl_comm *c);
 
 /* The phases of the transport's log, so that the grader tells the training
  * steps' traffic from the kit's own (the epoch clock's barrier, the loss's
@@ -282,10 +287,54 @@ typedef enum kit_phase_kind {
     KIT_PHASES
 } kit_phase_kind;
 extern const char *const kit_phase_names[KIT_PHASES]; /* "none", "step", "reduce_scatter", "all_gather" */
+
+/* The run's records (kit_record.c): the phases of the transport's log
+ * (kit_phase), the shards your code cuts (kit_layout_note) and FSDP's layers
+ * marked around your hooks (kit_fsdp_record). The driver owns one, made
+ * ready by kit_record_init; the process's end frees it. */
+#define KIT_LAYOUT_MAX 64
+enum { KIT_LM_ENTER = 0, KIT_LM_COMPUTE, KIT_LM_COMPUTED, KIT_LM_STANDIN, KIT_LMS };
+struct kit_record {
+    struct kit_marks { /* from record `at` of the log on, phase (kind, id) */
+        struct kit_mark {
+            size_t at;
+            kit_phase_kind kind;
+            long id;
+        } * v;
+        size_t n, cap, dropped;
+        long step; /* the step the log is in, -1 outside one */
+    } marks;
+    struct kit_layout { /* each buffer noted: what it is, its n, shard_offset's P + 1 answers */
+        struct kit_lay {
+            char of[16];
+            size_t n;
+            int P;
+            size_t off[SHARD_MAX_RANKS + 1], cnt[SHARD_MAX_RANKS];
+        } v[KIT_LAYOUT_MAX];
+        int n, dropped;
+    } lay;
+    struct kit_hooked { /* your hooks, called by the kit's own */
+        int on; /* recording (kit_fsdp_record) */
+        dl_mlp *m;
+        const fsdp_state *f;
+        float *whole; /* the kit's stand-in for a layer backward found not whole (recording only) */
+        dl_mlp_hook_fn pre, post;
+        void *ctx;
+        struct kit_lmark {
+            long step;
+            int pass, layer, what; /* pass: dl_mlp_phase; what: KIT_LM_* */
+            size_t p2p, span; /* events of the p2p record and of the trace before this point */
+        } * v;
+        size_t n, cap, dropped;
+    } hooked;
+};
+/* R empty, outside any phase. Cannot fail. */
+void kit_record_init(kit_record *R);
+
 /* From now on, records belong to phase (kind, id), until the next call
  * (kind KIT_PH_NONE: to none). Needs dl_comm_log_start first; cannot fail
  * (a mark its memory cannot hold is dropped, and the dump says so). */
-void kit_phase(dl_comm *c, kit_phase_kind kind, long id);
+void kit_phase(kit_record *R, dl_comm *c, kit_phase_kind kind, long id);
 
 /* FSDP under --dump (the grader's overlap item): from now on, the trace
  * (dl/trace.h: backward's span per layer) and the kit's record of every
@@ -300,13 +349,13 @@ void kit_phase(dl_comm *c, kit_phase_kind kind, long id);
  * the kit (kit_layer_whole on f's shards, outside the step's traffic,
  * marked "stand-in"), so that the grader judges the rest of the run and
  * names that mistake once. */
-void kit_fsdp_record(dl_mlp *m, const fsdp_state *f);
+void kit_fsdp_record(kit_record *R, dl_mlp *m, const fsdp_state *f);
 /* Puts the kit's hooks in front of the model's own (again, if they were
  * replaced): they mark the layers under kit_fsdp_record, and always check,
  * when your pre hook returns, that the layer's views are set (W and b, in
  * backward gW and gb too), stopping the step with a message naming the
  * layer and the view where one is NULL. */
-void kit_fsdp_watch(dl_mlp *m);
+void kit_fsdp_watch(kit_record *R, dl_mlp *m);
 
 /* The self-test of task 2 (--selftest reduce_scatter|all_gather --dump DIR),
  * run by every rank of c on dev with the log started: for each case k of
@@ -339,6 +388,6 @@ enum { KIT_ST_INPUT = 0, KIT_ST_SHARD, KIT_ST_JUNK };
 size_t kit_selftest_n(int P, int k); /* 0, 1, P − 1, 10, 1000, 100003 */
 /* A value in [-1, 1) with 24 significant bits, from a hash of (stream, k, rank, i). */
 float kit_selftest_value(int stream, int k, int rank, size_t i);
-dl_status kit_selftest(dl_comm *c, const dl_device *dev, const char *what, const char *dir);
+dl_status kit_selftest(kit_record *R, dl_comm *c, const dl_device *dev, const char *what, const char *dir);
 
 #endif /* LAB06_KIT_H */

@@ -31,11 +31,11 @@ float kit_selftest_value(int stream, int k, int rank, size_t i)
 }
 
 /* Notes your shards of case k in the layout ("caseK"). */
-static void note_case(int P, int k)
+static void note_case(kit_record *R, int P, int k)
 {
     char of[16];
     snprintf(of, sizeof of, "case%d", k);
-    kit_layout_note(of, kit_selftest_n(P, k), P);
+    kit_layout_note(R, of, kit_selftest_n(P, k), P);
 }
 
 /* This rank's shard of case k, [*lo, *hi): where your shard_offset puts it when your shards cut n into P
@@ -95,28 +95,28 @@ static dl_status failed(dl_status st, const char *fn, size_t n, int P)
 }
 
 /* One call of task 2's self-test on case k. */
-static dl_status ring_case(dl_comm *c, const dl_device *dev, int gather, int k, float *host, float *buf, float *scratch,
-                           kept *out)
+static dl_status ring_case(kit_record *R, dl_comm *c, const dl_device *dev, int gather, int k, float *host, float *buf,
+                           float *scratch, kept *out)
 {
     int P = dl_comm_size(c), r = dl_comm_rank(c);
     size_t n = kit_selftest_n(P, k);
-    note_case(P, k);
+    note_case(R, P, k);
     DL_TRY(fill(dev, host, buf, gather, P, r, k));
-    kit_phase(c, gather ? KIT_PH_ALL_GATHER : KIT_PH_REDUCE_SCATTER, k);
+    kit_phase(R, c, gather ? KIT_PH_ALL_GATHER : KIT_PH_REDUCE_SCATTER, k);
     dl_status st = gather ? shard_all_gather(c, dev, buf, n) : shard_reduce_scatter(c, dev, buf, n, scratch);
-    kit_phase(c, KIT_PH_NONE, -1);
+    kit_phase(R, c, KIT_PH_NONE, -1);
     if (st != DL_OK)
         return failed(st, gather ? "shard_all_gather" : "shard_reduce_scatter", n, P);
     return keep(out, dev, gather ? "ag" : "rs", k, r, buf, n);
 }
 
 /* One case of task 4's self-test: both collectives started, then waited (see kit.h). */
-static dl_status start_case(dl_comm *c, const dl_device *dev, int k, float *host, float *ag, float *grad, float *out,
-                            float *scratch, kept *res)
+static dl_status start_case(kit_record *R, dl_comm *c, const dl_device *dev, int k, float *host, float *ag, float *grad,
+                            float *out, float *scratch, kept *res)
 {
     int P = dl_comm_size(c), r = dl_comm_rank(c);
     size_t n = kit_selftest_n(P, k), lo, hi;
-    note_case(P, k);
+    note_case(R, P, k);
     own_shard(P, r, k, &lo, &hi);
     DL_TRY(fill(dev, host, ag, 1, P, r, k));
     DL_TRY(fill(dev, host, grad, 0, P, r, k));
@@ -127,15 +127,15 @@ static dl_status start_case(dl_comm *c, const dl_device *dev, int k, float *host
     int first = dev->kind != DL_DEVICE_CUDA;
     dl_status st = first && r > 0 ? dl_comm_barrier(c) : DL_OK;
     if (st == DL_OK) {
-        kit_phase(c, KIT_PH_ALL_GATHER, k);
+        kit_phase(R, c, KIT_PH_ALL_GATHER, k);
         st = shard_all_gather_start(c, dev, ag, n, &pa);
     }
     if (st == DL_OK) {
-        kit_phase(c, KIT_PH_REDUCE_SCATTER, k);
+        kit_phase(R, c, KIT_PH_REDUCE_SCATTER, k);
         fn = "shard_reduce_scatter_start";
         st = shard_reduce_scatter_start(c, dev, grad, n, hi > lo ? out : NULL, scratch, &pr);
     }
-    kit_phase(c, KIT_PH_NONE, -1);
+    kit_phase(R, c, KIT_PH_NONE, -1);
     if (st == DL_OK && first && r == 0)
         st = dl_comm_barrier(c);
     for (int w = 0; w < 2 && st == DL_OK; w++) { // waited in either order: odd ranks the reduce-scatter first
@@ -148,7 +148,7 @@ static dl_status start_case(dl_comm *c, const dl_device *dev, int k, float *host
     return keep(&res[1], dev, "rss", k, r, out, hi - lo);
 }
 
-dl_status kit_selftest(dl_comm *c, const dl_device *dev, const char *what, const char *dir)
+dl_status kit_selftest(kit_record *R, dl_comm *c, const dl_device *dev, const char *what, const char *dir)
 {
     int P = dl_comm_size(c), gather = strcmp(what, "all_gather") == 0, start = strcmp(what, "start") == 0;
     if (!gather && !start && strcmp(what, "reduce_scatter") != 0)
@@ -174,8 +174,8 @@ dl_status kit_selftest(dl_comm *c, const dl_device *dev, const char *what, const
         st = dl_malloc(dev, (void **)&out, most * sizeof *out);
     dl_comm_log_start(c, 0);
     for (int k = 0; k < KIT_SELFTEST_CASES && st == DL_OK; k++)
-        st = start ? start_case(c, dev, k, host, buf, grad, out, scratch, &res[2 * k])
-                   : ring_case(c, dev, gather, k, host, buf, scratch, &res[k]);
+        st = start ? start_case(R, c, dev, k, host, buf, grad, out, scratch, &res[2 * k])
+                   : ring_case(R, c, dev, gather, k, host, buf, scratch, &res[k]);
     if (st == DL_OK) // every rank past its last call: from here on no code of yours runs
         st = dl_comm_barrier(c);
     for (int k = 0; k < 2 * KIT_SELFTEST_CASES && st == DL_OK; k++) {
@@ -184,9 +184,9 @@ dl_status kit_selftest(dl_comm *c, const dl_device *dev, const char *what, const
             st = dl_npy_write_f32(path, res[k].v, 1, res[k].n);
     }
     if (st == DL_OK)
-        st = kit_write_log(dir, c);
+        st = kit_write_log(R, dir, c);
     if (st == DL_OK)
-        st = kit_write_layout(dir, dl_comm_rank(c));
+        st = kit_write_layout(R, dir, dl_comm_rank(c));
     for (int k = 0; k < 2 * KIT_SELFTEST_CASES; k++)
         free(res[k].v);
     free(host);
