@@ -86,7 +86,8 @@ static dl_status train(dl_engine *E)
 {
     const dl_lab *L = E->lab;
     dl_dev_stats_get(&E->io.resident); // the data is where the model reads it
-    dl_trace_start(0);
+    if (!(L->flags & DL_LAB_NO_TRACE))
+        dl_trace_start(0);
     double t0 = dl_now();
     for (int e = E->epoch0; e < E->a.epochs && !E->stop; e++) {
         DL_TRY(L->epoch(E, e));

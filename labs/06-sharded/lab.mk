@@ -4,6 +4,7 @@ LAB_06_STUDENT_C := shard.c zero.c fsdp.c
 LAB_06_STUDENT_CU :=
 LAB_06_STUDENT_H :=
 LAB_06_KIT_C := kit_ledger.c kit_model.c kit_record.c kit_train.c kit_selftest.c
+LAB_06_DRIVER_C := train.c outputs.c
 # The grader's files whose code answers this lab's tasks (its shard arithmetic, the ring's
 # schedule, the ZeRO-1 reference, lab06_ref.c): no release holds their source, only their objects
 # (tools/release-tree.sh).

@@ -33,7 +33,7 @@
  * - Training: the device's counters at the start (io.start, before comm),
  *   when the data is resident (io.resident, after start) and at the end
  *   (io.end); the trace started before the first epoch (and stopped after
- *   the last with DL_LAB_TRACE_STOP). Epochs run from E->epoch0 while
+ *   the last with DL_LAB_TRACE_STOP; never started with DL_LAB_NO_TRACE). Epochs run from E->epoch0 while
  *   e < --epochs and no hook set E->stop; io.epochs counts them and
  *   E->train_seconds times them.
  * - The end: dl_lab.finish (every rank); rank 0 writes E->metrics as
@@ -102,7 +102,8 @@ typedef struct dl_engine {
 enum dl_lab_flags {
     DL_LAB_OUT_EARLY = 1, /* --out prepared before the profile, device and data (a failed run leaves no summary) */
     DL_LAB_TRACE_STOP = 2, /* the trace stops after the last epoch (before io.end) */
-    DL_LAB_HOST = 4 /* no profile, device or data: a lab that computes on the host from its own inputs */
+    DL_LAB_HOST = 4, /* no profile, device or data: a lab that computes on the host from its own inputs */
+    DL_LAB_NO_TRACE = 8 /* the engine starts no trace (the lab starts its own, if any) */
 };
 
 /* A lab: its names, its flags and its hooks. Each hook gets the engine
