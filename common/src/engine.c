@@ -53,8 +53,8 @@ static dl_status prepare_out(const dl_engine *E)
 static dl_status setup(dl_engine *E)
 {
     const dl_lab *L = E->lab;
-    E->rank = dl_comm_rank(E->comm);
-    E->P = dl_comm_size(E->comm);
+    E->rank = E->comm != NULL ? dl_comm_rank(E->comm) : 0;
+    E->P = E->comm != NULL ? dl_comm_size(E->comm) : 1;
     E->a.quiet |= E->rank != 0; // one voice
     dl_progress_begin(&E->pr, E->a.epochs, 1, E->a.quiet); // the lab sets its steps per epoch when known
     if (E->t.hidden != NULL)
@@ -163,10 +163,12 @@ int dl_engine_main(const dl_lab *L, void *lab, int argc, char **argv)
     E.ctx = lab;
     dl_table_init(&E.metrics, L->metrics);
     dl_dev_stats_get(&E.io.start);
-    dl_status st = dl_comm_init(&argc, &argv, &E.comm);
+    dl_status st = L->flags & DL_LAB_ONE_PROCESS ? DL_OK : dl_comm_init(&argc, &argv, &E.comm);
     if (st != DL_OK)
         return dl_rank_exit(NULL, st, L->prog);
     int rc = dl_engine_parse(&E, argc, argv);
+    if (rc == DL_CLI_RUN && L->flags & DL_LAB_ONE_PROCESS)
+        rc = dl_cli_single_process(argv[0]);
     if (rc != DL_CLI_RUN) {
         dl_comm_finalize(E.comm);
         return rc == DL_CLI_HELP ? 0 : 2;

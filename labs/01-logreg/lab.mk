@@ -3,7 +3,8 @@ LAB_01_TITLE := logistic regression on one GPU, with feature scaling
 LAB_01_STUDENT_C := scaler.c logreg.c
 LAB_01_STUDENT_CU := logreg_cuda.cu
 LAB_01_STUDENT_H := logreg_math.h
-LAB_01_KIT_C := kit.c outputs.c
+LAB_01_KIT_C := kit.c
+LAB_01_DRIVER_C := outputs.c train.c
 LAB_01_KIT_CU := kit_cuda.cu
 # The student files are compiled for speed: -O3 turns GCC's loop vectoriser on
 # in full, and -fno-math-errno -fno-trapping-math let it treat expf and log1pf

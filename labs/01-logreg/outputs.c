@@ -10,18 +10,45 @@
 #include "dl/metrics.h" // DL_CSV_SCHEMA, dl_csv_write
 #include "dl/plot.h" // dl_plots_draw
 #include "dl/split.h" // dl_split_stratified
-#include "dl/summary.h" // dl_summary_write
+#include "dl/progress.h" // dl_progress_line
 #include "outputs.h"
 
 static const char *const part_names[3] = {"train", "val", "test"};
 
-// ---- the split ----
+// ---- the flags, the split, the teardown ----
 
-dl_status lab01_split_make(const dl_dataset *ds, const lab01_options *o, lab01_split *sd)
+void lab01_defaults(dl_engine *E)
 {
-    double fr[3] = {1.0 - o->val_frac - o->test_frac, o->val_frac, o->test_frac};
+    lab01_state *o = E->ctx;
+    E->a.lr = LOGREG_DEFAULT_LR;
+    E->a.epochs = LOGREG_DEFAULT_EPOCHS;
+    o->lambda = LOGREG_DEFAULT_LAMBDA;
+    o->tol = LOGREG_DEFAULT_TOL;
+    o->val_frac = 0.2;
+    o->test_frac = 0.2;
+}
+
+int lab01_options(dl_engine *E, dl_opt *out)
+{
+    lab01_state *o = E->ctx;
+    const dl_opt opts[] = {
+        {"lambda", DL_OPT_DOUBLE, &o->lambda, "X", "L2 strength (bias not penalised)", NULL, 0, 1e6},
+        {"tol", DL_OPT_DOUBLE, &o->tol, "X", "stop once |grad J| < tol; 0 runs every epoch", NULL, 0, 1e6},
+        {"no-scale", DL_OPT_FLAG, &o->no_scale, NULL, "train on the raw features (no scaler)", NULL, 1, 0},
+        {"no-compare", DL_OPT_FLAG, &o->no_compare, NULL, "skip the second run (raw vs standardised)", NULL, 1, 0},
+        {"val-frac", DL_OPT_DOUBLE, &o->val_frac, "X", "validation share of the rows", NULL, 0.01, 0.5},
+        {"test-frac", DL_OPT_DOUBLE, &o->test_frac, "X", "test share of the rows", NULL, 0.01, 0.5},
+    };
+    memcpy(out, opts, sizeof opts);
+    return (int)(sizeof opts / sizeof opts[0]);
+}
+
+dl_status lab01_split_make(const dl_dataset *ds, lab01_state *S, uint64_t seed)
+{
+    double fr[3] = {1.0 - S->val_frac - S->test_frac, S->val_frac, S->test_frac};
+    lab01_split *sd = &S->sd;
     dl_split sp;
-    DL_TRY(dl_split_stratified(ds->y, ds->n, ds->n_classes, fr, 3, o->a.seed, &sp));
+    DL_TRY(dl_split_stratified(ds->y, ds->n, ds->n_classes, fr, 3, seed, &sp));
     memset(sd, 0, sizeof *sd);
     sd->d = ds->d;
     for (int p = 0; p < 3; p++) {
@@ -50,46 +77,26 @@ dl_status lab01_split_make(const dl_dataset *ds, const lab01_options *o, lab01_s
     return DL_OK;
 }
 
-void lab01_split_free(lab01_split *sd)
+void lab01_teardown(dl_engine *E)
 {
-    for (int p = 0; p < 3; p++) {
-        free(sd->X[p]);
-        free(sd->y[p]);
+    lab01_state *S = E->ctx;
+    lab01_run *runs[2] = {&S->main_run, &S->other};
+    for (int k = 0; k < 2; k++) {
+        logreg_model_free(&runs[k]->m);
+        logreg_curve_free(&runs[k]->c);
     }
+    for (int p = 0; p < 3; p++) {
+        free(S->sd.X[p]);
+        free(S->sd.y[p]);
+        free(S->Xs[p]);
+    }
+    logreg_scaler_free(&S->s);
 }
 
 // ---- the CSVs ----
 
-// clang-format off
-#define METRICS(X)                \
-    X(M_EPOCH, "epoch")           \
-    X(M_TRAIN_LOSS, "train_loss") \
-    X(M_VAL_LOSS, "val_loss")     \
-    X(M_VAL_ACC, "val_acc")       \
-    X(M_GRAD_NORM, "grad_norm")
-// clang-format on
-DL_CSV_SCHEMA(metrics, METRICS);
 #define SCALING(X) X(S_EPOCH, "epoch") X(S_STANDARDISED, "standardised") X(S_RAW, "raw_features")
 DL_CSV_SCHEMA(scaling, SCALING);
-
-/* metrics.csv: r's curve, one row per epoch. DL_ERR_NOMEM or dl_csv_write's failure. */
-static dl_status write_metrics(const char *out, const lab01_run *r)
-{
-    double(*rows)[METRICS_NCOLS] = malloc((size_t)r->c.n * sizeof *rows);
-    if (rows == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < r->c.n; k++) {
-        double row[METRICS_NCOLS] = {[M_EPOCH] = k,
-                                     [M_TRAIN_LOSS] = r->c.train_loss[k],
-                                     [M_VAL_LOSS] = r->c.val_loss[k],
-                                     [M_VAL_ACC] = r->c.val_acc[k],
-                                     [M_GRAD_NORM] = r->c.grad_norm[k]};
-        memcpy(rows[k], row, sizeof row);
-    }
-    dl_status st = dl_csv_write(out, "metrics.csv", metrics, rows[0], r->c.n);
-    free(rows);
-    return st;
-}
 
 /* scaling.csv: the training loss per epoch on standardised and on raw
  * features (NAN after a run stopped). DL_ERR_NOMEM or dl_csv_write's failure. */
@@ -108,6 +115,41 @@ static dl_status write_scaling(const char *out, const lab01_run *scaled, const l
     dl_status st = dl_csv_write(out, "scaling.csv", scaling, rows[0], n);
     free(rows);
     return st;
+}
+
+// ---- the report ----
+
+dl_status lab01_report(dl_engine *E)
+{
+    const lab01_state *S = E->ctx;
+    const logreg_curve *c = &S->main_run.c;
+    int last = c->n - 1;
+    for (int k = 0; k <= last; k++) {
+        if (k == 0 || k == last || k == 1 || (k & (k - 1)) == 0)
+            dl_progress_line(&E->pr, 0, "epoch %5d  train_loss %.6f  val_loss %.6f  val_acc %.4f  |grad| %.3g", k,
+                             c->train_loss[k], c->val_loss[k], c->val_acc[k], c->grad_norm[k]);
+    }
+    dl_progress_line(&E->pr, 1, "lab01: %s after %d epochs (%.3f s): train loss %.6f, test accuracy %.4f",
+                     c->grad_norm[last] < S->tol ? "converged" : "stopped", last, S->main_run.seconds,
+                     c->train_loss[last], S->test_acc);
+    if (S->have_other)
+        dl_progress_line(&E->pr, 0, "lab01: same lr on %s: train loss %.6g after %d epochs",
+                         S->no_scale ? "standardised features" : "raw features",
+                         S->other.c.train_loss[S->other.c.n - 1], S->other.c.n - 1);
+    if (!isfinite(c->train_loss[last]))
+        fprintf(stderr,
+                "lab01: warning: the training loss is %g: lr %g is too large, or the loss is "
+                "not numerically stable\n",
+                c->train_loss[last], E->a.lr);
+    for (int k = 0; k < c->n; k++) {
+        double row[LAB01_METRICS_NCOLS] = {[LAB01_EPOCH] = k,
+                                           [LAB01_TRAIN_LOSS] = c->train_loss[k],
+                                           [LAB01_VAL_LOSS] = c->val_loss[k],
+                                           [LAB01_VAL_ACC] = c->val_acc[k],
+                                           [LAB01_GRAD_NORM] = c->grad_norm[k]};
+        DL_TRY(dl_table_add(&E->metrics, row));
+    }
+    return DL_OK;
 }
 
 // ---- the plots ----
@@ -145,9 +187,9 @@ static int zigzags(const double *t, int n)
 }
 
 /* "full batch" or "batch 32 (11 steps per epoch)": a run's batch, for its titles. */
-static void batch_words(const lab01_options *o, size_t rows, char *buf, size_t len)
+static void batch_words(const dl_args *a, size_t rows, char *buf, size_t len)
 {
-    size_t b = (size_t)o->a.batch_size;
+    size_t b = (size_t)a->batch_size;
     if (b == 0 || b >= rows)
         snprintf(buf, len, "full batch");
     else
@@ -155,17 +197,16 @@ static void batch_words(const lab01_options *o, size_t rows, char *buf, size_t l
 }
 
 /* learning_curve and, with the comparison, scaling (its key gives each
- * run's last epoch and training loss, the numbers of summary.json); the
- * files drawn into list. Without the comparison an earlier run's scaling
- * plot goes. A loss that is NaN or inf is passed as NaN, and the plots say
- * from which epoch. Cannot fail. */
-static void draw(const lab01_results *r, char *list, size_t len)
+ * run's last epoch and training loss, the numbers of summary.json). Without
+ * the comparison an earlier run's scaling plot goes. A loss that is NaN or
+ * inf is passed as NaN, and the plots say from which epoch. Cannot fail. */
+void lab01_plots(dl_engine *E, dl_plots *p)
 {
-    const lab01_options *o = r->o;
-    const char *out = o->a.out;
-    const logreg_curve *c = &r->main_run->c;
+    const lab01_state *o = E->ctx, *r = o;
+    const char *out = E->a.out;
+    const logreg_curve *c = &r->main_run.c;
     char batch[80], vmin[40], a[40], b[40], hs[40];
-    batch_words(o, r->sd->n[0], batch, sizeof batch);
+    batch_words(&E->a, r->sd.n[0], batch, sizeof batch);
     // the validation loss's minimum, where the model fits the unseen rows best
     int lo = -1;
     double acc_min = 1;
@@ -174,32 +215,30 @@ static void draw(const lab01_results *r, char *list, size_t len)
             lo = k;
         acc_min = c->val_acc[k] < acc_min ? c->val_acc[k] : acc_min;
     }
-    dl_plots p = {"labs/01-logreg/plots", o->a.plot, out, "lab01", ""};
-    dl_plots_draw(&p, "learning_curve",
+    dl_plots_draw(p, "learning_curve",
                   "data='%s/metrics.csv'; features='%s'; lr=%g; lambda=%g; batch='%s'; last=%d; vmin=%s; "
                   "vmin_epoch=%d; nan_from=%d; zigzag=%d; acc_min=%s",
-                  out, o->no_scale ? "raw features" : "standardised features", o->a.lr, o->lambda, batch, c->n - 1,
+                  out, o->no_scale ? "raw features" : "standardised features", E->a.lr, o->lambda, batch, c->n - 1,
                   gp_num(lo >= 0 ? c->val_loss[lo] : NAN, vmin, sizeof vmin), lo, first_nonfinite(c->train_loss, c->n),
                   zigzags(c->train_loss, c->n), gp_num(acc_min, a, sizeof a));
-    if (r->other != NULL) {
-        const lab01_run *sc = o->no_scale ? r->other : r->main_run, *raw = o->no_scale ? r->main_run : r->other;
+    if (r->have_other) {
+        const lab01_run *sc = o->no_scale ? &r->other : &r->main_run, *raw = o->no_scale ? &r->main_run : &r->other;
         int sn = sc->c.n - 1, rn = raw->c.n - 1;
         double lo_std = INFINITY, hi_std = 0; // the features' spread: why one step cannot suit them all
-        for (size_t f = 0; f < r->sd->d; f++) {
-            lo_std = r->s->scale[f] < lo_std ? r->s->scale[f] : lo_std;
-            hi_std = r->s->scale[f] > hi_std ? r->s->scale[f] : hi_std;
+        for (size_t f = 0; f < r->sd.d; f++) {
+            lo_std = r->s.scale[f] < lo_std ? r->s.scale[f] : lo_std;
+            hi_std = r->s.scale[f] > hi_std ? r->s.scale[f] : hi_std;
         }
-        dl_plots_draw(&p, "scaling",
+        dl_plots_draw(p, "scaling",
                       "data='%s/scaling.csv'; lr=%g; batch='%s'; max_epochs=%d; s_n=%d; s_loss=%s; r_n=%d; "
                       "r_loss=%s; s_nan=%d; r_nan=%d; zigzag=%d; std_lo=%s; std_hi=%s",
-                      out, o->a.lr, batch, o->a.epochs, sn, gp_num(sc->c.train_loss[sn], a, sizeof a), rn,
+                      out, E->a.lr, batch, E->a.epochs, sn, gp_num(sc->c.train_loss[sn], a, sizeof a), rn,
                       gp_num(raw->c.train_loss[rn], b, sizeof b), first_nonfinite(sc->c.train_loss, sc->c.n),
                       first_nonfinite(raw->c.train_loss, raw->c.n), zigzags(raw->c.train_loss, raw->c.n),
-                      gp_num(r->sd->d > 0 ? lo_std : NAN, vmin, sizeof vmin), gp_num(hi_std, hs, sizeof hs));
+                      gp_num(r->sd.d > 0 ? lo_std : NAN, vmin, sizeof vmin), gp_num(hi_std, hs, sizeof hs));
     } else {
-        dl_plots_skip(&p, "scaling");
+        dl_plots_skip(p, "scaling");
     }
-    snprintf(list, len, "%s", p.list);
 }
 
 // ---- summary.json ----
@@ -251,13 +290,12 @@ static void bounce(dl_json *j, const lab01_run *r)
 }
 
 /* The training split's widest and narrowest feature (scaler.std), by name. */
-static void spread_ends(dl_json *j, const lab01_results *r)
+static void spread_ends(dl_json *j, const dl_dataset *ds, const lab01_state *r)
 {
-    const dl_dataset *ds = &r->data->train;
-    size_t d = r->sd->d, wide = 0, narrow = 0;
+    size_t d = r->sd.d, wide = 0, narrow = 0;
     for (size_t f = 1; f < d; f++) {
-        wide = r->s->scale[f] > r->s->scale[wide] ? f : wide;
-        narrow = r->s->scale[f] < r->s->scale[narrow] ? f : narrow;
+        wide = r->s.scale[f] > r->s.scale[wide] ? f : wide;
+        narrow = r->s.scale[f] < r->s.scale[narrow] ? f : narrow;
     }
     const size_t ends[2] = {wide, narrow};
     const char *const keys[2] = {"widest", "narrowest"};
@@ -266,15 +304,10 @@ static void spread_ends(dl_json *j, const lab01_results *r)
         snprintf(name, sizeof name, "feature %zu", ends[k]);
         dl_json_object(j, keys[k]);
         dl_json_str(j, "feature", ds->feature_names != NULL ? ds->feature_names[ends[k]] : name);
-        dl_json_num(j, "std", r->s->scale[ends[k]]);
+        dl_json_num(j, "std", r->s.scale[ends[k]]);
         dl_json_end_object(j);
     }
 }
-
-typedef struct summary_ctx {
-    const lab01_results *r;
-    const char *plots;
-} summary_ctx;
 
 /* The other run's end of training, as an object under key. */
 static void curve_summary(dl_json *j, const char *key, const lab01_run *r)
@@ -291,30 +324,29 @@ static void curve_summary(dl_json *j, const char *key, const lab01_run *r)
     dl_json_end_object(j);
 }
 
-/* The body of summary.json (dl_summary_fn). */
-static void summary(dl_json *j, const void *ctx)
+/* The body of summary.json (dl_summary_fn; the engine ends it with "plots"). */
+void lab01_summary(dl_json *j, const void *ctx)
 {
-    const summary_ctx *sc = ctx;
-    const lab01_results *r = sc->r;
-    const lab01_options *o = r->o;
-    const lab01_run *mr = r->main_run;
-    size_t d = r->sd->d;
+    const dl_engine *E = ctx;
+    const lab01_state *r = E->ctx, *o = r;
+    const lab01_run *mr = &r->main_run;
+    size_t d = r->sd.d;
     dl_json_str(j, "lab", "01-logreg");
-    dl_json_str(j, "dataset", r->data->name);
-    dl_json_str(j, "source", r->data->source);
-    dl_json_str(j, "device", dl_device_describe(r->dev));
+    dl_json_str(j, "dataset", E->data.name);
+    dl_json_str(j, "source", E->data.source);
+    dl_json_str(j, "device", dl_device_describe(&E->dev));
     dl_json_object(j, "rows");
     for (int p = 0; p < 3; p++)
-        dl_json_int(j, part_names[p], (long long)r->sd->n[p]);
+        dl_json_int(j, part_names[p], (long long)r->sd.n[p]);
     dl_json_end_object(j);
     dl_json_int(j, "features", (long long)d);
     dl_json_object(j, "config");
-    dl_json_num(j, "lr", o->a.lr);
+    dl_json_num(j, "lr", E->a.lr);
     dl_json_num(j, "lambda", o->lambda);
-    dl_json_int(j, "epochs", o->a.epochs);
-    dl_json_int(j, "batch_size", o->a.batch_size);
+    dl_json_int(j, "epochs", E->a.epochs);
+    dl_json_int(j, "batch_size", E->a.batch_size);
     dl_json_num(j, "tol", o->tol);
-    dl_json_int(j, "seed", (long long)o->a.seed);
+    dl_json_int(j, "seed", (long long)E->a.seed);
     dl_json_bool(j, "scaled", !o->no_scale);
     dl_json_end_object(j);
     int last = mr->c.n - 1;
@@ -326,37 +358,35 @@ static void summary(dl_json *j, const void *ctx)
     dl_json_num(j, "test_accuracy", r->test_acc);
     dl_json_num(j, "train_seconds", mr->seconds);
     if (r->test_acc >= 0 && r->test_acc <= 1) // (NaN when the test part was not scored)
-        dl_json_int(j, "test_correct", (long long)(r->test_acc * (double)r->sd->n[2] + 0.5));
+        dl_json_int(j, "test_correct", (long long)(r->test_acc * (double)r->sd.n[2] + 0.5));
     curve_points(j, mr, o->tol);
     dl_json_f32s(j, "weights", mr->m.w, d);
     dl_json_num(j, "bias", mr->m.b);
     dl_json_object(j, "scaler");
     dl_json_bool(j, "used", !o->no_scale);
-    dl_json_f32s(j, "mean", r->s->mean, d);
-    dl_json_f32s(j, "std", r->s->scale, d);
-    spread_ends(j, r);
+    dl_json_f32s(j, "mean", r->s.mean, d);
+    dl_json_f32s(j, "std", r->s.scale, d);
+    spread_ends(j, &E->data.train, r);
     dl_json_end_object(j);
     dl_summary_device_io(j, &mr->io);
-    if (r->other != NULL)
-        curve_summary(j, o->no_scale ? "standardised_run" : "raw_features_run", r->other);
-    dl_json_str(j, "plots", sc->plots);
+    if (r->have_other)
+        curve_summary(j, o->no_scale ? "standardised_run" : "raw_features_run", &r->other);
 }
 
-dl_status lab01_write_outputs(const lab01_results *r, char *plots, size_t len)
+dl_status lab01_files(dl_engine *E)
 {
-    const lab01_options *o = r->o;
-    plots[0] = '\0';
-    DL_TRY(write_metrics(o->a.out, r->main_run));
-    if (r->other != NULL) {
-        const lab01_run *scaled = o->no_scale ? r->other : r->main_run;
-        const lab01_run *raw = o->no_scale ? r->main_run : r->other;
-        DL_TRY(write_scaling(o->a.out, scaled, raw));
-    } else { // --no-compare: an earlier run's comparison must not stay beside this run's data
-        char stale[1100];
-        snprintf(stale, sizeof stale, "%s/scaling.csv", o->a.out);
-        remove(stale);
-    }
-    draw(r, plots, len);
-    summary_ctx sc = {r, plots};
-    return dl_summary_write(o->a.out, o->a.json, summary, &sc);
+    const lab01_state *S = E->ctx;
+    if (S->have_other)
+        return write_scaling(E->a.out, S->no_scale ? &S->other : &S->main_run, S->no_scale ? &S->main_run : &S->other);
+    char stale[1100]; // --no-compare: an earlier run's comparison must not stay beside this run's data
+    snprintf(stale, sizeof stale, "%s/scaling.csv", E->a.out);
+    remove(stale);
+    return DL_OK;
+}
+
+void lab01_closing(dl_engine *E)
+{
+    const lab01_state *S = E->ctx;
+    dl_progress_line(&E->pr, 0, "lab01: wrote %s/{metrics.csv,%ssummary.json%s%s}", E->a.out,
+                     S->have_other ? "scaling.csv," : "", E->plots[0] ? "," : "", E->plots);
 }

@@ -103,7 +103,9 @@ enum dl_lab_flags {
     DL_LAB_OUT_EARLY = 1, /* --out prepared before the profile, device and data (a failed run leaves no summary) */
     DL_LAB_TRACE_STOP = 2, /* the trace stops after the last epoch (before io.end) */
     DL_LAB_HOST = 4, /* no profile, device or data: a lab that computes on the host from its own inputs */
-    DL_LAB_NO_TRACE = 8 /* the engine starts no trace (the lab starts its own, if any) */
+    DL_LAB_NO_TRACE = 8, /* the engine starts no trace (the lab starts its own, if any) */
+    DL_LAB_ONE_PROCESS = 16 /* no comm (E->comm NULL, rank 0 of 1); a run started as one of several ranks is
+                               refused after the flags, exit 2 (dl_cli_single_process, named by argv[0]) */
 };
 
 /* A lab: its names, its flags and its hooks. Each hook gets the engine
