@@ -4,6 +4,7 @@ LAB_02_STUDENT_C := split.c metrics.c softmax.c select.c
 LAB_02_STUDENT_CU := softmax_cuda.cu
 LAB_02_STUDENT_H := softmax_math.h
 LAB_02_KIT_C := kit.c outputs.c outputs_balance.c
+LAB_02_DRIVER_C := train.c
 LAB_02_KIT_CU := kit_cuda.cu
 LAB_02_RUN_ARGS := --data fashion_mnist
 

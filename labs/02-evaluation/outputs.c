@@ -12,7 +12,8 @@
 #include "dl/json.h" // summary.json
 #include "dl/metrics.h" // DL_CSV_SCHEMA, dl_csv_write, dl_csv_cell
 #include "dl/plot.h" // dl_plot_listed, dl_plot_escape
-#include "dl/summary.h" // dl_summary_device_io, dl_summary_blas
+#include "dl/progress.h" // dl_progress_line
+#include "dl/summary.h" // dl_summary_device_io
 #include "outputs.h"
 
 static const char *const part_names[3] = {"train", "val", "test"};
@@ -41,6 +42,52 @@ DL_CSV_SCHEMA(cells, CELLS);
 DL_CSV_SCHEMA(per_class, PER_CLASS);
 #define PSI(X) X(PSI_FEATURE, "feature") X(PSI_VAL, "psi_train_val") X(PSI_TEST, "psi_train_test")
 DL_CSV_SCHEMA(psi_cols, PSI);
+
+// ---- the flags ----
+
+void lab02_defaults(dl_engine *E)
+{
+    lab02_state *o = E->ctx;
+    E->a.data = "fashion_mnist";
+    E->a.epochs = 0; // by the data set: see preset() in train.c
+    E->a.batch_size = 128;
+    E->a.lr = 0.2;
+    o->lambdas_arg = "0,1e-4,3e-4,1e-3,3e-3,1e-2,3e-2,1e-1";
+    o->test_frac = 0.2;
+    o->spread_seeds = 100;
+    o->psi_bins = 10;
+}
+
+int lab02_options(dl_engine *E, dl_opt *out)
+{
+    lab02_state *o = E->ctx;
+    const dl_opt opts[] = {
+        {"lambdas", DL_OPT_STRING, &o->lambdas_arg, "LIST", "L2 strengths to compare, comma-separated", NULL, 1, 0},
+        {"val-frac", DL_OPT_DOUBLE, &o->val_frac, "X",
+         "validation share (0 = 1/6 with an official test split, else 0.2)", NULL, 0, 0.5},
+        {"test-frac", DL_OPT_DOUBLE, &o->test_frac, "X", "test share when the set has no official test split", NULL,
+         0.01, 0.5},
+        {"train-rows", DL_OPT_LONG, &o->train_rows, "N",
+         "training rows, a stratified part like the others (0: by the data set, see above; more than there are: every "
+         "row val and test leave)",
+         NULL, 0, 1e9},
+        {"spread-seeds", DL_OPT_INT, &o->spread_seeds, "N", "seeds for the random-vs-stratified spread", NULL, 2,
+         10000},
+        {"psi-bins", DL_OPT_INT, &o->psi_bins, "N", "bins of the drift check", NULL, 2, 1000},
+    };
+    memcpy(out, opts, sizeof opts);
+    return (int)(sizeof opts / sizeof opts[0]);
+}
+
+dl_status lab02_check(dl_engine *E)
+{
+    lab02_state *o = E->ctx;
+    o->nl = lab02_parse_lambdas(o->lambdas_arg, o->lambdas);
+    if (o->nl < 1)
+        return dl_error_set(DL_ERR_ARG, "--lambdas '%s': expected up to %d non-negative numbers, comma-separated",
+                            o->lambdas_arg, LAB02_MAX_LAMBDAS);
+    return DL_OK;
+}
 
 // ---- parts ----
 
@@ -220,8 +267,11 @@ static dl_status write_tables(const lab02_results *r)
     return st;
 }
 
-static void draw_plots(const lab02_results *r, char *plots, size_t len)
+void lab02_plots(dl_engine *E, dl_plots *p)
 {
+    const lab02_results *r = &((const lab02_state *)E->ctx)->res;
+    char *plots = p->list;
+    size_t len = sizeof p->list;
     const dl_dataset *pool = &r->data->train;
     const char *out = r->out;
     char vars[2600], buf[32];
@@ -367,74 +417,73 @@ static void confusion_read(dl_json *j, const lab02_results *r)
     dl_json_end_object(j);
 }
 
-static dl_status write_summary(const lab02_results *r, const char *path, const char *plots)
+/* The body of summary.json (dl_summary_fn; the engine ends it with "plots" and "blas"). */
+void lab02_summary(dl_json *j, const void *ctx)
 {
+    const lab02_results *r = &((const lab02_state *)((const dl_engine *)ctx)->ctx)->res;
     const dl_dataset *pool = &r->data->train;
     const eval_curve *curve = r->curve;
     const lab02_balance *bal = r->balance;
     int C = pool->n_classes;
-    dl_json j;
-    DL_TRY(dl_json_open(&j, path));
     char buf[32];
-    dl_json_object(&j, NULL);
-    dl_json_str(&j, "lab", "02-evaluation");
-    dl_json_str(&j, "dataset", r->data->name);
-    dl_json_str(&j, "device", r->device);
-    dl_json_bool(&j, "official_test_split", r->data->has_test);
-    dl_json_object(&j, "rows");
+    dl_json_str(j, "lab", "02-evaluation");
+    dl_json_str(j, "dataset", r->data->name);
+    dl_json_str(j, "device", r->device);
+    dl_json_bool(j, "official_test_split", r->data->has_test);
+    dl_json_object(j, "rows");
     for (int p = 0; p < 3; p++)
-        dl_json_int(&j, part_names[p], (long long)r->rows[p]);
-    dl_json_end_object(&j);
-    dl_json_object(&j, "config");
-    dl_json_num(&j, "lr", r->lr);
-    dl_json_int(&j, "epochs", r->epochs);
-    dl_json_int(&j, "batch_size", r->batch_size);
-    dl_json_int(&j, "seed", (long long)r->seed);
-    dl_json_f64s(&j, "lambdas", r->lambdas, (size_t)r->nl);
-    dl_json_end_object(&j);
-    dl_json_f64s(&j, "val_macro_f1", curve->val_macro_f1, (size_t)r->nl);
-    dl_json_f64s(&j, "val_accuracy", curve->val_accuracy, (size_t)r->nl);
-    dl_json_num(&j, "chosen_lambda", r->lambdas[curve->chosen]);
-    dl_json_num(&j, "chosen_val_macro_f1", curve->val_macro_f1[curve->chosen]);
-    dl_json_num(&j, "first_lambda", r->lambdas[0]); // the grid's first (0 by default: no L2), to compare with
-    dl_json_num(&j, "first_val_macro_f1", curve->val_macro_f1[0]);
-    dl_json_num(&j, "test_accuracy", curve->test.accuracy);
-    dl_json_num(&j, "test_macro_f1", curve->test.macro_f1);
-    dl_json_num(&j, "test_micro_f1", curve->test.micro_f1);
-    dl_json_num(&j, "test_weighted_f1", curve->test.weighted_f1);
-    dl_json_int(&j, "zero_division_classes", curve->test.zero_division);
-    dl_json_array(&j, "per_class");
+        dl_json_int(j, part_names[p], (long long)r->rows[p]);
+    dl_json_end_object(j);
+    dl_json_object(j, "config");
+    dl_json_num(j, "lr", r->lr);
+    dl_json_int(j, "epochs", r->epochs);
+    dl_json_int(j, "batch_size", r->batch_size);
+    dl_json_int(j, "seed", (long long)r->seed);
+    dl_json_f64s(j, "lambdas", r->lambdas, (size_t)r->nl);
+    dl_json_end_object(j);
+    dl_json_f64s(j, "val_macro_f1", curve->val_macro_f1, (size_t)r->nl);
+    dl_json_f64s(j, "val_accuracy", curve->val_accuracy, (size_t)r->nl);
+    dl_json_num(j, "chosen_lambda", r->lambdas[curve->chosen]);
+    dl_json_num(j, "chosen_val_macro_f1", curve->val_macro_f1[curve->chosen]);
+    dl_json_num(j, "first_lambda", r->lambdas[0]); // the grid's first (0 by default: no L2), to compare with
+    dl_json_num(j, "first_val_macro_f1", curve->val_macro_f1[0]);
+    dl_json_num(j, "test_accuracy", curve->test.accuracy);
+    dl_json_num(j, "test_macro_f1", curve->test.macro_f1);
+    dl_json_num(j, "test_micro_f1", curve->test.micro_f1);
+    dl_json_num(j, "test_weighted_f1", curve->test.weighted_f1);
+    dl_json_int(j, "zero_division_classes", curve->test.zero_division);
+    dl_json_array(j, "per_class");
     for (int c = 0; c < C; c++) {
-        dl_json_object(&j, NULL);
-        dl_json_str(&j, "class", dl_dataset_class_name(pool, c, buf, sizeof buf));
-        dl_json_num(&j, "precision", curve->test.precision[c]);
-        dl_json_num(&j, "recall", curve->test.recall[c]);
-        dl_json_num(&j, "f1", curve->test.f1[c]);
-        dl_json_int(&j, "support", curve->test.support[c]);
-        dl_json_end_object(&j);
+        dl_json_object(j, NULL);
+        dl_json_str(j, "class", dl_dataset_class_name(pool, c, buf, sizeof buf));
+        dl_json_num(j, "precision", curve->test.precision[c]);
+        dl_json_num(j, "recall", curve->test.recall[c]);
+        dl_json_num(j, "f1", curve->test.f1[c]);
+        dl_json_int(j, "support", curve->test.support[c]);
+        dl_json_end_object(j);
     }
-    dl_json_end_array(&j);
-    dl_json_object(&j, "class_counts");
+    dl_json_end_array(j);
+    dl_json_object(j, "class_counts");
     for (int p = 0; p < 3; p++) {
         double v[1000];
         int m = C < 1000 ? C : 1000;
         for (int c = 0; c < m; c++)
             v[c] = bal->counts[(size_t)c * 3 + p];
-        dl_json_f64s(&j, part_names[p], v, (size_t)m);
+        dl_json_f64s(j, part_names[p], v, (size_t)m);
     }
-    dl_json_end_object(&j);
-    dl_json_object(&j, "rare_class_share_spread");
-    dl_json_str(&j, "class", dl_dataset_class_name(pool, bal->rare, buf, sizeof buf));
-    dl_json_int(&j, "seeds", bal->seeds);
-    dl_json_num(&j, "random_train_std", bal->sd[0]);
-    dl_json_num(&j, "random_val_std", bal->sd[1]);
-    dl_json_num(&j, "stratified_train_std", bal->sd[3]);
-    dl_json_num(&j, "stratified_val_std", bal->sd[4]);
-    spread_range(&j, bal, SP_RANDOM, "random_train_min", "random_train_max");
-    spread_range(&j, bal, SP_RANDOM_VAL, "random_val_min", "random_val_max");
-    dl_json_end_object(&j);
-    dl_json_object(&j, "psi");
-    dl_json_int(&j, "bins", r->psi_bins);
+    dl_json_end_object(j);
+    dl_json_object(j, "rare_class_share_spread");
+    dl_json_str(j, "class", dl_dataset_class_name(pool, bal->rare, buf, sizeof buf));
+    dl_json_int(j, "seeds", bal->seeds);
+    dl_json_num(j, "random_train_std", bal->sd[0]);
+    dl_json_num(j, "random_val_std", bal->sd[1]);
+    dl_json_num(j, "stratified_train_std", bal->sd[3]);
+    dl_json_num(j, "stratified_val_std", bal->sd[4]);
+    spread_range(j, bal, SP_RANDOM, "random_train_min", "random_train_max");
+    spread_range(j, bal, SP_RANDOM_VAL, "random_val_min", "random_val_max");
+    dl_json_end_object(j);
+    dl_json_object(j, "psi");
+    dl_json_int(j, "bins", r->psi_bins);
     double mx[2] = {0, 0}, mean[2] = {0, 0};
     for (int q = 0; q < 2; q++) {
         for (size_t f = 0; f < r->d; f++) {
@@ -442,33 +491,29 @@ static dl_status write_summary(const lab02_results *r, const char *path, const c
             mean[q] += r->psi[q][f] / (double)r->d;
         }
     }
-    dl_json_num(&j, "train_val_max", mx[0]);
-    dl_json_num(&j, "train_val_mean", mean[0]);
-    dl_json_num(&j, "train_test_max", mx[1]);
-    dl_json_num(&j, "train_test_mean", mean[1]);
-    dl_json_array(&j, "train_test_worst_features");
+    dl_json_num(j, "train_val_max", mx[0]);
+    dl_json_num(j, "train_val_mean", mean[0]);
+    dl_json_num(j, "train_test_max", mx[1]);
+    dl_json_num(j, "train_test_mean", mean[1]);
+    dl_json_array(j, "train_test_worst_features");
     for (int w = 0; w < r->nworst; w++) {
-        dl_json_object(&j, NULL);
-        dl_json_int(&j, "feature", (long long)r->worst[w]);
-        dl_json_num(&j, "psi", r->psi[1][r->worst[w]]);
-        dl_json_end_object(&j);
+        dl_json_object(j, NULL);
+        dl_json_int(j, "feature", (long long)r->worst[w]);
+        dl_json_num(j, "psi", r->psi[1][r->worst[w]]);
+        dl_json_end_object(j);
     }
-    dl_json_end_array(&j);
-    dl_json_end_object(&j);
-    dl_json_num(&j, "train_seconds", r->train_seconds);
-    by_lambda(&j, r);
-    confusion_read(&j, r);
-    dl_summary_device_io(&j, r->io);
-    dl_json_str(&j, "plots", plots);
-    dl_summary_blas(&j);
-    dl_json_end_object(&j);
-    return dl_json_close(&j);
+    dl_json_end_array(j);
+    dl_json_end_object(j);
+    dl_json_num(j, "train_seconds", r->train_seconds);
+    by_lambda(j, r);
+    confusion_read(j, r);
+    dl_summary_device_io(j, r->io);
 }
 
-dl_status lab02_write_outputs(const lab02_results *r, char *plots, size_t len)
+dl_status lab02_files(dl_engine *E)
 {
+    const lab02_results *r = &((const lab02_state *)E->ctx)->res;
     size_t C_ = (size_t)r->data->train.n_classes;
-    plots[0] = '\0';
     // the matrix as counts and as shares of each true class
     double *cmd = calloc(C_ * C_, sizeof *cmd), *cmn = calloc(C_ * C_, sizeof *cmn);
     dl_status st = cmd && cmn ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
@@ -488,13 +533,25 @@ dl_status lab02_write_outputs(const lab02_results *r, char *plots, size_t len)
     if (st == DL_OK)
         st = write_tables(r);
     free(cmd), free(cmn);
-    if (st == DL_OK)
-        draw_plots(r, plots, len);
-    char summary[1200];
-    snprintf(summary, sizeof summary, "%s/summary.json", r->out);
-    if (st == DL_OK)
-        st = write_summary(r, summary, plots);
-    if (st == DL_OK && r->json != NULL)
-        st = write_summary(r, r->json, plots);
     return st;
+}
+
+void lab02_closing(dl_engine *E)
+{
+    dl_progress_line(&E->pr, 0,
+                     "lab02: wrote %s/{metrics,learning,confusion*,per_class,shares,spread,psi}.csv, summary.json%s%s",
+                     E->a.out, E->plots[0] ? ", " : "", E->plots);
+}
+
+void lab02_teardown(dl_engine *E)
+{
+    lab02_state *L = E->ctx;
+    softmax_engine_free(&L->engine);
+    for (int p = 0; p < 3; p++)
+        lab02_part_free(&L->p[p]);
+    free(L->curves), free(L->test_cm), free(L->psi[0]), free(L->psi[1]);
+    lab02_balance_free(&L->bal);
+    eval_report_free(&L->curve.test);
+    dl_split_free(&L->strat);
+    dl_split_free(&L->rnd);
 }

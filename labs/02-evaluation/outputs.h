@@ -10,6 +10,7 @@
 #include <stdint.h> // int32_t, int64_t, uint64_t
 
 #include "dl/data.h" // dl_data, dl_dataset
+#include "dl/engine.h" // dl_engine, dl_lab
 #include "dl/metrics.h" // DL_CSV_SCHEMA
 #include "dl/split.h" // dl_split
 #include "dl/status.h" // dl_status
@@ -114,11 +115,62 @@ typedef struct lab02_results {
     const dl_run_io *io; /* the validation curve's device counters (summary.json's device_io) */
 } lab02_results;
 
-/* Writes into r->out metrics.csv, learning.csv (when epochs > 0),
- * confusion.csv, confusion_norm.csv, confusion_long.csv, per_class.csv,
- * shares.csv, spread.csv and psi.csv, draws the plots (r->plot), and writes
- * summary.json (and r->json). plots gets the list of plot files drawn. Stops
- * at the first file that cannot be written and returns its status. */
-dl_status lab02_write_outputs(const lab02_results *r, char *plots, size_t len);
+/* The run (the engine's ctx): lab 02's own flags (the common ones are the
+ * engine's E->a), the data's parts, and what each step leaves for the next
+ * (the callbacks of eval_validation_curve read it too). */
+typedef struct lab02_state {
+    lab02_results res; /* what the files are written from (lab02_results_fill) */
+    const char *lambdas_arg; /* --lambdas */
+    double val_frac, test_frac;
+    long train_rows;
+    int spread_seeds, psi_bins;
+    double lambdas[LAB02_MAX_LAMBDAS]; /* (nl,) --lambdas, parsed */
+    int nl;
+    size_t d; /* features */
+    int C; /* classes */
+    double frac[3]; /* train, val, test shares of the pool */
+    dl_split strat, rnd;
+    lab02_part p[3]; /* train, val, test */
+    lab02_balance bal;
+    softmax_engine engine;
+    softmax_config cfg;
+    double val_f1[LAB02_MAX_LAMBDAS], val_acc[LAB02_MAX_LAMBDAS]; /* (nl,) validation scores */
+    eval_curve curve;
+    double *curves; /* (n_lambdas, epochs) training loss per epoch */
+    int trained;
+    int64_t *test_cm; /* the confusion matrix of the one model scored on test */
+    int test_scored;
+    double train_s; /* seconds the validation curve took */
+    dl_run_io io; /* what the validation curve asked of the device (summary.json's device_io) */
+    double *psi[2]; /* (d,) train against val, train against test */
+    size_t worst[5]; /* (nworst,) the features that drifted most, train against test */
+    int nworst;
+} lab02_state;
+
+/* The engine's hooks (dl/engine.h) that are plumbing: the defaults, the
+ * flags and --lambdas parsed (refused, exit 2, when it is not a list), the
+ * files (metrics.csv, learning.csv when epochs > 0, confusion.csv,
+ * confusion_norm.csv, confusion_long.csv, per_class.csv, shares.csv,
+ * spread.csv and psi.csv), the plots, summary.json's body, the closing line
+ * and the teardown (everything the run allocated; safe after an error). */
+void lab02_defaults(dl_engine *E);
+int lab02_options(dl_engine *E, dl_opt *out);
+dl_status lab02_check(dl_engine *E);
+dl_status lab02_files(dl_engine *E);
+void lab02_plots(dl_engine *E, dl_plots *p);
+void lab02_summary(dl_json *j, const void *ctx);
+void lab02_closing(dl_engine *E);
+void lab02_teardown(dl_engine *E);
+
+/* train.c: --data refused with fewer than two classes, and each part's
+ * share of the pool; the honest split and what a random one would have
+ * done; one model per λ, chosen on validation, tested once; the drift; then
+ * S->res filled for the files. */
+dl_status lab02_plan(dl_engine *E);
+dl_status lab02_split(dl_engine *E);
+dl_status lab02_balance_line(dl_engine *E);
+dl_status lab02_choose(dl_engine *E);
+dl_status lab02_drift(dl_engine *E);
+void lab02_results_fill(dl_engine *E);
 
 #endif /* LAB02_OUTPUTS_H */
