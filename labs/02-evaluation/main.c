@@ -70,7 +70,7 @@ static const dl_lab lab02 = {
     .summary = lab02_summary,
     .closing = lab02_closing,
     .teardown = lab02_teardown,
-    .flags = DL_LAB_HOST | DL_LAB_ONE_PROCESS,
+    .flags = DL_LAB_HOST | DL_LAB_NO_TRACE | DL_LAB_ONE_PROCESS,
 };
 
 static lab02_state S;
