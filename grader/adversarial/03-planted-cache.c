@@ -1,17 +1,17 @@
-// attack: the reference, but the default 4-rank run stops at once (abort); the 3-rank scaler run, earlier, plants what the default run would have written (a good summary.json and metrics.csv in ../default, the folder the judge reads for it), so that the judge takes the run as done
+// attack: the reference, but the graded 4-rank runs stop at once (abort); the 3-rank scaler run, earlier, plants what they would have written (a good summary.json and metrics.csv in ../accuracy and ../work, the folders the judge reads for them), so that the judge takes the runs as done
 // lab: 03
 // base: reference
 // file: dscaler.c
 // override: ddp_scaler_fit
 // lose: accuracy accounting speedup_projected
-// expect: driver run 'default'|the driver stopped
+// expect: driver run '(accuracy|work)'|the driver stopped
 #include <stdio.h> // snprintf
 #include <stdlib.h> // abort
 #include "dl/fs.h" // dl_mkdir_p
 #include "dl/json.h" // dl_json_*
 #include "dl/metrics.h" // dl_csv_write
 
-/* What the default run's items read (grader/lab03.c), good enough to pass. */
+/* What the graded runs' items read (grader/lab03.c), good enough to pass. */
 static void plant(const char *dir)
 {
     if (dl_mkdir_p(dir) != DL_OK)
@@ -50,10 +50,12 @@ static void plant(const char *dir)
 dl_status ddp_scaler_fit(dl_comm *c, const float *X, size_t n_local, size_t d, float *mean, float *scale)
 {
     if (dl_comm_size(c) == 3 && dl_comm_rank(c) == 0) { // the scaler run: cwd is SCRATCH, or SCRATCH/scaler
-        plant("default");
-        plant("../default");
+        plant("accuracy");
+        plant("../accuracy");
+        plant("work");
+        plant("../work");
     }
-    if (dl_comm_size(c) == 4 && n_local > 10000) // the default run (60000 rows on 4 ranks), not eq4's 4096
+    if (dl_comm_size(c) == 4 && n_local > 10000) // the graded runs (60000 rows on 4 ranks), not eq4's 4096
         abort();
     return ddplab_overridden_ddp_scaler_fit(c, X, n_local, d, mean, scale);
 }
