@@ -573,7 +573,8 @@ static const gr_item items[] = {
             "(the mean, not the sum) every step",
             "tasks-3-and-4-one-model-on-p-ranks-20-points", 180, GR_JUDGE),
     GR_ITEM(
-        test_accuracy, "accuracy", "4 ranks reach test accuracy >= 0.85 on Fashion-MNIST in 4 epochs", 10, GR_CPU, "equivalence",
+        test_accuracy, "accuracy", "4 ranks reach test accuracy >= 0.85 on Fashion-MNIST in 4 epochs", 10, GR_CPU,
+        "equivalence",
         "the reference reaches about 0.87; below 0.85 with equivalence passing, look at the lr scaling (task 5) and "
         "the scaler (task 2)",
         "what-the-run-shows", 300, GR_JUDGE),
