@@ -31,9 +31,14 @@ manifest=$(make -s --no-print-directory -C "$here" -f tools/manifest.mk 2>&1) ||
 fields=" TITLE STUDENT_C STUDENT_CU STUDENT_H KIT_C KIT_CU DRIVER_C CFLAGS KIT_ANSWERS JUDGE_ANSWERS LAUNCH RUN_ARGS KEY_PLOT HEADLINE RUN2 \
 RUN2_ARGS RUN2_KEY_PLOT RUN2_HEADLINE "
 
-# value NN FIELD: from the printed manifest
-value() { awk -F'\t' -v id="$1" -v f="$2" '$1 == id && $3 == f { print $4 }' <<<"$manifest"; }
-dirs=$(for mk in "$here"/labs/*/lab.mk; do [ -f "$mk" ] && basename "$(dirname "$mk")"; done)
+# value NN FIELD: from the printed manifest, read once into an array (a script
+# may call this hundreds of times: no process per value)
+declare -A values
+while IFS=$'\t' read -r v_id v_dir v_field v_value; do
+    [ -n "$v_field" ] && values["$v_id $v_field"]=$v_value
+done <<<"$manifest"
+value() { [ -z "${values["$1 $2"]+set}" ] || echo "${values["$1 $2"]}"; }
+dirs=$(for mk in "$here"/labs/*/lab.mk; do [ -f "$mk" ] && { mk=${mk%/lab.mk}; echo "${mk##*/}"; }; done)
 
 check() {
     local d id bad=0 f plot seen=" "
@@ -49,9 +54,16 @@ check() {
         fi
         seen="$seen$id "
         # what the file sets (a lint of its text; the values are make's): its own fields, known ones
-        local v
-        for v in $(grep -oE '^[[:space:]]*(define[[:space:]]+|override[[:space:]]+)?LAB_[0-9]{2}_[A-Za-z0-9_]+' "$here/$mk" |
-            grep -oE 'LAB_[0-9]{2}_[A-Za-z0-9_]+' | sort -u); do
+        local v line sets=() lint=0
+        while IFS= read -r line || [ -n "$line" ]; do # (bash's own regex: no process per manifest line)
+            [[ $line =~ ^[[:space:]]*(define[[:space:]]+|override[[:space:]]+)?(LAB_[0-9]{2}_[A-Za-z0-9_]+) ]] &&
+                sets+=("${BASH_REMATCH[2]}")
+        done <"$here/$mk"
+        for v in "${sets[@]}"; do
+            f=${v#LAB_??_}
+            [ "${v:4:2}" = "$id" ] && [[ $fields == *" $f "* || $f =~ ^CAPTION_[A-Za-z0-9_-]+$ ]] || lint=1
+        done
+        [ $lint = 0 ] || for v in $(printf '%s\n' "${sets[@]}" | sort -u); do # the findings, each once, in order
             f=${v#LAB_??_}
             if [ "${v:4:2}" != "$id" ]; then
                 echo "lab.sh: $mk sets $v, a field of lab ${v:4:2}: a manifest sets only its own lab's (LAB_${id}_$f?)" >&2
