@@ -111,7 +111,23 @@ seed() { # from-dir to-dir [file-name...]: those files of from-dir (default all)
         done
     done
 }
-if [ -f "$B/.flags" ] && [ -d "$B/obj/kit/$lab" ] && [ -d "$B/obj/grader" ]; then
+# The kit built with the untouched skeleton is the same for every gradebook of
+# this build and lab: its build folder is kept in GB_KITS (default
+# $B/gradebook-kits), by the content of the release's files, the flags, the
+# library and the judge, and a later gradebook starts from it (make rebuilds
+# the objects that name the tree's path, $(B)/.root, and relinks).
+kits=${GB_KITS:-$B/gradebook-kits}
+kit_key=$({
+    (cd "$tree" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+    cat "$B/.flags" 2>/dev/null
+    sha256sum "$lib" "$judge"
+    echo "$nocuda"
+} | sha256sum | cut -c1-32)
+kit=$kits/lab$lab-$kit_key
+if [ -d "$kit" ] && cp -a "$kit" "$tree/build" 2>/dev/null; then
+    : # (built before: only what names this tree's path is made again)
+elif [ -f "$B/.flags" ] && [ -d "$B/obj/kit/$lab" ] && [ -d "$B/obj/grader" ]; then
+    rm -rf "$tree/build"
     mkdir -p "$tree/build"
     cp -p "$B/.flags" "$tree/build/.flags"
     seed "$B/obj/kit/$lab" "$tree/build/obj/kit/$lab"
@@ -128,6 +144,10 @@ fi
 # lab's API rules; a submission's files, copied in later, are newer than all of it
 build_here "$root/kit-build.log" ||
     { echo "gradebook: the kit does not build in the student release (see $root/kit-build.log)" >&2; exit 1; }
+if [ ! -d "$kit" ] && mkdir -p "$kits" && cp -a "$tree/build" "$kit.tmp.$$" 2>/dev/null; then
+    mv -T "$kit.tmp.$$" "$kit" 2>/dev/null || rm -rf "$kit.tmp.$$" # (another gradebook kept it first)
+    find "$kits" -mindepth 1 -maxdepth 1 -mtime +1 -exec rm -rf {} + 2>/dev/null # (kits of builds long gone)
+fi
 cp -a "$tree" "$pristine"
 
 zero_row() { # name status: a 0 in the CSV, and a results.json that says why (in this script's words only)
@@ -151,15 +171,16 @@ zero_row() { # name status: a 0 in the CSV, and a results.json that says why (in
     mv "$root/$1/results.json.tmp" "$root/$1/results.json"
 }
 
-# A student file compiles once per gradebook: the objects of a submission's
-# files (with what the build check read of them, .d and .s) are kept by the
-# file's content and the submission's headers (all that differs between the
-# builds: the tree, its path, the flags and the rules stay), and a later
-# submission with the same file starts from them (nvcc takes seconds a file;
-# a class hands in many unchanged files). Only a build that succeeded gives
-# its objects: a file the check refused is compiled, and refused, again.
+# A student file compiles once per kit: the objects of a submission's files
+# (with what the build check read of them, .d and .s) are kept beside the kit
+# (GB_KITS), by the file's content and the submission's headers (all that
+# differs between the builds: the tree, the flags and the rules stay), and a
+# later submission with the same file, in this gradebook or another of the
+# same kit, starts from them (nvcc takes seconds a file; a class hands in many
+# unchanged files). Only a build that succeeded gives its objects: a file the
+# check refused is compiled, and refused, again.
 objs=$tree/build/obj/labs/$lab
-cache=$root/.objects
+cache=$kit.objects
 headers=$(for f in $files; do case $f in *.h) echo "$f" ;; esac; done)
 obj_key() { # file: its key, from its content and the submission's headers
     { echo "$1"; cat "$tree/labs/$dir/$1"; for h in $headers; do echo "$h"; cat "$tree/labs/$dir/$h"; done; } |
@@ -184,9 +205,11 @@ keep_objects() { # file...: the objects of a build that succeeded
     for f in "$@"; do
         k=$(obj_key "$f")
         [ -f "$cache/$k/${f%.*}.o" ] && continue
-        mkdir -p "$cache/$k"
-        cp -p "$objs/${f%.*}".o "$objs/${f%.*}".d "$cache/$k/" 2>/dev/null
-        [ -f "$objs/${f%.*}.s" ] && cp -p "$objs/${f%.*}.s" "$cache/$k/"
+        # (whole or not at all: gradebooks of one kit may run at once)
+        mkdir -p "$cache/$k.tmp.$$"
+        cp -p "$objs/${f%.*}".o "$objs/${f%.*}".d "$cache/$k.tmp.$$/" 2>/dev/null
+        [ -f "$objs/${f%.*}.s" ] && cp -p "$objs/${f%.*}.s" "$cache/$k.tmp.$$/"
+        mv -T "$cache/$k.tmp.$$" "$cache/$k" 2>/dev/null || rm -rf "$cache/$k.tmp.$$"
     done
 }
 
