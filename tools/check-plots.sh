@@ -55,7 +55,7 @@ expect_rc 1 "svgtext refuses a hand-made SVG with small text" -- "$S" "$W/nested
 expect_out "text 15 < 16 .*'fifteen in em ?thirty'" "… text at 0.75em of 20 px (15) is named"
 expect_out "text 10 < 16 .*'scaled to ten'" "… 20-px text in a group scaled by 0.5 (10) is named"
 expect_out "runs off the 960x600 canvas.*'runs off the right edge'" "… text that leaves the canvas is named"
-printf '%s\n' "$T_OUT" | grep -q "big enough\|in a comment" && not_ok "svgtext named text it should not" \
+grep -q "big enough\|in a comment" <<<"$T_OUT" && not_ok "svgtext named text it should not" \
     || ok "… and 20-px text, and a comment, are not named"
 expect_rc 2 "svgtext: a file that is not SVG is a usage error" -- "$S" "$W/build.log"
 if command -v gnuplot >/dev/null; then

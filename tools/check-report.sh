@@ -112,7 +112,7 @@ for dir in "${labs[@]}"; do
     run2=$(bash tools/lab.sh get "$id" RUN2)
     want=1
     [ -n "$run2" ] && want=2
-    h=$(printf '%s\n' "$s" | grep -c 'class="headline"')
+    h=$(grep -c 'class="headline"' <<<"$s")
     r=$(printf '%s\n' "$s" | grep 'class="notrun"' | text)
     u=$(printf '%s\n' "$s" | grep 'class="unavailable">headline unavailable' | text)
     if [ "$h" = "$want" ]; then
@@ -129,7 +129,7 @@ for dir in "${labs[@]}"; do
         not_ok "lab $dir has $h of its $want headlines and no 'not run' line${r:+ ($r)}"
     fi
     if [ "$h" = "$want" ]; then
-        k=$(printf '%s\n' "$s" | grep -c '<figure class="key"><img src=')
+        k=$(grep -c '<figure class="key"><img src=' <<<"$s")
         [ "$k" = "$want" ] && ok "lab $dir shows its key plot$([ "$want" = 2 ] && echo "s (both runs)")" \
             || not_ok "lab $dir: $k of $want key plots: $(printf '%s\n' "$s" | grep 'class="unavailable"' | text | head -n 1)"
     fi
@@ -170,8 +170,8 @@ agree() {
     fi
     t=$(sed -e 's/<[^>]*>/ /g' -e 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' "$plot")
     for v in "$@"; do
-        printf '%s' "$h" | grep -qF -- "$v" || bad="$bad '$v' is not in the headline;"
-        printf '%s' "$t" | grep -qF -- "$v" || bad="$bad '$v' is not in $(basename "$plot");"
+        grep -qF -- "$v" <<<"$h" || bad="$bad '$v' is not in the headline;"
+        grep -qF -- "$v" <<<"$t" || bad="$bad '$v' is not in $(basename "$plot");"
     done
     if [ -z "$bad" ]; then ok "$what: $* in the headline and in the key plot"; else
         not_ok "$what:$bad"

@@ -493,7 +493,7 @@ source_check() {
         }
         END { exit bad }')
     [ $? -eq 0 ] || status=1
-    [ -z "$checked" ] || printf '%s\n' "$checked" | grep -v '^student	'
+    [ -z "$checked" ] || grep -v '^student	' <<<"$checked"
     # the line rule, on every student file the compiler read
     local students=()
     while IFS= read -r p; do [ -n "$p" ] && students+=("$p"); done < <(printf '%s\n' "$checked" | sed -n 's/^student	//p')

@@ -71,7 +71,7 @@ fi
 expect_rc 0 "dlrun --dry-run prints the mpirun line" -- "$R" --dry-run -n 8 "$T" ops
 expect_out "mpirun -np 8 --oversubscribe" "more ranks than cores: --oversubscribe"
 expect_out "OPENBLAS_NUM_THREADS=1" "several ranks: one BLAS thread each"
-[ "$(id -u)" -eq 0 ] && { printf '%s\n' "$T_OUT" | grep -q OMPI_ALLOW_RUN_AS_ROOT=1 && ok "as root: the run-as-root variables" || not_ok "as root, dlrun lacks OMPI_ALLOW_RUN_AS_ROOT"; }
+[ "$(id -u)" -eq 0 ] && { grep -q OMPI_ALLOW_RUN_AS_ROOT=1 <<<"$T_OUT" && ok "as root: the run-as-root variables" || not_ok "as root, dlrun lacks OMPI_ALLOW_RUN_AS_ROOT"; }
 expect_rc 0 "each rank sees RANK, WORLD_SIZE and LOCAL_RANK" -- "$R" -n 2 bash -c 'echo "R=$RANK W=$WORLD_SIZE L=$LOCAL_RANK"'
 expect_out "R=1 W=2 L=1" "rank 1 of 2 sees its variables"
 expect_rc 2 "dlrun -n 0" -- "$R" -n 0 "$T"

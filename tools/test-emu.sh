@@ -128,16 +128,16 @@ for lab in 01 02; do
         GR_CUDA=emu expect_rc $want "make grade LAB=$lab IMPL=$impl, GR_CUDA=emu" -- \
             make -s --no-print-directory grade LAB=$lab IMPL=$impl B="$B" STRICT=1 JSON="$js"
         took=$((SECONDS - start))
-        expect_cmp "$(printf '%s\n' "$T_OUT" | grep -c '\[emulated CUDA\]$')" == 2 \
+        expect_cmp "$(grep -c '\[emulated CUDA\]$' <<<"$T_OUT")" == 2 \
             "lab $lab ($impl): both CUDA items graded on the emulated device, and marked so"
         if [ $impl = solutions ]; then
-            expect_cmp "$(printf '%s\n' "$T_OUT" | grep -c '^\[PASS\].*\[emulated CUDA\]$')" == 2 "the reference passes both"
+            expect_cmp "$(grep -c '^\[PASS\].*\[emulated CUDA\]$' <<<"$T_OUT")" == 2 "the reference passes both"
             expect_out "^Score: ([0-9]+)/\\1$" "full marks, nothing skipped"
             [ "$($J "$js" extra_data.cuda 2>/dev/null)" = emulated ] && ok "results.json: extra_data.cuda is emulated" ||
                 not_ok "results.json: extra_data.cuda is '$($J "$js" extra_data.cuda 2>/dev/null)'"
             expect_cmp "$(grep -c '"emulated-cuda"' "$js")" == 2 "results.json: both items tagged emulated-cuda"
         else
-            expect_cmp "$(printf '%s\n' "$T_OUT" | grep -Ec '^\[(FAIL|----)\].*\[emulated CUDA\]$')" \
+            expect_cmp "$(grep -Ec '^\[(FAIL|----)\].*\[emulated CUDA\]$' <<<"$T_OUT")" \
                 == 2 "the skeleton scores 0 on both (the first fails, the second says parent failed)"
             expect_out "not implemented yet: lab$lab task 5" "and says why"
         fi

@@ -110,7 +110,7 @@ expect_rc 0 "2 ranks, the plots drawn in the terminal" -- "$R" -n 2 "$D" -b 8 -e
     --out "$tmp/p2" --plot dumb --iters 2 --warmup 1
 expect_out " 64 KiB " "the size axis has a tic labelled 64 KiB"
 expect_out " 4 KiB " "the size axis has a tic labelled 4 KiB"
-if printf '%s\n' "$T_OUT" | grep -Eq '[0-9](ki|Mi)( |$)'; then not_ok "a size tic says ki or Mi without B"; else
+if grep -Eq '[0-9](ki|Mi)( |$)' <<<"$T_OUT"; then not_ok "a size tic says ki or Mi without B"; else
     ok "no size tic says ki or Mi without B"; fi
 expect_out "ring: [0-9.e+-]+ GB/s measured" "the key gives the ring's measured busbw"
 expect_out "reduce-scatter: [0-9.e+-]+ GB/s measured" "the key gives the reduce-scatter's measured busbw"

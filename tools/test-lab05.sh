@@ -245,8 +245,8 @@ if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep
     expect_rc 0 "GR_TIERS=gpu1,gpu4 without a GPU grades nothing, and says why" -- \
         env GR_TIERS=gpu1,gpu4 "$B/grader/lab05" --impl solutions
     expect_out "^Score: 0/0 +\(skipped: 185 points in the cpu gpu1 gpu4 tiers" "every point skipped, none lost"
-    if [ "$(printf '%s\n' "$T_OUT" | grep -c 'needs a CUDA GPU; none answers here')" = 2 ] &&
-        ! printf '%s\n' "$T_OUT" | grep -q 'parent failed'; then
+    if [ "$(grep -c 'needs a CUDA GPU; none answers here' <<<"$T_OUT")" = 2 ] &&
+        ! grep -q 'parent failed' <<<"$T_OUT"; then
         ok "the gpu1 items need a GPU; no parent failed"
     else
         not_ok "GR_TIERS=gpu1,gpu4 without a GPU: $(printf '%s\n' "$T_OUT" | grep -m1 -E 'parent failed|needs')"
@@ -278,7 +278,7 @@ expect_rc 2 "--bucket-mb and --bucket-cap both given, the MiB spelling first and
     --bucket-mb 25 --bucket-cap=25M --out "$tmp/bad"
 expect_out "--bucket-mb and --bucket-cap both given" "… refused, naming both in the order given"
 expect_rc 0 "--help" -- "$D" --help
-if printf '%s\n' "$T_OUT" | grep -q -- "--bucket-mb X.*-1"; then
+if grep -q -- "--bucket-mb X.*-1" <<<"$T_OUT"; then
     not_ok "--help still shows a -1 sentinel for --bucket-mb"
 else
     ok "--help shows no -1 sentinel: --bucket-mb is the cap's second spelling"

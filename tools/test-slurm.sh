@@ -42,7 +42,7 @@ expect_out "dlrun-rank $T ops \$" "the program and its arguments last, as given"
 expect_rc 0 "-n 2 --timeout 60 in an allocation" -- batch "$R" --dry-run -n 2 --timeout 60 "$T" ops
 expect_out "--ntasks=4 --ntasks-per-node=2 .*DL_COMM_TIMEOUT=60" "-n is per node (2 x 2 nodes); the timeout reaches every rank"
 expect_rc 0 "SLURM_MPI_TYPE chooses srun's MPI plugin" -- batch env SLURM_MPI_TYPE=pmi2 "$R" --dry-run "$T" ops
-if printf '%s\n' "$T_OUT" | grep -q -- --mpi=; then not_ok "with SLURM_MPI_TYPE dlrun still passes --mpi"; else ok "no --mpi: srun reads SLURM_MPI_TYPE"; fi
+if grep -q -- --mpi= <<<"$T_OUT"; then not_ok "with SLURM_MPI_TYPE dlrun still passes --mpi"; else ok "no --mpi: srun reads SLURM_MPI_TYPE"; fi
 expect_rc 0 "tasks per node from SLURM_TASKS_PER_NODE alone" -- \
     batch env -u SLURM_NTASKS_PER_NODE 'SLURM_TASKS_PER_NODE=3(x2)' "$R" --dry-run "$T" ops
 expect_out "--ntasks=6 --ntasks-per-node=3 " "3(x2): 3 per node"
@@ -56,7 +56,7 @@ expect_out "mpirun -np 2 .*--mca pml ob1" "mpirun on one machine, as before"
 # ---- --launcher mpirun: the allocation's hosts, from scontrol ----
 expect_rc 0 "--launcher mpirun lists the hosts with scontrol" -- batch env PATH="$FAKE:$PATH" "$R" --dry-run --launcher mpirun "$T" ops
 expect_out "mpirun --host node01:4\\\\?,node02:4 --npernode 4 -np 8 --bind-to none" "node[01-02]: 4 slots on each of node01 and node02"
-if printf '%s\n' "$T_OUT" | grep -q "pml ob1"; then not_ok "two nodes but --mca pml ob1 forced"; else ok "two nodes: Open MPI keeps its own interconnect choice (no pml ob1)"; fi
+if grep -q "pml ob1" <<<"$T_OUT"; then not_ok "two nodes but --mca pml ob1 forced"; else ok "two nodes: Open MPI keeps its own interconnect choice (no pml ob1)"; fi
 expect_rc 0 "--launcher mpirun on a one-node allocation" -- \
     batch env PATH="$FAKE:$PATH" SLURM_JOB_NODELIST=node07 SLURM_NNODES=1 SLURM_JOB_NUM_NODES=1 "$R" --dry-run --launcher=mpirun -n 2 "$T" ops
 expect_out "mpirun --host node07:2 --npernode 2 -np 2 .*--mca pml ob1" "one node: ob1, as on any single machine"
@@ -97,7 +97,7 @@ expect_rc 1 "srun without MPI's PMI, an MPI that starts alone: dl_comm refuses e
     batch env -u SLURM_NODELIST PATH="$FAKE:$PATH" SLURM_JOB_NODELIST=n1 SLURM_NNODES=1 SLURM_JOB_NUM_NODES=1 \
     "$R" -n 2 "$T" ops
 expect_out "srun started 2 tasks, but MPI sees a world of 1: .*srun --mpi=pmix" "the reason, and srun's --mpi"
-expect_cmp "$(printf '%s\n' "$T_OUT" | grep -c 'srun started 2 tasks')" == 2 "tasks that said so"
+expect_cmp "$(grep -c 'srun started 2 tasks' <<<"$T_OUT")" == 2 "tasks that said so"
 if [ -x "$B/labs/lab01" ]; then
     expect_rc 2 "a single-process lab started by srun -n 2 refuses" -- batch env PATH="$FAKE:$PATH" srun -n 2 "$B/labs/lab01" --epochs 1 --out "$tmp/l1"
     expect_out "this lab runs as one process, but srun started it as one of 2 tasks" "it says so"
@@ -114,7 +114,7 @@ chmod +x "$tmp/lab05"
 expect_rc 0 "tools/slurm/lab05.sbatch: 8 ranks on 2 nodes x 4" -- batch env PATH="$FAKE:$PATH" \
     FAKE_SRUN_LOG="$tmp/srun.log" DLRUN="$tmp/lab05" OUT="$tmp/out" bash tools/slurm/lab05.sbatch --epochs 1
 expect_out "lab05 rank 7/8 local 3/4 args: --device cuda --out $tmp/out --epochs 1" "the last rank, its GPU flag, its output folder, extra flags"
-expect_cmp "$(printf '%s\n' "$T_OUT" | grep -c '^lab05 rank')" == 8 "ranks started"
+expect_cmp "$(grep -c '^lab05 rank' <<<"$T_OUT")" == 8 "ranks started"
 if grep -q -- "^--nodes=2 --ntasks=8 --ntasks-per-node=4 --kill-on-bad-exit=1" "$tmp/srun.log"; then
     ok "the script's step is one srun over the allocation"
 else

@@ -45,15 +45,18 @@ cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($16 + $17) / hz }' "
 # sandbox users and folders), their output shown whole, in the steps' order,
 # as each is done. TEST_LANES=1: one lane, the steps one after the other.
 #   lane "STEP..." "STEP..." ...   (then the steps, declared with `later`)
-declare -A later_cmd later_name
+declare -A later_cmd later_name later_after
 later_order=()
-later() { # NAME COMMAND...: a step for the lanes
+later() { # [--after "STEP..."] NAME COMMAND...: a step for the lanes (run once those steps are done)
+    local after=
+    [ "$1" = --after ] && { after=$2; shift 2; }
     local name=$1 n=${1%% *}
     shift
     [ "$only" = "  " ] || [[ $only == *" $n "* ]] || return 0
     later_order+=("$n")
     later_name[$n]=$name
     later_cmd[$n]=$(printf '%q ' "$@")
+    later_after[$n]=$after
 }
 run_lanes() { # LANE...: each a list of step numbers, run in order
     # (names the steps' functions do not use: they are not all local there)
@@ -67,8 +70,13 @@ run_lanes() { # LANE...: each a list of step numbers, run in order
     for lane in "${lanes[@]}"; do
         (
             failed=() # a lane's step is judged on its own run, not on the failures of the steps before the lanes
+            local dep
             for lane_step in $lane; do
                 [ -n "${later_cmd[$lane_step]:-}" ] || continue
+                for dep in ${later_after[$lane_step]}; do # (a step of another lane it needs: wait for it)
+                    [ -n "${later_cmd[$dep]:-}" ] || continue
+                    while [ ! -f "$lane_dir/$dep.done" ]; do sleep 1; done
+                done
                 step "${later_name[$lane_step]}" eval "${later_cmd[$lane_step]}" >"$lane_dir/$lane_step.log" 2>&1 </dev/null
                 [ ${#failed[@]} -eq 0 ] && echo ok >"$lane_dir/$lane_step.done" || echo FAILED >"$lane_dir/$lane_step.done"
                 failed=()
@@ -342,23 +350,27 @@ gradescope_flow() {
     fi
 }
 
-step "1 unit tests of common/" "$B/tests/unit"
-step "1a unit tests of the grader (its run plan)" "$B/tests/grader"
-step "1b dl_comm and dlrun under mpirun (1-4 ranks, failures)" bash tools/test-comm.sh
-step "1c on a Slurm cluster, without one: dlrun's srun step, rank variables, the sbatch scripts" bash tools/test-slurm.sh
-step "1d the emulated CUDA device (common/emu): barriers, shuffles, atomics, 16-bit rounding, races, bounds" \
+# Every step runs in one of two lanes (run_lanes, below). The kit for the
+# emulated CUDA device ($B/emucuda) is built by 1e and used by 3, 4, 5 and 5b;
+# step 4's skeletons by 5b and 6: a step in one lane waits for those of the
+# other it needs (--after).
+later "1 unit tests of common/" "$B/tests/unit"
+later "1a unit tests of the grader (its run plan)" "$B/tests/grader"
+later "1b dl_comm and dlrun under mpirun (1-4 ranks, failures)" bash tools/test-comm.sh
+later "1c on a Slurm cluster, without one: dlrun's srun step, rank variables, the sbatch scripts" bash tools/test-slurm.sh
+later "1d the emulated CUDA device (common/emu): barriers, shuffles, atomics, 16-bit rounding, races, bounds" \
     make -s --no-print-directory emu-test
-step "1e the GPU tier on the emulated CUDA device: common/ against the CPU, checked launches, NCCL on 2 ranks, lab 05" \
+later "1e the GPU tier on the emulated CUDA device: common/ against the CPU, checked launches, NCCL on 2 ranks, lab 05" \
     bash tools/test-emu.sh
-step "2 skeletons match the generator" bash tools/skeletons.sh check
-step "2b handouts' item tables match the graders" bash tools/check-handouts.sh
-step "2c the labs' manifests: read as make reads them, broken ones refused" bash tools/test-manifest.sh
-step "4 grader: untouched skeletons score zero without crashing" grade_skeletons
-step "7 CUDA compiled and linked" cuda_compiled
-later "3 grader: reference solutions score full marks" grade_reference
-later "5 mutants: every classic mistake caught by name" bash grader/mutants/run.sh
-later "5b adversarial submissions: exactly their due on every grading path" bash grader/adversarial/run.sh
-later "6 drivers end to end, plots, bad input" lab_scripts
+later "2 skeletons match the generator" bash tools/skeletons.sh check
+later "2b handouts' item tables match the graders" bash tools/check-handouts.sh
+later "2c the labs' manifests: read as make reads them, broken ones refused" bash tools/test-manifest.sh
+later --after "1e" "3 grader: reference solutions score full marks" grade_reference
+later --after "1e" "4 grader: untouched skeletons score zero without crashing" grade_skeletons
+later --after "1e 4" "5 mutants: every classic mistake caught by name" bash grader/mutants/run.sh
+later --after "1e 4" "5b adversarial submissions: exactly their due on every grading path" bash grader/adversarial/run.sh
+later --after "4" "6 drivers end to end, plots, bad input" lab_scripts
+later "7 CUDA compiled and linked" cuda_compiled
 later "8 instructor tools: gradebook and student release" instructor_tools
 # the decks built from step 9's quick run (its plots), every slide at two window sizes
 slides_fit() {
@@ -380,7 +392,7 @@ later "9c plots: every text of every plot at least 16 px on the 960-px canvas, a
 # side by side, in a CI run: 3 46, 5 425, 5b 519, 6 97, 8 273, 8b 115, 9 36,
 # 9b 12, 9c 1);
 # 5b and 6 use step 4's skeletons, 9b and 9c read 9's run
-run_lanes "5b 8" "3 5 6 8b 9 9b 9c"
+run_lanes "1e 4 3 5 6 9 9b 9c" "1 1a 1b 1c 1d 2 2b 2c 7 8b 8 5b"
 echo
 if [ ${#failed[@]} -eq 0 ]; then
     echo "make test: all steps passed"

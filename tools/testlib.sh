@@ -23,7 +23,7 @@ expect_rc() {
 
 # expect_out PATTERN WHAT — the last expect_rc output matches an extended regex
 expect_out() {
-    if printf '%s\n' "$T_OUT" | grep -Eq -- "$1"; then ok "$2"; else
+    if grep -Eq -- "$1" <<<"$T_OUT"; then ok "$2"; else
         not_ok "$2: output lacks /$1/"
         printf '%s\n' "$T_OUT" | tail -n 8 | sed 's/^/    | /'
     fi
