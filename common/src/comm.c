@@ -138,39 +138,42 @@ static dl_status run_local(const dl_comm *c, const dl_comm_args *a)
     return DL_OK;
 }
 
-/* Starts a on its path, counted under op; the recorders hear of it at each
- * phase (comm_record.h), finish tells them it is done. */
+/* One phase of r on its path (comm_record.h): BEGUN opens it, STARTED hands
+ * a to the transport, DONE waits for it; then the recorders hear of the phase
+ * (FAILED where the transport refused it), here and nowhere else. */
+static dl_status phase(dl_comm *c, dl_comm_req *r, comm_phase ph, dl_comm_op op, const dl_comm_args *a)
+{
+    dl_status st = DL_OK;
+    if (ph == COMM_STARTED) {
+        if (r->where == PATH_LOCAL)
+            st = run_local(c, a);
+        else if (r->where == PATH_MPI)
+            st = dl_mpi_start_(c->mpi, a, &r->impl);
+        else
+            st = dl_nccl_start_(c->nccl, a, &r->impl);
+    } else if (ph == COMM_DONE) {
+        if (r->where == PATH_MPI)
+            st = dl_mpi_wait_(c->mpi, r->impl, r->what);
+        else if (r->where == PATH_NCCL)
+            st = dl_nccl_wait_(c->nccl, r->impl, r->what);
+    }
+    comm_record_(&c->rec, ph == COMM_STARTED && st != DL_OK ? COMM_FAILED : ph, &r->rec, op, a, st);
+    return st;
+}
+
+/* Starts a on its path, counted under op. */
 static dl_status start(dl_comm *c, const dl_comm_args *a, dl_comm_op op, const char *what, dl_comm_req *r)
 {
     r->what = what;
     r->where = route(c, a);
     r->impl = NULL;
-    comm_record_(&c->rec, COMM_BEGUN, &r->rec, op, a, DL_OK);
-    dl_status st = DL_OK;
-    switch (r->where) {
-    case PATH_LOCAL:
-        st = run_local(c, a);
-        break;
-    case PATH_MPI:
-        st = dl_mpi_start_(c->mpi, a, &r->impl);
-        break;
-    case PATH_NCCL:
-        st = dl_nccl_start_(c->nccl, a, &r->impl);
-        break;
-    }
-    comm_record_(&c->rec, st == DL_OK ? COMM_STARTED : COMM_FAILED, &r->rec, op, a, st);
-    return st;
+    phase(c, r, COMM_BEGUN, op, a);
+    return phase(c, r, COMM_STARTED, op, a);
 }
 
 static dl_status finish(dl_comm *c, dl_comm_req *r)
 {
-    dl_status st = DL_OK;
-    if (r->where == PATH_MPI)
-        st = dl_mpi_wait_(c->mpi, r->impl, r->what);
-    else if (r->where == PATH_NCCL)
-        st = dl_nccl_wait_(c->nccl, r->impl, r->what);
-    comm_record_(&c->rec, COMM_DONE, &r->rec, r->rec.op, NULL, st);
-    return st;
+    return phase(c, r, COMM_DONE, r->rec.op, NULL);
 }
 
 /* A blocking operation: started and waited at once. */

@@ -2,8 +2,8 @@
  * (dl_comm_stats), the transport log (dl_comm_log), the p2p log
  * (dl/p2plog.h) and the timeline (dl/trace.h).
  *
- * Every operation reaches them as one event per phase, each from one call
- * in comm.c (comm_record_): BEGUN before its transport takes it (the
+ * Every operation reaches them as one event per phase, from one call in
+ * comm.c (comm_record_, in phase()): BEGUN before its transport takes it (the
  * timeline's span opens, the clock starts), STARTED once the transport took
  * it (a call and its bytes counted, its records written), DONE when its wait
  * returned (the seconds counted when it succeeded; the span closed, the p2p
