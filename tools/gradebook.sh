@@ -125,7 +125,16 @@ kit_key=$({
 } | sha256sum | cut -c1-32)
 kit=$kits/lab$lab-$kit_key
 if [ -d "$kit" ] && cp -a "$kit" "$tree/build" 2>/dev/null; then
-    : # (built before: only what names this tree's path is made again)
+    # built before, in another tree: the lab's rules name that tree's path (the
+    # lab's folder, the kit's headers), made this one's with their time kept
+    # (every object is newer than they are); make compiles again what names it
+    # otherwise ($(B)/.root) and relinks
+    old=$(cat "$tree/build/.root" 2>/dev/null)
+    r=$tree/build/api/lab$lab.rules
+    if [ -n "$old" ] && [ "$old" != "$tree" ] && [ -f "$r" ]; then
+        while IFS= read -r line || [ -n "$line" ]; do printf '%s\n' "${line//"$old"/$tree}"; done <"$r" >"$r.new" &&
+            touch -r "$r" "$r.new" && mv "$r.new" "$r"
+    fi
 elif [ -f "$B/.flags" ] && [ -d "$B/obj/kit/$lab" ] && [ -d "$B/obj/grader" ]; then
     rm -rf "$tree/build"
     mkdir -p "$tree/build"
