@@ -513,7 +513,9 @@ END_TEST
 /* The driver on 2 ranks with the equivalence runs' workload in --amp fp16,
  * the loss scale at 1024 and doubled after every 3 good steps (amp_training's
  * scaler: it changes before the checkpoint, and the good steps counted at
- * the checkpoint decide when it changes next), plus extra. */
+ * the checkpoint decide when it changes next), plus extra: the flags of
+ * amp_training's 2-rank run (gr_run_amp's, less its --poison-step -1: no
+ * inf), which is the run that never stopped. */
 static int run_resume(const char *name, const char *extra)
 {
     char args[1600];
@@ -525,14 +527,14 @@ static int run_resume(const char *name, const char *extra)
 GR_TEST(test_ckpt_resume)
 {
     const int P = 2;
-    const long stop = 5, steps = 12; // stopped mid-epoch (62 steps per epoch here), between two growths of the scale
+    // stopped mid-epoch (62 steps per epoch here) after 5 steps, between two growths of the scale (after steps 3
+    // and 6): the resumed steps 6 to 8 run at the scale saved, then at the one its count of good steps grows to
+    const long stop = 5, steps = AMP_STEPS;
+    const char *full = "amp2"; // amp_training's run on 2 ranks: --amp fp16, batch 32, AMP_STEPS steps, never stopped
+    gr_run_amp(full, P, 32, steps, -1, 0, DL_F16);
     char extra[1400];
-    snprintf(extra, sizeof extra, "--max-steps %ld --dump '%s/dump'", steps, gr_path("resfull"));
-    int rc = run_resume("resfull", extra);
-    if (rc != 0)
-        gr_fail_run("resfull", rc);
     snprintf(extra, sizeof extra, "--max-steps %ld --checkpoint-dir '%s/ck'", stop, gr_path("resa"));
-    rc = run_resume("resa", extra);
+    int rc = run_resume("resa", extra);
     if (rc != 0)
         gr_fail_run("resa", rc);
     snprintf(extra, sizeof extra, "--max-steps %ld --resume '%s/ck/latest' --dump '%s/dump'", steps, gr_path("resa"),
@@ -543,13 +545,13 @@ GR_TEST(test_ckpt_resume)
     for (int r = 0; r < P; r++) {
         // the loss scale of every step after the resume: the scaler's state came back
         long nf = 0, nb = 0;
-        amp_row *full = gr_read_amp("resfull", r, &nf), *res = gr_read_amp("resb", r, &nb);
+        amp_row *all = gr_read_amp(full, r, &nf), *res = gr_read_amp("resb", r, &nb);
         if (nf != steps || nb != steps - stop)
             GR_FAIL("rank %d: the run that never stopped recorded %ld steps (expected %ld), the resumed one %ld "
                     "(expected %ld)",
                     r, nf, steps, nb, steps - stop);
         for (long k = 0; k < nb; k++) {
-            const amp_row *f = &full[stop + k], *b = &res[k];
+            const amp_row *f = &all[stop + k], *b = &res[k];
             if (b->scale != f->scale)
                 GR_FAIL(GR_DIAG("checkpoint-without-scaler") "rank %d, step %ld of the resumed run: loss scale %g, "
                                                              "the run that never stopped had %g: the loss scaler "
@@ -557,10 +559,10 @@ GR_TEST(test_ckpt_resume)
                                                              "back from the checkpoint",
                         r, stop + k + 1, b->scale, f->scale);
         }
-        free(full), free(res);
+        free(all), free(res);
         char a[64], b[64];
         size_t na = 0, nbp = 0;
-        snprintf(a, sizeof a, "resfull/dump/params.%d.npy", r);
+        snprintf(a, sizeof a, "%s/dump/params.%d.npy", full, r);
         snprintf(b, sizeof b, "resb/dump/params.%d.npy", r);
         float *pa = gr_load_npy(a, &na), *pb = gr_load_npy(b, &nbp);
         if (na != nbp || memcmp(pa, pb, na * sizeof *pa) != 0) {

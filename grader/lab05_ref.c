@@ -107,11 +107,22 @@ static void spec_of(const dl_dataset *tr, model_spec *s)
     s->n_sizes = 5;
 }
 
+/* The first rows of DATA's training split, as the driver reads them: the
+ * references read only the rows it trains on (the first DATA_ROWS -
+ * VAL_ROWS; its validation rows come after them), each row the same
+ * whatever the count read, and one row of the test split, never used. */
+static void load_rows(dl_data *d, long rows)
+{
+    char spec[64];
+    snprintf(spec, sizeof spec, "fashion_mnist:train=%ld,test=1", rows);
+    GR_OK(dl_data_load(spec, d));
+}
+
 static void ref_open(ref_run *r, int P, size_t rows)
 {
-    GR_OK(dl_data_load(DATA, &r->data));
+    load_rows(&r->data, DATA_ROWS - VAL_ROWS);
     const dl_dataset *tr = &r->data.train;
-    size_t n_train = tr->n - VAL_ROWS;
+    size_t n_train = tr->n;
     r->P = P, r->rows = rows, r->G = rows * (size_t)P, r->epoch = -1;
     model_spec ms;
     spec_of(tr, &ms);
@@ -366,7 +377,7 @@ int gr_graded_layers(void)
 void gr_model_buckets(ddp_bucket *want, int *nw, size_t *n_params)
 {
     dl_data data;
-    GR_OK(dl_data_load(DATA, &data));
+    load_rows(&data, 1); // the model's shape: the rows' width and the classes
     model_spec ms;
     spec_of(&data.train, &ms);
     size_t counts[DDP_MAX_PARAMS];
