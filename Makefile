@@ -454,7 +454,8 @@ $(B)/bench/lab$(1): $(B)/obj/bench/lab$(1).o $(call kit_objs,$(1)) $(call studen
 endef
 BENCH_LABS := $(foreach l,$(SOL_LABS),$(if $(wildcard grader/bench/lab$(call lab_id,$(l)).c),$(l)))
 $(foreach l,$(BENCH_LABS),$(eval $(call LAB_BENCH,$(call lab_id,$(l)),$(l))))
-BENCHES := $(foreach l,$(BENCH_LABS),$(B)/bench/lab$(call lab_id,$(l))) $(B)/bench/step
+# (a student release has no grader/bench/: no benchmark there)
+BENCHES := $(foreach l,$(BENCH_LABS),$(B)/bench/lab$(call lab_id,$(l))) $(if $(wildcard grader/bench/step.c),$(B)/bench/step)
 # the kit's MLP step alone, phase by phase (tools/bench-cpu.sh sets it beside PyTorch's)
 $(B)/obj/bench/step.o: grader/bench/step.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
