@@ -191,6 +191,14 @@ endif
 LIB_C += $(if $(MPICC),common/src/comm_mpi.c,common/src/mpi_stub.c)
 LIB_OBJ := $(patsubst common/src/%.c,$(B)/obj/common/%.o,$(LIB_C)) \
            $(patsubst common/src/cuda/%.cu,$(B)/obj/common/cuda/%.o,$(LIB_CU))
+# A release where a lab is open holds the lab's kit answers (LAB_NN_KIT_ANSWERS: library
+# files whose code answers one of its tasks, such as lab 03's sampler.c, which lab 05's
+# driver calls) as objects, common/prebuilt/NAME.o, not as source (tools/release-tree.sh;
+# they are built as the judge's answers are, below): where only the object is, the
+# library takes it as it is.
+KIT_PREBUILT := $(filter-out $(patsubst common/src/%.c,common/prebuilt/%.o,$(wildcard common/src/*.c)),\
+                  $(wildcard common/prebuilt/*.o))
+LIB_OBJ += $(KIT_PREBUILT)
 
 $(B)/obj/common/%.o: common/src/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
@@ -290,11 +298,27 @@ lab_grader_objs = $(patsubst grader/%.c,$(B)/obj/grader/%.o,$(sort grader/lab$(1
 # the preprocessor with and without each of those flags (the code does not depend on them;
 # a sanitizer build links an uninstrumented object as it links libc). Each object is
 # written whole and renamed into place: releases laid out side by side may build it at once.
-PREBUILT_CFLAGS := $(filter-out -g $(SANFLAGS) $(F16C_FLAGS) -DDL_HAVE_% -DDL_CUDA_EMU,$(CFLAGS_BASE)) $(CHECK_CFLAGS) \
-                   -Igrader
+PREBUILT_BASE_CFLAGS := $(filter-out -g $(SANFLAGS) $(F16C_FLAGS) -DDL_HAVE_% -DDL_CUDA_EMU,$(CFLAGS_BASE))
+PREBUILT_CFLAGS := $(PREBUILT_BASE_CFLAGS) $(CHECK_CFLAGS) -Igrader
 PREBUILT_VARIANTS := "-DDL_HAVE_CUDA -DDL_HAVE_NCCL -DDL_HAVE_MPI" "-fsanitize=address,undefined" \
                      $(if $(F16C_FLAGS),"$(F16C_FLAGS)") $(if $(filter 1,$(EMU)),"-DDL_CUDA_EMU")
+# $(call prebuilt_cc,flags): the recipe of a prebuilt object, $@ from $<
+define prebuilt_cc
+@mkdir -p $(@D)
+$(call say,CC,$@)
+$(Q)for v in $(PREBUILT_VARIANTS); do cmp -s <($(CC) $(1) -E $<) <($(CC) $(1) $$v -E $<) || \
+    { echo "$<: reads otherwise with $$v: a prebuilt object would not serve that build (see PREBUILT_CFLAGS)" >&2; \
+    exit 1; }; done
+$(Q)t=$@.$$$$; $(CC) $(1) -c $< -o $$t.o && objcopy --strip-debug --discard-all $$t.o $$t && mv -f $$t $@; \
+    rc=$$?; rm -f $$t.o $$t; exit $$rc
+endef
 judge_prebuilt = $(patsubst grader/%.c,$(B)/prebuilt/grader/%.o,$(LAB_$(1)_JUDGE_ANSWERS))
+# the kit answers' objects (the library's files among LAB_NN_KIT_ANSWERS; a release leaves the
+# other files out where the lab is open: tools/release-tree.sh)
+KIT_ANSWERS_PREBUILT := $(patsubst common/src/%.c,$(B)/prebuilt/common/%.o,$(filter common/src/%.c,\
+                          $(foreach l,$(LABS),$(LAB_$(call lab_id,$(l))_KIT_ANSWERS))))
+$(KIT_ANSWERS_PREBUILT): $(B)/prebuilt/common/%.o: common/src/%.c $(FLAGS_STAMP)
+	$(call prebuilt_cc,$(PREBUILT_BASE_CFLAGS) -Icommon/src)
 # the lab's grader objects compiled here, and those copied from grader/prebuilt/ (no source)
 grader_from_prebuilt = $(patsubst grader/%.c,$(B)/obj/grader/%.o,$(filter-out $(wildcard $(LAB_$(1)_JUDGE_ANSWERS)),\
                          $(LAB_$(1)_JUDGE_ANSWERS)))
@@ -363,13 +387,7 @@ $(call grader_from_prebuilt,$(1)): $(B)/obj/grader/%.o: grader/prebuilt/%.o
 	$$(call say,CP,$$<)
 	$$(Q)cp $$< $$@
 $(call judge_prebuilt,$(1)): $(B)/prebuilt/grader/%.o: grader/%.c $(FLAGS_STAMP)
-	@mkdir -p $$(@D)
-	$$(call say,CC,$$@)
-	$$(Q)for v in $$(PREBUILT_VARIANTS); do cmp -s <($$(CC) $$(PREBUILT_CFLAGS) -Ilabs/$(2) -E $$<) \
-	    <($$(CC) $$(PREBUILT_CFLAGS) $$$$v -Ilabs/$(2) -E $$<) || { echo "$$<: reads otherwise with $$$$v:" \
-	    "a prebuilt object would not serve that build (see PREBUILT_CFLAGS)" >&2; exit 1; }; done
-	$$(Q)t=$$@.$$$$$$$$; $$(CC) $$(PREBUILT_CFLAGS) -Ilabs/$(2) -c $$< -o $$$$t.o && \
-	    objcopy --strip-debug --discard-all $$$$t.o $$$$t && mv -f $$$$t $$@; rc=$$$$?; rm -f $$$$t.o $$$$t; exit $$$$rc
+	$$(call prebuilt_cc,$$(PREBUILT_CFLAGS) -Ilabs/$(2))
 $(B)/obj/grader/lab$(1)_calls-judge.o: grader/lab$(1)_calls.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
@@ -436,7 +454,8 @@ $(B)/bench/lab$(1): $(B)/obj/bench/lab$(1).o $(call kit_objs,$(1)) $(call studen
 endef
 BENCH_LABS := $(foreach l,$(SOL_LABS),$(if $(wildcard grader/bench/lab$(call lab_id,$(l)).c),$(l)))
 $(foreach l,$(BENCH_LABS),$(eval $(call LAB_BENCH,$(call lab_id,$(l)),$(l))))
-BENCHES := $(foreach l,$(BENCH_LABS),$(B)/bench/lab$(call lab_id,$(l))) $(B)/bench/step
+# (a student release has no grader/bench/: no benchmark there)
+BENCHES := $(foreach l,$(BENCH_LABS),$(B)/bench/lab$(call lab_id,$(l))) $(if $(wildcard grader/bench/step.c),$(B)/bench/step)
 # the kit's MLP step alone, phase by phase (tools/bench-cpu.sh sets it beside PyTorch's)
 $(B)/obj/bench/step.o: grader/bench/step.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)

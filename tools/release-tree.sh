@@ -9,7 +9,14 @@
 # and so is every kit file whose code answers a task of LAB or of a later
 # lab (each lab's lab.mk names them: LAB_NN_KIT_ANSWERS) — a later lab that
 # needs such code comes in a later release, once that lab's deadline has
-# passed. The files
+# passed. Without LAB, the release holds every lab, every one open at once
+# (tools/student-release.sh's ddplab-student.tar.gz): no lab's kit answers
+# ship as source there. Where a lab is open (LAB itself; every lab without
+# LAB), its kit answers that are library files (common/src/NAME.c) ship as
+# objects instead, common/prebuilt/NAME.o, which the Makefile puts in the
+# library where the source is missing (lab 05's driver calls lab 03's
+# sampler), and the others (their unit tests, which state the answers) stay
+# out; the objects are built as the judge's answers' are (below). The files
 # come from this working tree (tracked, or untracked and not ignored), so the
 # tree matches the grader built here. Used by the gradebook, which builds each
 # submission in such a tree; tools/student-release.sh packs the committed one.
@@ -48,6 +55,7 @@ later_files() { # ID DIR
 }
 later=() # ID:DIR of each lab after LAB
 judge=() # the judge answers of the labs in this release: their sources stay out, their objects go in
+kit=()   # the kit answers of the open labs that are library files: the same
 for id in $(bash tools/lab.sh ids); do
     for f in $(bash tools/lab.sh get "$id" JUDGE_ANSWERS); do
         drop="$drop|^${f//./\\.}\$" # (a later lab's too: no release holds any)
@@ -56,20 +64,22 @@ for id in $(bash tools/lab.sh ids); do
         fi
     done
 done
-if [ -n "$lab" ]; then
-    for dir in $(bash tools/lab.sh list); do
-        id=${dir%%-*}
-        if [ "$((10#$id))" -gt "$((10#$lab))" ]; then # a later lab: not in this release at all
-            later+=("$id:$dir")
-            drop="$drop|$(later_files "$id" "$dir")"
-        fi
-        if [ "$((10#$id))" -ge "$((10#$lab))" ]; then # open or later: the kit's answers to its tasks stay out
-            for f in $(bash tools/lab.sh get "$id" KIT_ANSWERS); do
-                drop="$drop|^${f//./\\.}\$"
-            done
-        fi
-    done
-fi
+for dir in $(bash tools/lab.sh list); do
+    id=${dir%%-*}
+    if [ -n "$lab" ] && [ "$((10#$id))" -gt "$((10#$lab))" ]; then # a later lab: not in this release at all
+        later+=("$id:$dir")
+        drop="$drop|$(later_files "$id" "$dir")"
+        for f in $(bash tools/lab.sh get "$id" KIT_ANSWERS); do # (nor their objects, in a tree that has them)
+            drop="$drop|^${f//./\\.}\$"
+            [[ $f != common/src/*.c ]] || drop="$drop|^common/prebuilt/$(basename "${f%.c}")\\.o\$"
+        done
+    elif [ -z "$lab" ] || [ "$id" = "$lab" ]; then # open: the kit's answers to its tasks stay out, as source
+        for f in $(bash tools/lab.sh get "$id" KIT_ANSWERS); do
+            drop="$drop|^${f//./\\.}\$"
+            [[ $f != common/src/*.c ]] || kit+=("$f")
+        done
+    fi
+done
 if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then # this kit is a git checkout
     git ls-files -z --cached --others --exclude-standard
 else
@@ -91,26 +101,27 @@ if [ -f tools/student-README.md ]; then
     awk -v table="$table" '$0 == "@LABS@" { print table; next } { print }' tools/student-README.md >"$dest/README.md"
     grep -q '^| \[' "$dest/README.md" || { echo "release-tree: tools/student-README.md has no @LABS@ line" >&2; exit 1; }
 fi
-# the judge answers' objects: built here from their source, or (in a release) the ones it holds
+# the judge's and the open labs' kit answers' objects: built here from their source, or (in a
+# release) the ones it holds; grader/NAME.c's is grader/prebuilt/NAME.o, common/src/NAME.c's
+# common/prebuilt/NAME.o
 objs=()
-for f in "${judge[@]}"; do
-    [ -f "$f" ] && objs+=("$B/judge-answers/prebuilt/grader/$(basename "${f%.c}").o")
+for f in ${judge[@]+"${judge[@]}"} ${kit[@]+"${kit[@]}"}; do
+    [ -f "$f" ] && objs+=("$B/judge-answers/prebuilt/${f%%/*}/$(basename "${f%.c}").o")
 done
 if [ ${#objs[@]} -gt 0 ]; then
     make -s --no-print-directory B="$B/judge-answers" NO_CUDA=1 SAN=0 "${objs[@]}" >/dev/null ||
-        { echo "release-tree: cannot build the judge's answers (${judge[*]})" >&2; exit 1; }
+        { echo "release-tree: cannot build the objects of ${judge[*]} ${kit[*]}" >&2; exit 1; }
 fi
-if [ ${#judge[@]} -gt 0 ]; then
-    mkdir -p "$dest/grader/prebuilt"
-fi
-for f in "${judge[@]}"; do
+for f in ${judge[@]+"${judge[@]}"} ${kit[@]+"${kit[@]}"}; do
+    top=${f%%/*}
     o=$(basename "${f%.c}").o
+    mkdir -p "$dest/$top/prebuilt"
     if [ -f "$f" ]; then
-        cp "$B/judge-answers/prebuilt/grader/$o" "$dest/grader/prebuilt/$o"
-    elif [ -f "grader/prebuilt/$o" ]; then
-        cp -p "grader/prebuilt/$o" "$dest/grader/prebuilt/$o"
+        cp "$B/judge-answers/prebuilt/$top/$o" "$dest/$top/prebuilt/$o"
+    elif [ -f "$top/prebuilt/$o" ]; then
+        cp -p "$top/prebuilt/$o" "$dest/$top/prebuilt/$o"
     else
-        echo "release-tree: neither $f nor grader/prebuilt/$o is here" >&2
+        echo "release-tree: neither $f nor $top/prebuilt/$o is here" >&2
         exit 1
     fi
 done

@@ -273,6 +273,19 @@ instructor_tools() {
                 fi
             done
             grep -q "^ddplab/labs/$dir/lab.mk\$" <<<"$list" || { echo "lab $id's release lacks its own lab" >&2; bad=1; }
+            # the kit's answers: an earlier lab's as they are (its deadline has passed); the lab's own, which is
+            # open, as objects where they are library files (tools/release-tree.sh)
+            for d2 in "${labs[@]}"; do
+                later=${d2%%-*}
+                for f in $(bash tools/lab.sh get "$later" KIT_ANSWERS); do
+                    if [ "$((10#$later))" -lt "$((10#$id))" ]; then
+                        grep -qx "ddplab/$f" <<<"$list" || { echo "lab $id's release lacks $f (lab $later's, closed)" >&2; bad=1; }
+                    elif [ "$later" = "$id" ] && [[ $f == common/src/*.c ]]; then
+                        grep -qx "ddplab/common/prebuilt/$(basename "${f%.c}").o" <<<"$list" ||
+                            { echo "lab $id's release lacks common/prebuilt/$(basename "${f%.c}").o (for $f)" >&2; bad=1; }
+                    fi
+                done
+            done
             # the judge's answers (JUDGE_ANSWERS): never the source; the object for each lab in the release
             for d2 in "${labs[@]}"; do
                 later=${d2%%-*}
@@ -288,7 +301,24 @@ instructor_tools() {
             done
         done
         [ $bad -eq 0 ] && echo "each lab's staged release holds no file of a later lab, none of the kit's answers to its" \
-            "tasks, and the judge's answers as objects only"
+            "tasks (the library's as objects), and the judge's answers as objects only"
+        [ $bad -eq 0 ] || status=1
+        # the whole kit (every lab open): no lab's kit answers as source, the library's as objects
+        local whole kitobjs=() o
+        bad=0
+        whole=$(tar -tzf "$B/ddplab-student.tar.gz")
+        for d2 in "${labs[@]}"; do
+            for f in $(bash tools/lab.sh get "${d2%%-*}" KIT_ANSWERS); do
+                grep -qx "ddplab/$f" <<<"$whole" && { echo "the whole kit's release holds $f, which answers lab ${d2%%-*}" >&2; bad=1; }
+                if [[ $f == common/src/*.c ]]; then
+                    o=common/prebuilt/$(basename "${f%.c}").o
+                    kitobjs+=("$o")
+                    grep -qx "ddplab/$o" <<<"$whole" || { echo "the whole kit's release lacks $o (for $f)" >&2; bad=1; }
+                fi
+            done
+        done
+        [ $bad -eq 0 ] && echo "the whole kit's release holds no lab's kit answers as source (${kitobjs[*]#common/prebuilt/}:" \
+            "objects)"
         [ $bad -eq 0 ] || status=1
         # the release builds on its own and grades its skeletons (CPU build, to stay quick)
         if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 B=build build/grader/lab01 build/labs/lab01-worker \
@@ -308,6 +338,21 @@ instructor_tools() {
             else
                 echo "the student release's judge (prebuilt answers) did not give the reference full marks" \
                     "(see $B/test/release-grade-ref.log)" >&2
+                status=1
+            fi
+            # a later lab's driver there, which calls an open lab's kit answers (lab 05: lab 03's sampler and
+            # schedule, objects only), on the reference's files: two steps
+            local d5
+            d5=$(bash tools/lab.sh list | grep '^05-')
+            cp solutions/"$d5"/* "$rel/ddplab/labs/$d5/"
+            if make -s -C "$rel/ddplab" NO_CUDA=1 DL_NO_DEPS=1 B=build build/labs/lab05 >>"$B/test/release-build.log" 2>&1 &&
+                "$rel/ddplab/build/labs/lab05" --data fashion_mnist:train=6400,test=200 --hidden 32 --batch-size 64 \
+                    --epochs 1 --max-steps 2 --plot none --out "$rel/run05" >"$B/test/release-lab05.log" 2>&1 &&
+                [ -f "$rel/run05/summary.json" ]; then
+                echo "... and lab 05's driver builds there, with lab 03's sampler and schedule as objects, and runs"
+            else
+                echo "lab 05's driver does not build or run in the whole kit's release, where lab 03's sampler and" \
+                    "schedule are objects (see $B/test/release-build.log, $B/test/release-lab05.log)" >&2
                 status=1
             fi
         else
