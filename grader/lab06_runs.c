@@ -319,6 +319,13 @@ gr6_result gr6_mem_run(const char *mode)
              "--seed %d --dump %%D",
              mode, G6M_DATA, G6M_VAL, G6M_HIDDEN, G6M_BATCH, G6M_STEPS, G6_LR, G6_SEED);
     gr6_result r = gr6_run(name, G6M_P, args);
+    // no item reads the memory workload's parameters (20 MB a rank): they leave the judge's folder, which the
+    // grading holds in memory where it can (sandbox.h)
+    for (int k = 0; k < G6M_P; k++) {
+        char f[64];
+        snprintf(f, sizeof f, "%s/dump/params.%d.npy", name, k);
+        remove(gr6_path(f));
+    }
     if (r.rc != 0)
         gr6_fail_run(name, &r);
     return r;
