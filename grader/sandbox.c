@@ -1854,7 +1854,7 @@ void gr_sandbox_cleanup(void)
     if (sb.mode == SB_UID)
         kill_uid(sb.uid);
     if (sb.run_tmpfs)
-        umount2(sb.run, MNT_DETACH); // its files go with it; the host's empty folder is left
+        umount2(sb.run, MNT_DETACH); // its files go with it; below, the empty folder under it goes too
     sb.run_tmpfs = 0;
     remove_path(sb.run);
     if (sb.lock_fd >= 0)
