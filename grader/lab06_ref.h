@@ -64,9 +64,10 @@ float *gr6_reference(int P, long steps, gr6_way way, int rank, float **init, siz
  * that reaps the whole job, and takes from the kernel (getrusage of the
  * reaped children) the largest resident set any process of the run had:
  * the operating system's count, read outside the student's processes. The
- * run's folder and log are then copied into a folder of the judge's that
- * no job can write (gr6_path), the scratch copy removed, and the outcome
- * kept beside them: later items read that copy, never the scratch. */
+ * run's folder and log are then moved (renamed: one file system, every
+ * process of the job gone) into a folder of the judge's that no job can
+ * write (gr6_path), what is left in the scratch removed, and the outcome
+ * kept beside them: later items read the judge's folder, never the scratch. */
 typedef struct gr6_result {
     int rc; /* the driver's exit status (drivers.h) */
     double rss; /* the largest resident set of any process of the run, bytes; 0: unknown */
@@ -75,7 +76,7 @@ typedef struct gr6_result {
 /* Runs (once per grading) the driver on P ranks (0: no launcher) with args; "%D" in args stands for the run's
  * dump folder. */
 gr6_result gr6_run(const char *name, int P, const char *args);
-/* The judge's copy of the run's folder (its --out), or of FILE in it ("name/dump/memory.0.csv"). */
+/* The judge's folder of the run (its --out), or of FILE in it ("name/dump/memory.0.csv"). */
 const char *gr6_path(const char *file);
 /* Fails the test with what stopped run `name`: the "not implemented yet" line of its log, or its tail. */
 void gr6_fail_run(const char *name, const gr6_result *r);

@@ -64,11 +64,18 @@ static void remove_tree(const char *path)
         remove(path);
 }
 
-/* A regular file, never followed through a link (what a job left could point anywhere). */
-static void copy_file(const char *src, const char *dst)
+/* A regular file, never followed through a link (what a job left could point anywhere), moved to dst: renamed
+ * (the run's folder and the judge's lie in the grading's run directory, one file system), or copied where it
+ * cannot be. Only a file with no other name moves: every process of the job is gone, so nothing the job left
+ * can still write it, and no other path reaches it; anything else is copied, as a file of the judge's. */
+static void move_file(const char *src, const char *dst)
 {
-    int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), out = -1;
     struct stat st;
+    if (lstat(src, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    if (st.st_nlink == 1 && rename(src, dst) == 0)
+        return;
+    int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), out = -1;
     if (in >= 0 && fstat(in, &st) == 0 && S_ISREG(st.st_mode))
         out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     char buf[65536];
@@ -82,8 +89,8 @@ static void copy_file(const char *src, const char *dst)
         close(out);
 }
 
-/* The run's folder (two levels: its outputs and dump/), regular files only. */
-static void copy_tree(const char *src, const char *dst, int depth)
+/* The run's folder (two levels: its outputs and dump/), regular files only, moved into dst. */
+static void move_tree(const char *src, const char *dst, int depth)
 {
     DIR *d = opendir(src);
     if (d == NULL)
@@ -99,9 +106,9 @@ static void copy_tree(const char *src, const char *dst, int depth)
         if (lstat(s, &st) != 0)
             continue;
         if (S_ISREG(st.st_mode))
-            copy_file(s, t);
+            move_file(s, t);
         else if (S_ISDIR(st.st_mode) && depth < 2)
-            copy_tree(s, t, depth + 1);
+            move_tree(s, t, depth + 1);
     }
     closedir(d);
 }
@@ -190,11 +197,11 @@ gr6_result gr6_run(const char *name, int P, const char *args)
             out[0] = 127, out[1] = out[2] = 0;
     }
     r = (gr6_result){(int)out[0], out[1], out[2]};
-    // out of the jobs' reach: the judge's copy is what every item reads
-    copy_tree(gr_path(name), gr6_path(name), 0);
+    // out of the jobs' reach: the judge's folder is what every item reads (the files moved there, not copied)
+    move_tree(gr_path(name), gr6_path(name), 0);
     char kept[300];
     snprintf(kept, sizeof kept, "%s.log", name);
-    copy_file(log, gr6_path(kept));
+    move_file(log, gr6_path(kept));
     remove_tree(gr_path(name));
     remove_tree(log);
     f = fopen(mark, "w");
@@ -312,6 +319,13 @@ gr6_result gr6_mem_run(const char *mode)
              "--seed %d --dump %%D",
              mode, G6M_DATA, G6M_VAL, G6M_HIDDEN, G6M_BATCH, G6M_STEPS, G6_LR, G6_SEED);
     gr6_result r = gr6_run(name, G6M_P, args);
+    // no item reads the memory workload's parameters (20 MB a rank): they leave the judge's folder, which the
+    // grading holds in memory where it can (sandbox.h)
+    for (int k = 0; k < G6M_P; k++) {
+        char f[64];
+        snprintf(f, sizeof f, "%s/dump/params.%d.npy", name, k);
+        remove(gr6_path(f));
+    }
     if (r.rc != 0)
         gr6_fail_run(name, &r);
     return r;

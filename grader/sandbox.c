@@ -58,6 +58,7 @@ static struct {
     char home[400];
     char desc[900];
     int ready;
+    int run_tmpfs; /* the run directory is a tmpfs of the judge's own mount namespace */
     char hide[8][PATH_MAX]; /* directories a job sees empty (ns mode) */
     int n_hide;
     size_t mem_cpu, mem_gpu; /* budgets (sandbox.h) */
@@ -1208,6 +1209,16 @@ void gr_sandbox_init(void)
     char real[PATH_MAX]; // a job's root shows it at the same path: no link in it
     if (realpath(sb.run, real) != NULL)
         snprintf(sb.run, sizeof sb.run, "%.250s", real);
+    // as root, the run directory is a tmpfs in a mount namespace of the judge's own (private: nothing of it
+    // reaches the host's, and it is gone with the judge's last process): what the jobs keep, the staged kit and
+    // the judge's folders never touch the disk's file system, whose file creations cost most of a job's upkeep
+    // (its size: what the grading may keep, what a job may hold in its folders, a GiB for the staged kit and the
+    // judge's own files; the budgets, not this, are what stop a job)
+    if (geteuid() == 0 && unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
+        char opts[80];
+        snprintf(opts, sizeof opts, "mode=0711,size=%zu", sb.disk + sb.job_disk + ((size_t)1 << 30));
+        sb.run_tmpfs = mount("tmpfs", sb.run, "tmpfs", MS_NOSUID | MS_NODEV, opts) == 0;
+    }
     chmod(sb.run, 0711);
     snprintf(sb.root, sizeof sb.root, "%s/.root", sb.run);
     mkdir(sb.root, 0700);
@@ -1842,6 +1853,9 @@ void gr_sandbox_cleanup(void)
         return;
     if (sb.mode == SB_UID)
         kill_uid(sb.uid);
+    if (sb.run_tmpfs)
+        umount2(sb.run, MNT_DETACH); // its files go with it; below, the empty folder under it goes too
+    sb.run_tmpfs = 0;
     remove_path(sb.run);
     if (sb.lock_fd >= 0)
         close(sb.lock_fd);

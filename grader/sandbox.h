@@ -131,7 +131,11 @@ void gr_sandbox_init(void);
 const char *gr_sandbox_describe(void);
 /* "ns", "uid" or "pgroup". */
 const char *gr_sandbox_mode(void);
-/* The grading run's private directory (removed by gr_sandbox_cleanup). */
+/* The grading run's private directory (removed by gr_sandbox_cleanup). As
+ * root it is a tmpfs mounted in a mount namespace of the judge's own, made by
+ * gr_sandbox_init where the kernel allows one (what the grading keeps is then
+ * in memory, never on the disk's file system, unseen by the host's other
+ * processes, and gone with the judge); elsewhere a folder of TMPDIR (/tmp). */
 const char *gr_sandbox_run_dir(void);
 const char *gr_sandbox_home(void);
 const char *gr_stage(const char *path);
