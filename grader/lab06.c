@@ -107,7 +107,7 @@ static float *selftest_buf(const char *name, const char *prefix, int P, int r, i
     char f[64];
     size_t got = 0, n = kit_selftest_n(P, k);
     snprintf(f, sizeof f, "%s.%d.%d.npy", prefix, k, r);
-    if (n == 0) { // nothing to read (an empty .npy reads back as one row of one)
+    if (n == 0) { // nothing to read (the kit writes an empty .npy: shape (0,))
         char file[300];
         snprintf(file, sizeof file, "%s/dump/%s", name, f);
         if (access(gr6_path(file), R_OK) != 0)

@@ -36,7 +36,7 @@ static float *start_buf(const char *name, const char *prefix, int P, int r, int 
 {
     char f[64], path[400];
     snprintf(f, sizeof f, "%s.%d.%d.npy", prefix, k, r);
-    if (want == 0) { // an empty .npy reads back as one row of one
+    if (want == 0) { // nothing to read (the kit writes an empty .npy: shape (0,))
         snprintf(path, sizeof path, "%s/dump/%s", name, f);
         FILE *h = fopen(gr6_path(path), "rb");
         if (h == NULL)

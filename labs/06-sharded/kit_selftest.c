@@ -181,7 +181,7 @@ dl_status kit_selftest(kit_record *R, dl_comm *c, const dl_device *dev, const ch
     for (int k = 0; k < 2 * KIT_SELFTEST_CASES && st == DL_OK; k++) {
         char path[1200];
         if (res[k].v != NULL && (st = dl_path_join(path, sizeof path, dir, res[k].name)) == DL_OK)
-            st = dl_npy_write_f32(path, res[k].v, 1, res[k].n);
+            st = dl_npy_write_f32(path, res[k].v, res[k].n > 0 ? 1 : 0, res[k].n); // (n = 0: shape (0,), no element)
     }
     if (st == DL_OK)
         st = kit_write_log(R, dir, c);
