@@ -398,7 +398,8 @@ gradescope_flow() {
 # Every step runs in one of two lanes (run_lanes, below). The kit for the
 # emulated CUDA device ($B/emucuda) is built by 1e and used by 3, 4, 5 and 5b;
 # step 4's skeletons by 5b and 6: a step in one lane waits for those of the
-# other it needs (--after).
+# other it needs (--after). 1b and 1c start MPI jobs that must fail in given
+# ways (singletons among them): no other MPI job runs beside them.
 later "1 unit tests of common/" "$B/tests/unit"
 later "1a unit tests of the grader (its run plan)" "$B/tests/grader"
 later "1b dl_comm and dlrun under mpirun (1-4 ranks, failures)" bash tools/test-comm.sh
@@ -416,7 +417,7 @@ later --after "1e 4" "5 mutants: every classic mistake caught by name" bash grad
 later --after "1e 4" "5b adversarial submissions: exactly their due on every grading path" bash grader/adversarial/run.sh
 later --after "4" "6 drivers end to end, plots, bad input" lab_scripts
 later "7 CUDA compiled and linked" cuda_compiled
-later "8 instructor tools: gradebook and student release" instructor_tools
+later --after "1b 1c" "8 instructor tools: gradebook and student release" instructor_tools
 # the decks built from step 9's quick run (its plots), every slide at two window sizes
 slides_fit() {
     local runs=$B/test/report-check/quick/run args=() rc
@@ -437,7 +438,7 @@ later "9c plots: every text of every plot at least 16 px on the 960-px canvas, a
 # side by side, the kit built: 1-2c and 7 about 30 together, 1e 38 (and the
 # emulated build, when it is not there yet), 3 46, 4 44, 5 427, 5b 408,
 # 6 109, 8 417, 8b 162, 9 109, 9b 33, 9c 0); 9b and 9c read 9's run
-run_lanes "1e 4 3 5 6 9 9b 9c 8b" "1 1a 1b 1c 1d 2 2b 2c 7 8 5b"
+run_lanes "1b 1c 1e 4 3 5 6 9 9b 9c 8b" "1 1a 1d 2 2b 2c 7 8 5b"
 echo
 if [ ${#failed[@]} -eq 0 ]; then
     echo "make test: all steps passed"
