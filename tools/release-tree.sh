@@ -6,13 +6,12 @@
 # after the lab, labs/NN-name/, or a file: slides/NN-name.md, grader/labNN*,
 # grader/api/labNN.txt, grader/prebuilt/labNN_*.o, tools/test-labNN.sh,
 # tools/slurm/labNN.sbatch, ...; checked again once the tree is laid out),
-# and so is every kit file whose code answers a task of LAB or of a later
-# lab (each lab's lab.mk names them: LAB_NN_KIT_ANSWERS) — a later lab that
-# needs such code comes in a later release, once that lab's deadline has
-# passed. Without LAB, the release holds every lab, every one open at once
-# (tools/student-release.sh's ddplab-student.tar.gz): no lab's kit answers
-# ship as source there. Where a lab is open (LAB itself; every lab without
-# LAB), its kit answers that are library files (common/src/NAME.c) ship as
+# and so is every kit file whose code answers a task of a lab (each lab's
+# lab.mk names them: LAB_NN_KIT_ANSWERS): no release ships one as source, for
+# LAB, a later lab or an earlier one (a student behind on it reads no answer).
+# Without LAB, the release holds every lab at once (tools/student-release.sh's
+# ddplab-student.tar.gz). For each lab in the release, its kit answers that
+# are library files (common/src/NAME.c) ship as
 # objects instead, common/prebuilt/NAME.o, which the Makefile puts in the
 # library where the source is missing (lab 05's driver calls lab 03's
 # sampler), and the others (their unit tests, which state the answers) stay
@@ -55,7 +54,7 @@ later_files() { # ID DIR
 }
 later=() # ID:DIR of each lab after LAB
 judge=() # the judge answers of the labs in this release: their sources stay out, their objects go in
-kit=()   # the kit answers of the open labs that are library files: the same
+kit=()   # the kit answers of the labs in this release that are library files: the same
 for id in $(bash tools/lab.sh ids); do
     for f in $(bash tools/lab.sh get "$id" JUDGE_ANSWERS); do
         drop="$drop|^${f//./\\.}\$" # (a later lab's too: no release holds any)
@@ -73,7 +72,7 @@ for dir in $(bash tools/lab.sh list); do
             drop="$drop|^${f//./\\.}\$"
             [[ $f != common/src/*.c ]] || drop="$drop|^common/prebuilt/$(basename "${f%.c}")\\.o\$"
         done
-    elif [ -z "$lab" ] || [ "$id" = "$lab" ]; then # open: the kit's answers to its tasks stay out, as source
+    else # open or earlier: the kit's answers to its tasks never ship as source (the library's as objects)
         for f in $(bash tools/lab.sh get "$id" KIT_ANSWERS); do
             drop="$drop|^${f//./\\.}\$"
             [[ $f != common/src/*.c ]] || kit+=("$f")

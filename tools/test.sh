@@ -273,14 +273,13 @@ instructor_tools() {
                 fi
             done
             grep -q "^ddplab/labs/$dir/lab.mk\$" <<<"$list" || { echo "lab $id's release lacks its own lab" >&2; bad=1; }
-            # the kit's answers: an earlier lab's as they are (its deadline has passed); the lab's own, which is
-            # open, as objects where they are library files (tools/release-tree.sh)
+            # the kit's answers of this lab and the earlier ones: never as source (a student behind on an
+            # earlier lab reads no answer to it), as objects where they are library files (tools/release-tree.sh)
             for d2 in "${labs[@]}"; do
                 later=${d2%%-*}
                 for f in $(bash tools/lab.sh get "$later" KIT_ANSWERS); do
-                    if [ "$((10#$later))" -lt "$((10#$id))" ]; then
-                        grep -qx "ddplab/$f" <<<"$list" || { echo "lab $id's release lacks $f (lab $later's, closed)" >&2; bad=1; }
-                    elif [ "$later" = "$id" ] && [[ $f == common/src/*.c ]]; then
+                    grep -qx "ddplab/$f" <<<"$list" && { echo "lab $id's release holds $f, which answers lab $later" >&2; bad=1; }
+                    if [ "$((10#$later))" -le "$((10#$id))" ] && [[ $f == common/src/*.c ]]; then
                         grep -qx "ddplab/common/prebuilt/$(basename "${f%.c}").o" <<<"$list" ||
                             { echo "lab $id's release lacks common/prebuilt/$(basename "${f%.c}").o (for $f)" >&2; bad=1; }
                     fi
