@@ -92,7 +92,7 @@ if ! "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
         echo "deps: could not install: ${failed[*]} (log: /tmp/ddplab-apt.log)" >&2
         case " ${failed[*]} " in
             *" dataset-fashion-mnist "*)
-                echo "deps: without dataset-fashion-mnist, put the four Fashion-MNIST .gz files in a folder and set DL_DATA_DIR" >&2 ;;
+                echo "deps: without dataset-fashion-mnist, put the four Fashion-MNIST files (.gz or not) in a folder and set DL_DATA_DIR" >&2 ;;
         esac
         exit 1
     fi

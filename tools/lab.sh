@@ -38,6 +38,9 @@ while IFS=$'\t' read -r v_id v_dir v_field v_value; do
     [ -n "$v_field" ] && values["$v_id $v_field"]=$v_value
 done <<<"$manifest"
 value() { [ -z "${values["$1 $2"]+set}" ] || echo "${values["$1 $2"]}"; }
+# the CAPTION_ fields of each lab, "ID NAME" (check reads them without a process)
+captioned=()
+for v_key in "${!values[@]}"; do [[ $v_key == *" CAPTION_"* ]] && captioned+=("$v_key"); done
 dirs=$(for mk in "$here"/labs/*/lab.mk; do [ -f "$mk" ] && { mk=${mk%/lab.mk}; echo "${mk##*/}"; }; done)
 
 check() {
@@ -73,7 +76,7 @@ check() {
                 bad=1
             fi
         done
-        for f in $(value "$id" STUDENT_C) $(value "$id" STUDENT_CU) $(value "$id" STUDENT_H); do
+        for f in ${values["$id STUDENT_C"]-} ${values["$id STUDENT_CU"]-} ${values["$id STUDENT_H"]-}; do
             [ -f "$here/labs/$d/$f" ] || { echo "lab.sh: $mk names the student file $f, but labs/$d/$f is missing" >&2; bad=1; }
             # (a student release has no solutions/ at all)
             [ ! -d "$here/solutions" ] || [ -f "$here/solutions/$d/$f" ] ||
@@ -81,7 +84,7 @@ check() {
         done
         # a judge answer: one of the lab's own grader files (not its call wrappers, compiled twice), there as
         # source (this kit) or as its object (a student release: grader/prebuilt/)
-        for f in $(value "$id" JUDGE_ANSWERS); do
+        for f in ${values["$id JUDGE_ANSWERS"]-}; do
             if ! [[ $f =~ ^grader/lab${id}(_[a-z0-9_]+)?\.c$ ]] || [ "$f" = "grader/lab${id}_calls.c" ]; then
                 echo "lab.sh: $mk: LAB_${id}_JUDGE_ANSWERS names $f: expected one of lab $id's grader files," \
                     "grader/lab$id.c or grader/lab${id}_NAME.c (not its call wrappers)" >&2
@@ -93,21 +96,24 @@ check() {
             fi
         done
         for f in TITLE KEY_PLOT HEADLINE; do
-            [ -n "$(value "$id" $f)" ] || { echo "lab.sh: $mk: LAB_${id}_$f is missing or empty" >&2; bad=1; }
+            [ -n "${values["$id $f"]-}" ] || { echo "lab.sh: $mk: LAB_${id}_$f is missing or empty" >&2; bad=1; }
         done
-        [ -n "$(value "$id" STUDENT_C)$(value "$id" STUDENT_CU)" ] ||
+        [ -n "${values["$id STUDENT_C"]-}${values["$id STUDENT_CU"]-}" ] ||
             { echo "lab.sh: $mk: LAB_${id}_STUDENT_C names no student file: a lab has at least one task" >&2; bad=1; }
         local run2
-        run2=$(value "$id" RUN2)
+        run2=${values["$id RUN2"]-}
         if [ -n "$run2" ]; then
             [[ $run2 =~ ^[A-Za-z0-9_-]+$ ]] ||
                 { echo "lab.sh: $mk: LAB_${id}_RUN2 '$run2': expected a plain folder name (letters, digits, - and _)" >&2; bad=1; }
             for f in RUN2_KEY_PLOT RUN2_HEADLINE; do
-                [ -n "$(value "$id" $f)" ] || { echo "lab.sh: $mk: LAB_${id}_RUN2 is set but LAB_${id}_$f is missing" >&2; bad=1; }
+                [ -n "${values["$id $f"]-}" ] || { echo "lab.sh: $mk: LAB_${id}_RUN2 is set but LAB_${id}_$f is missing" >&2; bad=1; }
             done
         fi
-        for plot in "$(value "$id" KEY_PLOT)" "$(value "$id" RUN2_KEY_PLOT)" \
-            $(awk -F'\t' -v id="$id" '$1 == id && $3 ~ /^CAPTION_/ { sub(/^CAPTION_/, "", $3); print $3 }' <<<"$manifest"); do
+        local plots=("${values["$id KEY_PLOT"]-}" "${values["$id RUN2_KEY_PLOT"]-}")
+        for v in ${captioned[@]+"${captioned[@]}"}; do
+            [[ $v == "$id CAPTION_"* ]] && plots+=("${v#"$id CAPTION_"}")
+        done
+        for plot in "${plots[@]}"; do
             [ -z "$plot" ] || [[ $plot =~ ^[A-Za-z0-9_-]+$ ]] ||
                 { echo "lab.sh: $mk: plot '$plot': expected a plot's name without extension (letters, digits, - and _)" >&2; bad=1; }
         done

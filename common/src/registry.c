@@ -64,6 +64,15 @@ static dl_status parse_fashion_opts(const char *kv, size_t *n_train, size_t *n_t
     return DL_OK;
 }
 
+/* base/NAME where the folder holds it decompressed (the kit's build makes such
+ * a copy: make's runs read it with no inflating), else base/NAME.gz. */
+static void idx_file(char *path, size_t len, const char *base, const char *name)
+{
+    snprintf(path, len, "%s/%s", base, name);
+    if (!dl_file_exists(path))
+        snprintf(path, len, "%s/%s.gz", base, name);
+}
+
 static dl_status load_fashion(const char *opts, dl_data *out)
 {
     size_t n_train = 0, n_test = 0;
@@ -75,15 +84,15 @@ static dl_status load_fashion(const char *opts, dl_data *out)
     else
         snprintf(base, sizeof base, "/usr/share/datasets/fashion-mnist");
     char ti[1100], tl[1100], vi[1100], vl[1100];
-    snprintf(ti, sizeof ti, "%s/train-images-idx3-ubyte.gz", base);
-    snprintf(tl, sizeof tl, "%s/train-labels-idx1-ubyte.gz", base);
-    snprintf(vi, sizeof vi, "%s/t10k-images-idx3-ubyte.gz", base);
-    snprintf(vl, sizeof vl, "%s/t10k-labels-idx1-ubyte.gz", base);
+    idx_file(ti, sizeof ti, base, "train-images-idx3-ubyte");
+    idx_file(tl, sizeof tl, base, "train-labels-idx1-ubyte");
+    idx_file(vi, sizeof vi, base, "t10k-images-idx3-ubyte");
+    idx_file(vl, sizeof vl, base, "t10k-labels-idx1-ubyte");
     if (!dl_file_exists(ti))
         return dl_error_set(DL_ERR_IO,
                             "fashion_mnist: %s not found. Install Debian's dataset-fashion-mnist "
                             "package (`make deps`, or sudo apt-get install dataset-fashion-mnist), "
-                            "or set DL_DATA_DIR to a folder with the four Fashion-MNIST .gz files",
+                            "or set DL_DATA_DIR to a folder with the four Fashion-MNIST files (.gz or not)",
                             ti);
     // train=N, test=N: only the first N rows are read (and decompressed)
     DL_TRY(dl_read_idx_pair_first(ti, tl, 10, n_train, &out->train));

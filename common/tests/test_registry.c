@@ -4,6 +4,9 @@
 
 #include <stdio.h> // snprintf
 #include <stdlib.h> // free
+#include <string.h> // memcmp
+#include <sys/stat.h> // mkdir
+#include <zlib.h> // gzopen, gzread
 
 #include "dl/data.h" // dl_data_load, dl_dataset_class_counts
 
@@ -123,6 +126,54 @@ START_TEST(fashion_mnist_truncated)
 }
 END_TEST
 
+/* The first `bytes` bytes of Debian's FASHION_DIR/name.gz, decompressed into dir/name. */
+static void plain_head(const char *dir, const char *name, size_t bytes)
+{
+    char src[4200], dst[4200];
+    snprintf(src, sizeof src, "%s/%s.gz", FASHION_DIR, name);
+    snprintf(dst, sizeof dst, "%s/%s", dir, name);
+    unsigned char *buf = malloc(bytes);
+    gzFile f = gzopen(src, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(gzread(f, buf, (unsigned)bytes), (int)bytes);
+    gzclose(f);
+    write_bytes(dst, buf, bytes);
+    free(buf);
+}
+
+START_TEST(fashion_mnist_plain_copy)
+{
+    // a folder with the files decompressed (the build's copy) is read as they are, and gives the
+    // same rows as Debian's .gz; a .gz beside a plain file is not looked at
+    require_fashion();
+    const char *dir = tpath("fm-plain");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    plain_head(dir, "train-images-idx3-ubyte", 16 + 300 * 784);
+    plain_head(dir, "train-labels-idx1-ubyte", 8 + 300);
+    plain_head(dir, "t10k-images-idx3-ubyte", 16 + 40 * 784);
+    plain_head(dir, "t10k-labels-idx1-ubyte", 8 + 40);
+    char junk[4200];
+    snprintf(junk, sizeof junk, "%s/train-images-idx3-ubyte.gz", dir);
+    write_text(junk, "not this file\n");
+    env_saved e = env_set("DL_DATA_DIR", dir);
+    dl_data plain, gz;
+    ck_assert_msg(dl_data_load("fashion_mnist:train=300,test=40", &plain) == DL_OK, "%s", dl_last_error());
+    env_restore(&e);
+    e = env_set("DL_DATA_DIR", NULL);
+    ck_assert_st(dl_data_load("fashion_mnist:train=300,test=40", &gz), DL_OK);
+    env_restore(&e);
+    ck_assert_str_eq(plain.source, dir);
+    ck_assert_uint_eq(plain.train.n, 300);
+    ck_assert_uint_eq(plain.test.n, 40);
+    ck_assert_int_eq(memcmp(plain.train.X, gz.train.X, 300 * 784 * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(plain.test.X, gz.test.X, 40 * 784 * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(plain.train.y, gz.train.y, 300 * sizeof *gz.train.y), 0);
+    ck_assert_int_eq(memcmp(plain.test.y, gz.test.y, 40 * sizeof *gz.test.y), 0);
+    dl_data_free(&plain);
+    dl_data_free(&gz);
+}
+END_TEST
+
 START_TEST(fashion_mnist_missing)
 {
     env_saved e = env_set("DL_DATA_DIR", t_dir);
@@ -202,5 +253,5 @@ Suite *registry_suite(void)
 {
     return suite_of("registry", tcase_with_tmp("registry", 120),
                     TESTS(breast_cancer, fashion_mnist_full, fashion_mnist_truncated, fashion_mnist_missing,
-                          synthetic_and_csv_specs, bad_specs, datasets_dir));
+                          fashion_mnist_plain_copy, synthetic_and_csv_specs, bad_specs, datasets_dir));
 }
