@@ -6,6 +6,7 @@
 #   tools/lab.sh ids               every lab's number, in order (01 02 ...)
 #   tools/lab.sh dir NN            lab NN's folder name
 #   tools/lab.sh get NN FIELD      a field's value, whitespace folded ("" when the lab leaves it out)
+#   tools/lab.sh each FIELD        that field of every lab, in order: one line each, NN<TAB>value
 #   tools/lab.sh files NN          the student files (C, CUDA, headers), one line
 #   tools/lab.sh captions NN       one line per captioned plot: PLOT<TAB>TEXT
 #   tools/lab.sh view NN           what make run's report shows of the lab: tools/report's flags
@@ -138,6 +139,10 @@ get)
     f=${3:-}
     [[ $fields == *" $f "* || $f =~ ^CAPTION_[A-Za-z0-9_-]+$ ]] || die "'$f': not a manifest field (the fields:$fields)"
     value "$2" "$f" ;;
+each)
+    f=${2:-}
+    [[ $fields == *" $f "* || $f =~ ^CAPTION_[A-Za-z0-9_-]+$ ]] || die "'$f': not a manifest field (the fields:$fields)"
+    for d in $dirs; do printf '%s\t%s\n' "${d%%-*}" "${values["${d%%-*} $f"]-}"; done ;;
 files)
     lab_dir "${2:-}" >/dev/null
     # shellcheck disable=SC2046 # each field is a word list: one line of words
@@ -155,5 +160,5 @@ view)
             --headline "$(value "$2" RUN2_HEADLINE)"
     } ;;
 check) ;;
-*) die "usage: tools/lab.sh list | ids | dir NN | get NN FIELD | files NN | captions NN | view NN | check" ;;
+*) die "usage: tools/lab.sh list | ids | dir NN | get NN FIELD | each FIELD | files NN | captions NN | view NN | check" ;;
 esac

@@ -55,25 +55,29 @@ later_files() { # ID DIR
 later=() # ID:DIR of each lab after LAB
 judge=() # the judge answers of the labs in this release: their sources stay out, their objects go in
 kit=()   # the kit answers of the labs in this release that are library files: the same
-for id in $(bash tools/lab.sh ids); do
-    for f in $(bash tools/lab.sh get "$id" JUDGE_ANSWERS); do
+declare -A kit_answers titles # each lab's, read in one call each
+while IFS=$'\t' read -r id v; do kit_answers[$id]=$v; done < <(bash tools/lab.sh each KIT_ANSWERS)
+while IFS=$'\t' read -r id v; do titles[$id]=$v; done < <(bash tools/lab.sh each TITLE)
+while IFS=$'\t' read -r id v; do
+    for f in $v; do
         drop="$drop|^${f//./\\.}\$" # (a later lab's too: no release holds any)
         if [ -z "$lab" ] || [ "$((10#$id))" -le "$((10#$lab))" ]; then
             judge+=("$f")
         fi
     done
-done
-for dir in $(bash tools/lab.sh list); do
+done < <(bash tools/lab.sh each JUDGE_ANSWERS)
+labs=$(bash tools/lab.sh list)
+for dir in $labs; do
     id=${dir%%-*}
     if [ -n "$lab" ] && [ "$((10#$id))" -gt "$((10#$lab))" ]; then # a later lab: not in this release at all
         later+=("$id:$dir")
         drop="$drop|$(later_files "$id" "$dir")"
-        for f in $(bash tools/lab.sh get "$id" KIT_ANSWERS); do # (nor their objects, in a tree that has them)
+        for f in ${kit_answers[$id]}; do # (nor their objects, in a tree that has them)
             drop="$drop|^${f//./\\.}\$"
             [[ $f != common/src/*.c ]] || drop="$drop|^common/prebuilt/$(basename "${f%.c}")\\.o\$"
         done
     else # open or earlier: the kit's answers to its tasks never ship as source (the library's as objects)
-        for f in $(bash tools/lab.sh get "$id" KIT_ANSWERS); do
+        for f in ${kit_answers[$id]}; do
             drop="$drop|^${f//./\\.}\$"
             [[ $f != common/src/*.c ]] || kit+=("$f")
         done
@@ -90,10 +94,10 @@ fi | grep -zv -E "$drop" |
 # the student's README, with the labs this release holds (a tree without tools/student-README.md, a
 # release itself, keeps the README.md it has: already the student's)
 if [ -f tools/student-README.md ]; then
-    rows=$(for dir in $(bash tools/lab.sh list); do
+    rows=$(for dir in $labs; do
         id=${dir%%-*}
         [ -z "$lab" ] || [ "$((10#$id))" -le "$((10#$lab))" ] || continue
-        printf '| [%s](labs/%s/README.md) | %s |\n' "$dir" "$dir" "$(bash tools/lab.sh get "$id" TITLE)"
+        printf '| [%s](labs/%s/README.md) | %s |\n' "$dir" "$dir" "${titles[$id]}"
     done)
     [ -n "$rows" ] || { echo "release-tree: no lab for the README's table" >&2; exit 1; }
     table=$(printf '| lab | subject |\n|-----|---------|\n%s' "$rows")

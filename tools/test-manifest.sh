@@ -68,6 +68,10 @@ expect_cmp "$(bash "$k/tools/lab.sh" files 01 | wc -w)" == 2 "+= is read as make
     not_ok "captions: '$(bash "$k/tools/lab.sh" captions 01)'"
 expect_rc 2 "an unknown field is refused" -- bash "$k/tools/lab.sh" get 01 HEADLNE
 expect_out "'HEADLNE': not a manifest field" "… by name, with the fields there are"
+[ "$(bash "$k/tools/lab.sh" each RUN_ARGS)" = "$(printf '01\t--lr 0.5 # not a comment')" ] &&
+    ok "each FIELD: every lab's value, NN<TAB>value, as get gives it" ||
+    not_ok "each RUN_ARGS reads '$(bash "$k/tools/lab.sh" each RUN_ARGS)'"
+expect_rc 2 "each: an unknown field is refused" -- bash "$k/tools/lab.sh" each HEADLNE
 expect_rc 2 "an unknown lab is refused" -- bash "$k/tools/lab.sh" dir 07
 expect_out "no lab 07 in labs/ \(the labs: 01-made-up" "… with the labs there are"
 
