@@ -10,6 +10,7 @@
 #   build/tests/unit                Check unit tests of common/
 #   build/tests/grader              Check unit tests of the grader (its run plan)
 #   build/run, build/grade, build/report  what `make run` writes
+#   build/data/fashion-mnist        Fashion-MNIST decompressed, what make's runs read (DL_DATA_DIR)
 # SAN=1 builds everything under build/san with ASan+UBSan (and without CUDA);
 # NO_CUDA=1 builds a CPU-only kit under build/nocuda; EMU=1 builds the kit for
 # the emulated CUDA device under build/emucuda (common/emu/README.md: the .cu
@@ -54,16 +55,25 @@ endif
 
 # Fashion-MNIST as the runs read it fastest: Debian's four .gz files (or those
 # of DL_DATA_DIR) decompressed once into build/data/fashion-mnist, the folder
-# every run this make starts reads (DL_DATA_DIR, exported): the same bytes, no
-# inflating in each rank of each run. A DL_DATA_DIR of files that are not
-# compressed is used as it is.
+# every run this make starts reads (DL_DATA_DIR, exported; the targets that
+# run anything build it first): the same bytes, no inflating in each rank of
+# each run. A make inside this one sees the copy as DL_DATA_DIR and its
+# source as DL_DATA_GZ. A DL_DATA_DIR of files that are not compressed is
+# used as it is.
 FASHION := $(ROOT)/build/data/fashion-mnist
-FASHION_GZ := $(if $(filter-out $(FASHION),$(DL_DATA_DIR)),$(DL_DATA_DIR),/usr/share/datasets/fashion-mnist)
+FASHION_GZ := $(or $(DL_DATA_GZ),$(filter-out $(FASHION),$(DL_DATA_DIR)),/usr/share/datasets/fashion-mnist)
 FASHION_FILES := train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte
 ifneq ($(wildcard $(FASHION_GZ)/train-images-idx3-ubyte.gz),)
 DATA := $(addprefix $(FASHION)/,$(FASHION_FILES))
+export DL_DATA_GZ := $(FASHION_GZ)
 export DL_DATA_DIR := $(FASHION)
-$(FASHION)/%: $(FASHION_GZ)/%.gz
+# the copy follows its source: another folder's files are decompressed again, whatever their times
+FASHION_STAMP := $(FASHION)/.source
+ifneq ($(FASHION_GZ),$(file <$(FASHION_STAMP)))
+$(shell mkdir -p $(FASHION))
+$(file >$(FASHION_STAMP),$(FASHION_GZ))
+endif
+$(FASHION)/%: $(FASHION_GZ)/%.gz $(FASHION_STAMP)
 	@mkdir -p $(@D)
 	$(call say,GZIP,$(patsubst $(ROOT)/%,%,$@))
 	$(Q)gzip -dc $< >$@.tmp && mv -f $@.tmp $@
@@ -613,7 +623,7 @@ all: features $(LIB) $(DRIVERS) $(GRADERS) $(B)/tests/unit $(B)/tests/grader $(B
 # worker are built with its files (tools/gradebook.sh).
 autograder: features $(LIB) $(foreach l,$(LABS),$(B)/grader/lab$(call lab_id,$(l))) $(B)/tools/jsonq $(DATA)
 
-unit: $(B)/tests/unit $(B)/tests/grader
+unit: $(B)/tests/unit $(B)/tests/grader $(DATA)
 	$(B)/tests/unit
 	$(B)/tests/grader
 
@@ -645,7 +655,7 @@ GRADE_EMU = emu=; if [ "$$($(B)/grader/lab$(LAB) --which-cuda)" = emu ]; then \
 	    if $(MAKE) --no-print-directory EMU=1 B=$(GRADE_EMU_B) $(GRADE_EMU_B)/grader/lab$(LAB) $(1) 2>&1 | \
 	    tee $(2) | $(GRADE_SHOW); then emu="--emu-code $(3)"; else emu="--emu-not-built $(2)"; fi; fi
 ifeq ($(SRC),)
-grade: $(B)/grader/lab$(LAB)
+grade: $(B)/grader/lab$(LAB) $(DATA)
 	@mkdir -p $(B)/grade-build
 	@set -o pipefail; if $(MAKE) --no-print-directory $(B)/$(IMPL)/lab$(LAB)-worker $(B)/$(IMPL)/lab$(LAB) 2>&1 | \
 	    tee $(B)/grade-build/lab$(LAB)-$(IMPL).log | $(GRADE_SHOW); then \
@@ -655,7 +665,7 @@ grade: $(B)/grader/lab$(LAB)
 else
 # make grade LAB=01 SRC=dir: the lab's student files from dir (one submission, by hand)
 GRADE_SRC_B = $(B)/grade-src/$(subst /,_,$(abspath $(SRC)))
-grade: $(B)/grader/lab$(LAB)
+grade: $(B)/grader/lab$(LAB) $(DATA)
 	@mkdir -p $(GRADE_SRC_B)
 	@set -o pipefail; if $(MAKE) --no-print-directory -s mutant-grader LAB=$(LAB) MUT_DIR=$(abspath $(SRC)) \
 	    MUT_B=$(GRADE_SRC_B) 2>&1 | tee $(GRADE_SRC_B)/build.log | $(GRADE_SHOW); then \
@@ -693,7 +703,7 @@ ifeq ($(EMU),1)
 test-gpu-emu:
 	@echo "make test-gpu-emu: run it without EMU=1 (it builds the emulated kit into \$$B/emucuda itself)" >&2; exit 2
 else
-test-gpu-emu: $(B)/tools/jsonq $(B)/solutions/lab01
+test-gpu-emu: $(B)/tools/jsonq $(B)/solutions/lab01 $(DATA)
 	@B=$(B) bash tools/test-emu.sh
 endif
 
@@ -712,7 +722,7 @@ check-skeletons: $(B)/tools/skelgen
 mutants: all
 	@bash grader/mutants/run.sh
 
-slides: $(B)/tools/report
+slides: $(B)/tools/report $(DATA)
 	@bash tools/slides.sh
 
 style:
