@@ -380,7 +380,9 @@ gradescope_flow() {
     fi
     J2=$(realpath "$J")
     cp solutions/01-logreg/* "$ag/submission/"
-    AUTOGRADER_ROOT=$(realpath "$ag") B= bash "$ag/source/run_autograder" >"$B/test/gradescope-run.log" 2>&1
+    # (as Gradescope runs it: not under make, whose DL_DATA_DIR the gradebook then asks make for)
+    env -u DL_DATA_DIR -u DL_DATA_GZ AUTOGRADER_ROOT="$(realpath "$ag")" B= bash "$ag/source/run_autograder" \
+        >"$B/test/gradescope-run.log" 2>&1
     local good bad
     good=$("$J2" "$ag/results/results.json" score 2>/dev/null)/$("$J2" "$ag/results/results.json" extra_data.max_score 2>/dev/null)
     echo "not C" >>"$ag/submission/scaler.c"
