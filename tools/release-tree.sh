@@ -55,20 +55,25 @@ later_files() { # ID DIR
 later=() # ID:DIR of each lab after LAB
 judge=() # the judge answers of the labs in this release: their sources stay out, their objects go in
 kit=()   # the kit answers of the labs in this release that are library files: the same
-declare -A kit_answers titles # each lab's, read in one call each
-while IFS=$'\t' read -r id v; do kit_answers[$id]=$v; done < <(bash tools/lab.sh each KIT_ANSWERS)
-while IFS=$'\t' read -r id v; do titles[$id]=$v; done < <(bash tools/lab.sh each TITLE)
-while IFS=$'\t' read -r id v; do
-    for f in $v; do
+declare -A judge_answers kit_answers titles
+each() { # MAP FIELD: every lab's FIELD into MAP, by number, in one call
+    # shellcheck disable=SC2034 # (a name reference: the caller's array)
+    local -n map=$1
+    local id v
+    while IFS=$'\t' read -r id v; do map[$id]=$v; done < <(bash tools/lab.sh each "$2")
+}
+each judge_answers JUDGE_ANSWERS
+each kit_answers KIT_ANSWERS
+each titles TITLE
+labs=$(bash tools/lab.sh list)
+for dir in $labs; do
+    id=${dir%%-*}
+    for f in ${judge_answers[$id]}; do
         drop="$drop|^${f//./\\.}\$" # (a later lab's too: no release holds any)
         if [ -z "$lab" ] || [ "$((10#$id))" -le "$((10#$lab))" ]; then
             judge+=("$f")
         fi
     done
-done < <(bash tools/lab.sh each JUDGE_ANSWERS)
-labs=$(bash tools/lab.sh list)
-for dir in $labs; do
-    id=${dir%%-*}
     if [ -n "$lab" ] && [ "$((10#$id))" -gt "$((10#$lab))" ]; then # a later lab: not in this release at all
         later+=("$id:$dir")
         drop="$drop|$(later_files "$id" "$dir")"
