@@ -149,18 +149,31 @@ html=$out/lab$lab-similarity.html
         echo "<table><tr><th>#</th><th>student A</th><th>student B</th><th>shared lines</th><th>of A's own</th><th>of B's own</th><th>runs</th></tr>"
         awk -F, '{ printf "<tr><td><a href=\"#p%d\">%d</a></td><td>%s</td><td>%s</td><td>%d</td><td>%.0f%%</td><td>%.0f%%</td><td>%d</td></tr>\n", NR, NR, $1, $2, $3, 100 * $4, 100 * $5, $6 }' "$tmp/pairs" | sed 's/&/\&amp;/g'
         echo "</table>"
-        n=0
-        while IFS=, read -r a b shared _ _ _; do
-            n=$((n + 1))
-            echo "<h2 id=p$n>$n. $(echo "$a" | esc) and $(echo "$b" | esc): $shared lines</h2>"
-            awk -v t="$tmp/" -v a="$a" -v b="$b" '
-                function student(path,   p) { p = substr(path, length(t) + 1); sub(/\.[^.]*\.[^.]*$/, "", p); return p }
-                { x = student($1); y = student($4); if ((x == a && y == b) || (x == b && y == a)) print }' "$tmp/runs" |
-                while read -r fa a0 a1 fb b0 b1; do
-                    echo "<details open><summary>$(basename "$fa" | esc) lines $a0-$a1 · $(basename "$fb" | esc) lines $b0-$b1</summary><div class=side>"
-                    echo "<pre>$(sed -n "${a0},${a1}p" "$fa" | esc)</pre><pre>$(sed -n "${b0},${b1}p" "$fb" | esc)</pre></div></details>"
-                done
-        done <"$tmp/pairs"
+        # each pair's runs, the two students' lines side by side (one pass: a class
+        # of 30 has hundreds of pairs)
+        awk -v t="$tmp/" '
+            function student(path,   p) { p = substr(path, length(t) + 1); sub(/\.[^.]*\.[^.]*$/, "", p); return p }
+            function base(path) { sub(/.*\//, "", path); return path }
+            function esc(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); return s }
+            function lines(f, a, b,   i, out) { # lines a..b of f, escaped (each file read once)
+                if (!(f in have)) { have[f] = 1; nl = 0; while ((getline line < f) > 0) text[f, ++nl] = line; close(f) }
+                out = ""
+                for (i = a; i <= b; i++) out = out ((f, i) in text ? esc(text[f, i]) : "") (i < b ? "\n" : "")
+                sub(/\n+$/, "", out) # (as the shell would have: no blank lines at the end)
+                return out
+            }
+            FNR == NR { split($0, r, " "); x = student(r[1]); y = student(r[4])
+                key = x < y ? x "," y : y "," x; runs[key, ++nruns[key]] = $0; next }
+            {
+                split($0, p, ","); n++
+                printf "<h2 id=p%d>%d. %s and %s: %d lines</h2>\n", n, n, esc(p[1]), esc(p[2]), p[3]
+                key = p[1] "," p[2]
+                for (i = 1; i <= nruns[key]; i++) {
+                    split(runs[key, i], r, " ")
+                    printf "<details open><summary>%s lines %d-%d · %s lines %d-%d</summary><div class=side>\n", esc(base(r[1])), r[2], r[3], esc(base(r[4])), r[5], r[6]
+                    printf "<pre>%s</pre><pre>%s</pre></div></details>\n", lines(r[1], r[2], r[3]), lines(r[4], r[5], r[6])
+                }
+            }' "$tmp/runs" "$tmp/pairs"
     fi
     echo "</body></html>"
 } >"$html.tmp" && mv -f "$html.tmp" "$html"
