@@ -60,10 +60,6 @@ mutant() {
     fi
     local emu=()
     if [ "$device" = emu ]; then
-        # the CPU build: the reference's .cu objects stand (the .cu files keep the reference's times)
-        for f in "$src"/*.cu; do
-            [ -f "$f" ] && touch -r "solutions/$dir/$(basename "$f")" "$f"
-        done
         mkdir -p "$root/emu/obj/mutant/$lab"
         for o in "$EB"/obj/solutions/"$lab"/*.o; do
             [ -f "$o" ] && cp "$o" "$root/emu/obj/mutant/$lab/"
@@ -75,6 +71,17 @@ mutant() {
             return
         fi
         emu=(--emu-code "$root/emu/mutant")
+    fi
+    # The CPU build's device code is the reference's object, not compiled again
+    # (nvcc takes seconds), wherever no item runs it: a mutant of the emulated
+    # device (its own build runs the CUDA items), and any mutant where no GPU
+    # answers (the gpu1 items are skipped there). Where a GPU answers, nvcc
+    # compiles the mutant's .cu files and the headers they include.
+    if [ "$device" = emu ] || [ "$("$B/grader/lab$lab" --which-cuda 2>/dev/null)" != gpu ]; then
+        for f in "$src"/*.cu; do
+            o=$root/obj/mutant/$lab/$(basename "${f%.cu}").o
+            [ -f "$f" ] && [ -f "$o" ] && touch "$o" # (newer than the patched files it depends on)
+        done
     fi
     if ! make -s --no-print-directory mutant-grader LAB="$lab" MUT_DIR="$src" MUT_B="$root" >"$root/build.log" 2>&1; then
         echo "not ok  $name: does not build (see $root/build.log)"
