@@ -59,12 +59,14 @@ endif
 # run anything build it first): the same bytes, no inflating in each rank of
 # each run. A make inside this one sees the copy as DL_DATA_DIR and its
 # source as DL_DATA_GZ. A DL_DATA_DIR of files that are not compressed is
-# used as it is.
+# used as it is. Beside each file of images, its floats as the loader gives
+# them (IMAGES.f32.npy, tools/idx2npy): the loader maps that file, shared by
+# every rank, instead of converting the bytes in each (common/src/idx.c).
 FASHION := $(ROOT)/build/data/fashion-mnist
 FASHION_GZ := $(or $(DL_DATA_GZ),$(filter-out $(FASHION),$(DL_DATA_DIR)),/usr/share/datasets/fashion-mnist)
 FASHION_FILES := train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte
 ifneq ($(wildcard $(FASHION_GZ)/train-images-idx3-ubyte.gz),)
-DATA := $(addprefix $(FASHION)/,$(FASHION_FILES))
+DATA := $(addprefix $(FASHION)/,$(FASHION_FILES) train-images-idx3-ubyte.f32.npy t10k-images-idx3-ubyte.f32.npy)
 export DL_DATA_GZ := $(FASHION_GZ)
 export DL_DATA_DIR := $(FASHION)
 # the copy follows its source: another folder's files are decompressed again, whatever their times
@@ -77,6 +79,9 @@ $(FASHION)/%: $(FASHION_GZ)/%.gz $(FASHION_STAMP)
 	@mkdir -p $(@D)
 	$(call say,GZIP,$(patsubst $(ROOT)/%,%,$@))
 	$(Q)gzip -dc $< >$@.tmp && mv -f $@.tmp $@
+$(FASHION)/%-images-idx3-ubyte.f32.npy: $(FASHION)/%-images-idx3-ubyte $(FASHION)/%-labels-idx1-ubyte | $(B)/tools/idx2npy
+	$(call say,NPY,$(patsubst $(ROOT)/%,%,$@))
+	$(Q)rm -f $@ && $(B)/tools/idx2npy $^ $@
 endif
 
 CC ?= cc
@@ -261,7 +266,7 @@ $(B)/tools/%: tools/%.c $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIB) $(LDLIBS) -o $@
 
-TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq
+TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq $(B)/tools/idx2npy
 
 # ---- labs ----
 # Each lab folder has a lab.mk naming its files:

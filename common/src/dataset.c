@@ -3,6 +3,7 @@
 #include <stdio.h> // snprintf
 #include <stdlib.h> // calloc, free
 #include <string.h> // memcpy, strdup
+#include <sys/mman.h> // munmap
 
 #include "dl/data.h"
 
@@ -34,7 +35,10 @@ static void free_names(char **names, size_t n)
 
 void dl_dataset_free(dl_dataset *ds)
 {
-    free(ds->X);
+    if (ds->map != NULL)
+        munmap(ds->map, ds->map_len);
+    else
+        free(ds->X);
     free(ds->y);
     free_names(ds->feature_names, ds->d);
     free_names(ds->class_names, (size_t)(ds->n_classes > 0 ? ds->n_classes : 0));

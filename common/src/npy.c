@@ -4,6 +4,10 @@
 #include <stdio.h> // fopen, fwrite
 #include <stdlib.h> // malloc, strtoull
 #include <string.h> // strstr, strerror
+#include <sys/mman.h> // mmap
+#include <sys/stat.h> // fstat
+#include <fcntl.h> // open
+#include <unistd.h> // close
 
 #include "dl/data.h"
 
@@ -53,12 +57,11 @@ dl_status dl_npy_write_i32(const char *path, const int32_t *a, size_t n)
     return write_npy(path, "<i4", a, sizeof(int32_t), n, 0);
 }
 
-dl_status dl_npy_read(const char *path, dl_npy *out)
+/* The header of the .npy open in f: its dtype and shape in out (no data),
+ * *offset where the data begins. */
+static dl_status read_header(FILE *f, const char *path, dl_npy *out, size_t *offset)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return dl_error_set(DL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     dl_status st = DL_OK;
     char *header = NULL;
     unsigned char magic[12];
@@ -73,12 +76,14 @@ dl_status dl_npy_read(const char *path, dl_npy *out)
             goto done;
         }
         hlen = magic[8] | ((size_t)magic[9] << 8);
+        *offset = 10;
     } else if (magic[6] == 2 || magic[6] == 3) {
         if (fread(magic + 8, 1, 4, f) != 4) {
             st = dl_error_set(DL_ERR_FORMAT, "%s: truncated header", path);
             goto done;
         }
         hlen = magic[8] | ((size_t)magic[9] << 8) | ((size_t)magic[10] << 16) | ((size_t)magic[11] << 24);
+        *offset = 12;
     } else {
         st = dl_error_set(DL_ERR_FORMAT, "%s: .npy version %d.%d is not supported", path, magic[6], magic[7]);
         goto done;
@@ -144,25 +149,79 @@ dl_status dl_npy_read(const char *path, dl_npy *out)
         st = dl_error_set(DL_ERR_FORMAT, "%s: scalar arrays are not supported", path);
         goto done;
     }
-    size_t count = out->shape[0] * (out->ndim == 2 ? out->shape[1] : 1);
     if (out->ndim == 1)
         out->shape[1] = 1;
-    out->data = malloc(count ? count * 4 : 1);
-    if (out->data == NULL) {
-        st = dl_error_set(DL_ERR_NOMEM, "%s: out of memory", path);
-        goto done;
-    }
-    size_t got = fread(out->data, 4, count, f);
-    if (got != count)
-        st = dl_error_set(DL_ERR_FORMAT, "%s: truncated: %zu of %zu elements", path, got, count);
+    *offset += hlen;
 done:
     free(header);
+    return st;
+}
+
+dl_status dl_npy_read(const char *path, dl_npy *out)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return dl_error_set(DL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    size_t offset = 0;
+    dl_status st = read_header(f, path, out, &offset);
+    if (st != DL_OK) {
+        fclose(f);
+        memset(out, 0, sizeof *out);
+        return st;
+    }
+    size_t count = out->shape[0] * out->shape[1];
+    out->data = malloc(count ? count * 4 : 1);
+    size_t got = out->data != NULL ? fread(out->data, 4, count, f) : 0;
+    if (out->data == NULL)
+        st = dl_error_set(DL_ERR_NOMEM, "%s: out of memory", path);
+    else if (got != count)
+        st = dl_error_set(DL_ERR_FORMAT, "%s: truncated: %zu of %zu elements", path, got, count);
     fclose(f);
     if (st != DL_OK) {
         free(out->data);
         memset(out, 0, sizeof *out);
     }
     return st;
+}
+
+dl_status dl_npy_map_f32(const char *path, size_t rows, size_t cols, float **data, void **map, size_t *map_len)
+{
+    *data = NULL;
+    *map = NULL;
+    *map_len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return dl_error_set(DL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        close(fd);
+        return dl_error_set(DL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    dl_npy h;
+    size_t offset = 0;
+    struct stat st;
+    dl_status s = read_header(f, path, &h, &offset);
+    if (s == DL_OK && (!h.is_float || h.ndim != 2 || h.shape[0] != rows || h.shape[1] != cols))
+        s = dl_error_set(DL_ERR_FORMAT, "%s: expected float32 of shape (%zu, %zu), got %s of (%zu, %zu)", path, rows,
+                         cols, h.is_float ? "float32" : "int32", h.shape[0], h.shape[1]);
+    if (s == DL_OK && (fstat(fd, &st) != 0 || offset % sizeof(float) != 0 ||
+                       (size_t)st.st_size != offset + rows * cols * sizeof(float)))
+        s = dl_error_set(DL_ERR_FORMAT, "%s: %lld bytes, expected %zu", path, (long long)st.st_size,
+                         offset + rows * cols * sizeof(float));
+    if (s == DL_OK) {
+        // private: a run may write into its rows (scaling in place) without touching the file
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            s = dl_error_set(DL_ERR_IO, "%s: cannot map: %s", path, strerror(errno));
+        } else {
+            *map = m;
+            *map_len = (size_t)st.st_size;
+            *data = (float *)(void *)((char *)m + offset);
+        }
+    }
+    fclose(f); // (a mapping outlives its descriptor)
+    return s;
 }
 
 void dl_npy_free(dl_npy *a)

@@ -2,10 +2,11 @@
  * Fashion-MNIST, synthetic:..., CSV paths, and the errors for bad specs. */
 #include "tests.h"
 
+#include <fcntl.h> // AT_FDCWD
 #include <stdio.h> // snprintf
 #include <stdlib.h> // free
 #include <string.h> // memcmp
-#include <sys/stat.h> // mkdir
+#include <sys/stat.h> // mkdir, utimensat
 #include <zlib.h> // gzopen, gzread
 
 #include "dl/data.h" // dl_data_load, dl_dataset_class_counts
@@ -174,6 +175,72 @@ START_TEST(fashion_mnist_plain_copy)
 }
 END_TEST
 
+/* An IDX pair of the first n rows of Debian's files, its headers saying n. */
+static void idx_head(const char *dir, const char *name, size_t head, size_t item, size_t n)
+{
+    plain_head(dir, name, head + n * item);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    unsigned char count[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8),
+                              (unsigned char)n};
+    ck_assert_int_eq(fseek(f, 4, SEEK_SET), 0);
+    ck_assert_uint_eq(fwrite(count, 1, 4, f), 4);
+    fclose(f);
+}
+
+START_TEST(fashion_mnist_float_copy)
+{
+    // IMAGES.f32.npy beside a plain IMAGES (make writes it with tools/idx2npy) is mapped instead of
+    // converting the bytes: the same floats bit for bit, written to without touching the file; a copy
+    // older than IMAGES, or of another shape, is not used
+    require_fashion();
+    const char *dir = tpath("fm-float");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    idx_head(dir, "train-images-idx3-ubyte", 16, 784, 300);
+    idx_head(dir, "train-labels-idx1-ubyte", 8, 1, 300);
+    idx_head(dir, "t10k-images-idx3-ubyte", 16, 784, 40);
+    idx_head(dir, "t10k-labels-idx1-ubyte", 8, 1, 40);
+    env_saved e = env_set("DL_DATA_DIR", dir);
+    dl_data bytes, mapped;
+    ck_assert_msg(dl_data_load("fashion_mnist", &bytes) == DL_OK, "%s", dl_last_error());
+    ck_assert_ptr_null(bytes.train.map);
+    char npy[4300], idx[4200];
+    snprintf(idx, sizeof idx, "%s/train-images-idx3-ubyte", dir);
+    snprintf(npy, sizeof npy, "%s.f32.npy", idx);
+    ck_assert_st(dl_npy_write_f32(npy, bytes.train.X, 300, 784), DL_OK);
+    ck_assert_st(dl_data_load("fashion_mnist:train=120", &mapped), DL_OK);
+    ck_assert_ptr_nonnull(mapped.train.map);
+    ck_assert_ptr_null(mapped.test.map); // (no copy beside the test images)
+    ck_assert_uint_eq(mapped.train.n, 120);
+    ck_assert_int_eq(memcmp(mapped.train.X, bytes.train.X, 120 * 784 * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(mapped.train.y, bytes.train.y, 120 * sizeof *bytes.train.y), 0);
+    mapped.train.X[0] = 42.0f; // copy on write: the file keeps its floats
+    dl_data_free(&mapped);
+    ck_assert_st(dl_data_load("fashion_mnist", &mapped), DL_OK);
+    ck_assert_ptr_nonnull(mapped.train.map);
+    ck_assert_int_eq(memcmp(mapped.train.X, bytes.train.X, 300 * 784 * sizeof(float)), 0);
+    dl_data_free(&mapped);
+    // older than the images: not used
+    struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, npy, old, 0), 0);
+    ck_assert_st(dl_data_load("fashion_mnist", &mapped), DL_OK);
+    ck_assert_ptr_null(mapped.train.map);
+    ck_assert_int_eq(memcmp(mapped.train.X, bytes.train.X, 300 * 784 * sizeof(float)), 0);
+    dl_data_free(&mapped);
+    // another shape (a copy of other files): not used
+    ck_assert_st(dl_npy_write_f32(npy, bytes.train.X, 299, 784), DL_OK);
+    ck_assert_st(dl_data_load("fashion_mnist", &mapped), DL_OK);
+    ck_assert_ptr_null(mapped.train.map);
+    ck_assert_int_eq(memcmp(mapped.train.X, bytes.train.X, 300 * 784 * sizeof(float)), 0);
+    ck_assert_str_eq(dl_last_error(), "");
+    dl_data_free(&mapped);
+    env_restore(&e);
+    dl_data_free(&bytes);
+}
+END_TEST
+
 START_TEST(fashion_mnist_missing)
 {
     env_saved e = env_set("DL_DATA_DIR", t_dir);
@@ -253,5 +320,6 @@ Suite *registry_suite(void)
 {
     return suite_of("registry", tcase_with_tmp("registry", 120),
                     TESTS(breast_cancer, fashion_mnist_full, fashion_mnist_truncated, fashion_mnist_missing,
-                          fashion_mnist_plain_copy, synthetic_and_csv_specs, bad_specs, datasets_dir));
+                          fashion_mnist_plain_copy, fashion_mnist_float_copy, synthetic_and_csv_specs, bad_specs,
+                          datasets_dir));
 }

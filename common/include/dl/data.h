@@ -44,6 +44,10 @@ typedef struct dl_dataset {
     int n_classes;
     char **feature_names; /* d names, or NULL */
     char **class_names; /* n_classes names, or NULL */
+    /* X lies in this mapping of a file (dl_npy_map_f32), map_len bytes, which
+     * dl_dataset_free unmaps; NULL: X is malloc'd */
+    void *map;
+    size_t map_len;
 } dl_dataset;
 
 dl_status dl_dataset_alloc(dl_dataset *ds, size_t n, size_t d, int n_classes);
@@ -98,6 +102,11 @@ dl_status dl_npy_write_f32(const char *path, const float *a, size_t rows, size_t
 dl_status dl_npy_write_i32(const char *path, const int32_t *a, size_t n);
 dl_status dl_npy_read(const char *path, dl_npy *out);
 void dl_npy_free(dl_npy *a);
+/* The float32 (rows, cols) array of the .npy at path where it lies: the file
+ * mapped copy-on-write (a run may write into it; the file stays as it is),
+ * *data its first element, *map and *map_len what munmap takes. DL_ERR_FORMAT
+ * when the file is not such an array, whole. */
+dl_status dl_npy_map_f32(const char *path, size_t rows, size_t cols, float **data, void **map, size_t *map_len);
 
 // ---- synthetic generator ----
 typedef struct dl_synth_params {
