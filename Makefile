@@ -341,7 +341,7 @@ $(call say,CC,$@)
 $(Q)for v in $(PREBUILT_VARIANTS); do cmp -s <($(CC) $(1) -E $<) <($(CC) $(1) $$v -E $<) || \
     { echo "$<: reads otherwise with $$v: a prebuilt object would not serve that build (see PREBUILT_CFLAGS)" >&2; \
     exit 1; }; done
-$(Q)t=$@.$$$$; $(CC) $(1) -c $< -o $$t.o && objcopy --strip-debug --discard-all $$t.o $$t && mv -f $$t $@; \
+$(Q)t=$@.$$$$; $(CC) $(1) -MMD -MP -MT $@ -MF $@.d -c $< -o $$t.o && objcopy --strip-debug --discard-all $$t.o $$t && mv -f $$t $@; \
     rc=$$?; rm -f $$t.o $$t; exit $$rc
 endef
 judge_prebuilt = $(patsubst grader/%.c,$(B)/prebuilt/grader/%.o,$(LAB_$(1)_JUDGE_ANSWERS))
@@ -562,7 +562,7 @@ $(B)/tests/comm: $(B)/obj/tests_mpi/test_comm.o $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(SANFLAGS) $^ $(LDLIBS) -o $@
 
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/prebuilt -name '*.d' 2>/dev/null)
 
 # ---- top-level targets ----
 .PHONY: all autograder help deps features lib run print-B test unit grade bench bench-gpu skeletons check-skeletons \
