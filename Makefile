@@ -79,9 +79,17 @@ $(FASHION)/%: $(FASHION_GZ)/%.gz $(FASHION_STAMP)
 	@mkdir -p $(@D)
 	$(call say,GZIP,$(patsubst $(ROOT)/%,%,$@))
 	$(Q)gzip -dc $< >$@.tmp && mv -f $@.tmp $@
-$(FASHION)/%-images-idx3-ubyte.f32.npy: $(FASHION)/%-images-idx3-ubyte $(FASHION)/%-labels-idx1-ubyte | $(B)/tools/idx2npy
+# (the converter is the loader's own files, compiled for it alone: no library,
+# no build's flags, so that the data serves every build and `make data-dir`
+# builds nothing else)
+IDX2NPY_SRC := tools/idx2npy.c $(addprefix common/src/,idx.c npy.c dataset.c status.c fs.c)
+$(ROOT)/build/data/idx2npy: $(IDX2NPY_SRC) $(wildcard common/include/dl/*.h)
+	$(call say,LD,$(patsubst $(ROOT)/%,%,$@))
+	$(Q)$(CC) -std=c11 -O2 -Icommon/include $(IDX2NPY_SRC) -lz -o $@
+$(FASHION)/%-images-idx3-ubyte.f32.npy: $(FASHION)/%-images-idx3-ubyte $(FASHION)/%-labels-idx1-ubyte \
+                                        | $(ROOT)/build/data/idx2npy
 	$(call say,NPY,$(patsubst $(ROOT)/%,%,$@))
-	$(Q)rm -f $@ && $(B)/tools/idx2npy $^ $@
+	$(Q)rm -f $@ && $(ROOT)/build/data/idx2npy $^ $@
 endif
 
 CC ?= cc
@@ -266,7 +274,7 @@ $(B)/tools/%: tools/%.c $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS_BASE) -MMD -MP $< $(LIB) $(LDLIBS) -o $@
 
-TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq $(B)/tools/idx2npy
+TOOLS := $(B)/tools/skelgen $(B)/tools/report $(B)/tools/jsonq
 
 # ---- labs ----
 # Each lab folder has a lab.mk naming its files:

@@ -8,9 +8,11 @@
  *                               cols), whole or not at all.
  *
  * make writes Fashion-MNIST's IMAGES.f32.npy beside its decompressed copy
- * (build/data/fashion-mnist): the loader maps that file instead of converting
- * the bytes in every rank (common/src/idx.c). The floats are the loader's own,
- * bit for bit. Exit 2 on bad arguments or input, saying which. */
+ * (build/data/fashion-mnist), with this program compiled from the loader's own
+ * files alone (build/data/idx2npy: no library, no build's flags): the loader
+ * maps that file instead of converting the bytes in every rank
+ * (common/src/idx.c). The floats are the loader's own, bit for bit (unit test
+ * fashion_mnist_float_copy). Exit 2 on bad arguments or input, saying which. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h> // fprintf
 
