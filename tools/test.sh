@@ -436,10 +436,10 @@ later "9 report page: headlines, runs that went wrong, rendering in chromium (SK
 later --after "9" "9b slides: every slide shows all of its content at 1280x720 and 1920x1080 (SKIPPED without chromium or pandoc)" slides_fit
 later --after "9" "9c plots: every text of every plot at least 16 px on the 960-px canvas, and on it" bash tools/check-plots.sh
 # about the same time in each lane (seconds in CI on the 2-core machine, the
-# lanes side by side: 1-2c and 7 about 40 together, 1e 81 (with the emulated
-# build), 3 50, 4 28, 5 431, 5b 462, 6 138, 8 341, 8b 130, 9 104, 9b 38, 9c 1);
-# 3 runs after 8, by when 1e is long done; 9b and 9c read 9's run, over by then
-run_lanes "1b 1c 1e 4 5 6 9 8b" "1 1a 1d 2 2b 2c 7 8 3 5b 9b 9c"
+# lanes side by side: 1, 1a, 1b, 1c, 2-2c and 7 about 30 together, 1d 25, 1e 82
+# (with the emulated build), 3 29, 4 26, 5 341, 5b 364, 6 117, 8 402, 8b 97,
+# 9 79, 9b 24, 9c 1: about 807 s a lane); 9b and 9c read 9's run, over by then
+run_lanes "1b 1c 1d 1e 3 4 5 6 9 8b" "1 1a 2 2b 2c 7 8 5b 9b 9c"
 echo
 if [ ${#failed[@]} -eq 0 ]; then
     echo "make test: all steps passed"
