@@ -129,8 +129,11 @@ for lab in $labs_emu; do
     make -s --no-print-directory EMU=1 B="$EB" "$EB/grader/lab$lab" "$EB/solutions/lab$lab" "$EB/solutions/lab$lab-worker" >/dev/null || exit 1
 done
 # Two at a time by default (MUTANT_JOBS): one builds while the other grades.
-# Each grading takes its own sandbox user, so they do not meet.
-for name in "${list[@]}"; do
+# Each grading takes its own sandbox user, so they do not meet. The later labs
+# first: their gradings are the long ones (lab 06's, and the mutants that hang
+# until the watchdog stops them), and lab 01's and 02's short ones fill the end.
+mapfile -t order < <(printf '%s\n' "${list[@]}" | sort -r -t- -k1,1 -s)
+for name in "${order[@]}"; do
     mutant "$name" >"$MB/$name.result" 2>&1 &
     while [ "$(jobs -rp | wc -l)" -ge "${MUTANT_JOBS:-2}" ]; do
         wait -n
