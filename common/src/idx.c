@@ -116,21 +116,16 @@ dl_status dl_read_idx_pair(const char *images, const char *labels, int n_classes
  * plain (not gzip) IMAGES, no older than it, holding what the conversion below
  * gives (make writes it with tools/idx2npy, which calls this reader). Mapped,
  * its pages are the page cache's, shared by every rank of every run: none
- * converts 47 MB of bytes into 188 MB of floats of its own. 1 when it is used. */
-static int float_copy(const char *images, uint32_t n_im, size_t d, dl_dataset *out)
+ * converts 47 MB of bytes into 188 MB of floats of its own. 1 when there is
+ * one, its name in path. */
+static int float_copy_path(const char *images, char *path, size_t len)
 {
-    size_t len = strlen(images);
-    char path[4200];
+    size_t n = strlen(images);
     struct stat si, sc;
-    if ((len > 3 && strcmp(images + len - 3, ".gz") == 0) || len + 9 > sizeof path)
+    if ((n > 3 && strcmp(images + n - 3, ".gz") == 0) || n + 9 > len)
         return 0;
-    snprintf(path, sizeof path, "%s.f32.npy", images);
-    if (stat(images, &si) != 0 || stat(path, &sc) != 0 || sc.st_mtime < si.st_mtime)
-        return 0;
-    dl_status st = dl_npy_map_f32(path, n_im, d, &out->X, &out->map, &out->map_len);
-    if (st != DL_OK)
-        dl_error_clear(); // (a copy that does not fit is not used: the IDX file is read)
-    return st == DL_OK;
+    snprintf(path, len, "%s.f32.npy", images);
+    return stat(images, &si) == 0 && stat(path, &sc) == 0 && sc.st_mtime >= si.st_mtime;
 }
 
 dl_status dl_read_idx_pair_first(const char *images, const char *labels, int n_classes, size_t max_rows,
@@ -139,12 +134,19 @@ dl_status dl_read_idx_pair_first(const char *images, const char *labels, int n_c
     memset(out, 0, sizeof *out);
     dl_idx im, lb;
     uint32_t n_im, n_lb; // the items each file holds, whatever was read of them
-    // the header and one image first: with the float copy, that is all of the file that is read
-    DL_TRY(read_idx(images, 1, &im, &n_im));
+    char path[4200];
+    int copied = float_copy_path(images, path, sizeof path);
+    // with a float copy, only the header and one image of the IDX file are read
+    DL_TRY(read_idx(images, copied ? 1 : max_rows, &im, &n_im));
     size_t d = im.ndim == 3 ? (size_t)im.dims[1] * im.dims[2] : 0;
     dl_dataset copy = {0};
-    int mapped = im.ndim == 3 && float_copy(images, n_im, d, &copy);
-    if (!mapped && (max_rows == 0 || max_rows > 1)) {
+    int mapped = 0;
+    if (copied && im.ndim == 3) {
+        mapped = dl_npy_map_f32(path, n_im, d, &copy.X, &copy.map, &copy.map_len) == DL_OK;
+        if (!mapped)
+            dl_error_clear(); // (a copy that does not fit is not used: the IDX file is read)
+    }
+    if (copied && !mapped && (max_rows == 0 || max_rows > 1)) {
         dl_idx_free(&im);
         DL_TRY(read_idx(images, max_rows, &im, &n_im));
     }

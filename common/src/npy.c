@@ -205,8 +205,9 @@ dl_status dl_npy_map_f32(const char *path, size_t rows, size_t cols, float **dat
     if (s == DL_OK && (!h.is_float || h.ndim != 2 || h.shape[0] != rows || h.shape[1] != cols))
         s = dl_error_set(DL_ERR_FORMAT, "%s: expected float32 of shape (%zu, %zu), got %s of (%zu, %zu)", path, rows,
                          cols, h.is_float ? "float32" : "int32", h.shape[0], h.shape[1]);
-    if (s == DL_OK && (fstat(fd, &st) != 0 || offset % sizeof(float) != 0 ||
-                       (size_t)st.st_size != offset + rows * cols * sizeof(float)))
+    if (s == DL_OK && fstat(fd, &st) != 0)
+        s = dl_error_set(DL_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
+    if (s == DL_OK && (offset % sizeof(float) != 0 || (size_t)st.st_size != offset + rows * cols * sizeof(float)))
         s = dl_error_set(DL_ERR_FORMAT, "%s: %lld bytes, expected %zu", path, (long long)st.st_size,
                          offset + rows * cols * sizeof(float));
     if (s == DL_OK) {
