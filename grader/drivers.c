@@ -276,7 +276,10 @@ int gr_csv_col(const gr_csv *t, const char *name)
 
 const char *gr_csv_str(const gr_csv *t, size_t row, int col)
 {
-    ck_assert_msg(row < t->nrows && col >= 0 && col < t->ncols, "%s: no cell (%zu, %d)", t->path, row, col);
+    // (not ck_assert_msg: a passing one sends its place to the judge through a pipe, two writes a call,
+    // and items read every cell of a run's records)
+    if (row >= t->nrows || col < 0 || col >= t->ncols)
+        GR_FAIL("%s: no cell (%zu, %d)", t->path, row, col);
     return t->cell[(row + 1) * (size_t)t->ncols + (size_t)col];
 }
 
