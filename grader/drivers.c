@@ -81,6 +81,13 @@ static void scratch_outs(char **argv, const char *name, gr_job *job)
     job->outs[k] = NULL;
 }
 
+static double watchdog_s; // gr_set_watchdog's (0: the item's default)
+
+void gr_set_watchdog(double seconds)
+{
+    watchdog_s = seconds;
+}
+
 static int run(const char *program, int P, const char *name, const char *extra, const char *args)
 {
     char log[1300], np[16], timeout[32];
@@ -109,7 +116,10 @@ static int run(const char *program, int P, const char *name, const char *extra, 
         // limit, so a deadlock is reported by the ranks themselves
         const gr_item *it = gr_current();
         double wall = (it ? it->timeout : 120.0) * gr_timeout_multiplier();
-        snprintf(timeout, sizeof timeout, "%.0f", wall / 4 > 20 ? wall / 4 : 20);
+        snprintf(timeout, sizeof timeout, "%.0f",
+                 watchdog_s > 0  ? watchdog_s * gr_timeout_multiplier()
+                 : wall / 4 > 20 ? wall / 4
+                                 : 20);
         argv[n++] = timeout;
     }
     argv[n++] = (char *)program;

@@ -8,7 +8,9 @@
  *   and args: words split on blanks, a single-quoted part is one word. P = 0
  *   runs it without the launcher (a world of one); otherwise the ranks'
  *   watchdog (DL_COMM_TIMEOUT) is a quarter of the item's time (at least
- *   20 s), so ranks that wait for each other forever say so themselves. Its stdout and stderr go
+ *   20 s; gr_set_watchdog(s): s seconds, times CK_TIMEOUT_MULTIPLIER, for the
+ *   runs of a short workload), so ranks that wait for each other forever say
+ *   so themselves. Its stdout and stderr go
  *   to SCRATCH/name.log. Its folder is SCRATCH/name (its cwd, its --out),
  *   emptied before it starts; it is the only thing in SCRATCH the run writes,
  *   but for the files its arguments name directly in SCRATCH (--dump-params
@@ -56,6 +58,7 @@
 #include "dl/json.h" // dl_jv
 
 int gr_run_driver(int P, const char *name, const char *args);
+void gr_set_watchdog(double seconds); /* for this process's runs from now on; 0: the item's default */
 int gr_run_program(const char *program, int P, const char *name, const char *args);
 void gr_fail_run(const char *name, int rc);
 const char *gr_path(const char *name);

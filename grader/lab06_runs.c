@@ -271,11 +271,64 @@ void gr6_run_zero1(const char *name, int P)
         gr6_fail_run(name, &r);
 }
 
+/* The half's files from one run of all three halves on P ranks (--selftest all: one start of the ranks instead of
+ * three), moved to name's folder as its own run leaves them, and its mark made: 1. 0 when that run failed or left
+ * the half unwritten (the kit writes each rank's layout last, after a barrier past your last call): the half then
+ * runs alone, so that a mistake in one half never costs another's item. */
+static int from_all(const char *name, int P, const char *half)
+{
+    char all[16], from[1400], to[1400], mark[1410];
+    for (int q = 2; q <= SHARD_MAX_RANKS; q++) { // one failed on some P: the halves alone on every P (a half that
+        snprintf(all, sizeof all, "st%d.run", q); // hangs would hang the three on each P first)
+        FILE *f = fopen(gr6_path(all), "r");
+        int rc = 0;
+        if (f != NULL && (fscanf(f, "%d", &rc) != 1 || rc != 0)) {
+            fclose(f);
+            return 0;
+        }
+        if (f != NULL)
+            fclose(f);
+    }
+    snprintf(all, sizeof all, "st%d", P);
+    gr6_result a = gr6_run(all, P, "--selftest all --dump %D");
+    if (a.rc != 0)
+        return 0;
+    snprintf(from, sizeof from, "%s/dump/%s", gr6_path(all), half);
+    for (int r = 0; r < P; r++) {
+        char f[1500];
+        struct stat st;
+        snprintf(f, sizeof f, "%s/layout.%d.csv", from, r);
+        if (lstat(f, &st) != 0 || !S_ISREG(st.st_mode))
+            return 0;
+    }
+    snprintf(to, sizeof to, "%s", gr6_path(name));
+    snprintf(mark, sizeof mark, "%s.run", to);
+    remove_tree(to);
+    if (dl_mkdir_p(to) != DL_OK)
+        return 0;
+    snprintf(to + strlen(to), sizeof to - strlen(to), "/dump");
+    if (rename(from, to) != 0)
+        return 0;
+    FILE *f = fopen(mark, "w");
+    if (f == NULL)
+        return 0;
+    fprintf(f, "%d %.0f %.0f\n", a.rc, a.rss, a.judge_rss);
+    return fclose(f) == 0;
+}
+
 void gr6_run_selftest(const char *name, int P, const char *half)
 {
+    // a few thousand floats a case: ranks that wait for each other 10 s are stuck (a start that waits for its peers)
+    gr_set_watchdog(10);
+    int done = from_all(name, P, half);
+    gr_set_watchdog(0);
+    if (done)
+        return;
+    gr_set_watchdog(10);
     char args[300];
     snprintf(args, sizeof args, "--selftest %s --dump %%D", half);
     gr6_result r = gr6_run(name, P, args);
+    gr_set_watchdog(0);
     if (r.rc == 0)
         return;
     char *text = gr6_log(name);

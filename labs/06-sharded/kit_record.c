@@ -55,10 +55,10 @@ dl_status kit_write_log(const kit_record *R, const char *dir, dl_comm *c)
     dl_status st = DL_OK;
     kit_phase_kind kind = KIT_PH_NONE;
     long id = -1;
-    for (size_t k = 0; k < n && st == DL_OK; k++) {
+    for (size_t k = R->marks.from; k < n && st == DL_OK; k++) {
         for (; m < R->marks.n && R->marks.v[m].at <= k; m++)
             kind = R->marks.v[m].kind, id = R->marks.v[m].id;
-        dl_csv_cell(&f, KIT_C_INDEX, "%zu", k);
+        dl_csv_cell(&f, KIT_C_INDEX, "%zu", k - R->marks.from);
         dl_csv_cell(&f, KIT_C_OP, "%s", dl_comm_op_name(rec[k].op));
         dl_csv_cell(&f, KIT_C_COUNT, "%zu", rec[k].count);
         dl_csv_cell(&f, KIT_C_DTYPE, "%s", dl_dtype_name(rec[k].t));

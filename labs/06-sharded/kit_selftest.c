@@ -148,13 +148,10 @@ static dl_status start_case(kit_record *R, dl_comm *c, const dl_device *dev, int
     return keep(&res[1], dev, "rss", k, r, out, hi - lo);
 }
 
-dl_status kit_selftest(kit_record *R, dl_comm *c, const dl_device *dev, const char *what, const char *dir)
+/* One half of the self-test (reduce_scatter, all_gather or start) into dir. */
+static dl_status half(kit_record *R, dl_comm *c, const dl_device *dev, const char *what, const char *dir)
 {
     int P = dl_comm_size(c), gather = strcmp(what, "all_gather") == 0, start = strcmp(what, "start") == 0;
-    if (!gather && !start && strcmp(what, "reduce_scatter") != 0)
-        return dl_error_set(DL_ERR_ARG, "--selftest %s: reduce_scatter, all_gather or start", what);
-    if (dir == NULL)
-        return dl_error_set(DL_ERR_ARG, "--selftest needs --dump DIR");
     DL_TRY(dl_mkdir_p(dir));
     size_t most = 1;
     for (int k = 0; k < KIT_SELFTEST_CASES; k++)
@@ -195,4 +192,28 @@ dl_status kit_selftest(kit_record *R, dl_comm *c, const dl_device *dev, const ch
     dl_free(dev, grad);
     dl_free(dev, out);
     return st;
+}
+
+dl_status kit_selftest(kit_record *R, dl_comm *c, const dl_device *dev, const char *what, const char *dir)
+{
+    static const char *const halves[] = {"reduce_scatter", "all_gather", "start"};
+    int all = strcmp(what, "all") == 0, known = all;
+    for (int h = 0; h < 3; h++)
+        known |= strcmp(what, halves[h]) == 0;
+    if (!known)
+        return dl_error_set(DL_ERR_ARG, "--selftest %s: reduce_scatter, all_gather, start or all", what);
+    if (dir == NULL)
+        return dl_error_set(DL_ERR_ARG, "--selftest needs --dump DIR");
+    if (!all)
+        return half(R, c, dev, what, dir);
+    for (int h = 0; h < 3; h++) { // each half's records as its own run keeps them: the log from here, no marks,
+        char sub[1200]; // no shards noted
+        size_t at = 0;
+        dl_comm_log(c, &at, NULL);
+        R->marks.from = at, R->marks.n = 0, R->marks.step = -1;
+        R->lay.n = 0;
+        DL_TRY(dl_path_join(sub, sizeof sub, dir, halves[h]));
+        DL_TRY(half(R, c, dev, halves[h], sub));
+    }
+    return DL_OK;
 }

@@ -20,7 +20,8 @@
  * profile's GPUs), summary.json and the plots (outputs.c). --dump DIR
  * writes each rank's parameters, ledger and transport log for the grader;
  * --selftest reduce_scatter|all_gather --dump DIR runs task 2 alone on the
- * kit's cases (kit.h) for it, --selftest start task 4's.
+ * kit's cases (kit.h) for it, --selftest start task 4's, --selftest all the
+ * three in one run.
  *
  * What the grader reads is written where your code no longer runs: --mode
  * ddp calls none of it; in the other modes the end of the run gives your

@@ -45,9 +45,9 @@ int lab06_options(dl_engine *E, dl_opt *out)
         {"dump", DL_OPT_STRING, &R->dump, "DIR", "each rank's parameters, ledger and transport log (the grader's)",
          NULL, 1, 0, 0},
         {"selftest", DL_OPT_CHOICE, &R->selftest, "HALF",
-         "instead of training, run your reduce_scatter, all_gather or both starts on the kit's cases into --dump "
-         "DIR (the grader's)",
-         "reduce_scatter|all_gather|start", 1, 0, 0},
+         "instead of training, run your reduce_scatter, all_gather or both starts (all: the three, each into its "
+         "own folder) on the kit's cases into --dump DIR (the grader's)",
+         "reduce_scatter|all_gather|start|all", 1, 0, 0},
         {"val-rows", DL_OPT_LONG, &R->val_rows, "N", "the last N training rows: validation, never trained on", NULL, 1,
          1e9, 0},
     };
