@@ -886,7 +886,7 @@ static int over_budget(const gr_job *job, unsigned long long *amount)
         *amount = rss;
         return OVER_MEMORY;
     }
-    if (n > job->nproc) {
+    if (n >= job->nproc) { // (RLIMIT_NPROC stops it there: its next fork would fail)
         *amount = (unsigned long long)n;
         return OVER_PROCS;
     }
@@ -1487,8 +1487,8 @@ static void describe_over(const gr_job *job, int over, unsigned long long amount
         break;
     case OVER_PROCS:
         snprintf(f->text, sizeof f->text,
-                 "was stopped: %llu processes at once, over the job's process budget (%d; GR_BUDGET_PROCESSES)", amount,
-                 job->nproc);
+                 "was stopped: %llu processes at once, all of the job's process budget (%d; GR_BUDGET_PROCESSES)",
+                 amount, job->nproc);
         break;
     case OVER_JOB_DISK:
         human_bytes(job->disk_bytes, b, sizeof b);
@@ -1747,7 +1747,7 @@ static int spawn_plain(const gr_job *job, gr_fate *f, double t0)
             int n = scan_processes(sb.mode == SB_UID ? SCAN_UID : SCAN_SESSION, sb.uid, pid, &rss);
             if (job->mem_total > 0 && rss > job->mem_total)
                 over = OVER_MEMORY, amount = rss;
-            else if (n > job->nproc)
+            else if (n >= job->nproc) // at the limit: its next fork fails (a fork bomb would spin there)
                 over = OVER_PROCS, amount = (unsigned long long)n;
             next_scan = t + 0.05;
         }

@@ -6,7 +6,7 @@
 // paths: grade
 // lose: all
 // expect: wall-clock limit|CPU time limit
-// multiplier: 0.3
+// multiplier: 0.1
 static void ddplab_attack(void)
 {
     for (volatile unsigned long k = 0;; k++)

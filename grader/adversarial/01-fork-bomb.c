@@ -5,7 +5,7 @@
 // file: scaler.c
 // inject: logreg_scaler_fit
 // lose: all
-// expect: wall-clock limit
+// expect: process budget
 // multiplier: 0.3
 #include <unistd.h> // fork
 static void ddplab_attack(void)
