@@ -72,7 +72,17 @@ export DDPLAB_ADV_SECRET=$secret
 list=("$@")
 [ ${#list[@]} -eq 0 ] && list=($(ls grader/adversarial/*.c | xargs -n1 basename | sed 's/\.c$//'))
 
-field() { sed -n "s|^// $1: *||p" "grader/adversarial/$2.c" | head -n 1; }
+# An attack's header field (the first "// KEY: value" line of its file), read
+# once per attack here: the steps below ask thousands of times
+declare -A fields
+for a_ in "${list[@]}"; do
+    [ -f "grader/adversarial/$a_.c" ] || continue
+    while IFS= read -r l_; do
+        [[ $l_ =~ ^//\ ([a-z-]+):\ *(.*)$ ]] || continue
+        [ -n "${fields[$a_/${BASH_REMATCH[1]}]+set}" ] || fields[$a_/${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+    done <"grader/adversarial/$a_.c"
+done
+field() { [ -z "${fields[$2/$1]:-}" ] || printf '%s\n' "${fields[$2/$1]}"; }
 # attacks on a .cu file run only where this build compiles CUDA (without nvcc the file is not built at all)
 if ! ls "$B"/obj/common/cuda/*.o >/dev/null 2>&1; then
     kept=()
@@ -111,18 +121,18 @@ gpu_items() { "$B/grader/lab$1" --list | awk '$4 != "cpu" {print $1}'; }
 # the user is free again once the run is over, and a grading beside it may
 # take it next.
 survivors() { # log
-    local uid end hz btime
+    local uid end hz boot
     [ -f "$1" ] || return 0 # refused before grading (an include from outside): nothing ran
     uid=$(sed -n 's/.*sandbox: .* as uid \([0-9]*\).*/\1/p' "$1" 2>/dev/null | head -n 1)
-    end=$(stat -c %Y "$1")
+    # to the millisecond: a grading beside this one may take the user in the second this one ended
+    end=$(stat -c %.3Y "$1")
     hz=$(getconf CLK_TCK)
-    btime=$(awk '$1 == "btime" { print $2 }' /proc/stat)
+    boot=$(awk -v now="$(date +%s.%N)" '{ printf "%.3f", now - $1 }' /proc/uptime)
     ps -eo pid=,uid=,stat=,comm= | awk -v u="${uid:--1}" '$2 == u && $3 !~ /^Z/ && (u >= 61000 || $4 == "ddplab-daemon")' |
         while read -r pid _ st comm; do
             # (the fields after the command's name: the start, in ticks since boot, is the 20th)
-            local ticks
-            ticks=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $20 }')
-            [ -n "$ticks" ] && [ $((btime + ticks / hz)) -lt "$end" ] && echo "$uid $st $comm"
+            sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null |
+                awk -v b="$boot" -v hz="$hz" -v e="$end" -v w="$uid $st $comm" '$20 != "" && b + $20 / hz < e { print w }'
         done | head -n 5 | tr '\n' ';'
 }
 
