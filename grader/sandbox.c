@@ -144,8 +144,9 @@ static size_t budget_env(const char *name, size_t fallback, int units)
 }
 
 /* A process's resident memory that is its own (anonymous and shared memory,
- * in bytes), its state and its real uid, from /proc/PID/status; -1 when gone. */
-static int proc_status(const char *pid, size_t *rss, char *state, uid_t *uid)
+ * in bytes), its state, its real uid and its threads, from /proc/PID/status;
+ * -1 when gone. */
+static int proc_status(const char *pid, size_t *rss, char *state, uid_t *uid, int *threads)
 {
     char path[300], buf[4096];
     snprintf(path, sizeof path, "/proc/%s/status", pid);
@@ -160,12 +161,15 @@ static int proc_status(const char *pid, size_t *rss, char *state, uid_t *uid)
     *rss = 0;
     *state = '?';
     *uid = (uid_t)-1;
+    *threads = 1;
     for (char *p = buf; p != NULL && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
         unsigned long long v;
         if (strncmp(p, "State:", 6) == 0)
             *state = p[6 + strspn(p + 6, " \t")];
         else if (strncmp(p, "Uid:", 4) == 0 && sscanf(p + 4, "%llu", &v) == 1)
             *uid = (uid_t)v;
+        else if (strncmp(p, "Threads:", 8) == 0 && sscanf(p + 8, "%llu", &v) == 1 && v >= 1 && v < 1u << 20)
+            *threads = (int)v;
         else if ((strncmp(p, "RssAnon:", 8) == 0 || strncmp(p, "RssShmem:", 9) == 0) &&
                  sscanf(p + strcspn(p, ":") + 1, "%llu", &v) == 1)
             *rss += (size_t)v << 10;
@@ -192,9 +196,10 @@ static pid_t proc_session(const char *pid)
     return (pid_t)sid;
 }
 
-/* The live processes of a job and their resident memory: every process but
- * pid 1 (ns mode: this namespace's /proc), those of uid (uid mode), or those
- * of session sid (pgroup mode). */
+/* The live tasks (processes and their threads, as RLIMIT_NPROC counts them)
+ * of a job and their resident memory: every process but pid 1 (ns mode: this
+ * namespace's /proc), those of uid (uid mode), or those of session sid
+ * (pgroup mode). */
 enum { SCAN_NS, SCAN_UID, SCAN_SESSION };
 static int scan_processes(int how, uid_t uid, pid_t sid, size_t *rss_total)
 {
@@ -220,16 +225,17 @@ static int scan_processes(int how, uid_t uid, pid_t sid, size_t *rss_total)
         size_t rss;
         char state;
         uid_t u;
-        if (proc_status(e->d_name, &rss, &state, &u) != 0 || state == 'Z' || state == 'X')
+        int threads;
+        if (proc_status(e->d_name, &rss, &state, &u, &threads) != 0 || state == 'Z' || state == 'X')
             continue;
-        n++;
+        n += threads;
         *rss_total += rss;
     }
     closedir(d);
     return n;
 }
 
-/* Live (not zombie) processes of uid: RLIMIT_NPROC counts them all. */
+/* Live (not zombie) tasks of uid: RLIMIT_NPROC counts them all. */
 static int user_processes(uid_t uid)
 {
     size_t rss;
@@ -542,9 +548,11 @@ static void exec_job(const gr_job *job)
             _exit(126);
         }
     }
-    // after the switch: the limit counts the sandbox user's processes (or, not
-    // as root, this user's: all of them, so leave room for those already there)
-    r.rlim_cur = r.rlim_max = (rlim_t)(job->nproc + (sb.drop ? 0 : user_processes(getuid())));
+    // after the switch: the limit counts the sandbox user's tasks (or, not as
+    // root, this user's: all of them, so leave room for those already there);
+    // one over the budget, so that a job that forks without end (which spins
+    // where the kernel refuses its forks) goes over it, and the watch stops it
+    r.rlim_cur = r.rlim_max = (rlim_t)(job->nproc + 1 + (sb.drop ? 0 : user_processes(getuid())));
     setrlimit(RLIMIT_NPROC, &r);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     drop_capabilities();
@@ -886,7 +894,7 @@ static int over_budget(const gr_job *job, unsigned long long *amount)
         *amount = rss;
         return OVER_MEMORY;
     }
-    if (n >= job->nproc) { // (RLIMIT_NPROC stops it there: its next fork would fail)
+    if (n > job->nproc) { // (RLIMIT_NPROC lets it go one over: a fork bomb gets there at once)
         *amount = (unsigned long long)n;
         return OVER_PROCS;
     }
@@ -1486,9 +1494,10 @@ static void describe_over(const gr_job *job, int over, unsigned long long amount
                  a, b);
         break;
     case OVER_PROCS:
-        snprintf(f->text, sizeof f->text,
-                 "was stopped: %llu processes at once, all of the job's process budget (%d; GR_BUDGET_PROCESSES)",
-                 amount, job->nproc);
+        snprintf(
+            f->text, sizeof f->text,
+            "was stopped: %llu processes and threads at once, over the job's process budget (%d; GR_BUDGET_PROCESSES)",
+            amount, job->nproc);
         break;
     case OVER_JOB_DISK:
         human_bytes(job->disk_bytes, b, sizeof b);
@@ -1747,7 +1756,7 @@ static int spawn_plain(const gr_job *job, gr_fate *f, double t0)
             int n = scan_processes(sb.mode == SB_UID ? SCAN_UID : SCAN_SESSION, sb.uid, pid, &rss);
             if (job->mem_total > 0 && rss > job->mem_total)
                 over = OVER_MEMORY, amount = rss;
-            else if (n >= job->nproc) // at the limit: its next fork fails (a fork bomb would spin there)
+            else if (n > job->nproc) // (RLIMIT_NPROC lets it go one over: a fork bomb gets there at once)
                 over = OVER_PROCS, amount = (unsigned long long)n;
             next_scan = t + 0.05;
         }
