@@ -119,8 +119,8 @@ void gr_fail_dump_run(const char *name, int rc, const char *algos, int right_wit
     if (timed != NULL) {
         const char *line = line_start(text, timed), *colon = strstr(line, ": ");
         char call[32] = "";
-        if (colon != NULL && colon < timed)
-            snprintf(call, sizeof call, "%.*s", (int)(timed - colon - 2), colon + 2);
+        if (colon != NULL && colon < timed) // the call's name, then its peer: "send to rank 2"
+            snprintf(call, sizeof call, "%.*s", (int)strcspn(colon + 2, " "), colon + 2);
         if (strcmp(call, "send") == 0 || strcmp(call, "recv") == 0)
             GR_FAIL(
                 GR_DIAG(

@@ -127,7 +127,7 @@ expect_cmp "$($J "$tmp/dump/rank0.json" 'calls.*.messages' | sed -n 8p)" == 4 "t
 expect_rc 0 "send-first below the eager limit" -- "$R" -n 2 "$D" --algo send-first -b 8 -e 1K -f 4 --out "$tmp/sf"
 expect_rc 124 "send-first above the eager limit hangs until the watchdog" -- "$R" -n 3 --timeout 5 "$D" \
     --algo send-first -b 4M -e 4M --out "$tmp/sf2"
-expect_out "timed out" "the watchdog names the call that hung"
+expect_out "rank [0-2]: send to rank [0-2] timed out after 5 s" "the watchdog names the call that hung and the rank it sent to"
 expect_no_file "$tmp/sf2/summary.json" "the hung run leaves no summary.json"
 
 if [ -x "$B/skeleton/mutant/lab04" ]; then

@@ -10,8 +10,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dl/comm.h"
 
+#include <stdio.h> // snprintf
 #include <stdlib.h> // calloc, free
-#include <string.h> // memmove, memset
+#include <string.h> // memmove, memset, strcmp
 
 #include "backend.h" // dl_cuda_is_device_ptr_
 #include "comm_args.h" // comm_*_args_
@@ -23,7 +24,8 @@
 typedef enum path { PATH_LOCAL = 0, PATH_MPI, PATH_NCCL } path;
 
 struct dl_comm_req {
-    const char *what; /* the call's name in messages */
+    const char *what; /* the call's name in messages (what_buf for a message between two ranks) */
+    char what_buf[64]; /* "send to rank 0", "sendrecv to rank 2 from rank 0": the watchdog names the peers */
     path where;
     void *impl; /* the transport's request */
     comm_op_rec rec; /* what the recorders follow of it (comm_record.h) */
@@ -165,6 +167,15 @@ static dl_status phase(dl_comm *c, dl_comm_req *r, comm_phase ph, dl_comm_op op,
 static dl_status start(dl_comm *c, const dl_comm_args *a, dl_comm_op op, const char *what, dl_comm_req *r)
 {
     r->what = what;
+    if (a->op == DL_OP_SENDRECV) { // the other rank named: a deadlock's message says who waits for whom
+        if (strcmp(what, "send") == 0)
+            snprintf(r->what_buf, sizeof r->what_buf, "%s to rank %d", what, a->dst);
+        else if (strcmp(what, "recv") == 0)
+            snprintf(r->what_buf, sizeof r->what_buf, "%s from rank %d", what, a->src);
+        else
+            snprintf(r->what_buf, sizeof r->what_buf, "%s to rank %d from rank %d", what, a->dst, a->src);
+        r->what = r->what_buf;
+    }
     r->where = route(c, a);
     r->impl = NULL;
     phase(c, r, COMM_BEGUN, op, a);
