@@ -46,6 +46,13 @@ else
         not_ok "tools/run.sh --quick failed:"
         tail -n 12 "$W/quick-run.log" | sed 's/^/    | /'
     fi
+    # what a learner's terminal shows of a run: no plot script's complaint (gnuplot's
+    # "warning:" or "Warning:", its line number) among the drivers' lines
+    warned=$(grep -rhiE '^(".*\.gp" line [0-9]+: )?warning:' "$W/quick/run" --include=run.log | head -n 3)
+    if [ -z "$warned" ]; then ok "no run of the quick page printed a plot script's warning"; else
+        not_ok "a run printed a plot script's warning:"
+        printf '%s\n' "$warned" | sed 's/^/    | /'
+    fi
 fi
 [ -s "$page" ] || { finish; exit 1; }
 

@@ -156,6 +156,17 @@ static dl_status list_shipped(shipped *s)
     return DL_OK;
 }
 
+dl_status dl_profile_shipped(char (*paths)[256], int max, int *n)
+{
+    shipped s;
+    *n = 0;
+    DL_TRY(list_shipped(&s));
+    for (int k = 0; k < s.n && *n < max; k++)
+        if (snprintf(paths[*n], sizeof paths[0], "%s/%s.conf", s.dir, s.stem[k]) < (int)sizeof paths[0])
+            (*n)++;
+    return DL_OK;
+}
+
 /* "4xH200-sxm" -> "h200": without the leading "<gpus>x", up to the first '-', in lower case. */
 static void short_name(const char *name, char *out, size_t len)
 {

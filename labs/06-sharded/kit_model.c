@@ -3,13 +3,9 @@
  * profile's GPUs, the largest model a GPU holds each way, and the files
  * that set them beside the run (memory.csv, projection.csv, largest.csv). */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h> // opendir
-#include <stdio.h> // snprintf
-#include <stdlib.h> // qsort
-#include <string.h> // strcmp
 
 #include "dl/bandwidth.h" // dl_bw_seconds
-#include "dl/fs.h" // dl_home, dl_path_join
+#include "dl/fs.h" // dl_path_join
 #include "kit.h"
 
 const char *const kit_mode_names[KIT_MODES] = {"ddp", "zero1", "fsdp"};
@@ -148,15 +144,11 @@ kit_projection kit_project_step(kit_mode mode, const size_t *sizes, int n_sizes,
 // clang-format on
 DL_CSV_SCHEMA(kit_proj, KIT_PROJ);
 
-static int shipped_profiles(char (*names)[256], int max);
-
 dl_status kit_write_projection(const char *dir, const size_t *sizes, int n_sizes, size_t batch)
 {
-    char names[32][256];
-    int n = shipped_profiles(names, 32);
-    if (n < 0)
-        return DL_ERR_IO;
-    char path[1200];
+    char names[32][256], path[1200];
+    int n = 0;
+    DL_TRY(dl_profile_shipped(names, 32, &n));
     DL_TRY(dl_path_join(path, sizeof path, dir, "projection.csv"));
     dl_csv_out f;
     DL_TRY(dl_csv_open(&f, path, kit_proj));
@@ -248,40 +240,11 @@ dl_status kit_write_memory(const char *dir, const size_t *sizes, int n_sizes, si
 // clang-format on
 DL_CSV_SCHEMA(kit_largest, KIT_LARGEST);
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp((const char *)a, (const char *)b);
-}
-
-/* The shipped profiles' files (the .conf files of DL_HOME/common/perf), sorted by name:
- * up to max paths into names; the count, or -1 (DL_ERR_IO set). */
-static int shipped_profiles(char (*names)[256], int max)
-{
-    char perf[1100];
-    snprintf(perf, sizeof perf, "%s/common/perf", dl_home());
-    DIR *d = opendir(perf);
-    if (d == NULL) {
-        dl_error_set(DL_ERR_IO, "%s: cannot list the shipped profiles", perf);
-        return -1;
-    }
-    int n = 0;
-    for (struct dirent *e; n < max && (e = readdir(d)) != NULL;) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".conf") == 0 &&
-            snprintf(names[n], sizeof names[n], "%s/%s", perf, e->d_name) < (int)sizeof names[n])
-            n++;
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], by_name);
-    return n;
-}
-
 dl_status kit_write_largest(const char *dir)
 {
     char names[32][256], path[1200];
-    int n = shipped_profiles(names, 32);
-    if (n < 0)
-        return DL_ERR_IO;
+    int n = 0;
+    DL_TRY(dl_profile_shipped(names, 32, &n));
     DL_TRY(dl_path_join(path, sizeof path, dir, "largest.csv"));
     dl_csv_out f;
     DL_TRY(dl_csv_open(&f, path, kit_largest));

@@ -146,6 +146,10 @@ const char *dl_profile_default(void);
  * names and says that a path works too) or a path longer than len;
  * DL_ERR_IO when DL_HOME/common/perf cannot be read. */
 dl_status dl_profile_resolve(const char *name_or_path, char *path, size_t len);
+/* The shipped profiles' files (DL_HOME/common/perf/NAME.conf), sorted by
+ * name: up to max paths into paths, their number into *n. DL_ERR_IO when the
+ * folder cannot be read. */
+dl_status dl_profile_shipped(char (*paths)[256], int max, int *n);
 /* Prints to out one line per shipped profile (short name, name, GPUs, fp32
  * and fp16 peaks, memory and bus bandwidth, GPU and interconnect in words;
  * the default marked), then how to choose one. DL_ERR_IO when the folder

@@ -9,6 +9,8 @@ set xlabel 'epoch'
 set ylabel 'training loss (cross-entropy + penalty, log scale)'
 set logscale y
 if (E_max <= 12) { set xtics 1; set mxtics 1 }
+# one epoch: one point, centred (an x range of [1:1] is empty)
+if (E_min == E_max) { set xrange [E_min - 0.5:E_max + 0.5] }
 # viridis without its pale yellow end: every curve reads on white
 set palette defined (0 '#7ad151', 0.33 '#22a884', 0.66 '#2a788e', 1 '#440154')
 unset colorbox
