@@ -2,8 +2,8 @@
 # kind, stacked, after each allocation and free of its ledger
 # (kit_mem_watch): each change is one slot of the x axis, as wide as the
 # next. Under the axis each layer's hooks are marked where they begin (F2:
-# layer 2's forward, B2: its backward; "end": after layer 0's backward, the
-# last reduce-scatters and the update), and the forward and backward passes
+# layer 2's forward, B2: its backward, a line lower; "end": after layer 0's
+# backward, the last reduce-scatters and the update), and the forward and backward passes
 # are named above the plot. A step that allocates and frees nothing (DDP,
 # ZeRO-1) is one slot: its stack, flat for the whole step.
 # Variables: data (memory_step.csv: event, params, grads, optim, acts, comm,
@@ -32,17 +32,18 @@ if (flat) {
     set xlabel 'allocations and frees during the step, in order'
     # a tic where each layer's hook begins; the passes named above the plot
     unset xtics
-    set xlabel offset 0, -0.6
+    set xlabel offset 0, -2.3
     if (exists("FW_min")) {
         set arrow 1 from FW_min, graph 1.02 to FW_max + 1, graph 1.02 heads size screen 0.006, 90 lc rgb '#444444'
-        set label 1 'forward' at (FW_min + FW_max + 1) / 2, graph 1.05 center tc rgb '#444444'
+        set label 1 'forward' at (FW_min + FW_max + 1) / 2, graph 1.065 center tc rgb '#444444'
     }
     if (exists("BW_min")) {
         set arrow 2 from BW_min, graph 1.02 to BW_max + 1, graph 1.02 heads size screen 0.006, 90 lc rgb '#444444'
-        set label 2 'backward' at (BW_min + BW_max + 1) / 2, graph 1.05 center tc rgb '#444444'
+        set label 2 'backward' at (BW_min + BW_max + 1) / 2, graph 1.065 center tc rgb '#444444'
     }
 }
-set tmargin 5.5
+set tmargin 6.5
+set title offset 0, 1.2
 # the label of a slot where the step enters another layer's hook (or ends)
 last = -9
 mark(p, l) = p == 1 ? sprintf("F%d", l) : p == 2 ? sprintf("B%d", l) : p == 3 ? "end" : ""
@@ -57,8 +58,10 @@ box(k, c, t) = sprintf("%s data using (bar(%d)):((lo(%d) + hi(%d)) / 2 / MiB):(0
                        "with boxxyerror fc rgb '%s' title '%s'", k > 0 ? "," : "", k, k, k, k, k, c, t)
 cmd = "plot" . box(0, '#0072B2', 'parameters') . box(1, '#D55E00', 'gradients') . \
       box(2, '#009E73', 'momentum') . box(3, '#bbbbbb', 'activations') . box(4, '#E69F00', 'scratch (ring, exchange)')
-if (!flat) {
-    cmd = cmd . ", data using (column('event') + 0.5):(0):(tic(column('pass'), column('layer'))) with labels " . \
-          "offset 0, -0.9 notitle"
+if (!flat) { # forward's marks on one line, backward's below them: the last forward and the first backward meet
+    cmd = cmd . ", data using (column('event') + 0.5):(0):(column('pass') == 1 ? tic(1, column('layer')) : '') " . \
+          "with labels offset 0, -0.9 notitle" . \
+          ", data using (column('event') + 0.5):(0):(column('pass') == 1 ? '' : tic(column('pass'), column('layer'))) " . \
+          "with labels offset 0, -1.9 notitle"
 }
 eval cmd
