@@ -56,8 +56,10 @@
  *     memory     resident memory of all the job's processes together
  *                (anonymous and shared: RssAnon + RssShmem), mem_total
  *                (GR_BUDGET_MEMORY, default 8 GiB; 16 GiB for a GPU job);
- *     processes  at once, nproc (GR_BUDGET_PROCESSES, default 256; also the
- *                process limit of the job's user);
+ *     processes  processes and their threads at once, nproc
+ *                (GR_BUDGET_PROCESSES, default 256; the job's user's task
+ *                limit is one more, so a job that forks without end goes
+ *                over the budget and is stopped, instead of spinning at it);
  *     job disk   bytes the job holds in its writable folders together (/tmp,
  *                /var/tmp, /dev/shm, share's tmpfs or its workdir), disk_bytes
  *                (GR_BUDGET_JOB_DISK, default 1 GiB);
@@ -110,7 +112,7 @@ typedef struct gr_job {
     size_t file_bytes; /* largest file it may write */
     size_t disk_bytes; /* bytes its writable folders hold together */
     size_t mem_total; /* resident memory of all its processes together; 0 = no budget */
-    int nproc; /* processes it may have at once */
+    int nproc; /* processes and threads it may have at once */
 } gr_job;
 
 typedef enum gr_end { GR_END_EXIT, GR_END_SIGNAL, GR_END_WALL, GR_END_NOSTART, GR_END_BUDGET } gr_end;
