@@ -440,11 +440,11 @@ later "8b a new lab (tools/new-lab.sh) works with nothing else edited" bash tool
 later "9 report page: headlines, runs that went wrong, rendering in chromium (SKIPPED without it)" bash tools/check-report.sh
 later --after "9" "9b slides: every slide shows all of its content at 1280x720 and 1920x1080 (SKIPPED without chromium or pandoc)" slides_fit
 later --after "9" "9c plots: every text of every plot at least 16 px on the 960-px canvas, and on it" bash tools/check-plots.sh
-# about the same time in each lane (seconds on the 2-core machine, the lanes
-# side by side, the emulated kit built before: 1, 1a, 1b, 1c, 2-2c and 7 about
-# 20 together, 1d 2, 1e 26 (59 with the emulated build), 3 29, 4 21, 5 252,
-# 5b 336, 6 96, 8 280, 8b 74, 9 82, 9b 24, 9c 1: about 620 s a lane); 9b and
-# 9c read 9's run
+# about the same time in each lane (seconds in CI on a 2-core machine, the
+# lanes side by side: 1, 1a, 1b, 1c, 2-2c and 7 about 17 together, 1d 8, 1e 36
+# (the emulated build included), 3 16, 4 13, 5 171, 5b 200, 6 65, 8 149, 8b 18,
+# 9 39, 9b 13, 9c 1: about 390 s and 360 s; a slower 2-core machine took about
+# 620 s a lane, in the same proportions); 9b and 9c read 9's run
 run_lanes "1b 1c 1d 1e 3 4 5 6 9 9b 9c 8b" "1 1a 2 2b 2c 7 8 5b"
 echo
 if [ ${#failed[@]} -eq 0 ]; then
