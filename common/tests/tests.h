@@ -40,6 +40,7 @@ Suite *mlp_suite(void);
 Suite *comm_suite(void);
 Suite *project_suite(void);
 Suite *ops_suite(void);
+Suite *layer_suite(void);
 Suite *bandwidth_suite(void);
 Suite *fmt_suite(void);
 /* The kit's sampler and LR schedule answer lab 03's tasks: a student release

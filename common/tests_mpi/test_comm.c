@@ -33,6 +33,7 @@
 #include "dl/ops.h" // dl_cast
 #include "dl/rank.h" // dl_rank_device, dl_rank_exit
 #include "dl/replica.h" // dl_replica_diff
+#include "dl/ring.h" // dl_ring_allreduce, dl_ring_bytes, dl_ring_messages, dl_ring_offset
 #include "dl/trace.h" // dl_trace_start, dl_trace_events, dl_trace_stop
 
 static int failures;
@@ -529,6 +530,39 @@ static void test_epoch(dl_comm *c)
     free(per);
 }
 
+static void test_ring(dl_comm *c) // the kit's ring: exact sums, its traffic as dl_ring_bytes says
+{
+    dl_device dev;
+    OK(dl_device_open("cpu", &dev));
+    for (size_t k = 0; k < NSIZES; k++) {
+        size_t n = sizes[k], big = dl_ring_offset(n, size, 1);
+        float *x = malloc((n + 1) * sizeof *x), *scratch = malloc((big + 1) * sizeof *scratch);
+        for (size_t i = 0; i < n; i++)
+            x[i] = (float)((i * 7 + (size_t)rank * 3) % 11);
+        dl_comm_stats s;
+        dl_comm_stats_reset(c);
+        OK(dl_ring_allreduce(c, &dev, x, n, DL_F32, scratch));
+        dl_comm_stats_get(c, &s);
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            double want = 0;
+            for (int q = 0; q < size; q++)
+                want += (double)((i * 7 + (size_t)q * 3) % 11);
+            bad += x[i] != (float)want;
+        }
+        CHECK(bad == 0, "ring, n = %zu: %zu elements are not the sum", n, bad);
+        CHECK(s.bytes[DL_OP_SENDRECV] == dl_ring_bytes(n, size, rank, 4), "ring, n = %zu: %llu bytes sent, model %llu",
+              n, (unsigned long long)s.bytes[DL_OP_SENDRECV], (unsigned long long)dl_ring_bytes(n, size, rank, 4));
+        CHECK(s.messages == dl_ring_messages(n, size, rank), "ring, n = %zu: %llu messages, model %llu", n,
+              (unsigned long long)s.messages, (unsigned long long)dl_ring_messages(n, size, rank));
+        CHECK(n < (size_t)size || s.messages == 2 * (uint64_t)(size - 1), "ring, n = %zu: %llu messages, not 2(P - 1)",
+              n, (unsigned long long)s.messages);
+        free(x);
+        free(scratch);
+    }
+    dl_device_close(&dev);
+}
+
 int main(int argc, char **argv)
 {
     dl_comm *c;
@@ -543,6 +577,7 @@ int main(int argc, char **argv)
         CHECK(dl_comm_local_rank(c) == rank && dl_comm_local_size(c) == size, "local rank %d of %d",
               dl_comm_local_rank(c), dl_comm_local_size(c));
         test_allreduce(c);
+        test_ring(c);
         test_broadcast_gather_sendrecv(c);
         test_isendrecv(c);
         if (size % 2 == 0 || size == 1)

@@ -6,6 +6,9 @@ LAB_04_STUDENT_H :=
 LAB_04_KIT_C := kit.c outputs.c
 # The grader's files whose code answers this lab's tasks (its segment arithmetic, lab04_dump.c):
 # no release holds their source, only their objects (tools/release-tree.sh).
+# The kit's own ring (dl/ring.h, lab 07 moves activations with it) is tasks 2 to 4: a release
+# staged for this lab or an earlier one ships its object only (tools/release-tree.sh).
+LAB_04_KIT_ANSWERS := common/src/ring.c
 LAB_04_JUDGE_ANSWERS := grader/lab04_dump.c
 LAB_04_LAUNCH := common/bin/dlrun -n 4
 LAB_04_RUN_ARGS := -b 8 -e 16M -f 4

@@ -1,0 +1,76 @@
+/* layer.c — dl/layer.h: one linear layer, forward and backward, on the
+ * kit's GEMMs and the MLP's element-wise loops and kernels. */
+#include "dl/layer.h"
+
+#include "backend.h" // dl_cuda_bias_act_, dl_cuda_relu_mask_, dl_cuda_sgd_
+#include "dl/blas.h" // dl_gemm, dl_gemv
+#include "mlp_impl.h" // dl_mlp_cpu_bias_act_, dl_mlp_cpu_relu_mask_, dl_mlp_cpu_sgd_
+
+static int on_gpu(const dl_device *dev)
+{
+    return dev->kind == DL_DEVICE_CUDA;
+}
+
+dl_status dl_layer_bias_act(const dl_device *dev, float *Y, const float *b, size_t n, size_t out, int relu)
+{
+    if (dev == NULL || Y == NULL || b == NULL || n == 0)
+        return dl_error_set(DL_ERR_ARG, "dl_layer_bias_act: need a device, Y, b and n > 0");
+    if (on_gpu(dev))
+        return dl_cuda_bias_act_(dev, Y, b, n, out, relu);
+    dl_mlp_cpu_bias_act_(Y, b, n, out, relu);
+    return DL_OK;
+}
+
+dl_status dl_layer_forward(const dl_device *dev, const dl_mlp_layer *L, const float *X, size_t n, unsigned flags,
+                           float *Y)
+{
+    if (dev == NULL || L == NULL || L->W == NULL || X == NULL || Y == NULL || n == 0)
+        return dl_error_set(DL_ERR_ARG, "dl_layer_forward: need a device, a layer with W, X, Y and n > 0");
+    if ((flags & DL_LAYER_BIAS) && L->b == NULL)
+        return dl_error_set(DL_ERR_ARG, "dl_layer_forward: DL_LAYER_BIAS on a layer without b");
+    DL_TRY(dl_gemm(dev, DL_NO_TRANS, DL_TRANS, n, L->out, L->in, 1.0f, X, L->in, L->W, L->in, 0.0f, Y, L->out));
+    if (flags & DL_LAYER_BIAS)
+        return dl_layer_bias_act(dev, Y, L->b, n, L->out, (flags & DL_LAYER_RELU) != 0);
+    if (!(flags & DL_LAYER_RELU))
+        return DL_OK;
+    // ReLU without a bias: max(Y, 0) is Y masked by itself
+    return dl_layer_relu_mask(dev, Y, Y, n * L->out);
+}
+
+dl_status dl_layer_relu_mask(const dl_device *dev, float *d, const float *A, size_t count)
+{
+    if (dev == NULL || (count > 0 && (d == NULL || A == NULL)))
+        return dl_error_set(DL_ERR_ARG, "dl_layer_relu_mask: need a device, d and A");
+    if (on_gpu(dev))
+        return dl_cuda_relu_mask_(dev, d, A, count);
+    dl_mlp_cpu_relu_mask_(d, A, count);
+    return DL_OK;
+}
+
+dl_status dl_layer_backward(const dl_device *dev, const dl_mlp_layer *L, const float *X, size_t n, const float *dY,
+                            const float *ones, float *dX)
+{
+    if (dev == NULL || L == NULL || L->W == NULL || L->gW == NULL || X == NULL || dY == NULL || n == 0 ||
+        (L->gb != NULL && ones == NULL))
+        return dl_error_set(DL_ERR_ARG, "dl_layer_backward: need a device, a layer with W and gW, X, dY, n > 0 "
+                                        "(and ones for gb)");
+    DL_TRY(dl_gemm(dev, DL_TRANS, DL_NO_TRANS, L->out, L->in, n, 1.0f, dY, L->out, X, L->in, 0.0f, L->gW, L->in));
+    if (L->gb != NULL)
+        DL_TRY(dl_gemv(dev, DL_TRANS, n, L->out, 1.0f, dY, L->out, ones, 0.0f, L->gb));
+    if (dX == NULL)
+        return DL_OK;
+    return dl_gemm(dev, DL_NO_TRANS, DL_NO_TRANS, n, L->in, L->out, 1.0f, dY, L->out, L->W, L->in, 0.0f, dX, L->in);
+}
+
+dl_status dl_layer_sgd(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr, float momentum,
+                       float wd)
+{
+    if (dev == NULL || (count > 0 && (p == NULL || g == NULL || v == NULL)))
+        return dl_error_set(DL_ERR_ARG, "dl_layer_sgd: need a device and p, g, v");
+    if (count == 0)
+        return DL_OK;
+    if (on_gpu(dev))
+        return dl_cuda_sgd_(dev, p, g, v, count, lr, momentum, wd);
+    dl_mlp_cpu_sgd_(p, g, v, count, lr, momentum, wd);
+    return DL_OK;
+}

@@ -1,0 +1,269 @@
+/* train.c — lab 07's driver hooks (driver.h): the flags, the two models,
+ * the epochs, the comparison and what rank 0 writes. Not a student file. */
+#include <math.h> // fabs, NAN
+#include <stdio.h> // fflush
+#include <stdlib.h> // malloc, free
+#include <unistd.h> // _exit
+
+#include "dl/rank.h" // dl_rank_device
+#include "dl/rng.h" // dl_rng_permutation
+#include "dl/timer.h" // dl_now
+#include "driver.h"
+
+#define METRICS(X)                             \
+    X(M_EPOCH, "epoch")                        \
+    X(M_LOSS, "loss")                          \
+    X(M_REF_LOSS, "ref_loss")                  \
+    X(M_MAX_ABS_DIFF, "max_abs_diff")          \
+    X(M_BYTES, "bytes_per_step")               \
+    X(M_BYTES_MODEL, "bytes_per_step_model")   \
+    X(M_MSGS, "messages_per_step")             \
+    X(M_MSGS_MODEL, "messages_per_step_model") \
+    X(M_SECONDS, "epoch_seconds")
+DL_CSV_SCHEMA(metrics, METRICS);
+#define STEPS(X) X(S_STEP, "step") X(S_LOSS, "loss") X(S_REF_LOSS, "ref_loss") X(S_DIFF, "loss_diff")
+DL_CSV_SCHEMA(step_cols, STEPS);
+
+static void defaults(dl_engine *E)
+{
+    E->a.data = "fashion_mnist:train=6000,test=1000";
+    E->a.batch_size = 64;
+    E->a.lr = 0.05;
+    E->t.hidden = "128,64,128"; // two blocks: 784 -> 128 -> 64, then 64 -> 128 -> 10
+}
+
+static int options(dl_engine *E, dl_opt *out)
+{
+    lab07_run *R = E->ctx;
+    out[0] = (dl_opt){"check",
+                      DL_OPT_STRING,
+                      &R->check,
+                      "DIR",
+                      "instead of training, run your tasks 1-3 on the kit's small block into DIR (the grader's)",
+                      NULL,
+                      1,
+                      0,
+                      0,
+                      0};
+    out[1] = (dl_opt){"dump",
+                      DL_OPT_STRING,
+                      &R->dump,
+                      "DIR",
+                      "each rank's shards after the run, into DIR (the grader's)",
+                      NULL,
+                      1,
+                      0,
+                      0,
+                      0};
+    return 2;
+}
+
+static dl_status check(dl_engine *E)
+{
+    lab07_run *R = E->ctx;
+    if (R->check != NULL) { // the check alone, then the end
+        dl_status st = dl_rank_device(E->comm, &E->a.dev, &E->dev);
+        if (st == DL_OK)
+            st = tp_selftest(E->comm, &E->dev, E->a.seed, R->check);
+        if (st != DL_OK)
+            return st;
+        dl_comm_finalize(E->comm);
+        fflush(NULL);
+        _exit(0);
+    }
+    if (E->a.batch_size < 1)
+        return dl_error_set(DL_ERR_ARG, "--batch-size %ld: lab 07 needs a batch of at least 1 row", E->a.batch_size);
+    if ((E->n_sizes - 1) % 2 != 0)
+        return dl_error_set(DL_ERR_ARG, "--hidden %s: %d layers; a block is two layers, so give 1, 3, 5 or 7 widths",
+                            E->t.hidden, E->n_sizes - 1);
+    for (int k = 1; k < E->n_sizes - 1; k += 2)
+        if (E->sizes[k] < (size_t)E->P)
+            return dl_error_set(DL_ERR_ARG,
+                                "--hidden %s: block %d's %zu hidden units cannot give each of %d ranks "
+                                "one",
+                                E->t.hidden, k / 2 + 1, E->sizes[k], E->P);
+    return DL_OK;
+}
+
+static dl_status setup(dl_engine *E)
+{
+    lab07_run *R = E->ctx;
+    R->B = (size_t)E->a.batch_size;
+    if (R->B > E->data.train.n)
+        R->B = E->data.train.n;
+    DL_TRY(dl_mlp_create(&R->ref, &E->dev, E->sizes, E->n_sizes, R->B, E->a.seed));
+    DL_TRY(tp_model_init(&R->M, E->comm, &E->dev, &R->ref, R->B)); // your tp_shard
+    DL_TRY(dl_batch_create(&R->batch, &E->dev, R->B, E->data.train.d));
+    if ((R->order = malloc(E->data.train.n * sizeof *R->order)) == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "an epoch's order of %zu rows", E->data.train.n);
+    dl_table_init(&R->steps, step_cols);
+    return DL_OK;
+}
+
+static dl_status start(dl_engine *E)
+{
+    lab07_run *R = E->ctx;
+    E->pr.steps_per_epoch = (E->data.train.n + R->B - 1) / R->B;
+    dl_progress_line(&E->pr, 0,
+                     "lab07: tensor parallelism on %d rank(s) (%s, %s), model %zu-%s-%zu: %d block(s), "
+                     "%zu parameters, batch %zu",
+                     E->P, dl_comm_backend(E->comm), dl_device_describe(&E->dev), E->sizes[0], E->t.hidden,
+                     E->sizes[E->n_sizes - 1], R->M.K, R->ref.n_params, R->B);
+    return DL_OK;
+}
+
+static dl_status epoch(dl_engine *E, int e)
+{
+    lab07_run *R = E->ctx;
+    const dl_dataset *tr = &E->data.train;
+    dl_rng g;
+    dl_rng_seed(&g, E->a.seed + (uint64_t)e, 11);
+    dl_rng_permutation(&g, R->order, tr->n); // the same order on every rank: every rank sees every row
+    dl_comm_stats_reset(E->comm);
+    double t0 = dl_now(), sum = 0, ref_sum = 0, bytes_model = 0, msgs_model = 0;
+    float lr = (float)E->a.lr, mu = (float)E->t.momentum, wd = (float)E->t.weight_decay;
+    long steps = 0;
+    for (size_t at = 0; at < tr->n && !E->stop; at += R->B, steps++) {
+        size_t n = tr->n - at < R->B ? tr->n - at : R->B;
+        double loss, ref_loss;
+        DL_TRY(dl_batch_gather(&R->batch, tr, R->order + at, n));
+        DL_TRY(tp_model_step(&R->M, R->batch.X, R->batch.y, n, lr, mu, wd, &loss)); // yours
+        DL_TRY(dl_mlp_forward(&R->ref, R->batch.X, n));
+        DL_TRY(dl_mlp_loss(&R->ref, R->batch.y, n, &ref_loss));
+        DL_TRY(dl_mlp_loss_commit(&R->ref, 1, 1, NULL));
+        DL_TRY(dl_mlp_backward(&R->ref, R->batch.X, n, 0, NULL, NULL));
+        DL_TRY(dl_mlp_sgd(&R->ref, lr, mu, wd));
+        bytes_model += (double)tp_model_bytes(&R->M, n);
+        for (int k = 0; k < R->M.K; k++) {
+            const tp_block *b = &R->M.blk[k];
+            msgs_model += (double)dl_ring_messages(n * b->out, E->P, E->rank);
+            msgs_model += k > 0 ? (double)dl_ring_messages(n * b->in, E->P, E->rank) : 0;
+        }
+        sum += loss * (double)n, ref_sum += ref_loss * (double)n;
+        double row[STEPS_NCOLS] = {(double)++R->step, loss, ref_loss, fabs(loss - ref_loss)};
+        R->loss_diff = row[S_DIFF] > R->loss_diff || row[S_DIFF] != row[S_DIFF] ? row[S_DIFF] : R->loss_diff;
+        DL_TRY(dl_table_add(&R->steps, row));
+        dl_progress_step(&E->pr, e, (size_t)steps + 1, n, loss);
+        E->stop = dl_train_stop(&E->t, R->step);
+    }
+    double secs = dl_now() - t0, diff = 0;
+    dl_comm_stats s;
+    dl_comm_stats_get(E->comm, &s);
+    double traffic[4] = {(double)s.bytes[DL_OP_SENDRECV], bytes_model, (double)s.messages, msgs_model};
+    DL_TRY(tp_model_diff(&R->M, &R->ref, &diff)); // every rank's shards against the one-rank model's
+    DL_TRY(dl_comm_allreduce(E->comm, traffic, 4, DL_F64, DL_RED_SUM)); // every rank's sends
+    R->max_diff = diff > R->max_diff || diff != diff ? diff : R->max_diff;
+    R->bytes += traffic[0], R->bytes_model += traffic[1], R->msgs += traffic[2], R->msgs_model += traffic[3];
+    size_t rows = tr->n < (size_t)(steps * (long)R->B) ? tr->n : (size_t)(steps * (long)R->B);
+    double per = steps > 0 ? 1.0 / (double)steps : NAN, r[METRICS_NCOLS] = {e + 1,
+                                                                            sum / (double)rows,
+                                                                            ref_sum / (double)rows,
+                                                                            diff,
+                                                                            traffic[0] * per,
+                                                                            traffic[1] * per,
+                                                                            traffic[2] * per,
+                                                                            traffic[3] * per,
+                                                                            secs};
+    dl_progress_line(&E->pr, 0, "epoch %2d  loss %.4f  one rank %.4f  max |diff| %.2g  %.0f bytes/step (model %.0f)",
+                     e + 1, r[M_LOSS], r[M_REF_LOSS], diff, r[M_BYTES], r[M_BYTES_MODEL]);
+    return dl_table_add(&E->metrics, r);
+}
+
+static dl_status finish(dl_engine *E)
+{
+    lab07_run *R = E->ctx;
+    const dl_dataset *te = E->data.has_test ? &E->data.test : &E->data.train;
+    double right = 0, ref_right = 0;
+    for (size_t at = 0; at < te->n; at += R->B) {
+        size_t n = te->n - at < R->B ? te->n - at : R->B;
+        DL_TRY(dl_batch_range(&R->batch, te, at, n));
+        DL_TRY(tp_model_right(&R->M, R->batch.X, R->batch.y, n, &right));
+        DL_TRY(dl_mlp_count_right(&R->ref, R->batch.X, R->batch.y, n));
+    }
+    DL_TRY(dl_mlp_take_right(&R->ref, &ref_right));
+    R->test_acc = right / (double)te->n, R->ref_test_acc = ref_right / (double)te->n;
+    dl_progress_line(&E->pr, 0,
+                     "test accuracy %.4f split over %d rank(s), %.4f on one; largest parameter "
+                     "difference over the run %.2g",
+                     R->test_acc, E->P, R->ref_test_acc, R->max_diff);
+    return DL_OK;
+}
+
+static dl_status files(dl_engine *E)
+{
+    lab07_run *R = E->ctx;
+    if (R->dump != NULL)
+        DL_TRY(tp_model_dump(&R->M, R->dump));
+    return E->rank == 0 ? dl_table_write(&R->steps, E->a.out, "steps.csv") : DL_OK;
+}
+
+static void plots(dl_engine *E, dl_plots *p)
+{
+    dl_plots_draw(p, "equivalence", "data='%s/steps.csv'; P=%d; diff=%g", E->a.out, E->P,
+                  ((lab07_run *)E->ctx)->max_diff);
+}
+
+static void summary(dl_json *j, const void *engine)
+{
+    const dl_engine *E = engine;
+    const lab07_run *R = E->ctx;
+    const dl_table *t = &E->metrics;
+    double steps = (double)R->step;
+    dl_json_str(j, "lab", "07");
+    dl_json_int(j, "ranks", E->P);
+    dl_json_str(j, "backend", dl_comm_backend(E->comm));
+    dl_json_str(j, "device", dl_device_describe(&E->dev));
+    dl_json_str(j, "hidden", E->t.hidden);
+    dl_json_int(j, "blocks", R->M.K);
+    dl_json_int(j, "parameters", (long long)R->ref.n_params);
+    dl_json_int(j, "batch", (long long)R->B);
+    dl_json_int(j, "steps", R->step);
+    dl_json_num(j, "loss", t->n > 0 ? dl_table_at(t, t->n - 1, "loss") : NAN);
+    dl_json_num(j, "ref_loss", t->n > 0 ? dl_table_at(t, t->n - 1, "ref_loss") : NAN);
+    dl_json_num(j, "test_accuracy", R->test_acc);
+    dl_json_num(j, "ref_test_accuracy", R->ref_test_acc);
+    dl_json_object(j, "tp");
+    dl_json_num(j, "max_abs_diff", R->max_diff);
+    dl_json_num(j, "loss_diff", R->loss_diff);
+    dl_json_num(j, "tolerance", 1e-5);
+    dl_json_num(j, "bytes_per_step", R->bytes / steps);
+    dl_json_num(j, "bytes_per_step_model", R->bytes_model / steps);
+    dl_json_num(j, "messages_per_step", R->msgs / steps);
+    dl_json_num(j, "messages_per_step_model", R->msgs_model / steps);
+    dl_json_num(j, "allreduces_per_step", E->P > 1 ? R->msgs / steps / (2.0 * (E->P - 1) * E->P) : 0);
+    dl_json_int(j, "allreduces_per_step_model", E->P > 1 ? tp_model_allreduces(&R->M) : 0);
+    dl_json_end_object(j);
+}
+
+static void teardown(dl_engine *E)
+{
+    lab07_run *R = E->ctx;
+    tp_model_free(&R->M);
+    dl_mlp_free(&R->ref);
+    dl_batch_free(&R->batch);
+    free(R->order);
+    dl_table_free(&R->steps);
+}
+
+const dl_lab lab07 = {
+    .prog = "lab07",
+    .dir = "07-model-parallel",
+    .about = "Lab 07: tensor parallelism, the MLP's blocks split over the ranks by your tp.c, trained beside the "
+             "one-rank model. Start it with common/bin/dlrun -n P.",
+    .train_opts = "hidden,momentum,weight-decay,max-steps",
+    .epochs = 3,
+    .metrics = metrics,
+    .metrics_plots = "traffic",
+    .defaults = defaults,
+    .options = options,
+    .check = check,
+    .setup = setup,
+    .start = start,
+    .epoch = epoch,
+    .finish = finish,
+    .files = files,
+    .plots = plots,
+    .summary = summary,
+    .teardown = teardown,
+    .flags = DL_LAB_NO_TRACE,
+};
