@@ -126,110 +126,154 @@ END_TEST
 
 // ---- tasks 2 and 3: the driver's --check on P ranks ----
 
-/* Rank r's array NAME from the check on P ranks (malloc'ed), of n values (failing otherwise). */
-static float *checked(int P, int r, const char *name, size_t n)
+/* Rank r's array NAME from the check run (on P ranks), malloc'ed, of n values (failing otherwise). */
+static float *checked(const char *run, int P, int r, const char *name, size_t n)
 {
-    char run[16], file[1400];
-    snprintf(run, sizeof run, "check%d", P);
+    char file[1400];
     snprintf(file, sizeof file, "%s/out/r%d_%s.npy", run, r, name);
     size_t got = 0;
     float *a = gr_load_npy(file, &got);
     if (got != n)
-        GR_FAIL("the check on %d ranks: rank %d's %s holds %zu values, expected %zu", P, r, name, got, n);
+        GR_FAIL("the check on %d rank(s): rank %d's %s holds %zu values, expected %zu", P, r, name, got, n);
     return a;
 }
 
-static void run_check(int P)
+/* The driver's --check on P ranks (0: one, without the launcher) into run, on device (NULL: the CPU). */
+static void run_check(const char *run, int P, const char *device)
 {
-    char run[16];
-    snprintf(run, sizeof run, "check%d", P);
-    int rc = gr_run_driver(P, run, "--check out --seed 5");
+    char args[200];
+    snprintf(args, sizeof args, "--check out --seed %d%s%s", G7_SEED, device != NULL ? " --device " : "",
+             device != NULL ? device : "");
+    int rc = gr_run_driver(P, run, args);
     if (rc != 0)
         gr_fail_run(run, rc);
 }
 
-START_TEST(test_forward)
+/* Every rank's Y from the check run on P ranks against the block's. */
+static void check_forward(const gr7_whole *w, const char *run, int P)
+{
+    int ranks = P > 0 ? P : 1;
+    for (int r = 0; r < ranks; r++) {
+        gr7_rank ref;
+        gr7_rank_of(w, ranks, r, &ref);
+        float *Y = checked(run, ranks, r, "Y", G7_N * G7_O);
+        size_t bad = first_bad(Y, ref.Y, G7_N * G7_O), n = G7_N * G7_O;
+        if (bad < n) {
+            int times_P = 1, part = 1, part_b = 1;
+            for (size_t i = 0; i < n; i++) {
+                times_P &= near(Y[i], ref.Y[i] + (ranks - 1) * w->b2[i % G7_O]);
+                part &= near(Y[i], ref.Y_part[i]);
+                part_b &= near(Y[i], ref.Y_part[i] + w->b2[i % G7_O]);
+            }
+            if (times_P && ranks > 1)
+                GR_FAIL(GR_DIAG("bias-added-P-times") "%d ranks, rank %d: Y is the block's output plus %d more "
+                                                      "times b2: every rank added the bias before the sum over "
+                                                      "ranks. Add it once, after the allreduce",
+                        ranks, r, ranks - 1);
+            if ((part || part_b) && ranks > 1)
+                GR_FAIL(GR_DIAG("forward-allreduce-missing") "%d ranks, rank %d: Y holds only the sum over this "
+                                                             "rank's hidden units %zu..%zu%s: each rank's output "
+                                                             "is a partial sum until the ranks add them up",
+                        ranks, r, ref.h0, ref.h0 + ref.h - 1, part_b ? " (plus b2)" : "");
+            GR_FAIL("%s, %d rank(s), rank %d: Y[%zu][%zu] = %g, expected %g", run, ranks, r, bad / G7_O, bad % G7_O,
+                    Y[bad], ref.Y[bad]);
+        }
+        free(Y);
+    }
+}
+
+typedef void (*check_fn)(const gr7_whole *w, const char *run, int P);
+
+/* check on the --check runs of 2, 3 and 4 ranks (7 hidden units: uneven on each), then say what passed. */
+static void on_cpu_ranks(check_fn check, const char *passed)
 {
     gr7_whole w;
     gr7_whole_of(G7_SEED, &w);
     for (int P = 2; P <= 4; P++) {
-        run_check(P);
-        for (int r = 0; r < P; r++) {
-            gr7_rank ref;
-            gr7_rank_of(&w, P, r, &ref);
-            float *Y = checked(P, r, "Y", G7_N * G7_O);
-            size_t bad = first_bad(Y, ref.Y, G7_N * G7_O), n = G7_N * G7_O;
-            if (bad < n) {
-                int times_P = 1, part = 1, part_b = 1;
-                for (size_t i = 0; i < n; i++) {
-                    times_P &= near(Y[i], ref.Y[i] + (P - 1) * w.b2[i % G7_O]);
-                    part &= near(Y[i], ref.Y_part[i]);
-                    part_b &= near(Y[i], ref.Y_part[i] + w.b2[i % G7_O]);
-                }
-                if (times_P)
-                    GR_FAIL(GR_DIAG("bias-added-P-times") "%d ranks, rank %d: Y is the block's output plus %d more "
-                                                          "times b2: every rank added the bias before the sum over "
-                                                          "ranks. Add it once, after the allreduce",
-                            P, r, P - 1);
-                if (part || part_b)
-                    GR_FAIL(GR_DIAG("forward-allreduce-missing") "%d ranks, rank %d: Y holds only the sum over this "
-                                                                 "rank's hidden units %zu..%zu%s: each rank's output "
-                                                                 "is a partial sum until the ranks add them up",
-                            P, r, ref.h0, ref.h0 + ref.h - 1, part_b ? " (plus b2)" : "");
-                GR_FAIL("%d ranks, rank %d: Y[%zu][%zu] = %g, expected %g", P, r, bad / G7_O, bad % G7_O, Y[bad],
-                        ref.Y[bad]);
-            }
-            free(Y);
-        }
+        char run[16];
+        snprintf(run, sizeof run, "check%d", P);
+        run_check(run, P, NULL);
+        check(&w, run, P);
     }
-    gr_note("Y right on every rank of 2, 3 and 4 (7 hidden units)");
+    gr_note("%s right on every rank of 2, 3 and 4 (7 hidden units)", passed);
+}
+
+START_TEST(test_forward)
+{
+    on_cpu_ranks(check_forward, "Y");
 }
 END_TEST
 
+/* Every rank's dX and gradients from the check run on P ranks against the block's. */
+static void check_backward(const gr7_whole *w, const char *run, int P)
+{
+    int ranks = P > 0 ? P : 1;
+    for (int r = 0; r < ranks; r++) {
+        gr7_rank ref;
+        gr7_rank_of(w, ranks, r, &ref);
+        size_t h = ref.h, nx = G7_N * G7_I;
+        float *dX = checked(run, ranks, r, "dX", nx);
+        size_t bad = first_bad(dX, ref.dX, nx);
+        if (bad < nx && ranks > 1 && first_bad(dX, ref.dX_part, nx) == nx)
+            GR_FAIL(GR_DIAG("backward-allreduce-missing") "%d ranks, rank %d: dX holds only the gradient "
+                                                          "through this rank's hidden units %zu..%zu: X reaches "
+                                                          "the loss through every rank's units, so its gradient "
+                                                          "is the sum over ranks",
+                    ranks, r, ref.h0, ref.h0 + h - 1);
+        if (bad < nx)
+            GR_FAIL("%s, %d rank(s), rank %d: dX[%zu][%zu] = %g, expected %g", run, ranks, r, bad / G7_I, bad % G7_I,
+                    dX[bad], ref.dX[bad]);
+        free(dX);
+        const char *names[] = {"gW1", "gb1", "gW2", "gb2"};
+        const double *want[] = {ref.gW1, ref.gb1, ref.gW2, ref.gb2};
+        size_t counts[] = {h * G7_I, h, G7_O * h, G7_O};
+        for (int k = 0; k < 4; k++) {
+            float *g = checked(run, ranks, r, names[k], counts[k]);
+            if ((bad = first_bad(g, want[k], counts[k])) < counts[k]) {
+                int summed = k == 3 && ranks > 1;
+                for (size_t i = 0; i < counts[k] && summed; i++)
+                    summed = near(g[i], ranks * want[k][i]);
+                if (summed)
+                    GR_FAIL(GR_DIAG("bias-gradient-summed") "%d ranks, rank %d: row.gb is %d times b2's gradient: "
+                                                            "every rank already holds the whole dY, and so the "
+                                                            "whole gradient of b2; summing it over ranks counts "
+                                                            "it %d times",
+                            ranks, r, ranks, ranks);
+                GR_FAIL("%s, %d rank(s), rank %d: %s[%zu] = %g, expected %g", run, ranks, r, names[k], bad, g[bad],
+                        want[k][bad]);
+            }
+            free(g);
+        }
+    }
+}
+
 START_TEST(test_backward)
+{
+    on_cpu_ranks(check_backward, "dX and every gradient");
+}
+END_TEST
+
+/* The GPU tiers: the same check on device memory, one GPU (a world of one) and four (NCCL moves the data). */
+/* The check on P GPUs (0: one, a world of one), forward and backward. */
+static void on_gpus(const char *run, int P)
 {
     gr7_whole w;
     gr7_whole_of(G7_SEED, &w);
-    for (int P = 2; P <= 4; P++) {
-        run_check(P);
-        for (int r = 0; r < P; r++) {
-            gr7_rank ref;
-            gr7_rank_of(&w, P, r, &ref);
-            size_t h = ref.h, nx = G7_N * G7_I;
-            float *dX = checked(P, r, "dX", nx);
-            size_t bad = first_bad(dX, ref.dX, nx);
-            if (bad < nx && first_bad(dX, ref.dX_part, nx) == nx)
-                GR_FAIL(GR_DIAG("backward-allreduce-missing") "%d ranks, rank %d: dX holds only the gradient "
-                                                              "through this rank's hidden units %zu..%zu: X reaches "
-                                                              "the loss through every rank's units, so its gradient "
-                                                              "is the sum over ranks",
-                        P, r, ref.h0, ref.h0 + h - 1);
-            if (bad < nx)
-                GR_FAIL("%d ranks, rank %d: dX[%zu][%zu] = %g, expected %g", P, r, bad / G7_I, bad % G7_I, dX[bad],
-                        ref.dX[bad]);
-            free(dX);
-            const char *names[] = {"gW1", "gb1", "gW2", "gb2"};
-            const double *want[] = {ref.gW1, ref.gb1, ref.gW2, ref.gb2};
-            size_t counts[] = {h * G7_I, h, G7_O * h, G7_O};
-            for (int k = 0; k < 4; k++) {
-                float *g = checked(P, r, names[k], counts[k]);
-                if ((bad = first_bad(g, want[k], counts[k])) < counts[k]) {
-                    int summed = k == 3;
-                    for (size_t i = 0; i < counts[k] && summed; i++)
-                        summed = near(g[i], P * want[k][i]);
-                    if (summed)
-                        GR_FAIL(GR_DIAG("bias-gradient-summed") "%d ranks, rank %d: row.gb is %d times b2's gradient: "
-                                                                "every rank already holds the whole dY, and so the "
-                                                                "whole gradient of b2; summing it over ranks counts "
-                                                                "it %d times",
-                                P, r, P, P);
-                    GR_FAIL("%d ranks, rank %d: %s[%zu] = %g, expected %g", P, r, names[k], bad, g[bad], want[k][bad]);
-                }
-                free(g);
-            }
-        }
-    }
-    gr_note("dX and every gradient right on every rank of 2, 3 and 4");
+    run_check(run, P, "cuda");
+    check_forward(&w, run, P);
+    check_backward(&w, run, P);
+    gr_note("%s: Y, dX and every gradient right on every rank", run);
+}
+
+START_TEST(test_gpu1)
+{
+    on_gpus("gpu1", 0);
+}
+END_TEST
+
+START_TEST(test_gpu4)
+{
+    on_gpus("gpu4", 4);
 }
 END_TEST
 
@@ -369,6 +413,10 @@ static const gr_item items[] = {
     GR_ITEM(test_traffic, "tp_traffic", "the bytes and messages a step, exactly the ring's closed form", 10, GR_CPU,
             "tp_backward", "one allreduce forward per block, one backward per block but the first", "the-traffic", 180,
             GR_JUDGE),
+    GR_ITEM(test_gpu1, "gpu1", "one GPU: tasks 1-3 on device memory, as on the CPU", 5, GR_GPU1, "tp_backward",
+            "the same code: dl/layer.h and the ring take device pointers", "running-on-gpus", 300, GR_JUDGE),
+    GR_ITEM(test_gpu4, "gpu4", "four GPUs: tasks 1-3 on every rank, the ring over NCCL", 5, GR_GPU4, "tp_backward",
+            "one GPU per rank (dlrun -n 4 --device cuda)", "running-on-gpus", 600, GR_JUDGE),
 };
 
 GR_LAB("07", "the model split itself: tensor parallelism by hand", "07-model-parallel", items);
