@@ -9,7 +9,7 @@ plot data using 'step':'ref_loss' title 'one rank' with lines ls 2 lw 4, \
      data using 'step':'loss' title sprintf('split over %d rank(s)', P) with lines ls 1 lw 1.5
 set logscale y 10
 set yrange [1e-13:1e-2] # 0 (one rank: the same arithmetic) drawn at 1e-12
-set format y '10^{%L}'
+set format y pow10
 set ylabel '|loss difference| (log scale)'
 unset key
 plot data using 'step':(column('loss_diff') > 0 ? column('loss_diff') : 1e-12) title 'difference (0 drawn at 1e-12)' with points ls 1 pt 7 ps 0.4
