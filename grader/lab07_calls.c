@@ -5,6 +5,7 @@
  * their output). */
 #define _POSIX_C_SOURCE 200809L
 #include "replay.h"
+#include "pipe.h"
 #include "tp.h"
 
 #define OUT(c, b, p, n) gr_out_dev(c, (b)->dev, p, (p) != NULL ? (n) * sizeof(float) : 0)
@@ -50,4 +51,38 @@ dl_status GR_FN(tp_backward)(tp_block *b, const float *X, size_t n, const float 
     OUT(&c, b, b->row.gb, b->out);
     OUT(&c, b, dX, n * b->in);
     return gr_call_end(&c, st);
+}
+
+GR_DECLARE(pp_layers);
+void GR_FN(pp_layers)(int L, int P, int s, int *first, int *last)
+{
+    gr_call c;
+    gr_call_begin(&c, "pp_layers", "lab07 task 4");
+    if (gr_call_live(&c))
+        GR_REAL(pp_layers)(L, P, s, first, last);
+    gr_out(&c, first, sizeof *first);
+    gr_out(&c, last, sizeof *last);
+    gr_call_end(&c, DL_OK);
+}
+
+GR_DECLARE(pp_gpipe);
+dl_status GR_FN(pp_gpipe)(pp_stage *st)
+{
+    gr_call c;
+    gr_call_begin(&c, "pp_gpipe", "lab07 task 5");
+    dl_status s = DL_OK;
+    if (gr_call_live(&c))
+        s = GR_REAL(pp_gpipe)(st);
+    return gr_call_end(&c, s);
+}
+
+GR_DECLARE(pp_1f1b);
+dl_status GR_FN(pp_1f1b)(pp_stage *st)
+{
+    gr_call c;
+    gr_call_begin(&c, "pp_1f1b", "lab07 task 6");
+    dl_status s = DL_OK;
+    if (gr_call_live(&c))
+        s = GR_REAL(pp_1f1b)(st);
+    return gr_call_end(&c, s);
 }

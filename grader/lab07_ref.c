@@ -88,3 +88,10 @@ void gr7_rank_of(const gr7_whole *w, int P, int r, gr7_rank *o)
         }
     }
 }
+
+void gr7_layers(int L, int P, int s, int *first, int *last)
+{
+    int q = L / P, rem = L % P;
+    *first = s * q + (s < rem ? s : rem);
+    *last = *first + q + (s < rem);
+}

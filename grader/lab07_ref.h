@@ -7,6 +7,8 @@
 
 #include <stddef.h> // size_t
 
+#include "grader.h" // GR_TEST_DECLARE
+
 #define G7_I 6 /* TP_CHECK_IN */
 #define G7_H 7 /* TP_CHECK_HIDDEN */
 #define G7_O 5 /* TP_CHECK_OUT */
@@ -31,5 +33,13 @@ typedef struct gr7_rank {
 void gr7_whole_of(unsigned long long seed, gr7_whole *w);
 /* Rank r of P's part of w. */
 void gr7_rank_of(const gr7_whole *w, int P, int r, gr7_rank *o);
+
+/* Part 2: stage s of P's layers of L, first .. last − 1 (the first L mod P one longer). */
+void gr7_layers(int L, int P, int s, int *first, int *last);
+/* The pipeline items (lab07_pp.c), for lab07.c's table. */
+GR_TEST_DECLARE(test_pp_layers);
+GR_TEST_DECLARE(test_pp_gpipe);
+GR_TEST_DECLARE(test_pp_1f1b);
+GR_TEST_DECLARE(test_pp_deadlock);
 
 #endif /* GRADER_LAB07_REF_H */

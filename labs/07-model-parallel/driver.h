@@ -8,9 +8,32 @@
 #include "dl/metrics.h" // dl_table
 #include "kit.h" // tp_model
 
+/* One pipeline run (pp_run.c): a schedule, m micro-batches, a few steps. */
+typedef struct pp_result {
+    int m;
+    double bubble,
+        bubble_model; /* measured from the stages' orders (pp_sim: forward 1, backward 2), (P − 1)/(m + P − 1) */
+    double max_diff; /* the stages' layers against the one-rank model's, over the steps */
+    int peak_slots[64], peak_slots_max; /* slots held at once, per stage, and the most on any */
+    double peak_bytes[64], peak_bytes_max; /* their bytes (a stage's slot: its input and its layers' outputs) */
+    int n_ops; /* per stage: 2m */
+    int *ops; /* P × 2m: the stages' orders (pipe_kit.h's PP_OP) */
+    double *start, *end; /* P × 2m: their times in the schedule pp_sim makes of them */
+} pp_result;
+
+extern const char *const pp_sched_names[2];
+/* Schedule sched (0 GPipe, 1 1F1B) with m micro-batches of n rows for steps steps; dir: the grader's dump. */
+dl_status pp_run(dl_engine *E, int sched, int m, size_t n, int steps, const char *dir, pp_result *res);
+void pp_result_free(pp_result *r);
+
 typedef struct lab07_run {
     const char *check; /* --check DIR: the grader's check of tasks 1-3 alone */
     const char *dump; /* --dump DIR: each rank's shards after the run (the grader's) */
+    int part, schedule; /* --part tp|pp|all (0, 1, 2); --schedule gpipe|1f1b|both (0, 1, 2) */
+    int micro, pp_steps; /* --micro M (0: the sweep 1, 2, 4, 8), --pp-steps */
+    long micro_rows;
+    pp_result pp[2][4]; /* [schedule][sweep point] */
+    int n_pp; /* sweep points run */
     dl_mlp ref; /* the one-rank model, trained beside the split one on every rank */
     tp_model M; /* the split model: your blocks */
     dl_batch batch;

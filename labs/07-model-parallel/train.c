@@ -9,6 +9,7 @@
 #include "dl/rng.h" // dl_rng_permutation
 #include "dl/timer.h" // dl_now
 #include "driver.h"
+#include "pipe_kit.h" // PP_MAX_M
 
 #define METRICS(X)                             \
     X(M_EPOCH, "epoch")                        \
@@ -23,9 +24,88 @@
 DL_CSV_SCHEMA(metrics, METRICS);
 #define STEPS(X) X(S_STEP, "step") X(S_LOSS, "loss") X(S_REF_LOSS, "ref_loss") X(S_DIFF, "loss_diff")
 DL_CSV_SCHEMA(step_cols, STEPS);
+#define SCHEDULES(X)                         \
+    X(P_SCHED, "schedule")                   \
+    X(P_M, "m")                              \
+    X(P_BUBBLE, "bubble")                    \
+    X(P_BUBBLE_MODEL, "bubble_model")        \
+    X(P_PEAK, "peak_slots")                  \
+    X(P_PEAK_BYTES, "peak_activation_bytes") \
+    X(P_DIFF, "max_abs_diff")
+DL_CSV_SCHEMA(sched_cols, SCHEDULES);
+#define TIMELINE(X)        \
+    X(T_SCHED, "schedule") \
+    X(T_STAGE, "stage")    \
+    X(T_KIND, "backward")  \
+    X(T_MICRO, "micro")    \
+    X(T_START, "start")    \
+    X(T_END, "end")
+DL_CSV_SCHEMA(time_cols, TIMELINE);
+#define STAGES(X)                   \
+    X(G_STAGE, "stage")             \
+    X(G_GPIPE, "gpipe")             \
+    X(G_1F1B, "1f1b")               \
+    X(G_GPIPE_MODEL, "gpipe_model") \
+    X(G_1F1B_MODEL, "1f1b_model")   \
+    X(G_GPIPE_BYTES, "gpipe_bytes") \
+    X(G_1F1B_BYTES, "1f1b_bytes")
+DL_CSV_SCHEMA(stage_cols, STAGES);
+
+/* The sweep point the pictures show: --micro's, or m = 8 of the sweep (1F1B holds P of them, GPipe all). */
+static int shown(const lab07_run *R)
+{
+    return R->n_pp == 1 ? 0 : 3;
+}
+
+/* schedules.csv (every run), timeline.csv and stages.csv (the point shown): rank 0. */
+static dl_status pipeline_files(dl_engine *E)
+{
+    lab07_run *R = E->ctx;
+    dl_table t, tl, sg;
+    dl_table_init(&t, sched_cols), dl_table_init(&tl, time_cols), dl_table_init(&sg, stage_cols);
+    dl_status st = DL_OK;
+    for (int sc = 0; sc < 2; sc++)
+        for (int k = 0; k < R->n_pp && st == DL_OK; k++) {
+            const pp_result *r = &R->pp[sc][k];
+            if (r->ops == NULL)
+                continue;
+            double row[SCHEDULES_NCOLS] = {
+                sc, r->m, r->bubble, r->bubble_model, r->peak_slots_max, r->peak_bytes_max, r->max_diff};
+            st = dl_table_add(&t, row);
+            for (int q = 0; q < E->P && k == shown(R) && st == DL_OK; q++)
+                for (int j = 0; j < r->n_ops && st == DL_OK; j++) {
+                    int op = r->ops[q * r->n_ops + j];
+                    double w[TIMELINE_NCOLS] = {
+                        sc, q, op / PP_MAX_M, op % PP_MAX_M, r->start[q * r->n_ops + j], r->end[q * r->n_ops + j]};
+                    st = dl_table_add(&tl, w);
+                }
+        }
+    const pp_result *g = &R->pp[0][shown(R)], *f = &R->pp[1][shown(R)];
+    for (int q = 0; q < E->P && q < 64 && st == DL_OK; q++) {
+        int m = g->ops != NULL ? g->m : f->m;
+        double w[STAGES_NCOLS] = {q,
+                                  g->ops != NULL ? g->peak_slots[q] : NAN,
+                                  f->ops != NULL ? f->peak_slots[q] : NAN,
+                                  m,
+                                  m < E->P - q ? m : E->P - q,
+                                  g->ops != NULL ? g->peak_bytes[q] : NAN,
+                                  f->ops != NULL ? f->peak_bytes[q] : NAN};
+        st = dl_table_add(&sg, w);
+    }
+    if (st == DL_OK)
+        st = dl_table_write(&t, E->a.out, "schedules.csv");
+    if (st == DL_OK)
+        st = dl_table_write(&tl, E->a.out, "timeline.csv");
+    if (st == DL_OK)
+        st = dl_table_write(&sg, E->a.out, "stages.csv");
+    dl_table_free(&t), dl_table_free(&tl), dl_table_free(&sg);
+    return st;
+}
 
 static void defaults(dl_engine *E)
 {
+    lab07_run *R = E->ctx;
+    R->part = 2, R->schedule = 2, R->micro = 0, R->micro_rows = 16, R->pp_steps = 3;
     E->a.data = "fashion_mnist:train=6000,test=1000";
     E->a.batch_size = 64;
     E->a.lr = 0.05;
@@ -35,27 +115,26 @@ static void defaults(dl_engine *E)
 static int options(dl_engine *E, dl_opt *out)
 {
     lab07_run *R = E->ctx;
-    out[0] = (dl_opt){"check",
-                      DL_OPT_STRING,
-                      &R->check,
-                      "DIR",
-                      "instead of training, run your tasks 1-3 on the kit's small block into DIR (the grader's)",
-                      NULL,
-                      1,
-                      0,
-                      0,
-                      0};
-    out[1] = (dl_opt){"dump",
-                      DL_OPT_STRING,
-                      &R->dump,
-                      "DIR",
-                      "each rank's shards after the run, into DIR (the grader's)",
-                      NULL,
-                      1,
-                      0,
-                      0,
-                      0};
-    return 2;
+    const dl_opt opts[] = {
+        {"check", DL_OPT_STRING, &R->check, "DIR",
+         "instead of training, run your tasks 1-3 on the kit's small block into DIR (the grader's)", NULL, 1, 0, 0, 0},
+        {"dump", DL_OPT_STRING, &R->dump, "DIR",
+         "each rank's shards after the run, and its stage of each pipeline run, into DIR (the grader's)", NULL, 1, 0, 0,
+         0},
+        {"part", DL_OPT_ENUM, &R->part, "PART",
+         "tp (tensor parallelism: the epochs), pp (pipeline parallelism: the schedules) or all", "tp|pp|all", 1, 0, 0,
+         0},
+        {"schedule", DL_OPT_ENUM, &R->schedule, "S", "the pipeline's schedules: gpipe, 1f1b or both", "gpipe|1f1b|both",
+         1, 0, 0, 0},
+        {"micro", DL_OPT_INT, &R->micro, "M", "micro-batches a pipeline step (0: 1, 2, 4 and 8 in turn)", NULL, 0,
+         PP_MAX_M, 0, 0},
+        {"micro-rows", DL_OPT_LONG, &R->micro_rows, "N", "rows per micro-batch", NULL, 1, 4096, 0, 0},
+        {"pp-steps", DL_OPT_INT, &R->pp_steps, "K", "steps of each pipeline run", NULL, 1, 1000, 0, 0},
+    };
+    int n = (int)(sizeof opts / sizeof *opts);
+    for (int k = 0; k < n; k++)
+        out[k] = opts[k];
+    return n;
 }
 
 static dl_status check(dl_engine *E)
@@ -76,7 +155,10 @@ static dl_status check(dl_engine *E)
     if ((E->n_sizes - 1) % 2 != 0)
         return dl_error_set(DL_ERR_ARG, "--hidden %s: %d layers; a block is two layers, so give 1, 3, 5 or 7 widths",
                             E->t.hidden, E->n_sizes - 1);
-    for (int k = 1; k < E->n_sizes - 1; k += 2)
+    if (R->part != 0 && E->P > E->n_sizes - 1)
+        return dl_error_set(DL_ERR_ARG, "--hidden %s: %d layers cannot make %d pipeline stages of at least one",
+                            E->t.hidden, E->n_sizes - 1, E->P);
+    for (int k = 1; k < E->n_sizes - 1 && R->part != 1; k += 2)
         if (E->sizes[k] < (size_t)E->P)
             return dl_error_set(DL_ERR_ARG,
                                 "--hidden %s: block %d's %zu hidden units cannot give each of %d ranks "
@@ -109,6 +191,7 @@ static dl_status start(dl_engine *E)
                      "%zu parameters, batch %zu",
                      E->P, dl_comm_backend(E->comm), dl_device_describe(&E->dev), E->sizes[0], E->t.hidden,
                      E->sizes[E->n_sizes - 1], R->M.K, R->ref.n_params, R->B);
+    E->stop = R->part == 1; // the pipeline alone: no epoch of tensor parallelism
     return DL_OK;
 }
 
@@ -169,9 +252,37 @@ static dl_status epoch(dl_engine *E, int e)
     return dl_table_add(&E->metrics, r);
 }
 
+static dl_status pipeline(dl_engine *E)
+{
+    lab07_run *R = E->ctx;
+    static const int sweep[4] = {1, 2, 4, 8};
+    R->n_pp = R->micro > 0 ? 1 : 4;
+    for (int sc = 0; sc < 2; sc++) {
+        if (R->schedule != 2 && R->schedule != sc)
+            continue;
+        for (int k = 0; k < R->n_pp; k++) {
+            int m = R->micro > 0 ? R->micro : sweep[k];
+            char dir[1200];
+            if (R->dump != NULL)
+                snprintf(dir, sizeof dir, "%s/%s-m%d", R->dump, pp_sched_names[sc], m);
+            pp_result *r = &R->pp[sc][k];
+            DL_TRY(pp_run(E, sc, m, (size_t)R->micro_rows, R->pp_steps, R->dump != NULL ? dir : NULL, r));
+            dl_progress_line(&E->pr, 0,
+                             "pipeline %-5s m %d: bubble %.3f (closed form %.3f), at most %d micro-batches' "
+                             "activations held, max |diff| %.2g",
+                             pp_sched_names[sc], m, r->bubble, r->bubble_model, r->peak_slots_max, r->max_diff);
+        }
+    }
+    return DL_OK;
+}
+
 static dl_status finish(dl_engine *E)
 {
     lab07_run *R = E->ctx;
+    if (R->part != 0)
+        DL_TRY(pipeline(E));
+    if (R->part == 1)
+        return DL_OK;
     const dl_dataset *te = E->data.has_test ? &E->data.test : &E->data.train;
     double right = 0, ref_right = 0;
     for (size_t at = 0; at < te->n; at += R->B) {
@@ -192,15 +303,30 @@ static dl_status finish(dl_engine *E)
 static dl_status files(dl_engine *E)
 {
     lab07_run *R = E->ctx;
-    if (R->dump != NULL)
+    if (R->dump != NULL && R->part != 1)
         DL_TRY(tp_model_dump(&R->M, R->dump));
-    return E->rank == 0 ? dl_table_write(&R->steps, E->a.out, "steps.csv") : DL_OK;
+    if (E->rank == 0 && R->part != 0)
+        DL_TRY(pipeline_files(E));
+    return E->rank == 0 && R->part != 1 ? dl_table_write(&R->steps, E->a.out, "steps.csv") : DL_OK;
 }
 
 static void plots(dl_engine *E, dl_plots *p)
 {
-    dl_plots_draw(p, "equivalence", "data='%s/steps.csv'; P=%d; diff=%g", E->a.out, E->P,
-                  ((lab07_run *)E->ctx)->max_diff);
+    lab07_run *R = E->ctx;
+    if (R->part != 1) {
+        dl_plots_draw(p, "equivalence", "data='%s/steps.csv'; P=%d; diff=%g", E->a.out, E->P, R->max_diff);
+        dl_plots_draw(p, "traffic", "data='%s/metrics.csv'", E->a.out);
+    } else {
+        dl_plots_skip(p, "equivalence"), dl_plots_skip(p, "traffic");
+    }
+    if (R->part == 0) {
+        dl_plots_skip(p, "schedules"), dl_plots_skip(p, "bubble"), dl_plots_skip(p, "stage_memory");
+        return;
+    }
+    int m = R->pp[0][shown(R)].ops != NULL ? R->pp[0][shown(R)].m : R->pp[1][shown(R)].m;
+    dl_plots_draw(p, "schedules", "data='%s/timeline.csv'; P=%d; m=%d", E->a.out, E->P, m);
+    dl_plots_draw(p, "bubble", "data='%s/schedules.csv'; P=%d", E->a.out, E->P);
+    dl_plots_draw(p, "stage_memory", "data='%s/stages.csv'; P=%d; m=%d", E->a.out, E->P, m);
 }
 
 static void summary(dl_json *j, const void *engine)
@@ -233,11 +359,32 @@ static void summary(dl_json *j, const void *engine)
     dl_json_num(j, "allreduces_per_step", E->P > 1 ? R->msgs / steps / (2.0 * (E->P - 1) * E->P) : 0);
     dl_json_int(j, "allreduces_per_step_model", E->P > 1 ? tp_model_allreduces(&R->M) : 0);
     dl_json_end_object(j);
+    if (R->part == 0)
+        return;
+    dl_json_object(j, "schedules");
+    for (int sc = 0; sc < 2; sc++) {
+        const pp_result *r = &R->pp[sc][shown(R)];
+        if (r->ops == NULL)
+            continue;
+        dl_json_object(j, pp_sched_names[sc]);
+        dl_json_int(j, "m", r->m);
+        dl_json_int(j, "stages", E->P);
+        dl_json_num(j, "bubble_measured", r->bubble);
+        dl_json_num(j, "bubble_model", r->bubble_model);
+        dl_json_int(j, "peak_slots", r->peak_slots_max);
+        dl_json_num(j, "peak_activation_bytes", r->peak_bytes_max);
+        dl_json_num(j, "max_abs_diff", r->max_diff);
+        dl_json_end_object(j);
+    }
+    dl_json_end_object(j);
 }
 
 static void teardown(dl_engine *E)
 {
     lab07_run *R = E->ctx;
+    for (int sc = 0; sc < 2; sc++)
+        for (int k = 0; k < 4; k++)
+            pp_result_free(&R->pp[sc][k]);
     tp_model_free(&R->M);
     dl_mlp_free(&R->ref);
     dl_batch_free(&R->batch);
@@ -253,7 +400,6 @@ const dl_lab lab07 = {
     .train_opts = "hidden,momentum,weight-decay,max-steps",
     .epochs = 3,
     .metrics = metrics,
-    .metrics_plots = "traffic",
     .defaults = defaults,
     .options = options,
     .check = check,
