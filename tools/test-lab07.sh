@@ -45,8 +45,9 @@ for P in 1 2 3 4; do
         expect_cmp "$gap" '<=' 1e-12 "$P stage(s), $sc: the bubble of the recorded orders is (P - 1)/(m + P - 1)"
         expect_cmp "$($J "$S" "schedules.$sc.max_abs_diff")" '<=' 1e-5 "$P stage(s), $sc: the one-rank model's step"
     done
-    expect_cmp "$($J "$S" schedules.gpipe.peak_slots)" == 4 "$P stage(s): GPipe holds all 4 micro-batches"
-    expect_cmp "$($J "$S" schedules.1f1b.peak_slots)" == "$((P < 4 ? P : 4))" "$P stage(s): 1F1B at most min(m, P)"
+    expect_cmp "$($J "$S" schedules.gpipe.m)" == 8 "$P stage(s): summary.json shows the sweep's m = 8"
+    expect_cmp "$($J "$S" schedules.gpipe.peak_slots)" == 8 "$P stage(s): GPipe holds all 8 micro-batches"
+    expect_cmp "$($J "$S" schedules.1f1b.peak_slots)" == "$P" "$P stage(s): 1F1B at most min(m, P) = $P"
 done
 expect_cmp "$(awk -F, 'NR > 1 && $1 == 1 && $2 == 8 {print $5}' "$tmp/pp4/schedules.csv")" == 4 \
     "1F1B, 8 micro-batches on 4 stages: still 4 held at most"
