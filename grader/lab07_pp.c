@@ -3,7 +3,8 @@
  * - pp_layers (worker): pp_layers for every L of 1 to 8 and P of 1 to L
  *   against the grader's split (lab07_ref.c).
  * - pp_gpipe, pp_1f1b (judge): the driver's pipeline on 3 ranks (4 layers:
- *   stages of 2, 1, 1), 4 micro-batches of 32 rows for 3 steps, each rank's
+ *   stages of 2, 1, 1), 4 micro-batches of 8 rows (messages of 1 KiB at
+ *   most, below the eager limit) for 3 steps, each rank's
  *   stage dumped: its layers against the grader's own one-rank training on
  *   the same batches; its order (the kit's record) and its peak of slots
  *   held; the bubble of the orders from the kit's pp_sim (forward 1,
@@ -30,9 +31,11 @@
 #include "pipe_kit.h" // pp_sim, PP_OP
 
 #define G7P_DATA "fashion_mnist:train=1000,test=100"
-#define G7P_HIDDEN "128,96,64" /* 784 -> 128 -> 96 -> 64 -> 10: 4 layers */
+#define G7P_HIDDEN "32,24,16" /* 784 -> 32 -> 24 -> 16 -> 10: 4 layers */
+#define G7P_ROWS 8 /* a micro-batch: messages of 8 x 32 floats (1 KiB) at most, below the eager limit */
+#define G7P_WIDE_HIDDEN "128,96,64" /* pp_deadlock's: 8 KiB at the narrowest, above it */
+#define G7P_WIDE_ROWS 32
 #define G7P_M 4
-#define G7P_ROWS 32 /* a micro-batch: 32 x 64 floats = 8 KiB at the narrowest, above the eager limit */
 #define G7P_STEPS 3
 #define G7P_SEED 5
 #define G7P_LR 0.05
@@ -41,6 +44,9 @@
 
 GR_TEST(test_pp_layers)
 {
+    int a = 0, b = 0;
+    if (pp_layers(3, 4, 0, &a, &b) != DL_ERR_ARG)
+        GR_FAIL("pp_layers(L = 3, P = 4) must return DL_ERR_ARG: 4 stages of at least one layer need 4 layers");
     // first every split's shape (one run, cut in pieces of about equal length), then where the longer ones are
     for (int pass = 0; pass < 2; pass++)
         for (int L = 1; L <= 8; L++)
@@ -48,7 +54,10 @@ GR_TEST(test_pp_layers)
                 int end = 0, longest = 0, shortest = L;
                 for (int s = 0; s < P; s++) {
                     int f = -1, l = -1, wf, wl;
-                    pp_layers(L, P, s, &f, &l);
+                    dl_status st = pp_layers(L, P, s, &f, &l);
+                    if (st != DL_OK)
+                        GR_FAIL("pp_layers(L = %d, P = %d, s = %d) returned %s: %s", L, P, s, dl_status_name(st),
+                                dl_last_error());
                     gr7_layers(L, P, s, &wf, &wl);
                     if (pass == 0 && (f != end || l <= f))
                         GR_FAIL(GR_DIAG("stages-not-contiguous") "pp_layers(L = %d, P = %d): stage %d holds layers "
@@ -78,14 +87,16 @@ GR_TEST(test_pp_layers)
 }
 END_TEST
 
-/* The driver's pipeline with schedule on P ranks into run (once per grading), its stages dumped. */
-static void run_pp(const char *run, const char *schedule, int P)
+/* The driver's pipeline with schedule on P ranks into run (once per grading), its stages dumped; wide: messages
+ * above the eager limit. */
+static void run_pp(const char *run, const char *schedule, int P, int wide)
 {
     char args[600];
     snprintf(args, sizeof args,
              "--part pp --schedule %s --micro %d --micro-rows %d --pp-steps %d --data %s --hidden %s --seed %d "
              "--lr %g --momentum %g --weight-decay %g --dump stages",
-             schedule, G7P_M, G7P_ROWS, G7P_STEPS, G7P_DATA, G7P_HIDDEN, G7P_SEED, G7P_LR, G7P_MU, G7P_WD);
+             schedule, G7P_M, wide ? G7P_WIDE_ROWS : G7P_ROWS, G7P_STEPS, G7P_DATA, wide ? G7P_WIDE_HIDDEN : G7P_HIDDEN,
+             G7P_SEED, G7P_LR, G7P_MU, G7P_WD);
     // a few small steps: ranks that wait for each other 10 s are deadlocked, caught in 10 s
     gr_set_watchdog(10);
     int rc = gr_run_driver(P, run, args);
@@ -136,7 +147,7 @@ static void reference(dl_mlp *m, float scale)
     dl_data data;
     GR_OK(dl_data_load(G7P_DATA, &data));
     const dl_dataset *tr = &data.train;
-    size_t sizes[5] = {tr->d, 128, 96, 64, (size_t)tr->n_classes}, B = G7P_M * G7P_ROWS;
+    size_t sizes[5] = {tr->d, 32, 24, 16, (size_t)tr->n_classes}, B = G7P_M * G7P_ROWS;
     size_t *order = malloc(tr->n * sizeof *order);
     dl_batch batch;
     GR_OK(dl_mlp_create(m, dl_cpu(), sizes, 5, B, G7P_SEED));
@@ -230,7 +241,7 @@ static double orders(const char *run, const char *schedule, int P, int *ops, int
 GR_TEST(test_pp_gpipe)
 {
     const int P = 3;
-    run_pp("gpipe", "gpipe", P);
+    run_pp("gpipe", "gpipe", P, 0);
     check_equivalence("gpipe", "gpipe", P);
     int ops[3 * 2 * G7P_M], peak[3];
     double bubble = orders("gpipe", "gpipe", P, ops, peak), model = (P - 1.0) / (G7P_M + P - 1.0);
@@ -258,7 +269,7 @@ END_TEST
 GR_TEST(test_pp_1f1b)
 {
     const int P = 3;
-    run_pp("1f1b", "1f1b", P);
+    run_pp("1f1b", "1f1b", P, 0);
     check_equivalence("1f1b", "1f1b", P);
     int ops[3 * 2 * G7P_M], peak[3];
     double bubble = orders("1f1b", "1f1b", P, ops, peak), model = (P - 1.0) / (G7P_M + P - 1.0);
@@ -287,7 +298,7 @@ END_TEST
 
 GR_TEST(test_pp_deadlock)
 {
-    run_pp("wide", "1f1b", 4);
+    run_pp("wide", "1f1b", 4, 1);
     gr_note("1F1B on 4 ranks with messages of 8 KiB and more (above the eager limit) ran to the end");
 }
 END_TEST

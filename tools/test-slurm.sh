@@ -130,6 +130,19 @@ else
 fi
 fi
 
+# (lab07.sbatch: 8 stages need 8 layers, which it asks for)
+if [ -f tools/slurm/lab07.sbatch ]; then
+    cat >"$tmp/lab07" <<'SH'
+#!/usr/bin/env bash
+echo "lab07 rank $RANK/$WORLD_SIZE local $LOCAL_RANK/$LOCAL_WORLD_SIZE args: $*"
+SH
+    chmod +x "$tmp/lab07"
+    expect_rc 0 "tools/slurm/lab07.sbatch: 8 ranks on 2 nodes x 4" -- batch env PATH="$FAKE:$PATH" \
+        FAKE_SRUN_LOG="$tmp/srun7.log" DLRUN="$tmp/lab07" OUT="$tmp/out7" bash tools/slurm/lab07.sbatch --epochs 1
+    expect_out "lab07 rank 7/8 local 3/4 args: --device cuda --hidden 128,64,128,64,128,64,128 --out $tmp/out7 --epochs 1" \
+        "the last rank, an 8-layer model for 8 stages, its output folder, extra flags"
+fi
+
 # gradebook.sbatch's slices, graded by a stand-in that grades like
 # tools/gradebook.sh's GB_SLICE (its own slicing is checked below), then merged
 mkdir -p "$tmp/subs"/{ann,bob,cy,dee,eve}

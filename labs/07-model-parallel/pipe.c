@@ -2,9 +2,12 @@
  * two orders (pipe.h has the contract). */
 #include "pipe.h"
 
-void pp_layers(int L, int P, int s, int *first, int *last)
+dl_status pp_layers(int L, int P, int s, int *first, int *last)
 {
-    *first = *last = 0; // TODO(lab07 task 4): stage s's run of layers
+    if (first == NULL || last == NULL || P < 1 || P > L || s < 0 || s >= P)
+        return dl_error_set(DL_ERR_ARG, "pp_layers: stage %d of %d over %d layers: expected 1 <= P <= L, 0 <= s < P", s,
+                            P, L);
+    return DL_TODO("lab07 task 4: stage s's run of layers");
 }
 
 

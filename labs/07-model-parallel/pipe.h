@@ -97,8 +97,9 @@ void pp_release(pp_stage *st, int i);
 
 /* Stage s of P's layers of a model of L layers, first .. last − 1: P runs of
  * consecutive layers, together every layer once, their lengths as equal as
- * they can be (the first L mod P one longer). P <= L. */
-void pp_layers(int L, int P, int s, int *first, int *last);
+ * they can be (the first L mod P one longer). DL_ERR_ARG unless
+ * 1 <= P <= L and 0 <= s < P. */
+dl_status pp_layers(int L, int P, int s, int *first, int *last);
 
 // ---- task 5: all forward, then all backward (GPipe; pipe.c) ----
 

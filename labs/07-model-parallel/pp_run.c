@@ -70,8 +70,7 @@ dl_status pp_run(dl_engine *E, int sched, int m, size_t n, int steps, const char
         order == NULL || all == NULL || t0 == NULL || t1 == NULL ? dl_error_set(DL_ERR_NOMEM, "a pipeline run") : DL_OK;
     s = s == DL_OK ? dl_mlp_create(&whole, &E->dev, E->sizes, E->n_sizes, B, E->a.seed) : s;
     s = s == DL_OK ? dl_mlp_create(&ref, &E->dev, E->sizes, E->n_sizes, B, E->a.seed) : s;
-    if (s == DL_OK)
-        pp_layers(L, E->P, E->rank, &first, &last); // yours
+    s = s == DL_OK ? pp_layers(L, E->P, E->rank, &first, &last) : s; // yours
     s = s == DL_OK ? pp_kit_init(&st, E->comm, &E->dev, &whole, first, last, m, n) : s;
     s = s == DL_OK ? dl_batch_create(&batch, &E->dev, B, tr->d) : s;
     if (s == DL_OK) {

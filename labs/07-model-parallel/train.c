@@ -3,7 +3,7 @@
 #include <math.h> // fabs, NAN
 #include <stdio.h> // fflush
 #include <stdlib.h> // malloc, free
-#include <unistd.h> // _exit
+#include <unistd.h> // _exit, unlink
 
 #include "dl/rank.h" // dl_rank_device
 #include "dl/rng.h" // dl_rng_permutation
@@ -186,11 +186,12 @@ static dl_status start(dl_engine *E)
 {
     lab07_run *R = E->ctx;
     E->pr.steps_per_epoch = (E->data.train.n + R->B - 1) / R->B;
-    dl_progress_line(&E->pr, 0,
-                     "lab07: tensor parallelism on %d rank(s) (%s, %s), model %zu-%s-%zu: %d block(s), "
-                     "%zu parameters, batch %zu",
+    dl_progress_line(&E->pr, 0, "lab07: %s on %d rank(s) (%s, %s), model %zu-%s-%zu: %d layers, %zu parameters",
+                     R->part == 0   ? "tensor parallelism"
+                     : R->part == 1 ? "pipeline parallelism"
+                                    : "tensor, then pipeline parallelism",
                      E->P, dl_comm_backend(E->comm), dl_device_describe(&E->dev), E->sizes[0], E->t.hidden,
-                     E->sizes[E->n_sizes - 1], R->M.K, R->ref.n_params, R->B);
+                     E->sizes[E->n_sizes - 1], E->n_sizes - 1, R->ref.n_params);
     E->stop = R->part == 1; // the pipeline alone: no epoch of tensor parallelism
     return DL_OK;
 }
@@ -305,6 +306,16 @@ static dl_status files(dl_engine *E)
     lab07_run *R = E->ctx;
     if (R->dump != NULL && R->part != 1)
         DL_TRY(tp_model_dump(&R->M, R->dump));
+    if (E->rank == 0 && R->part != 2) { // what a run of the other part left in --out would look like this run's
+        const char *theirs[3] = {"steps.csv", NULL, NULL};
+        if (R->part == 0)
+            theirs[0] = "schedules.csv", theirs[1] = "timeline.csv", theirs[2] = "stages.csv";
+        for (int k = 0; k < 3 && theirs[k] != NULL; k++) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s/%s", E->a.out, theirs[k]);
+            unlink(path);
+        }
+    }
     if (E->rank == 0 && R->part != 0)
         DL_TRY(pipeline_files(E));
     return E->rank == 0 && R->part != 1 ? dl_table_write(&R->steps, E->a.out, "steps.csv") : DL_OK;

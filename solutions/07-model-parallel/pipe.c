@@ -2,14 +2,18 @@
  * two orders (pipe.h has the contract). */
 #include "pipe.h"
 
-void pp_layers(int L, int P, int s, int *first, int *last)
+dl_status pp_layers(int L, int P, int s, int *first, int *last)
 {
+    if (first == NULL || last == NULL || P < 1 || P > L || s < 0 || s >= P)
+        return dl_error_set(DL_ERR_ARG, "pp_layers: stage %d of %d over %d layers: expected 1 <= P <= L, 0 <= s < P", s,
+                            P, L);
     /* BEGIN SOLUTION */
     int q = L / P, rem = L % P;
     *first = s * q + (s < rem ? s : rem);
     *last = *first + q + (s < rem);
+    return DL_OK;
     /* END SOLUTION */
-    /* STUDENT: *first = *last = 0; // TODO(lab07 task 4): stage s's run of layers */
+    /* STUDENT: return DL_TODO("lab07 task 4: stage s's run of layers"); */
 }
 
 /* BEGIN SOLUTION */
