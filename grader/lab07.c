@@ -434,6 +434,8 @@ static const gr_item items[] = {
             "the same code: dl/layer.h and the ring take device pointers", "running-on-gpus", 300, GR_JUDGE),
     GR_ITEM(test_gpu4, "gpu4", "four GPUs: tasks 1-3 on every rank, the ring over NCCL", 5, GR_GPU4, "tp_backward",
             "one GPU per rank (dlrun -n 4 --device cuda)", "running-on-gpus", 600, GR_JUDGE),
+    GR_ITEM(gr_test_pp_gpu4, "gpu4_pp", "four GPUs: 1F1B, one stage a GPU, as on the CPU", 5, GR_GPU4, "pp_1f1b",
+            "one GPU per rank: the stages' messages go through NCCL", "running-on-gpus", 600, GR_JUDGE),
 };
 
 GR_LAB("07", "the model split itself: tensor parallelism by hand", "07-model-parallel", items);

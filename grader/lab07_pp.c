@@ -89,14 +89,14 @@ END_TEST
 
 /* The driver's pipeline with schedule on P ranks into run (once per grading), its stages dumped; wide: messages
  * above the eager limit. */
-static void run_pp(const char *run, const char *schedule, int P, int wide)
+static void run_pp(const char *run, const char *schedule, int P, int wide, const char *device)
 {
     char args[600];
     snprintf(args, sizeof args,
              "--part pp --schedule %s --micro %d --micro-rows %d --pp-steps %d --data %s --hidden %s --seed %d "
-             "--lr %g --momentum %g --weight-decay %g --dump stages",
+             "--lr %g --momentum %g --weight-decay %g --dump stages%s%s",
              schedule, G7P_M, wide ? G7P_WIDE_ROWS : G7P_ROWS, G7P_STEPS, G7P_DATA, wide ? G7P_WIDE_HIDDEN : G7P_HIDDEN,
-             G7P_SEED, G7P_LR, G7P_MU, G7P_WD);
+             G7P_SEED, G7P_LR, G7P_MU, G7P_WD, device != NULL ? " --device " : "", device != NULL ? device : "");
     // a few small steps: ranks that wait for each other 10 s are deadlocked, caught in 10 s
     gr_set_watchdog(10);
     int rc = gr_run_driver(P, run, args);
@@ -241,7 +241,7 @@ static double orders(const char *run, const char *schedule, int P, int *ops, int
 GR_TEST(test_pp_gpipe)
 {
     const int P = 3;
-    run_pp("gpipe", "gpipe", P, 0);
+    run_pp("gpipe", "gpipe", P, 0, NULL);
     check_equivalence("gpipe", "gpipe", P);
     int ops[3 * 2 * G7P_M], peak[3];
     double bubble = orders("gpipe", "gpipe", P, ops, peak), model = (P - 1.0) / (G7P_M + P - 1.0);
@@ -269,7 +269,7 @@ END_TEST
 GR_TEST(test_pp_1f1b)
 {
     const int P = 3;
-    run_pp("1f1b", "1f1b", P, 0);
+    run_pp("1f1b", "1f1b", P, 0, NULL);
     check_equivalence("1f1b", "1f1b", P);
     int ops[3 * 2 * G7P_M], peak[3];
     double bubble = orders("1f1b", "1f1b", P, ops, peak), model = (P - 1.0) / (G7P_M + P - 1.0);
@@ -298,7 +298,26 @@ END_TEST
 
 GR_TEST(test_pp_deadlock)
 {
-    run_pp("wide", "1f1b", 4, 1);
+    run_pp("wide", "1f1b", 4, 1, NULL);
     gr_note("1F1B on 4 ranks with messages of 8 KiB and more (above the eager limit) ran to the end");
+}
+END_TEST
+
+/* Four GPUs, one stage each (NCCL carries the messages): 1F1B's step against the one-rank model, its peaks and its
+ * bubble, as on the CPU. Tolerance 1e-5 as there: 3 steps of 32 rows. */
+GR_TEST(test_pp_gpu4)
+{
+    const int P = 4;
+    run_pp("gpu4-pp", "1f1b", P, 0, "cuda");
+    check_equivalence("gpu4-pp", "1f1b", P);
+    int ops[4 * 2 * G7P_M], peak[4];
+    double bubble = orders("gpu4-pp", "1f1b", P, ops, peak), model = (P - 1.0) / (G7P_M + P - 1.0);
+    for (int r = 0; r < P; r++)
+        if (peak[r] > (G7P_M < P - r ? G7P_M : P - r))
+            GR_FAIL("1F1B on 4 GPUs: stage %d held %d micro-batches' activations at once, more than min(m, P - s)", r,
+                    peak[r]);
+    if (fabs(bubble - model) > 1e-9)
+        GR_FAIL("1F1B on 4 GPUs: the bubble of the orders is %.4f, the closed form %.4f", bubble, model);
+    gr_note("1F1B on 4 GPUs: the one-rank model's step, bubble %.3f", bubble);
 }
 END_TEST

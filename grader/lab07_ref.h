@@ -41,5 +41,6 @@ GR_TEST_DECLARE(test_pp_layers);
 GR_TEST_DECLARE(test_pp_gpipe);
 GR_TEST_DECLARE(test_pp_1f1b);
 GR_TEST_DECLARE(test_pp_deadlock);
+GR_TEST_DECLARE(test_pp_gpu4);
 
 #endif /* GRADER_LAB07_REF_H */
