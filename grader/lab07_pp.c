@@ -238,13 +238,43 @@ static double orders(const char *run, const char *schedule, int P, int *ops, int
     return 1.0 - G7P_M * 3.0 / T;
 }
 
+#define G7P_MAX_P 4
+
+/* One graded pipeline run: schedule on P ranks (device NULL: the CPU) against the one-rank model, each stage's
+ * order into ops (P x 2m) and peak into peak; the bubble of the orders checked against the closed form. */
+static void graded(const char *run, const char *schedule, int P, const char *device, int *ops, int *peak)
+{
+    run_pp(run, schedule, P, 0, device);
+    check_equivalence(run, schedule, P);
+    double bubble = orders(run, schedule, P, ops, peak), model = (P - 1.0) / (G7P_M + P - 1.0);
+    if (fabs(bubble - model) > 1e-9)
+        GR_FAIL("%s on %d ranks, %d micro-batches: the bubble of the stages' orders is %.4f, the closed form "
+                "(P - 1)/(m + P - 1) %.4f: a stage waits where it need not",
+                schedule, P, G7P_M, bubble, model);
+}
+
+/* 1F1B's bound on what stage r holds, min(m, P - s), named as not-1f1b when a stage held every micro-batch. */
+static void check_1f1b_peaks(const char *where, int P, const int *peak)
+{
+    for (int r = 0; r < P; r++) {
+        int bound = G7P_M < P - r ? G7P_M : P - r;
+        if (peak[r] > bound && peak[r] == G7P_M)
+            GR_FAIL(GR_DIAG("not-1f1b") "1F1B on %d %s: stage %d held all %d micro-batches' activations at once: "
+                                        "it ran every forward before its first backward, as GPipe does. Once the "
+                                        "stages after it have work, each forward is followed by a backward, so "
+                                        "stage s holds at most P - s = %d",
+                    P, where, r, G7P_M, P - r);
+        if (peak[r] > bound)
+            GR_FAIL("1F1B on %d %s: stage %d held %d micro-batches' activations at once, more than min(m, P - s) = %d",
+                    P, where, r, peak[r], bound);
+    }
+}
+
 GR_TEST(test_pp_gpipe)
 {
     const int P = 3;
-    run_pp("gpipe", "gpipe", P, 0, NULL);
-    check_equivalence("gpipe", "gpipe", P);
-    int ops[3 * 2 * G7P_M], peak[3];
-    double bubble = orders("gpipe", "gpipe", P, ops, peak), model = (P - 1.0) / (G7P_M + P - 1.0);
+    int ops[G7P_MAX_P * 2 * G7P_M], peak[G7P_MAX_P];
+    graded("gpipe", "gpipe", P, NULL, ops, peak);
     for (int r = 0; r < P; r++) {
         for (int j = 0; j < G7P_M; j++)
             if (ops[r * 2 * G7P_M + j] / PP_MAX_M != PP_F)
@@ -256,43 +286,18 @@ GR_TEST(test_pp_gpipe)
                     "forward comes before the first backward)",
                     P, r, peak[r], G7P_M);
     }
-    if (fabs(bubble - model) > 1e-9)
-        GR_FAIL("GPipe on %d ranks, %d micro-batches: the bubble of the stages' orders is %.4f, the closed form "
-                "(P - 1)/(m + P - 1) %.4f",
-                P, G7P_M, bubble, model);
-    gr_note("GPipe, 3 stages, 4 micro-batches: the one-rank model's parameters, bubble %.3f = (P - 1)/(m + P - 1), "
-            "4 micro-batches held on every stage",
-            bubble);
+    gr_note("GPipe, 3 stages, 4 micro-batches: the one-rank model's parameters, the closed form's bubble, 4 "
+            "micro-batches held on every stage");
 }
 END_TEST
 
 GR_TEST(test_pp_1f1b)
 {
-    const int P = 3;
-    run_pp("1f1b", "1f1b", P, 0, NULL);
-    check_equivalence("1f1b", "1f1b", P);
-    int ops[3 * 2 * G7P_M], peak[3];
-    double bubble = orders("1f1b", "1f1b", P, ops, peak), model = (P - 1.0) / (G7P_M + P - 1.0);
-    for (int r = 0; r < P; r++) {
-        int bound = G7P_M < P - r ? G7P_M : P - r;
-        if (peak[r] > bound && peak[r] == G7P_M)
-            GR_FAIL(GR_DIAG("not-1f1b") "1F1B on %d ranks: stage %d held all %d micro-batches' activations at once: "
-                                        "it ran every forward before its first backward, as GPipe does. Once the "
-                                        "stages after it have work, each forward is followed by a backward, so "
-                                        "stage s holds at most P - s = %d",
-                    P, r, G7P_M, P - r);
-        if (peak[r] > bound)
-            GR_FAIL("1F1B on %d ranks: stage %d held %d micro-batches' activations at once, more than min(m, P - s) "
-                    "= %d",
-                    P, r, peak[r], bound);
-    }
-    if (fabs(bubble - model) > 1e-9)
-        GR_FAIL("1F1B on %d ranks, %d micro-batches: the bubble of the stages' orders is %.4f, the closed form "
-                "(P - 1)/(m + P - 1) %.4f: a stage waits where it need not",
-                P, G7P_M, bubble, model);
-    gr_note("1F1B, 3 stages, 4 micro-batches: the one-rank model's parameters, bubble %.3f, at most 3, 2, 1 "
-            "micro-batches held",
-            bubble);
+    int ops[G7P_MAX_P * 2 * G7P_M], peak[G7P_MAX_P];
+    graded("1f1b", "1f1b", 3, NULL, ops, peak);
+    check_1f1b_peaks("ranks", 3, peak);
+    gr_note("1F1B, 3 stages, 4 micro-batches: the one-rank model's parameters, the closed form's bubble, at most 3, "
+            "2, 1 micro-batches held");
 }
 END_TEST
 
@@ -303,21 +308,12 @@ GR_TEST(test_pp_deadlock)
 }
 END_TEST
 
-/* Four GPUs, one stage each (NCCL carries the messages): 1F1B's step against the one-rank model, its peaks and its
- * bubble, as on the CPU. Tolerance 1e-5 as there: 3 steps of 32 rows. */
+/* Four GPUs, one stage each (NCCL carries the messages): as on the CPU. Tolerance 1e-5 as there: 3 steps. */
 GR_TEST(test_pp_gpu4)
 {
-    const int P = 4;
-    run_pp("gpu4-pp", "1f1b", P, 0, "cuda");
-    check_equivalence("gpu4-pp", "1f1b", P);
-    int ops[4 * 2 * G7P_M], peak[4];
-    double bubble = orders("gpu4-pp", "1f1b", P, ops, peak), model = (P - 1.0) / (G7P_M + P - 1.0);
-    for (int r = 0; r < P; r++)
-        if (peak[r] > (G7P_M < P - r ? G7P_M : P - r))
-            GR_FAIL("1F1B on 4 GPUs: stage %d held %d micro-batches' activations at once, more than min(m, P - s)", r,
-                    peak[r]);
-    if (fabs(bubble - model) > 1e-9)
-        GR_FAIL("1F1B on 4 GPUs: the bubble of the orders is %.4f, the closed form %.4f", bubble, model);
-    gr_note("1F1B on 4 GPUs: the one-rank model's step, bubble %.3f", bubble);
+    int ops[G7P_MAX_P * 2 * G7P_M], peak[G7P_MAX_P];
+    graded("gpu4-pp", "1f1b", 4, "cuda", ops, peak);
+    check_1f1b_peaks("GPUs", 4, peak);
+    gr_note("1F1B on 4 GPUs: the one-rank model's step, the closed form's bubble, at most P - s held");
 }
 END_TEST
