@@ -11,7 +11,9 @@
 #     emulated devices (DL_EMU_DEVICES=2; make test-gpu's step 1b), and two
 #     ranks on one refused by every rank at once, as on GPUs
 #   3 lab 05's NCCL path end to end: the reference on two ranks with --device
-#     emu, fp32 and --amp fp16, against the same runs on the CPU
+#     emu, fp32 and --amp fp16, against the same runs on the CPU; 3b lab 07's
+#     (the ring of tensor parallelism and the pipeline's messages over NCCL,
+#     device buffers throughout) on four emulated devices against the CPU
 #   4 the device flags: auto is the CPU in the emulated build, cuda and an
 #     ordinal it lacks are refused (exit 2); the normal build refuses emu
 #     (exit 2), naming make EMU=1
@@ -34,6 +36,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
 t0=$SECONDS
 if ! make -s --no-print-directory EMU=1 B="$EB" -j2 "$EB/tests/gpu" "$EB/tests/comm" "$EB/solutions/lab05" \
+    "$EB/solutions/lab07" \
     >"$tmp/build.log" 2>&1; then
     not_ok "the kit builds for the emulated device (make EMU=1 B=$EB)"
     tail -n 20 "$tmp/build.log" | sed 's/^/    | /'
@@ -92,6 +95,28 @@ for amp in "" "--amp fp16"; do
         not_ok "no summary.json from the emu or the CPU run"
     fi
 done
+
+echo "# 3b lab 07 on four emulated devices: the ring and the pipeline's messages over NCCL, against the CPU"
+small7="--data fashion_mnist:train=1000,test=200 --epochs 2 --plot none --quiet"
+# shellcheck disable=SC2086
+DL_EMU_DEVICES=4 expect_rc 0 "lab 07's reference on 4 ranks, --device emu (both parts)" -- \
+    "$R" -n 4 "$EB/solutions/lab07" $small7 --device emu --out "$tmp/emu7"
+# shellcheck disable=SC2086
+expect_rc 0 "the same on the CPU" -- "$R" -n 4 "$EB/solutions/lab07" $small7 --device cpu --out "$tmp/cpu7"
+E=$tmp/emu7/summary.json C=$tmp/cpu7/summary.json
+if [ -s "$E" ] && [ -s "$C" ]; then
+    expect_cmp "$($J "$E" backend)/$($J "$E" device | cut -c1-5)" == nccl/emu:0 "backend nccl on the emulated devices"
+    expect_cmp "$($J "$E" tp.max_abs_diff)" '<=' 1e-5 "tensor parallelism on emu: within 1e-5 of the one-rank model"
+    expect_cmp "$($J "$E" tp.bytes_per_step)" == "$($J "$C" tp.bytes_per_step)" "… moving the CPU run's bytes a step"
+    for sc in gpipe 1f1b; do
+        expect_cmp "$($J "$E" "schedules.$sc.max_abs_diff")" '<=' 1e-5 "$sc on emu: the one-rank model's step"
+        expect_cmp "$($J "$E" "schedules.$sc.bubble_measured")" == "$($J "$C" "schedules.$sc.bubble_measured")" \
+            "… the CPU's bubble"
+        expect_cmp "$($J "$E" "schedules.$sc.peak_slots")" == "$($J "$C" "schedules.$sc.peak_slots")" "… and peak"
+    done
+else
+    not_ok "no summary.json from lab 07's emu or CPU run"
+fi
 
 echo "# 4 the device flags"
 L5="$EB/solutions/lab05 $small --epochs 1 --plot none --quiet"
