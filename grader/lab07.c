@@ -331,8 +331,7 @@ START_TEST(test_equivalence)
         const dl_mlp_layer *A = &m.layer[2 * k], *Z = &m.layer[2 * k + 1];
         size_t H = A->out, I = A->in, O = Z->out;
         for (int r = 0; r < G7_RUN_P; r++) {
-            size_t q = H / G7_RUN_P, rem = H % G7_RUN_P, h0 = r * q + ((size_t)r < rem ? (size_t)r : rem);
-            size_t h = q + ((size_t)r < rem), n[4] = {h * I, h, O * h, O};
+            size_t h = dl_ring_offset(H, G7_RUN_P, r + 1) - dl_ring_offset(H, G7_RUN_P, r), n[4] = {h * I, h, O * h, O};
             const char *what[4] = {"W1", "b1", "W2", "b2"};
             for (int j = 0; j < 4; j++) {
                 char file[1400];
@@ -343,11 +342,7 @@ START_TEST(test_equivalence)
                     GR_FAIL("block %d, rank %d: %s holds %zu values after the run, expected %zu", k, r, what[j], got,
                             n[j]);
                 for (size_t i = 0; i < n[j]; i++) {
-                    double want = j == 0   ? A->W[(h0 + i / I) * I + i % I]
-                                  : j == 1 ? A->b[h0 + i]
-                                  : j == 2 ? Z->W[(i / h) * H + h0 + i % h]
-                                           : Z->b[i];
-                    double d = fabs(a[i] - want);
+                    double d = fabs(a[i] - gr7_shard_at(A, Z, G7_RUN_P, r, j, i));
                     worst = d > worst || d != d ? d : worst;
                 }
                 free(a);

@@ -95,3 +95,13 @@ void gr7_layers(int L, int P, int s, int *first, int *last)
     *first = s * q + (s < rem ? s : rem);
     *last = *first + q + (s < rem);
 }
+
+double gr7_shard_at(const dl_mlp_layer *first, const dl_mlp_layer *second, int P, int r, int what, size_t i)
+{
+    size_t H = first->out, I = first->in, q = H / (size_t)P, rem = H % (size_t)P, k = (size_t)r;
+    size_t h0 = k * q + (k < rem ? k : rem), h = q + (k < rem);
+    return what == 0   ? first->W[(h0 + i / I) * I + i % I]
+           : what == 1 ? first->b[h0 + i]
+           : what == 2 ? second->W[(i / h) * H + h0 + i % h]
+                       : second->b[i];
+}

@@ -34,6 +34,12 @@ void gr7_whole_of(unsigned long long seed, gr7_whole *w);
 /* Rank r of P's part of w. */
 void gr7_rank_of(const gr7_whole *w, int P, int r, gr7_rank *o);
 
+/* Element i of part what (0 W1, 1 b1, 2 W2, 3 b2) of rank r of P's shard of the block first -> second (tp.h's
+ * layout): the grader's own split, for the shards a training run dumps. */
+struct dl_mlp_layer;
+double gr7_shard_at(const struct dl_mlp_layer *first, const struct dl_mlp_layer *second, int P, int r, int what,
+                    size_t i);
+
 /* Part 2: stage s of P's layers of L, first .. last − 1 (the first L mod P one longer). */
 void gr7_layers(int L, int P, int s, int *first, int *last);
 /* The pipeline items (lab07_pp.c), for lab07.c's table. */
