@@ -441,10 +441,11 @@ later "9 report page: headlines, runs that went wrong, rendering in chromium (SK
 later --after "9" "9b slides: every slide shows all of its content at 1280x720 and 1920x1080 (SKIPPED without chromium or pandoc)" slides_fit
 later --after "9" "9c plots: every text of every plot at least 16 px on the 960-px canvas, and on it" bash tools/check-plots.sh
 # about the same time in each lane (seconds in CI on a 2-core machine, the
-# lanes side by side: 1, 1a, 1b, 1c, 2-2c and 7 about 17 together, 1d 8, 1e 36
-# (the emulated build included), 3 16, 4 13, 5 171, 5b 200, 6 65, 8 149, 8b 18,
-# 9 39, 9b 13, 9c 1: about 390 s and 360 s; a slower 2-core machine took about
-# 620 s a lane, in the same proportions); 9b and 9c read 9's run
+# lanes side by side, with lab 07: 1, 1a, 1b, 1c, 2-2c and 7 about 17 together,
+# 1d 7, 1e 38 (the emulated build included), 3 19, 4 14, 5 210, 5b 225, 6 79,
+# 8 188, 8b 23, 9 46, 9b 15, 9c 0: about 460 s and 420 s; a slower 2-core
+# machine took about 620 s a lane before lab 07, in the same proportions); 9b
+# and 9c read 9's run
 run_lanes "1b 1c 1d 1e 3 4 5 6 9 9b 9c 8b" "1 1a 2 2b 2c 7 8 5b"
 echo
 if [ ${#failed[@]} -eq 0 ]; then
