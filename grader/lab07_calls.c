@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "replay.h"
 #include "pipe.h"
+#include "planner.h"
 #include "tp.h"
 
 #define OUT(c, b, p, n) gr_out_dev(c, (b)->dev, p, (p) != NULL ? (n) * sizeof(float) : 0)
@@ -85,5 +86,45 @@ dl_status GR_FN(pp_1f1b)(pp_stage *st)
     dl_status s = DL_OK;
     if (gr_call_live(&c))
         s = GR_REAL(pp_1f1b)(st);
+    return gr_call_end(&c, s);
+}
+
+GR_DECLARE(plan_memory);
+dl_status GR_FN(plan_memory)(const plan_model *model, const plan_machine *mc, plan_layout *l)
+{
+    gr_call c;
+    gr_call_begin(&c, "plan_memory", "lab07 task 7");
+    dl_status s = DL_OK;
+    if (gr_call_live(&c))
+        s = GR_REAL(plan_memory)(model, mc, l);
+    gr_out(&c, l, l != NULL ? sizeof *l : 0);
+    return gr_call_end(&c, s);
+}
+
+GR_DECLARE(plan_time);
+dl_status GR_FN(plan_time)(const plan_model *model, const plan_machine *mc, plan_layout *l)
+{
+    gr_call c;
+    gr_call_begin(&c, "plan_time", "lab07 task 8");
+    dl_status s = DL_OK;
+    if (gr_call_live(&c))
+        s = GR_REAL(plan_time)(model, mc, l);
+    gr_out(&c, l, l != NULL ? sizeof *l : 0);
+    return gr_call_end(&c, s);
+}
+
+GR_DECLARE(plan_best);
+dl_status GR_FN(plan_best)(const plan_model *model, const plan_machine *mc, plan_layout *out, int max, int *n,
+                           int *best)
+{
+    gr_call c;
+    gr_call_begin(&c, "plan_best", "lab07 task 9");
+    dl_status s = DL_OK;
+    if (gr_call_live(&c))
+        s = GR_REAL(plan_best)(model, mc, out, max, n, best);
+    gr_out(&c, n, n != NULL ? sizeof *n : 0);
+    gr_out(&c, best, best != NULL ? sizeof *best : 0);
+    int k = n != NULL && *n > 0 ? (*n < max ? *n : max) : 0;
+    gr_out(&c, out, out != NULL ? (size_t)k * sizeof *out : 0);
     return gr_call_end(&c, s);
 }

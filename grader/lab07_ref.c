@@ -2,11 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lab07_ref.h"
 
+#include <math.h> // fmod
 #include <string.h> // memset
 
 #include "dl/device.h" // dl_device_open
 #include "grader.h" // ck_assert_msg
 #include "kit.h" // tp_check_inputs
+#include "planner.h" // plan_model, plan_machine, plan_layout
 
 void gr7_whole_of(unsigned long long seed, gr7_whole *w)
 {
@@ -104,4 +106,72 @@ double gr7_shard_at(const dl_mlp_layer *first, const dl_mlp_layer *second, int P
            : what == 1 ? first->b[h0 + i]
            : what == 2 ? second->W[(i / h) * H + h0 + i % h]
                        : second->b[i];
+}
+
+/* One group's link: inside a node when its span fits in one. */
+static void gr7_link(const plan_machine *mc, int span, double *bw, double *lat)
+{
+    if (span <= mc->gpus_per_node)
+        *bw = mc->gpu->bus_bw, *lat = mc->gpu->hop_latency;
+    else
+        *bw = mc->gpu->nic_bw, *lat = mc->gpu->nic_latency;
+}
+
+/* A ring allreduce among k of n bytes in c calls: 2(k - 1) steps a call, 2(k - 1)/k of the bytes on each link. */
+static double gr7_ring(int k, double c, double n, double lat, double bw)
+{
+    return k <= 1 ? 0 : c * 2.0 * (k - 1) * lat + 2.0 * (k - 1) / k * n / bw;
+}
+
+void gr7_plan_memory(const plan_model *md, const plan_machine *mc, plan_layout *l)
+{
+    double w = md->width, b = md->micro_rows, d = l->d, t = l->t, p = l->p, blocks = md->layers / p;
+    double m = md->rows / (d * b);
+    l->params = blocks * (8 * w * w / t + 4 * w / t + w);
+    double sharded[4] = {0, 4 + 4, 4 + 4 + 2 + 4, 16}; // what ZeRO stage z keeps 1/d of, in bytes a parameter
+    l->state_bytes = l->params * ((16 - sharded[l->zero]) + sharded[l->zero] / d);
+    l->act_bytes = 2.0 * (m < p ? m : p) * blocks * b * (w + 4 * w / t + w);
+    l->mem_bytes = l->state_bytes + l->act_bytes;
+    l->fits = l->mem_bytes <= mc->gpu->gpu_mem;
+}
+
+void gr7_plan_time(const plan_model *md, const plan_machine *mc, plan_layout *l)
+{
+    double w = md->width, b = md->micro_rows, blocks = (double)md->layers / l->p, bw, lat;
+    double held = blocks * (8 * w * w / l->t + 4 * w / l->t + w), gpus = (double)l->d * l->t * l->p;
+    l->m = md->rows / (l->d * b);
+    l->bubble = (l->p - 1) / l->m;
+    l->compute_s = 6 * 8 * w * w * md->layers * md->rows / gpus / (mc->gpu->fp16_peak * mc->gpu->fp16_efficiency) *
+                   (1 + l->bubble);
+    gr7_link(mc, l->t, &bw, &lat);
+    l->tp_s = l->m * blocks * gr7_ring(l->t, 2, 2 * 2 * b * w, lat, bw);
+    gr7_link(mc, l->d * l->t * l->p, &bw, &lat);
+    l->pp_s = l->p > 1 ? l->m * 2 * (2 * b * w / bw + lat) : 0;
+    gr7_link(mc, l->d * l->t, &bw, &lat);
+    l->dp_s = gr7_ring(l->d, 1, 2 * held * (l->zero == 3 ? 1.5 : 1), lat, bw);
+    l->step_s = l->compute_s + l->tp_s + l->pp_s + l->dp_s;
+}
+
+void gr7_plan_best(const plan_model *md, const plan_machine *mc, plan_layout *out, int max, int *n, int *best)
+{
+    int N = mc->nodes * mc->gpus_per_node;
+    *n = 0, *best = -1;
+    for (int t = 1; t <= N; t++) {
+        if (N % t != 0)
+            continue;
+        for (int p = 1; p <= N / t; p++) {
+            int d = N / t / p;
+            if ((N / t) % p != 0 || md->layers % p != 0 || fmod(md->rows, d * md->micro_rows) != 0)
+                continue;
+            for (int z = 0; z < 4 && *n < max; z++, (*n)++) {
+                plan_layout *l = &out[*n];
+                memset(l, 0, sizeof *l);
+                l->d = d, l->t = t, l->p = p, l->zero = z;
+                gr7_plan_memory(md, mc, l);
+                gr7_plan_time(md, mc, l);
+                if (l->fits && (*best < 0 || l->step_s < out[*best].step_s))
+                    *best = *n;
+            }
+        }
+    }
 }

@@ -42,11 +42,26 @@ double gr7_shard_at(const struct dl_mlp_layer *first, const struct dl_mlp_layer 
 
 /* Part 2: stage s of P's layers of L, first .. last − 1 (the first L mod P one longer). */
 void gr7_layers(int L, int P, int s, int *first, int *last);
+/* Part 3: the planner's closed forms (planner.h), the grader's own, into l (its d, t, p and zero set; checked by
+ * the caller); gr7_plan_best: every layout in planner.h's order into out (room for max), *n, and the fastest that
+ * fits (-1: none). */
+struct plan_model;
+struct plan_machine;
+struct plan_layout;
+void gr7_plan_memory(const struct plan_model *md, const struct plan_machine *mc, struct plan_layout *l);
+void gr7_plan_time(const struct plan_model *md, const struct plan_machine *mc, struct plan_layout *l);
+void gr7_plan_best(const struct plan_model *md, const struct plan_machine *mc, struct plan_layout *out, int max, int *n,
+                   int *best);
+
 /* The pipeline items (lab07_pp.c), for lab07.c's table. */
 GR_TEST_DECLARE(test_pp_layers);
 GR_TEST_DECLARE(test_pp_gpipe);
 GR_TEST_DECLARE(test_pp_1f1b);
 GR_TEST_DECLARE(test_pp_deadlock);
 GR_TEST_DECLARE(test_pp_gpu4);
+/* The planner's items (lab07_plan.c). */
+GR_TEST_DECLARE(test_plan_memory);
+GR_TEST_DECLARE(test_plan_time);
+GR_TEST_DECLARE(test_plan_best);
 
 #endif /* GRADER_LAB07_REF_H */

@@ -56,6 +56,18 @@ expect_cmp "$(awk -F, 'NR > 1 && $1 == 1 {print $3}' "$tmp/pp4/stages.csv")" == 
 if command -v gnuplot >/dev/null; then
     for f in schedules bubble stage_memory; do expect_file "$tmp/pp4/$f.svg" "the $f plot is drawn"; done
 fi
+# part 3: the planner's choice for the default model on 128 and on 16 nodes of 8 A100s
+expect_rc 0 "the planner" -- "$D" --part plan --out "$tmp/plan" --plot svg --quiet
+S=$tmp/plan/summary.json
+expect_cmp "$($J "$S" plan.best.t)" '<=' 8 "the chosen tensor group fits in a node of 8 (PTD-P's choice)"
+expect_cmp "$($J "$S" plan.best.p)" '>' 1 "… and the pipeline spans nodes"
+expect_cmp "$(awk -F, 'NR > 1 && $14 == 1 {print $6}' "$tmp/plan/plan.csv")" == 1 "plan.csv marks the chosen layout, which fits"
+expect_cmp "$(($(wc -l <"$tmp/plan/plan.csv") - 1))" == "$($J "$S" plan.layouts)" "plan.csv: a row per layout"
+if command -v gnuplot >/dev/null; then expect_file "$tmp/plan/plan.svg" "the plan plot is drawn"; fi
+expect_no_file "$tmp/plan/steps.csv" "a planner run writes no training files"
+expect_rc 2 "a profile without the links between nodes, on 2 nodes, is refused" -- "$D" --part plan --nodes 2 \
+    --plan-profile a10 --out "$tmp/bad4"
+expect_out "has no nic_bw" "… saying what it lacks"
 expect_rc 2 "more stages than layers are refused" -- "$R" -n 3 "$D" --part pp --hidden 64 --out "$tmp/bad3"
 expect_out "cannot make 3 pipeline stages" "… naming the layers and the stages"
 expect_rc 0 "--check on 3 ranks" -- "$R" -n 3 "$D" --check "$tmp/check" --out "$tmp/c"

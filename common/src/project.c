@@ -91,6 +91,10 @@ static dl_status load_file(const char *path, dl_profile *p)
             p->gpu_mem = x;
             continue;
         }
+        if (strcmp(k, "nic_bw") == 0 || strcmp(k, "nic_latency") == 0) { // optional: the links between nodes
+            *(k[4] == 'b' ? &p->nic_bw : &p->nic_latency) = x;
+            continue;
+        }
         size_t i = 0;
         while (i < NKEYS && strcmp(keys[i], k) != 0)
             i++;

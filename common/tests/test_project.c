@@ -64,6 +64,16 @@ START_TEST(test_profile_load)
     ck_assert_st(dl_profile_load(tpath("words.conf"), &p), DL_OK);
     ck_assert_str_eq(p.gpu, "Some GPU 8GB");
     ck_assert_str_eq(p.interconnect, "two wires");
+    // the links between nodes are optional: 0 without them (one node), read when given
+    ck_assert(p.nic_bw == 0 && p.nic_latency == 0);
+    snprintf(text, sizeof text, "%snic_bw = 2.5e10\nnic_latency = 5e-6\n", good);
+    write_text(tpath("nic.conf"), text);
+    ck_assert_st(dl_profile_load(tpath("nic.conf"), &p), DL_OK);
+    ck_assert(p.nic_bw == 2.5e10 && p.nic_latency == 5e-6);
+    snprintf(text, sizeof text, "%snic_bw = 0\n", good);
+    write_text(tpath("nic0.conf"), text);
+    ck_assert(dl_profile_load(tpath("nic0.conf"), &p) == DL_ERR_FORMAT);
+    ck_assert_msg(strstr(dl_last_error(), "nic_bw = 0: expected a positive number"), "%s", dl_last_error());
 }
 END_TEST
 
@@ -95,7 +105,8 @@ START_TEST(test_shipped_profiles)
         ck_assert_msg(p.fp32_efficiency <= 1 && p.fp16_efficiency <= 1 && p.mem_efficiency <= 1, "%s", path);
         ck_assert_msg(p.fp16_peak >= p.fp32_peak, "%s: fp16 peak %g below fp32's %g", path, p.fp16_peak, p.fp32_peak);
         ck_assert_msg(p.fp32_peak > 1e12 && p.fp16_peak < 1e16 && p.mem_bw > 1e11 && p.bus_bw > 1e9 &&
-                          p.hop_latency < 1e-4 && p.launch_overhead < 1e-4,
+                          p.hop_latency < 1e-4 && p.launch_overhead < 1e-4 && p.nic_bw < p.bus_bw &&
+                          p.nic_latency < 1e-4,
                       "%s: a number off by orders of magnitude", path);
         // by its name, its file's name, and in another case
         ck_assert_st(dl_profile_resolve(stem, got, sizeof got), DL_OK);

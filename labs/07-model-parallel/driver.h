@@ -7,6 +7,7 @@
 #include "dl/engine.h" // dl_engine, dl_lab
 #include "dl/metrics.h" // dl_table
 #include "kit.h" // tp_model
+#include "planner.h" // plan_layout
 
 /* One pipeline run (pp_run.c): a schedule, m micro-batches, a few steps. */
 typedef struct pp_result {
@@ -29,11 +30,18 @@ void pp_result_free(pp_result *r);
 typedef struct lab07_run {
     const char *check; /* --check DIR: the grader's check of tasks 1-3 alone */
     const char *dump; /* --dump DIR: each rank's shards after the run (the grader's) */
-    int part, schedule; /* --part tp|pp|all (0, 1, 2); --schedule gpipe|1f1b|both (0, 1, 2) */
+    int part, schedule; /* --part tp|pp|plan|all (0, 1, 2, 3); --schedule gpipe|1f1b|both (0, 1, 2) */
     int micro, pp_steps; /* --micro M (0: the sweep 1, 2, 4, 8), --pp-steps */
     long micro_rows;
     pp_result pp[2][4]; /* [schedule][sweep point] */
     int n_pp; /* sweep points run */
+    /* part 3: the planner's model and machine (--plan-*, --nodes, --gpus-per-node), its layouts and choice */
+    plan_model pm;
+    const char *plan_profile;
+    int nodes, gpus_per_node;
+    dl_profile plan_gpu;
+    plan_layout *layouts;
+    int n_layouts, best;
     dl_mlp ref; /* the one-rank model, trained beside the split one on every rank */
     tp_model M; /* the split model: your blocks */
     dl_batch batch;

@@ -1,6 +1,6 @@
 # labs/07-model-parallel/lab.mk — lab 07's manifest: what the kit needs to know of it (the fields: tools/manifest.mk)
-LAB_07_TITLE := the model split itself: tensor and pipeline parallelism by hand
-LAB_07_STUDENT_C := tp.c pipe.c
+LAB_07_TITLE := the model split itself: tensor and pipeline parallelism by hand, and a planner
+LAB_07_STUDENT_C := tp.c pipe.c planner.c
 LAB_07_STUDENT_CU :=
 LAB_07_STUDENT_H :=
 LAB_07_KIT_C := kit.c pipe_kit.c
@@ -22,7 +22,10 @@ Split over {ranks} ranks ({backend}, {device}) by tensor parallelism, the {block
 {schedules.gpipe.stages} stages with {schedules.gpipe.m} micro-batches, GPipe and 1F1B both leave
 {schedules.gpipe.bubble_measured:pct} of the stages' time idle (closed form
 {schedules.gpipe.bubble_model:pct}); GPipe holds {schedules.gpipe.peak_slots} micro-batches' activations on a
-stage, 1F1B at most {schedules.1f1b.peak_slots}.
+stage, 1F1B at most {schedules.1f1b.peak_slots}. For a model of {plan.parameters:g} parameters on
+{plan.nodes} nodes of {plan.gpus_per_node} ({plan.profile}), the planner's fastest layout that fits is
+d {plan.best.d} × t {plan.best.t} × p {plan.best.p} with ZeRO stage {plan.best.zero}: {plan.best.step_s:g} s a
+step, {plan.best.mem_bytes:g} bytes a GPU.
 endef
 define LAB_07_CAPTION_equivalence
 The loss of every step, split over the ranks and on one rank (top), and how far apart the two are (bottom,
@@ -40,6 +43,11 @@ endef
 define LAB_07_CAPTION_stage_memory
 The micro-batches whose activations each stage held at once: GPipe all m on every stage, 1F1B at most P − s
 (crosses: the closed form).
+endef
+define LAB_07_CAPTION_plan
+Every layout the planner tried for the large model, memory a GPU against step time (log–log): right of the
+dotted line nothing fits; tensor groups that span nodes (squares) pay the network on every micro-batch; the
+circle is the choice.
 endef
 define LAB_07_CAPTION_traffic
 The bytes every rank together sends in a step, measured by the transport's counters and from the ring's closed

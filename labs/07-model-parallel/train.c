@@ -102,10 +102,59 @@ static dl_status pipeline_files(dl_engine *E)
     return st;
 }
 
+enum { PART_TP = 0, PART_PP = 1, PART_PLAN = 2, PART_ALL = 3 };
+
+#define PLAN(X)                       \
+    X(L_D, "d")                       \
+    X(L_T, "t")                       \
+    X(L_P, "p")                       \
+    X(L_ZERO, "zero")                 \
+    X(L_MEM, "mem_gb")                \
+    X(L_FITS, "fits")                 \
+    X(L_STEP, "step_s")               \
+    X(L_COMPUTE, "compute_s")         \
+    X(L_TP, "tp_s")                   \
+    X(L_PP, "pp_s")                   \
+    X(L_DP, "dp_s")                   \
+    X(L_BUBBLE, "bubble")             \
+    X(L_INSIDE, "tensor_inside_node") \
+    X(L_BEST, "best")
+DL_CSV_SCHEMA(plan_cols, PLAN);
+
+/* plan.csv: every layout the planner saw (rank 0). */
+static dl_status plan_file(dl_engine *E)
+{
+    lab07_run *R = E->ctx;
+    dl_table t;
+    dl_table_init(&t, plan_cols);
+    dl_status st = DL_OK;
+    for (int k = 0; k < R->n_layouts && st == DL_OK; k++) {
+        const plan_layout *l = &R->layouts[k];
+        double row[PLAN_NCOLS] = {
+            l->d,    l->t,    l->p,    l->zero,   l->mem_bytes / 1e9,       l->fits,     l->step_s, l->compute_s,
+            l->tp_s, l->pp_s, l->dp_s, l->bubble, l->t <= R->gpus_per_node, k == R->best};
+        st = dl_table_add(&t, row);
+    }
+    if (st == DL_OK)
+        st = dl_table_write(&t, E->a.out, "plan.csv");
+    dl_table_free(&t);
+    return st;
+}
+
+/* 1 when this run does part (PART_TP, PART_PP or PART_PLAN). */
+static int does(const lab07_run *R, int part)
+{
+    return R->part == PART_ALL || R->part == part;
+}
+
 static void defaults(dl_engine *E)
 {
     lab07_run *R = E->ctx;
-    R->part = 2, R->schedule = 2, R->micro = 0, R->micro_rows = 16, R->pp_steps = 3;
+    R->part = PART_ALL, R->schedule = 2, R->micro = 0, R->micro_rows = 16, R->pp_steps = 3;
+    // part 3's example: a model of about 116 billion parameters (96 blocks of width 12288), a step of 1536
+    // sequences of 2048 tokens in micro-batches of one, on 128 nodes of 8 A100s (a DGX A100 SuperPOD's scale)
+    R->pm = (plan_model){.layers = 96, .width = 12288, .rows = 1536.0 * 2048, .micro_rows = 2048};
+    R->plan_profile = "a100", R->nodes = 128, R->gpus_per_node = 8;
     E->a.data = "fashion_mnist:train=6000,test=1000";
     E->a.batch_size = 64;
     E->a.lr = 0.05;
@@ -122,14 +171,26 @@ static int options(dl_engine *E, dl_opt *out)
          "each rank's shards after the run, and its stage of each pipeline run, into DIR (the grader's)", NULL, 1, 0, 0,
          0},
         {"part", DL_OPT_ENUM, &R->part, "PART",
-         "tp (tensor parallelism: the epochs), pp (pipeline parallelism: the schedules) or all", "tp|pp|all", 1, 0, 0,
-         0},
+         "tp (tensor parallelism: the epochs), pp (pipeline parallelism: the schedules), plan (the planner) or all",
+         "tp|pp|plan|all", 1, 0, 0, 0},
         {"schedule", DL_OPT_ENUM, &R->schedule, "S", "the pipeline's schedules: gpipe, 1f1b or both", "gpipe|1f1b|both",
          1, 0, 0, 0},
         {"micro", DL_OPT_INT, &R->micro, "M", "micro-batches a pipeline step (0: 1, 2, 4 and 8 in turn)", NULL, 0,
          PP_MAX_M, 0, 0},
         {"micro-rows", DL_OPT_LONG, &R->micro_rows, "N", "rows per micro-batch", NULL, 1, 4096, 0, 0},
         {"pp-steps", DL_OPT_INT, &R->pp_steps, "K", "steps of each pipeline run", NULL, 1, 1000, 0, 0},
+        {"plan-blocks", DL_OPT_INT, &R->pm.layers, "L", "the planner's model: blocks", NULL, 1, 100000, 0, 0},
+        {"plan-width", DL_OPT_DOUBLE, &R->pm.width, "W", "the planner's model: width (a block is W -> 4W -> W)", NULL,
+         1, 1e7, 0, 0},
+        {"plan-rows", DL_OPT_DOUBLE, &R->pm.rows, "N", "the planner's step: rows (tokens), all replicas", NULL, 1, 1e15,
+         0, 0},
+        {"plan-micro-rows", DL_OPT_DOUBLE, &R->pm.micro_rows, "N", "the planner's micro-batch: rows", NULL, 1, 1e12, 0,
+         0},
+        {"plan-profile", DL_OPT_STRING, &R->plan_profile, "NAME|FILE", "the planner's GPU and links (--profile list)",
+         NULL, 1, 0, 0, 0},
+        {"nodes", DL_OPT_INT, &R->nodes, "N", "the planner's machine: nodes", NULL, 1, 100000, 0, 0},
+        {"gpus-per-node", DL_OPT_INT, &R->gpus_per_node, "G", "the planner's machine: GPUs a node", NULL, 1, 1024, 0,
+         0},
     };
     int n = (int)(sizeof opts / sizeof *opts);
     for (int k = 0; k < n; k++)
@@ -155,10 +216,18 @@ static dl_status check(dl_engine *E)
     if ((E->n_sizes - 1) % 2 != 0)
         return dl_error_set(DL_ERR_ARG, "--hidden %s: %d layers; a block is two layers, so give 1, 3, 5 or 7 widths",
                             E->t.hidden, E->n_sizes - 1);
-    if (R->part != 0 && E->P > E->n_sizes - 1)
+    if (does(R, PART_PLAN)) {
+        DL_TRY(dl_profile_load(R->plan_profile, &R->plan_gpu));
+        if (R->nodes > 1 && !(R->plan_gpu.nic_bw > 0))
+            return dl_error_set(DL_ERR_ARG, "--plan-profile %s: %s has no nic_bw, the links between nodes: --nodes 1",
+                                R->plan_profile, R->plan_gpu.path);
+        if (!(R->plan_gpu.gpu_mem > 0))
+            return dl_error_set(DL_ERR_ARG, "--plan-profile %s: %s has no gpu_mem", R->plan_profile, R->plan_gpu.path);
+    }
+    if (does(R, PART_PP) && E->P > E->n_sizes - 1)
         return dl_error_set(DL_ERR_ARG, "--hidden %s: %d layers cannot make %d pipeline stages of at least one",
                             E->t.hidden, E->n_sizes - 1, E->P);
-    for (int k = 1; k < E->n_sizes - 1 && R->part != 1; k += 2)
+    for (int k = 1; k < E->n_sizes - 1 && does(R, PART_TP); k += 2)
         if (E->sizes[k] < (size_t)E->P)
             return dl_error_set(DL_ERR_ARG,
                                 "--hidden %s: block %d's %zu hidden units cannot give each of %d ranks "
@@ -174,7 +243,8 @@ static dl_status setup(dl_engine *E)
     if (R->B > E->data.train.n)
         R->B = E->data.train.n;
     DL_TRY(dl_mlp_create(&R->ref, &E->dev, E->sizes, E->n_sizes, R->B, E->a.seed));
-    DL_TRY(tp_model_init(&R->M, E->comm, &E->dev, &R->ref, R->B)); // your tp_shard
+    if (does(R, PART_TP))
+        DL_TRY(tp_model_init(&R->M, E->comm, &E->dev, &R->ref, R->B)); // your tp_shard
     DL_TRY(dl_batch_create(&R->batch, &E->dev, R->B, E->data.train.d));
     if ((R->order = malloc(E->data.train.n * sizeof *R->order)) == NULL)
         return dl_error_set(DL_ERR_NOMEM, "an epoch's order of %zu rows", E->data.train.n);
@@ -187,12 +257,13 @@ static dl_status start(dl_engine *E)
     lab07_run *R = E->ctx;
     E->pr.steps_per_epoch = (E->data.train.n + R->B - 1) / R->B;
     dl_progress_line(&E->pr, 0, "lab07: %s on %d rank(s) (%s, %s), model %zu-%s-%zu: %d layers, %zu parameters",
-                     R->part == 0   ? "tensor parallelism"
-                     : R->part == 1 ? "pipeline parallelism"
-                                    : "tensor, then pipeline parallelism",
+                     R->part == PART_TP     ? "tensor parallelism"
+                     : R->part == PART_PP   ? "pipeline parallelism"
+                     : R->part == PART_PLAN ? "the planner"
+                                            : "tensor, then pipeline parallelism, then the planner",
                      E->P, dl_comm_backend(E->comm), dl_device_describe(&E->dev), E->sizes[0], E->t.hidden,
                      E->sizes[E->n_sizes - 1], E->n_sizes - 1, R->ref.n_params);
-    E->stop = R->part == 1; // the pipeline alone: no epoch of tensor parallelism
+    E->stop = !does(R, PART_TP); // no epoch of tensor parallelism
     return DL_OK;
 }
 
@@ -277,12 +348,42 @@ static dl_status pipeline(dl_engine *E)
     return DL_OK;
 }
 
+/* Part 3 (rank 0): every layout of the planner's machine, and the fastest that fits (your plan_best). */
+static dl_status planner(dl_engine *E)
+{
+    lab07_run *R = E->ctx;
+    if (E->rank != 0)
+        return DL_OK;
+    enum { MAX_LAYOUTS = 20000 };
+    if ((R->layouts = calloc(MAX_LAYOUTS, sizeof *R->layouts)) == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "the planner's layouts");
+    plan_machine mc = {.gpu = &R->plan_gpu, .gpus_per_node = R->gpus_per_node, .nodes = R->nodes};
+    DL_TRY(plan_best(&R->pm, &mc, R->layouts, MAX_LAYOUTS, &R->n_layouts, &R->best)); // yours
+    int fit = 0;
+    for (int k = 0; k < R->n_layouts; k++)
+        fit += R->layouts[k].fits;
+    if (R->best < 0) {
+        dl_progress_line(&E->pr, 0, "plan: %d layouts of %d x %d GPUs (%s); none fits", R->n_layouts, R->nodes,
+                         R->gpus_per_node, R->plan_gpu.name);
+        return DL_OK;
+    }
+    const plan_layout *b = &R->layouts[R->best];
+    dl_progress_line(&E->pr, 0,
+                     "plan: %d layouts of %d x %d GPUs (%s), %d fit; the fastest d %d x t %d x p %d, ZeRO %d: "
+                     "%.3g s a step, %.1f GB a GPU",
+                     R->n_layouts, R->nodes, R->gpus_per_node, R->plan_gpu.name, fit, b->d, b->t, b->p, b->zero,
+                     b->step_s, b->mem_bytes / 1e9);
+    return DL_OK;
+}
+
 static dl_status finish(dl_engine *E)
 {
     lab07_run *R = E->ctx;
-    if (R->part != 0)
+    if (does(R, PART_PP))
         DL_TRY(pipeline(E));
-    if (R->part == 1)
+    if (does(R, PART_PLAN))
+        DL_TRY(planner(E));
+    if (!does(R, PART_TP))
         return DL_OK;
     const dl_dataset *te = E->data.has_test ? &E->data.test : &E->data.train;
     double right = 0, ref_right = 0;
@@ -304,33 +405,41 @@ static dl_status finish(dl_engine *E)
 static dl_status files(dl_engine *E)
 {
     lab07_run *R = E->ctx;
-    if (R->dump != NULL && R->part != 1)
+    if (R->dump != NULL && does(R, PART_TP))
         DL_TRY(tp_model_dump(&R->M, R->dump));
-    if (E->rank == 0 && R->part != 2) { // what a run of the other part left in --out would look like this run's
-        const char *theirs[3] = {"steps.csv", NULL, NULL};
-        if (R->part == 0)
-            theirs[0] = "schedules.csv", theirs[1] = "timeline.csv", theirs[2] = "stages.csv";
-        for (int k = 0; k < 3 && theirs[k] != NULL; k++) {
+    if (E->rank != 0)
+        return DL_OK;
+    // what a run of another part left in --out would look like this run's
+    static const char *const made[3][3] = {
+        {"steps.csv"}, {"schedules.csv", "timeline.csv", "stages.csv"}, {"plan.csv"}};
+    for (int part = 0; part < 3; part++)
+        for (int k = 0; k < 3 && made[part][k] != NULL && !does(R, part); k++) {
             char path[1200];
-            snprintf(path, sizeof path, "%s/%s", E->a.out, theirs[k]);
+            snprintf(path, sizeof path, "%s/%s", E->a.out, made[part][k]);
             unlink(path);
         }
-    }
-    if (E->rank == 0 && R->part != 0)
+    if (does(R, PART_PP))
         DL_TRY(pipeline_files(E));
-    return E->rank == 0 && R->part != 1 ? dl_table_write(&R->steps, E->a.out, "steps.csv") : DL_OK;
+    if (does(R, PART_PLAN))
+        DL_TRY(plan_file(E));
+    return does(R, PART_TP) ? dl_table_write(&R->steps, E->a.out, "steps.csv") : DL_OK;
 }
 
 static void plots(dl_engine *E, dl_plots *p)
 {
     lab07_run *R = E->ctx;
-    if (R->part != 1) {
+    if (does(R, PART_PLAN) && R->best >= 0)
+        dl_plots_draw(p, "plan", "data='%s/plan.csv'; mem=%g; nodes=%d; G=%d; gpu='%s'", E->a.out,
+                      R->plan_gpu.gpu_mem / 1e9, R->nodes, R->gpus_per_node, R->plan_gpu.name);
+    else
+        dl_plots_skip(p, "plan");
+    if (does(R, PART_TP)) {
         dl_plots_draw(p, "equivalence", "data='%s/steps.csv'; P=%d; diff=%g", E->a.out, E->P, R->max_diff);
         dl_plots_draw(p, "traffic", "data='%s/metrics.csv'", E->a.out);
     } else {
         dl_plots_skip(p, "equivalence"), dl_plots_skip(p, "traffic");
     }
-    if (R->part == 0) {
+    if (!does(R, PART_PP)) {
         dl_plots_skip(p, "schedules"), dl_plots_skip(p, "bubble"), dl_plots_skip(p, "stage_memory");
         return;
     }
@@ -359,18 +468,46 @@ static void summary(dl_json *j, const void *engine)
     dl_json_num(j, "ref_loss", t->n > 0 ? dl_table_at(t, t->n - 1, "ref_loss") : NAN);
     dl_json_num(j, "test_accuracy", R->test_acc);
     dl_json_num(j, "ref_test_accuracy", R->ref_test_acc);
-    dl_json_object(j, "tp");
-    dl_json_num(j, "max_abs_diff", R->max_diff);
-    dl_json_num(j, "loss_diff", R->loss_diff);
-    dl_json_num(j, "tolerance", 1e-5);
-    dl_json_num(j, "bytes_per_step", R->bytes / steps);
-    dl_json_num(j, "bytes_per_step_model", R->bytes_model / steps);
-    dl_json_num(j, "messages_per_step", R->msgs / steps);
-    dl_json_num(j, "messages_per_step_model", R->msgs_model / steps);
-    dl_json_num(j, "allreduces_per_step", E->P > 1 ? R->msgs / steps / (2.0 * (E->P - 1) * E->P) : 0);
-    dl_json_int(j, "allreduces_per_step_model", E->P > 1 ? tp_model_allreduces(&R->M) : 0);
-    dl_json_end_object(j);
-    if (R->part == 0)
+    if (does(R, PART_PLAN) && R->layouts != NULL) {
+        dl_json_object(j, "plan");
+        dl_json_str(j, "profile", R->plan_gpu.name);
+        dl_json_int(j, "nodes", R->nodes);
+        dl_json_int(j, "gpus_per_node", R->gpus_per_node);
+        dl_json_int(j, "blocks", R->pm.layers);
+        dl_json_num(j, "width", R->pm.width);
+        dl_json_num(j, "parameters", R->pm.layers * (8 * R->pm.width * R->pm.width + 5 * R->pm.width));
+        dl_json_int(j, "layouts", R->n_layouts);
+        int fit = 0;
+        for (int k = 0; k < R->n_layouts; k++)
+            fit += R->layouts[k].fits;
+        dl_json_int(j, "fitting", fit);
+        if (R->best >= 0) {
+            const plan_layout *b = &R->layouts[R->best];
+            dl_json_object(j, "best");
+            dl_json_int(j, "d", b->d), dl_json_int(j, "t", b->t), dl_json_int(j, "p", b->p);
+            dl_json_int(j, "zero", b->zero);
+            dl_json_bool(j, "tensor_inside_node", b->t <= R->gpus_per_node);
+            dl_json_num(j, "step_s", b->step_s), dl_json_num(j, "mem_bytes", b->mem_bytes);
+            dl_json_num(j, "bubble", b->bubble), dl_json_num(j, "compute_s", b->compute_s);
+            dl_json_num(j, "tp_s", b->tp_s), dl_json_num(j, "pp_s", b->pp_s), dl_json_num(j, "dp_s", b->dp_s);
+            dl_json_end_object(j);
+        }
+        dl_json_end_object(j);
+    }
+    if (does(R, PART_TP)) {
+        dl_json_object(j, "tp");
+        dl_json_num(j, "max_abs_diff", R->max_diff);
+        dl_json_num(j, "loss_diff", R->loss_diff);
+        dl_json_num(j, "tolerance", 1e-5);
+        dl_json_num(j, "bytes_per_step", R->bytes / steps);
+        dl_json_num(j, "bytes_per_step_model", R->bytes_model / steps);
+        dl_json_num(j, "messages_per_step", R->msgs / steps);
+        dl_json_num(j, "messages_per_step_model", R->msgs_model / steps);
+        dl_json_num(j, "allreduces_per_step", E->P > 1 ? R->msgs / steps / (2.0 * (E->P - 1) * E->P) : 0);
+        dl_json_int(j, "allreduces_per_step_model", E->P > 1 ? tp_model_allreduces(&R->M) : 0);
+        dl_json_end_object(j);
+    }
+    if (!does(R, PART_PP))
         return;
     dl_json_object(j, "schedules");
     for (int sc = 0; sc < 2; sc++) {
@@ -397,6 +534,7 @@ static void teardown(dl_engine *E)
         for (int k = 0; k < 4; k++)
             pp_result_free(&R->pp[sc][k]);
     tp_model_free(&R->M);
+    free(R->layouts);
     dl_mlp_free(&R->ref);
     dl_batch_free(&R->batch);
     free(R->order);

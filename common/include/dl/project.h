@@ -8,7 +8,9 @@
  *   bus bandwidth, per-hop latency, kernel launch cost; and, optionally, in
  *   words (the rest of the line), the GPU ("gpu") and how the GPUs are
  *   linked ("interconnect"), and one GPU's memory in bytes ("gpu_mem", 0
- *   when absent: lab 04's measured profiles do not know it). dl_profile_load rejects unknown keys, missing
+ *   when absent: lab 04's measured profiles do not know it), and the links
+ *   between nodes of such GPUs ("nic_bw", "nic_latency", 0 when absent: the
+ *   profile is one node). dl_profile_load rejects unknown keys, missing
  *   keys and non-positive values with "file:line: reason" (DL_ERR_FORMAT),
  *   or DL_ERR_IO when unreadable.
  * - The shipped profiles are the *.conf files of DL_HOME/common/perf/. One
@@ -61,6 +63,10 @@ typedef struct dl_profile {
     double fp32_efficiency, fp16_efficiency, mem_efficiency;
     double bus_bw, hop_latency, launch_overhead;
     double gpu_mem; /* "gpu_mem", one GPU's memory in bytes (optional: 0 when the file has none) */
+    /* "nic_bw", "nic_latency" (optional, 0 when the file has none): between nodes of these GPUs, the
+     * bandwidth each GPU has to the others (its share of the node's network, bytes/s, one way) and a
+     * message's latency (s); within a node the GPUs talk at bus_bw and hop_latency */
+    double nic_bw, nic_latency;
     char path[512];
     char gpu[96]; /* "gpu", in words ("" when the file has none) */
     char interconnect[128]; /* "interconnect", in words ("" when none) */
