@@ -169,7 +169,10 @@ void gr7_plan_best(const plan_model *md, const plan_machine *mc, plan_layout *ou
                 l->d = d, l->t = t, l->p = p, l->zero = z;
                 gr7_plan_memory(md, mc, l);
                 gr7_plan_time(md, mc, l);
-                if (l->fits && (*best < 0 || l->step_s < out[*best].step_s))
+                const plan_layout *b = *best >= 0 ? &out[*best] : NULL;
+                // the fastest; of times equal to 1e-9, the least memory; then the first
+                if (l->fits && (b == NULL || l->step_s < b->step_s * (1 - 1e-9) ||
+                                (l->step_s <= b->step_s * (1 + 1e-9) && l->mem_bytes < b->mem_bytes)))
                     *best = *n;
             }
         }

@@ -42,9 +42,11 @@ dl_status plan_time(const plan_model *md, const plan_machine *mc, plan_layout *l
     return DL_TODO("lab07 task 8: a layout's step time");
 }
 
+
 dl_status plan_best(const plan_model *md, const plan_machine *mc, plan_layout *out, int max, int *n, int *best)
 {
-    if (md == NULL || mc == NULL || out == NULL || n == NULL || best == NULL || mc->nodes < 1 || mc->gpus_per_node < 1)
-        return dl_error_set(DL_ERR_ARG, "plan_best: a model, a machine, room and two results");
+    if (md == NULL || mc == NULL || out == NULL || n == NULL || best == NULL || mc->nodes < 1 ||
+        mc->gpus_per_node < 1 || md->layers < 1 || md->width < 1 || md->rows < 1 || md->micro_rows < 1)
+        return dl_error_set(DL_ERR_ARG, "plan_best: a model and a machine of sizes at least 1, room and two results");
     return DL_TODO("lab07 task 9: every layout, and the fastest that fits");
 }

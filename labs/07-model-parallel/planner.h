@@ -20,7 +20,9 @@
  * replicas. Ranks are placed tensor innermost: a tensor group is t
  * consecutive GPUs, a data group spans t·d, the pipeline all d·t·p. A group
  * talks inside a node when its span fits in one (span <= gpus_per_node),
- * else between nodes. The model of one layout, every term a closed form:
+ * else between nodes (the model takes a group that could fit in a node to
+ * lie in one: true when the spans divide gpus_per_node). The model of one
+ * layout, every term a closed form:
  *
  * Memory, one GPU (plan_memory), in bytes:
  *   params    what it holds: L/p blocks, of each 1/t of both weight matrices
@@ -33,23 +35,28 @@
  *   act       fp16: what a micro-batch keeps on one block until its
  *             backward, its input (b·w), its hidden units (b·4w/t) and its
  *             output (b·w), b = micro_rows, on each of the stage's blocks,
- *             for as many micro-batches as 1F1B holds at once on stage 0.
+ *             for as many micro-batches as 1F1B holds at once on stage 0:
+ *             min(m, p), m = rows/(d·b) (plan_memory computes m for this;
+ *             plan_time writes it)
  *   mem       state + act; it fits when mem <= gpu->gpu_mem.
  * Time of one step (plan_time), in seconds:
  *   m         micro-batches a step per pipeline: rows / (d·b)
  *   compute   6 FLOPs per weight per row (forward 2, backward 4), for every
  *             weight (8w² a block) and every row of the step, shared by the
  *             d·t·p GPUs, at gpu->fp16_peak · gpu->fp16_efficiency; bubble
- *             (p − 1)/m: compute_s = that time × (1 + bubble)
+ *             (p − 1)/m, the idle time over the busy time (part 2's
+ *             (P − 1)/(m + P − 1) is the idle share of the whole):
+ *             compute_s = that time × (1 + bubble)
  *   tp        per micro-batch and block of a stage, two ring allreduces
  *             among t (forward and backward), each of b·w fp16 values:
  *             dl_bw_seconds(DL_BW_ALLREDUCE, t, 2, their bytes together,
  *             the link's latency, its bandwidth)
  *   pp        per micro-batch, one message forward (its activations, b·w
- *             fp16) and one back (their gradient) between two stages, each
- *             bytes / bandwidth + latency (p > 1 only)
+ *             fp16) and one back (their gradient), each bytes / bandwidth +
+ *             latency over the pipeline group's link: 2m messages a step,
+ *             as the busiest stage sees them (p > 1 only)
  *   dp        once a step, one allreduce among d of the fp16 gradient of
- *             the parameters it holds (2 bytes each; at stages 1 and 2 the
+ *             the parameters it holds (params, 2 bytes each; at stages 1 and 2 the
  *             reduce-scatter and all-gather move the same bytes; stage 3
  *             gathers the weights again: 1.5 times them, as lab 06 measured)
  *   step_s    compute_s + tp_s + pp_s + dp_s (nothing overlaps)
@@ -100,12 +107,14 @@ dl_status plan_time(const plan_model *model, const plan_machine *mc, plan_layout
 
 // ---- task 9: the plan (planner.c) ----
 
-/* Every layout of the machine — t and p each dividing the GPUs (p also L),
- * d the rest, rows divisible by d·b, z = 0..3 — into out (room for max),
- * *n of them, with plan_memory and plan_time filled, in order of t, then p,
- * then z (each rising); *best: the index of the fastest that fits (the
- * first of equal times), or −1 when none does. DL_ERR_ARG when there are
- * more than max. */
+/* Every layout of the machine — t·p dividing the GPUs, p also L, d the
+ * rest, rows divisible by d·b, z = 0..3 — into out (room for max), *n of
+ * them, with plan_memory and plan_time filled, in order of t, then p, then
+ * z (each rising); *best: the index of the fastest that fits, or −1 when
+ * none does. Times within 1e-9 of each other (relative) are equal: of equal
+ * times the layout with the least memory a GPU, then the first. DL_ERR_ARG
+ * for a model or machine with a size below 1, or more layouts than max (*n:
+ * those written). */
 dl_status plan_best(const plan_model *model, const plan_machine *mc, plan_layout *out, int max, int *n, int *best);
 
 #ifdef __cplusplus

@@ -256,13 +256,18 @@ static dl_status start(dl_engine *E)
 {
     lab07_run *R = E->ctx;
     E->pr.steps_per_epoch = (E->data.train.n + R->B - 1) / R->B;
-    dl_progress_line(&E->pr, 0, "lab07: %s on %d rank(s) (%s, %s), model %zu-%s-%zu: %d layers, %zu parameters",
-                     R->part == PART_TP     ? "tensor parallelism"
-                     : R->part == PART_PP   ? "pipeline parallelism"
-                     : R->part == PART_PLAN ? "the planner"
-                                            : "tensor, then pipeline parallelism, then the planner",
-                     E->P, dl_comm_backend(E->comm), dl_device_describe(&E->dev), E->sizes[0], E->t.hidden,
-                     E->sizes[E->n_sizes - 1], E->n_sizes - 1, R->ref.n_params);
+    if (R->part == PART_PLAN)
+        dl_progress_line(&E->pr, 0,
+                         "lab07: the planner, a model of %d blocks of width %g on %d node(s) of %d GPUs (%s)",
+                         R->pm.layers, R->pm.width, R->nodes, R->gpus_per_node, R->plan_gpu.name);
+    else
+        dl_progress_line(&E->pr, 0, "lab07: %s on %d rank(s) (%s, %s), model %zu-%s-%zu: %d layers, %zu parameters",
+                         R->part == PART_TP     ? "tensor parallelism"
+                         : R->part == PART_PP   ? "pipeline parallelism"
+                         : R->part == PART_PLAN ? "the planner"
+                                                : "tensor, then pipeline parallelism, then the planner",
+                         E->P, dl_comm_backend(E->comm), dl_device_describe(&E->dev), E->sizes[0], E->t.hidden,
+                         E->sizes[E->n_sizes - 1], E->n_sizes - 1, R->ref.n_params);
     E->stop = !does(R, PART_TP); // no epoch of tensor parallelism
     return DL_OK;
 }
@@ -460,14 +465,16 @@ static void summary(dl_json *j, const void *engine)
     dl_json_str(j, "backend", dl_comm_backend(E->comm));
     dl_json_str(j, "device", dl_device_describe(&E->dev));
     dl_json_str(j, "hidden", E->t.hidden);
-    dl_json_int(j, "blocks", R->M.K);
-    dl_json_int(j, "parameters", (long long)R->ref.n_params);
-    dl_json_int(j, "batch", (long long)R->B);
-    dl_json_int(j, "steps", R->step);
-    dl_json_num(j, "loss", t->n > 0 ? dl_table_at(t, t->n - 1, "loss") : NAN);
-    dl_json_num(j, "ref_loss", t->n > 0 ? dl_table_at(t, t->n - 1, "ref_loss") : NAN);
-    dl_json_num(j, "test_accuracy", R->test_acc);
-    dl_json_num(j, "ref_test_accuracy", R->ref_test_acc);
+    if (does(R, PART_TP)) {
+        dl_json_int(j, "blocks", R->M.K);
+        dl_json_int(j, "parameters", (long long)R->ref.n_params);
+        dl_json_int(j, "batch", (long long)R->B);
+        dl_json_int(j, "steps", R->step);
+        dl_json_num(j, "loss", t->n > 0 ? dl_table_at(t, t->n - 1, "loss") : NAN);
+        dl_json_num(j, "ref_loss", t->n > 0 ? dl_table_at(t, t->n - 1, "ref_loss") : NAN);
+        dl_json_num(j, "test_accuracy", R->test_acc);
+        dl_json_num(j, "ref_test_accuracy", R->ref_test_acc);
+    }
     if (does(R, PART_PLAN) && R->layouts != NULL) {
         dl_json_object(j, "plan");
         dl_json_str(j, "profile", R->plan_gpu.name);

@@ -20,7 +20,7 @@ set arrow from mem, graph 0 to mem, graph 1 nohead ls 7
 set label sprintf('%g GB a GPU', mem) at mem, graph 0.95 right offset -0.5, 0
 set label sprintf('the fastest that fits: d %d x t %d x p %d, ZeRO %d', D_min, T_min, P_min, Z_min) \
     at graph 0.52, graph 0.5 left
-set arrow from graph 0.6, graph 0.46 to first BX_min * 1.1, first BY_min * 1.15 ls 7
+set arrow from graph 0.6, graph 0.46 to first BX_min, first BY_min ls 7
 plot data using (column('tensor_inside_node') > 0.5 ? column('mem_gb') : NaN):'step_s' \
           title 'tensor group inside a node' with points ls 1 pt 7 ps 1.0, \
      data using (column('tensor_inside_node') < 0.5 ? column('mem_gb') : NaN):'step_s' \
