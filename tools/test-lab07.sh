@@ -65,6 +65,9 @@ expect_cmp "$(awk -F, 'NR > 1 && $14 == 1 {print $6}' "$tmp/plan/plan.csv")" == 
 expect_cmp "$(($(wc -l <"$tmp/plan/plan.csv") - 1))" == "$($J "$S" plan.layouts)" "plan.csv: a row per layout"
 if command -v gnuplot >/dev/null; then expect_file "$tmp/plan/plan.svg" "the plan plot is drawn"; fi
 expect_no_file "$tmp/plan/steps.csv" "a planner run writes no training files"
+expect_rc 0 "the planner on 64 nodes of 8 H100s" -- "$D" --part plan --plan-profile h100 --nodes 64 --out "$tmp/planh" \
+    --plot none --quiet
+expect_cmp "$($J "$tmp/planh/summary.json" plan.best.t)" '<=' 8 "… its tensor group fits in a node too"
 expect_rc 2 "a profile without the links between nodes, on 2 nodes, is refused" -- "$D" --part plan --nodes 2 \
     --plan-profile a10 --out "$tmp/bad4"
 expect_out "has no nic_bw" "… saying what it lacks"
