@@ -1,14 +1,50 @@
 /* kit.c — lab 07's block buffers (kit.h). Not a student file. */
 #include "kit.h"
 
+#include <math.h> // fabs
+#include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free
-#include "dl/rng.h" // dl_rng_uniform
 #include <string.h> // memset
 
-static dl_status alloc(const dl_device *dev, float **p, size_t count)
+#include "dl/data.h" // dl_npy_write_f32
+#include "dl/rng.h" // dl_rng_uniform
+
+dl_status kit_alloc(const dl_device *dev, float **p, size_t count)
 {
-    DL_TRY(dl_malloc(dev, (void **)p, count * sizeof **p));
-    return dl_memset0(dev, *p, count * sizeof **p);
+    size_t bytes = (count > 0 ? count : 1) * sizeof **p;
+    DL_TRY(dl_malloc(dev, (void **)p, bytes));
+    return dl_memset0(dev, *p, bytes);
+}
+
+dl_status kit_max_diff(const dl_device *dev, const float *a, const float *b, size_t count, double *d)
+{
+    float *h = malloc(2 * count * sizeof *h + 1);
+    if (h == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "a comparison of %zu values", count);
+    dl_status st = dl_memcpy_d2h(dev, h, a, count * sizeof *h);
+    st = st == DL_OK ? dl_memcpy_d2h(dev, h + count, b, count * sizeof *h) : st;
+    for (size_t i = 0; i < count && st == DL_OK; i++) {
+        double e = fabs((double)h[i] - (double)h[count + i]);
+        *d = e > *d || e != e ? e : *d;
+    }
+    free(h);
+    return st;
+}
+
+dl_status kit_dump(const char *dir, int r, const char *name, const dl_device *dev, const float *a, size_t rows,
+                   size_t cols)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/r%d_%s.npy", dir, r, name);
+    if (dev == NULL)
+        return dl_npy_write_f32(path, a, rows, cols);
+    float *h = malloc(rows * cols * sizeof *h + 1);
+    if (h == NULL)
+        return dl_error_set(DL_ERR_NOMEM, "%s", path);
+    dl_status st = dl_memcpy_d2h(dev, h, a, rows * cols * sizeof *h);
+    st = st == DL_OK ? dl_npy_write_f32(path, h, rows, cols) : st;
+    free(h);
+    return st;
 }
 
 dl_status tp_block_init(tp_block *b, dl_comm *c, const dl_device *dev, size_t in, size_t hidden, size_t out,
@@ -39,7 +75,7 @@ dl_status tp_block_init(tp_block *b, dl_comm *c, const dl_device *dev, size_t in
     size_t counts[] = {b->h * in,        b->h,      b->h * in, b->h, out * b->h, out, out * b->h, out, max_batch * b->h,
                        max_batch * b->h, max_batch, seg};
     for (size_t k = 0; k < sizeof counts / sizeof counts[0] && st == DL_OK; k++)
-        st = alloc(dev, bufs[k], counts[k] > 0 ? counts[k] : 1);
+        st = kit_alloc(dev, bufs[k], counts[k]);
     float *ones = st == DL_OK ? malloc(max_batch * sizeof *ones) : NULL;
     if (st == DL_OK && ones == NULL)
         st = dl_error_set(DL_ERR_NOMEM, "a block's ones: %zu rows", max_batch);

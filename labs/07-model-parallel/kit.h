@@ -45,6 +45,15 @@
 #define TP_CHECK_OUT 5
 #define TP_CHECK_ROWS 4
 
+/* The kit's helpers (kit.c): kit_alloc, count floats (at least one) of dev,
+ * zeroed; kit_max_diff, *d = the largest of *d and |a[i] − b[i]| over count
+ * floats of dev (NaN wins); kit_dump, DIR/rR_NAME.npy of rows × cols floats
+ * of dev (NULL: the host's). Each returns the first failure. */
+dl_status kit_alloc(const dl_device *dev, float **p, size_t count);
+dl_status kit_max_diff(const dl_device *dev, const float *a, const float *b, size_t count, double *d);
+dl_status kit_dump(const char *dir, int r, const char *name, const dl_device *dev, const float *a, size_t rows,
+                   size_t cols);
+
 dl_status tp_block_init(tp_block *b, dl_comm *c, const dl_device *dev, size_t in, size_t hidden, size_t out,
                         size_t max_batch);
 void tp_block_free(tp_block *b);

@@ -1,20 +1,12 @@
 /* model.c — lab 07's tensor-parallel model, trained from your blocks
  * (kit.h), and the grader's check of them. Not a student file. */
-#include <math.h> // fabs
 #include <stdio.h> // snprintf
 #include <stdlib.h> // malloc, free
 #include <string.h> // memset
 
 #include "dl/fs.h" // dl_mkdir_p
-#include "dl/data.h" // dl_npy_write_f32
 #include "dl/nn_math.h" // dl_softmax_xent_row, dl_argmax_row
 #include "kit.h"
-
-static dl_status alloc(const dl_device *dev, float **p, size_t count)
-{
-    DL_TRY(dl_malloc(dev, (void **)p, count * sizeof **p));
-    return dl_memset0(dev, *p, count * sizeof **p);
-}
 
 /* Layer l of ref: the whole layer (its W and b), as tp_shard reads it. */
 static const dl_mlp_layer *layer(const dl_mlp *ref, int l)
@@ -40,13 +32,13 @@ dl_status tp_model_init(tp_model *M, dl_comm *c, const dl_device *dev, const dl_
         st = tp_block_init(b, c, dev, a->in, a->out, z->out, max_batch);
         size_t counts[4] = {b->h * b->in, b->h, b->out * b->h, b->out};
         for (int j = 0; j < 4 && st == DL_OK; j++)
-            st = alloc(dev, &M->vel[k][j], counts[j]);
+            st = kit_alloc(dev, &M->vel[k][j], counts[j]);
         if (st == DL_OK)
             st = tp_shard(b, a, z); // yours
         if (st == DL_OK)
-            st = alloc(dev, &M->x[k + 1], max_batch * b->out);
+            st = kit_alloc(dev, &M->x[k + 1], max_batch * b->out);
         if (st == DL_OK)
-            st = alloc(dev, &M->dx[k + 1], max_batch * b->out);
+            st = kit_alloc(dev, &M->dx[k + 1], max_batch * b->out);
     }
     if (st == DL_OK && (M->host = malloc(max_batch * M->classes * sizeof *M->host)) == NULL)
         st = dl_error_set(DL_ERR_NOMEM, "the logits' host copy");
@@ -137,23 +129,6 @@ dl_status tp_model_right(tp_model *M, const float *X, const int32_t *y, size_t n
     return st;
 }
 
-/* The largest |a - b| over count elements of dev. */
-static dl_status max_diff(const dl_device *dev, const float *a, const float *b, size_t count, double *d)
-{
-    float *x = malloc(2 * count * sizeof *x + 1);
-    if (x == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "a comparison of %zu values", count);
-    dl_status st = dl_memcpy_d2h(dev, x, a, count * sizeof *x);
-    if (st == DL_OK)
-        st = dl_memcpy_d2h(dev, x + count, b, count * sizeof *x);
-    for (size_t i = 0; i < count && st == DL_OK; i++) {
-        double e = fabs((double)x[i] - (double)x[count + i]);
-        *d = e > *d || e != e ? e : *d;
-    }
-    free(x);
-    return st;
-}
-
 dl_status tp_model_diff(tp_model *M, const dl_mlp *ref, double *diff)
 {
     double d = 0;
@@ -164,13 +139,13 @@ dl_status tp_model_diff(tp_model *M, const dl_mlp *ref, double *diff)
         if (st == DL_OK)
             st = tp_shard(&s, layer(ref, 2 * k), layer(ref, 2 * k + 1)); // yours, on the one-rank model
         if (st == DL_OK)
-            st = max_diff(b->dev, s.col.W, b->col.W, b->h * b->in, &d);
+            st = kit_max_diff(b->dev, s.col.W, b->col.W, b->h * b->in, &d);
         if (st == DL_OK)
-            st = max_diff(b->dev, s.col.b, b->col.b, b->h, &d);
+            st = kit_max_diff(b->dev, s.col.b, b->col.b, b->h, &d);
         if (st == DL_OK)
-            st = max_diff(b->dev, s.row.W, b->row.W, b->out * b->h, &d);
+            st = kit_max_diff(b->dev, s.row.W, b->row.W, b->out * b->h, &d);
         if (st == DL_OK)
-            st = max_diff(b->dev, s.row.b, b->row.b, b->out, &d);
+            st = kit_max_diff(b->dev, s.row.b, b->row.b, b->out, &d);
         tp_block_free(&s);
     }
     DL_TRY(st);
@@ -196,22 +171,6 @@ uint64_t tp_model_bytes(const tp_model *M, size_t n)
     return bytes;
 }
 
-/* DIR/rR_NAME.npy: rows x cols floats of dev. */
-static dl_status dump(const char *dir, int r, const char *name, const dl_device *dev, const float *a, size_t rows,
-                      size_t cols)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/r%d_%s.npy", dir, r, name);
-    float *h = malloc(rows * cols * sizeof *h + 1);
-    if (h == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "%s", path);
-    dl_status st = dl_memcpy_d2h(dev, h, a, rows * cols * sizeof *h);
-    if (st == DL_OK)
-        st = dl_npy_write_f32(path, h, rows, cols);
-    free(h);
-    return st;
-}
-
 dl_status tp_selftest(dl_comm *c, const dl_device *dev, uint64_t seed, const char *dir)
 {
     const size_t I = TP_CHECK_IN, O = TP_CHECK_OUT, n = TP_CHECK_ROWS;
@@ -224,7 +183,7 @@ dl_status tp_selftest(dl_comm *c, const dl_device *dev, uint64_t seed, const cha
     float **bufs[] = {&X, &dY, &Y, &dX};
     size_t counts[] = {n * I, n * O, n * O, n * I};
     for (int k = 0; k < 4 && st == DL_OK; k++)
-        st = alloc(dev, bufs[k], counts[k]);
+        st = kit_alloc(dev, bufs[k], counts[k]);
     if (st == DL_OK)
         st = dl_memcpy_h2d(dev, X, host, n * I * sizeof *X);
     if (st == DL_OK)
@@ -241,7 +200,7 @@ dl_status tp_selftest(dl_comm *c, const dl_device *dev, uint64_t seed, const cha
     const float *arrays[] = {b.col.W, b.col.b, b.row.W, b.row.b, Y, dX, b.col.gW, b.col.gb, b.row.gW, b.row.gb};
     size_t rows[] = {b.h, 1, O, 1, n, n, b.h, 1, O, 1}, cols[] = {I, b.h, b.h, O, O, I, I, b.h, b.h, O};
     for (int k = 0; k < 10 && st == DL_OK; k++)
-        st = dump(dir, b.r, names[k], dev, arrays[k], rows[k], cols[k]);
+        st = kit_dump(dir, b.r, names[k], dev, arrays[k], rows[k], cols[k]);
     for (int k = 0; k < 4; k++)
         dl_free(dev, *bufs[k]);
     tp_block_free(&b);
@@ -258,10 +217,10 @@ dl_status tp_model_dump(const tp_model *M, const char *dir)
         const char *what[4] = {"W1", "b1", "W2", "b2"};
         for (int j = 0; j < 4; j++)
             snprintf(name[j], sizeof name[j], "b%d_%s", k, what[j]);
-        DL_TRY(dump(dir, b->r, name[0], b->dev, b->col.W, b->h, b->in));
-        DL_TRY(dump(dir, b->r, name[1], b->dev, b->col.b, 1, b->h));
-        DL_TRY(dump(dir, b->r, name[2], b->dev, b->row.W, b->out, b->h));
-        DL_TRY(dump(dir, b->r, name[3], b->dev, b->row.b, 1, b->out));
+        DL_TRY(kit_dump(dir, b->r, name[0], b->dev, b->col.W, b->h, b->in));
+        DL_TRY(kit_dump(dir, b->r, name[1], b->dev, b->col.b, 1, b->h));
+        DL_TRY(kit_dump(dir, b->r, name[2], b->dev, b->row.W, b->out, b->h));
+        DL_TRY(kit_dump(dir, b->r, name[3], b->dev, b->row.b, 1, b->out));
     }
     return DL_OK;
 }

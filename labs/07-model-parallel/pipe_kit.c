@@ -2,7 +2,7 @@
  * pipe.h. Not a student file. */
 #include "pipe_kit.h"
 
-#include <math.h> // fabs, NAN
+#include <math.h> // NAN
 #include <stdlib.h> // calloc, free
 #include <string.h> // memset
 
@@ -10,12 +10,7 @@
 #include "dl/nn_math.h" // dl_softmax_xent_row
 #include "dl/ops.h" // dl_add, dl_scale
 #include "dl/timer.h" // dl_now
-
-static dl_status alloc(const dl_device *dev, float **p, size_t count)
-{
-    DL_TRY(dl_malloc(dev, (void **)p, (count > 0 ? count : 1) * sizeof **p));
-    return dl_memset0(dev, *p, (count > 0 ? count : 1) * sizeof **p);
-}
+#include "kit.h" // kit_alloc, kit_max_diff
 
 dl_status pp_kit_init(pp_stage *st, dl_comm *c, const dl_device *dev, const dl_mlp *whole, int first, int last, int m,
                       size_t n)
@@ -52,12 +47,12 @@ dl_status pp_kit_init(pp_stage *st, dl_comm *c, const dl_device *dev, const dl_m
         const dl_mlp_layer *w = &whole->layer[l];
         dl_mlp_layer *o = &k->layer[l];
         *o = (dl_mlp_layer){.in = w->in, .out = w->out};
-        st_ = alloc(dev, &o->W, w->in * w->out);
-        st_ = st_ == DL_OK ? alloc(dev, &o->b, w->out) : st_;
-        st_ = st_ == DL_OK ? alloc(dev, &o->gW, w->in * w->out) : st_;
-        st_ = st_ == DL_OK ? alloc(dev, &o->gb, w->out) : st_;
-        st_ = st_ == DL_OK ? alloc(dev, &k->vW[l], w->in * w->out) : st_;
-        st_ = st_ == DL_OK ? alloc(dev, &k->vb[l], w->out) : st_;
+        st_ = kit_alloc(dev, &o->W, w->in * w->out);
+        st_ = st_ == DL_OK ? kit_alloc(dev, &o->b, w->out) : st_;
+        st_ = st_ == DL_OK ? kit_alloc(dev, &o->gW, w->in * w->out) : st_;
+        st_ = st_ == DL_OK ? kit_alloc(dev, &o->gb, w->out) : st_;
+        st_ = st_ == DL_OK ? kit_alloc(dev, &k->vW[l], w->in * w->out) : st_;
+        st_ = st_ == DL_OK ? kit_alloc(dev, &k->vb[l], w->out) : st_;
         st_ = st_ == DL_OK ? dl_memcpy_d2d(dev, o->W, w->W, w->in * w->out * sizeof *o->W) : st_;
         st_ = st_ == DL_OK ? dl_memcpy_d2d(dev, o->b, w->b, w->out * sizeof *o->b) : st_;
         widest = w->in > widest ? w->in : widest;
@@ -65,13 +60,13 @@ dl_status pp_kit_init(pp_stage *st, dl_comm *c, const dl_device *dev, const dl_m
         biggest = w->in * w->out > biggest ? w->in * w->out : biggest;
         k->slot_floats += n * w->out;
     }
-    st_ = st_ == DL_OK ? alloc(dev, &k->tW, biggest) : st_;
-    st_ = st_ == DL_OK ? alloc(dev, &k->tb, widest) : st_;
-    st_ = st_ == DL_OK ? alloc(dev, &k->dout, n * st->out) : st_;
-    st_ = st_ == DL_OK ? alloc(dev, &k->din, n * st->in) : st_;
-    st_ = st_ == DL_OK ? alloc(dev, &k->d[0], n * widest) : st_;
-    st_ = st_ == DL_OK ? alloc(dev, &k->d[1], n * widest) : st_;
-    st_ = st_ == DL_OK ? alloc(dev, &k->ones, n) : st_;
+    st_ = st_ == DL_OK ? kit_alloc(dev, &k->tW, biggest) : st_;
+    st_ = st_ == DL_OK ? kit_alloc(dev, &k->tb, widest) : st_;
+    st_ = st_ == DL_OK ? kit_alloc(dev, &k->dout, n * st->out) : st_;
+    st_ = st_ == DL_OK ? kit_alloc(dev, &k->din, n * st->in) : st_;
+    st_ = st_ == DL_OK ? kit_alloc(dev, &k->d[0], n * widest) : st_;
+    st_ = st_ == DL_OK ? kit_alloc(dev, &k->d[1], n * widest) : st_;
+    st_ = st_ == DL_OK ? kit_alloc(dev, &k->ones, n) : st_;
     if (st_ == DL_OK && (k->host = malloc(n * (st->out > n ? st->out : n) * sizeof *k->host)) == NULL)
         st_ = dl_error_set(DL_ERR_NOMEM, "a stage's host buffer");
     for (size_t i = 0; st_ == DL_OK && i < n; i++)
@@ -156,7 +151,7 @@ float *pp_in(pp_stage *st, int i)
         dl_error_set(DL_ERR_ARG, "pp_in(%d): stage %d already took micro-batch %d's slot this step", i, st->s, i);
         return NULL;
     }
-    if (alloc(st->dev, &k->slot[i], k->slot_floats) != DL_OK)
+    if (kit_alloc(st->dev, &k->slot[i], k->slot_floats) != DL_OK)
         return NULL;
     k->state[i] = 1;
     k->held++;
@@ -293,29 +288,13 @@ dl_status pp_kit_end(pp_stage *st, float lr, float mu, float wd, double *loss)
     return DL_OK;
 }
 
-/* The largest |a − b| over count floats of dev into *d. */
-static dl_status worst(const dl_device *dev, const float *a, const float *b, size_t count, double *d)
-{
-    float *h = malloc(2 * count * sizeof *h + 1);
-    if (h == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "a comparison");
-    dl_status s = dl_memcpy_d2h(dev, h, a, count * sizeof *h);
-    s = s == DL_OK ? dl_memcpy_d2h(dev, h + count, b, count * sizeof *h) : s;
-    for (size_t i = 0; i < count && s == DL_OK; i++) {
-        double e = fabs((double)h[i] - h[count + i]);
-        *d = e > *d || e != e ? e : *d;
-    }
-    free(h);
-    return s;
-}
-
 dl_status pp_kit_diff(pp_stage *st, const dl_mlp *ref, double *diff)
 {
     double d = 0;
     for (int l = st->first; l < st->last; l++) {
         const dl_mlp_layer *a = &st->kit->layer[l], *b = &ref->layer[l];
-        DL_TRY(worst(st->dev, a->W, b->W, a->in * a->out, &d));
-        DL_TRY(worst(st->dev, a->b, b->b, a->out, &d));
+        DL_TRY(kit_max_diff(st->dev, a->W, b->W, a->in * a->out, &d));
+        DL_TRY(kit_max_diff(st->dev, a->b, b->b, a->out, &d));
     }
     DL_TRY(dl_comm_allreduce(st->comm, &d, 1, DL_F64, DL_RED_MAX));
     *diff = d;

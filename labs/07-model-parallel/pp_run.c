@@ -14,14 +14,6 @@
 
 const char *const pp_sched_names[2] = {"gpipe", "1f1b"};
 
-/* DIR/rR_NAME.npy: count floats of the host. */
-static dl_status dump(const char *dir, int r, const char *name, const float *a, size_t rows, size_t cols)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/r%d_%s.npy", dir, r, name);
-    return dl_npy_write_f32(path, a, rows, cols);
-}
-
 /* What the grader reads of a run: this stage's layers, its order and its peak. */
 static dl_status dump_stage(const pp_stage *st, const char *dir)
 {
@@ -30,9 +22,9 @@ static dl_status dump_stage(const pp_stage *st, const char *dir)
     float ops[2 * PP_MAX_M + 2];
     for (int j = 0; j < k->n_ops; j++)
         ops[j] = (float)k->ops[j];
-    DL_TRY(dump(dir, st->s, "ops", ops, 1, (size_t)k->n_ops));
+    DL_TRY(kit_dump(dir, st->s, "ops", NULL, ops, 1, (size_t)k->n_ops));
     float meta[4] = {(float)st->first, (float)st->last, (float)k->peak, (float)k->slot_floats};
-    DL_TRY(dump(dir, st->s, "stage", meta, 1, 4));
+    DL_TRY(kit_dump(dir, st->s, "stage", NULL, meta, 1, 4));
     for (int l = st->first; l < st->last; l++) {
         const dl_mlp_layer *L = &k->layer[l];
         float *h = malloc((L->in * L->out + L->out) * sizeof *h);
@@ -42,7 +34,7 @@ static dl_status dump_stage(const pp_stage *st, const char *dir)
         dl_status s = dl_memcpy_d2h(st->dev, h, L->W, L->in * L->out * sizeof *h);
         s = s == DL_OK ? dl_memcpy_d2h(st->dev, h + L->in * L->out, L->b, L->out * sizeof *h) : s;
         snprintf(name, sizeof name, "layer%d", l);
-        s = s == DL_OK ? dump(dir, st->s, name, h, 1, L->in * L->out + L->out) : s;
+        s = s == DL_OK ? kit_dump(dir, st->s, name, NULL, h, 1, L->in * L->out + L->out) : s;
         free(h);
         DL_TRY(s);
     }
