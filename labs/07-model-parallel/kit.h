@@ -34,7 +34,7 @@
 #ifndef LAB07_KIT_H
 #define LAB07_KIT_H
 
-#include <stdint.h> // uint64_t
+#include <stdint.h> // uint64_t, int32_t
 
 #include "dl/mlp.h" // dl_mlp
 #include "tp.h" // tp_block
@@ -66,6 +66,7 @@ typedef struct tp_model {
              1]; /* x[k] (max_batch, in_k): block k's input (x[0]: the batch's, not owned); x[K]: the logits */
     float *dx[TP_MAX_BLOCKS + 1]; /* dx[k]: the gradient at x[k] */
     float *host; /* (max_batch, classes): the logits on the host, for the loss */
+    int32_t *labels; /* (max_batch,): the batch's labels on the host */
     size_t max_batch, classes;
 } tp_model;
 

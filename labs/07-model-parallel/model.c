@@ -40,7 +40,8 @@ dl_status tp_model_init(tp_model *M, dl_comm *c, const dl_device *dev, const dl_
         if (st == DL_OK)
             st = kit_alloc(dev, &M->dx[k + 1], max_batch * b->out);
     }
-    if (st == DL_OK && (M->host = malloc(max_batch * M->classes * sizeof *M->host)) == NULL)
+    if (st == DL_OK && ((M->host = malloc(max_batch * M->classes * sizeof *M->host)) == NULL ||
+                        (M->labels = malloc(max_batch * sizeof *M->labels)) == NULL))
         st = dl_error_set(DL_ERR_NOMEM, "the logits' host copy");
     if (st != DL_OK)
         tp_model_free(M);
@@ -60,6 +61,7 @@ void tp_model_free(tp_model *M)
         tp_block_free(&M->blk[k]);
     }
     free(M->host);
+    free(M->labels);
     memset(M, 0, sizeof *M);
 }
 
@@ -76,26 +78,29 @@ static dl_status forward(tp_model *M, const float *X, size_t n)
     return DL_OK;
 }
 
-dl_status tp_model_step(tp_model *M, const float *X, const int32_t *y, size_t n, float lr, float mu, float wd,
-                        double *loss)
+/* Forward of X (n rows), then its logits into M->host and its labels y into M->labels; a label outside the
+ * classes is DL_ERR_RANGE. */
+static dl_status logits_on_host(tp_model *M, const float *X, const int32_t *y, size_t n)
 {
     DL_TRY(forward(M, X, n));
     const dl_device *dev = M->blk[0].dev;
+    DL_TRY(dl_memcpy_d2h(dev, M->host, M->x[M->K], n * M->classes * sizeof *M->host));
+    DL_TRY(dl_memcpy_d2h(dev, M->labels, y, n * sizeof *M->labels));
+    for (size_t i = 0; i < n; i++)
+        if (M->labels[i] < 0 || (size_t)M->labels[i] >= M->classes)
+            return dl_error_set(DL_ERR_RANGE, "label %d of row %zu is outside [0, %zu)", M->labels[i], i, M->classes);
+    return DL_OK;
+}
+
+dl_status tp_model_step(tp_model *M, const float *X, const int32_t *y, size_t n, float lr, float mu, float wd,
+                        double *loss)
+{
+    DL_TRY(logits_on_host(M, X, y, n));
+    const dl_device *dev = M->blk[0].dev;
     size_t C = M->classes;
-    DL_TRY(dl_memcpy_d2h(dev, M->host, M->x[M->K], n * C * sizeof *M->host));
-    int32_t *labels = malloc(n * sizeof *labels);
-    if (labels == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "a batch's labels");
-    dl_status st = dl_memcpy_d2h(dev, labels, y, n * sizeof *labels);
     double s = 0;
-    for (size_t i = 0; i < n && st == DL_OK; i++) {
-        if (labels[i] < 0 || (size_t)labels[i] >= C)
-            st = dl_error_set(DL_ERR_RANGE, "label %d of row %zu is outside [0, %zu)", labels[i], i, C);
-        else // the loss's gradient at the logits, in place, as dl_mlp_loss leaves it
-            s += dl_softmax_xent_row(M->host + i * C, (int)C, labels[i], 1.0f / (float)n);
-    }
-    free(labels);
-    DL_TRY(st);
+    for (size_t i = 0; i < n; i++) // the loss's gradient at the logits, in place, as dl_mlp_loss leaves it
+        s += dl_softmax_xent_row(M->host + i * C, (int)C, M->labels[i], 1.0f / (float)n);
     *loss = s / (double)n;
     DL_TRY(dl_memcpy_h2d(dev, M->dx[M->K], M->host, n * C * sizeof *M->host));
     for (int k = M->K - 1; k >= 0; k--) {
@@ -116,17 +121,10 @@ dl_status tp_model_step(tp_model *M, const float *X, const int32_t *y, size_t n,
 
 dl_status tp_model_right(tp_model *M, const float *X, const int32_t *y, size_t n, double *right)
 {
-    DL_TRY(forward(M, X, n));
-    size_t C = M->classes;
-    DL_TRY(dl_memcpy_d2h(M->blk[0].dev, M->host, M->x[M->K], n * C * sizeof *M->host));
-    int32_t *labels = malloc(n * sizeof *labels);
-    if (labels == NULL)
-        return dl_error_set(DL_ERR_NOMEM, "a batch's labels");
-    dl_status st = dl_memcpy_d2h(M->blk[0].dev, labels, y, n * sizeof *labels);
-    for (size_t i = 0; i < n && st == DL_OK; i++)
-        *right += dl_argmax_row(M->host + i * C, C) == labels[i];
-    free(labels);
-    return st;
+    DL_TRY(logits_on_host(M, X, y, n));
+    for (size_t i = 0; i < n; i++)
+        *right += dl_argmax_row(M->host + i * M->classes, M->classes) == M->labels[i];
+    return DL_OK;
 }
 
 dl_status tp_model_diff(tp_model *M, const dl_mlp *ref, double *diff)
