@@ -189,6 +189,13 @@ dl_status dl_csv_write(const char *dir, const char *name, dl_cols cols, const do
     return write_table(dir, name, cols, NULL, rows, nrows);
 }
 
+void dl_csv_drop(const char *dir, const char *name)
+{
+    char path[2048];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path)
+        remove(path);
+}
+
 dl_status dl_csv_write_named(const char *dir, const char *name, dl_cols cols, const char *const *labels,
                              const double *rows, int nrows)
 {

@@ -4,7 +4,7 @@
 #include <math.h> // NAN, INFINITY
 #include <stdlib.h> // free
 
-#include "dl/metrics.h" // DL_CSV_SCHEMA, dl_csv_open/row/cell/close/abort
+#include "dl/metrics.h" // DL_CSV_SCHEMA, dl_csv_open/row/cell/close/abort, dl_csv_drop
 
 START_TEST(header_rows_and_rename)
 {
@@ -89,6 +89,12 @@ START_TEST(whole_table)
     free(text);
     ck_assert_st(dl_csv_write(tpath("missing-dir"), "t.csv", (dl_cols){cols, 2}, rows, 3), DL_ERR_IO);
     ck_assert_has(dl_last_error(), "missing-dir/t.csv: cannot create");
+    dl_csv_drop(t_dir, "none.csv"); // an earlier run's file: gone, the others kept
+    dl_csv_drop(t_dir, "never-written.csv"); // nothing there: nothing to do
+    ck_assert_ptr_null(slurp(tpath("none.csv"), NULL));
+    text = slurp(tpath("t.csv"), NULL);
+    ck_assert_ptr_nonnull(text);
+    free(text);
 }
 END_TEST
 

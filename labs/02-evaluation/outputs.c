@@ -3,7 +3,7 @@
  * outputs_balance.c's. Not a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // NAN, sqrt
-#include <stdio.h> // fprintf, snprintf, rename, remove
+#include <stdio.h> // fprintf, snprintf
 #include <stdlib.h> // malloc, calloc, free, strtod
 #include <string.h> // memcpy, strlen
 
@@ -170,10 +170,8 @@ static dl_status write_curves(const lab02_results *r)
         memcpy(rows[k], v, sizeof v);
     }
     DL_TRY(dl_csv_write(r->out, "metrics.csv", metrics, rows[0], nl));
-    if (r->epochs <= 0) { // no curve: an earlier run's learning.csv must not stay beside this run's data
-        char stale[1200];
-        snprintf(stale, sizeof stale, "%s/learning.csv", r->out);
-        remove(stale);
+    if (r->epochs <= 0) { // no curve
+        dl_csv_drop(r->out, "learning.csv");
         return DL_OK;
     }
     char names[LAB02_MAX_LAMBDAS + 1][40];

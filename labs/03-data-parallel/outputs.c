@@ -3,7 +3,7 @@
  * outputs.h). Not a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // NAN, isnan, fabs, fmax
-#include <stdio.h> // snprintf, fprintf, remove
+#include <stdio.h> // snprintf, fprintf
 #include <stdlib.h> // malloc, calloc, free
 #include <string.h> // memcmp, memcpy
 
@@ -149,6 +149,20 @@ void lab03_sum_up(lab03_run *R)
 
 // ---- outputs (rank 0) ----
 
+/* Epoch 1's rows of each class on each rank, random shards (k < P) or
+ * stratified (P <= k < 2P): rows[class * stride + k] += 1. */
+static dl_status shard_counts(const lab03_run *R, int k, double *rows, size_t stride)
+{
+    int C = (int)R->E->sizes[R->E->n_sizes - 1], P = R->E->P;
+    ddp_sampler s = {R->train->n, k % P, P, R->E->a.seed, 0, 1, 0, k < P ? NULL : R->train->y, C};
+    size_t per = ddp_sampler_num_samples(&s), *idx = malloc((per ? per : 1) * sizeof *idx);
+    dl_status st = idx ? ddp_sampler_indices(&s, idx) : dl_error_set(DL_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == DL_OK && i < per; i++)
+        rows[(size_t)R->train->y[idx[i]] * stride + (size_t)k] += 1;
+    free(idx);
+    return st;
+}
+
 /* shards.csv: how many rows of each class every rank gets in epoch 1, random and stratified shards. */
 static dl_status write_shards(const lab03_run *R)
 {
@@ -158,12 +172,7 @@ static dl_status write_shards(const lab03_run *R)
     const char **labels = malloc((size_t)(C + 1 + 2 * P) * sizeof *labels), **cols = labels + C;
     dl_status st = rows && names && labels ? DL_OK : dl_error_set(DL_ERR_NOMEM, "out of memory");
     for (int k = 0; st == DL_OK && k < 2 * P; k++) { // ranks 0..P-1 random, then stratified
-        ddp_sampler s = {R->train->n, k % P, P, R->E->a.seed, 0, 1, 0, k < P ? NULL : R->train->y, C};
-        size_t per = ddp_sampler_num_samples(&s), *idx = malloc((per ? per : 1) * sizeof *idx);
-        st = idx ? ddp_sampler_indices(&s, idx) : DL_ERR_NOMEM;
-        for (size_t i = 0; st == DL_OK && i < per; i++)
-            rows[(size_t)R->train->y[idx[i]] * 2 * P + k] += 1;
-        free(idx);
+        st = shard_counts(R, k, rows, 2 * (size_t)P);
         snprintf(names[C + k], 32, "%s_rank%d", k < P ? "random" : "stratified", k % P);
         cols[1 + k] = names[C + k];
     }
@@ -220,15 +229,11 @@ static dl_status write_tables(const lab03_run *R, lab03_results *S)
     if (st == DL_OK && !isnan(S->naive_s))
         st = dl_csv_write_named(out, "epoch_time.csv", epoch_time, runs, times[0], 2);
     free(steps), free(lr), free(proj);
-    // what this run did not write is an earlier run's: it must not stay beside this run's data
     const int wrote[4] = {S->K > 0, total > 0, R->E->P <= 8, !isnan(S->naive_s)};
     const char *const names[4] = {"steps.csv", "lr.csv", "shards.csv", "epoch_time.csv"};
-    for (int f = 0; st == DL_OK && f < 4; f++) {
-        char stale[1200];
-        snprintf(stale, sizeof stale, "%s/%s", out, names[f]);
+    for (int f = 0; st == DL_OK && f < 4; f++)
         if (!wrote[f])
-            remove(stale);
-    }
+            dl_csv_drop(out, names[f]);
     return st;
 }
 
@@ -275,14 +280,8 @@ static void shard_ends(dl_json *j, const lab03_run *R)
     int C = (int)R->E->sizes[R->E->n_sizes - 1], P = R->E->P;
     double *rows = calloc((size_t)C * (size_t)P, sizeof *rows);
     int ok = rows != NULL;
-    for (int k = 0; ok && k < P; k++) {
-        ddp_sampler s = {R->train->n, k, P, R->E->a.seed, 0, 1, 0, NULL, C};
-        size_t per = ddp_sampler_num_samples(&s), *idx = malloc((per ? per : 1) * sizeof *idx);
-        ok = idx != NULL && ddp_sampler_indices(&s, idx) == DL_OK;
-        for (size_t i = 0; ok && i < per; i++)
-            rows[(size_t)R->train->y[idx[i]] * (size_t)P + (size_t)k] += 1;
-        free(idx);
-    }
+    for (int k = 0; ok && k < P; k++)
+        ok = shard_counts(R, k, rows, (size_t)P) == DL_OK;
     size_t lo = 0, hi = 0;
     for (size_t q = 1; ok && q < (size_t)C * (size_t)P; q++)
         lo = rows[q] < rows[lo] ? q : lo, hi = rows[q] > rows[hi] ? q : hi;

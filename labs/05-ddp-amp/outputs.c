@@ -3,7 +3,7 @@
  * Not a student file. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h> // uintptr_t
-#include <stdio.h> // snprintf, fprintf, rename, remove
+#include <stdio.h> // snprintf, fprintf
 #include <stdlib.h> // malloc, free
 #include <string.h> // memcpy, memset
 
@@ -259,13 +259,11 @@ static dl_status write_tables(const lab05_run *R, const lab05_projected *p, cons
     DL_TRY(dl_csv_write(out, "timeline.csv", timeline, trow[0], *nt));
     if (p->ntl > 0)
         DL_TRY(dl_csv_write(out, "timeline_projected.csv", projected_cols, p->tl[0], p->ntl));
-    char stale[1100]; // an fp32 run writes no amp.csv: an earlier AMP run's must not stay beside this run's data
-    snprintf(stale, sizeof stale, "%s/amp.csv", out);
     if (R->amp)
         DL_TRY(dl_csv_write(out, "amp.csv", kit_amp, R->arow + KIT_AMP_NCOLS * R->resumed_at,
                             (size_t)(R->step - R->resumed_at)));
     else
-        remove(stale);
+        dl_csv_drop(out, "amp.csv"); // an fp32 run writes none
     return DL_OK;
 }
 

@@ -3,7 +3,7 @@
 #include <math.h> // fabs, NAN
 #include <stdio.h> // fflush
 #include <stdlib.h> // malloc, free
-#include <unistd.h> // _exit, unlink
+#include <unistd.h> // _exit
 
 #include "dl/rank.h" // dl_rank_device
 #include "dl/rng.h" // dl_rng_permutation
@@ -418,11 +418,8 @@ static dl_status files(dl_engine *E)
     static const char *const made[3][3] = {
         {"steps.csv"}, {"schedules.csv", "timeline.csv", "stages.csv"}, {"plan.csv"}};
     for (int part = 0; part < 3; part++)
-        for (int k = 0; k < 3 && made[part][k] != NULL && !does(R, part); k++) {
-            char path[1200];
-            snprintf(path, sizeof path, "%s/%s", E->a.out, made[part][k]);
-            unlink(path);
-        }
+        for (int k = 0; k < 3 && made[part][k] != NULL && !does(R, part); k++)
+            dl_csv_drop(E->a.out, made[part][k]);
     if (does(R, PART_PP))
         DL_TRY(pipeline_files(E));
     if (does(R, PART_PLAN))

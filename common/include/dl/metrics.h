@@ -98,6 +98,9 @@ dl_status dl_csv_write(const char *dir, const char *name, dl_cols cols, const do
  * then per row labels[r] and cols.n − 1 values of rows (row-major). */
 dl_status dl_csv_write_named(const char *dir, const char *name, dl_cols cols, const char *const *labels,
                              const double *rows, int nrows);
+/* Removes dir/name if it is there: a file an earlier run wrote and this
+ * run does not, which must not stay beside this run's data. */
+void dl_csv_drop(const char *dir, const char *name);
 
 typedef struct dl_table {
     dl_cols cols;
