@@ -5,6 +5,7 @@
 #   1e the GPU tier on it (no GPU: common/ against the CPU, NCCL on 2 ranks, lab 05)
 #   2 skeletons match the generator         5b hostile submissions get exactly their due
 #   2c the labs' manifests (tools/lab.sh)
+#   2d code budgets (tools/budget.sh)
 #   3 grader: reference scores full marks   6 each lab's driver end to end, plots, bad input
 #   4 grader: skeletons score zero, no crash 7 CUDA code compiled for the GPUs we target
 #                                           8 gradebook and student release
@@ -417,6 +418,7 @@ later "1e the GPU tier on the emulated CUDA device: common/ against the CPU, che
 later "2 skeletons match the generator" bash tools/skeletons.sh check
 later "2b handouts' item tables match the graders" bash tools/check-handouts.sh
 later "2c the labs' manifests: read as make reads them, broken ones refused" bash tools/test-manifest.sh
+later "2d code budgets: file sizes, comm.c, the graders, the engine's drivers, no module loop" bash tools/budget.sh
 later --after "1e" "3 grader: reference solutions score full marks" grade_reference
 later --after "1e" "4 grader: untouched skeletons score zero without crashing" grade_skeletons
 later --after "1e 4" "5 mutants: every classic mistake caught by name" bash grader/mutants/run.sh
@@ -446,7 +448,7 @@ later --after "9" "9c plots: every text of every plot at least 16 px on the 960-
 # 8 188, 8b 23, 9 46, 9b 15, 9c 0: about 460 s and 420 s; a slower 2-core
 # machine took about 620 s a lane before lab 07, in the same proportions); 9b
 # and 9c read 9's run
-run_lanes "1b 1c 1d 1e 3 4 5 6 9 9b 9c 8b" "1 1a 2 2b 2c 7 8 5b"
+run_lanes "1b 1c 1d 1e 3 4 5 6 9 9b 9c 8b" "1 1a 2 2b 2c 2d 7 8 5b"
 echo
 if [ ${#failed[@]} -eq 0 ]; then
     echo "make test: all steps passed"
