@@ -108,6 +108,10 @@ if [ -s "$E" ] && [ -s "$C" ]; then
     expect_cmp "$($J "$E" backend)/$($J "$E" device | cut -c1-5)" == nccl/emu:0 "backend nccl on the emulated devices"
     expect_cmp "$($J "$E" tp.max_abs_diff)" '<=' 1e-5 "tensor parallelism on emu: within 1e-5 of the one-rank model"
     expect_cmp "$($J "$E" tp.bytes_per_step)" == "$($J "$C" tp.bytes_per_step)" "… moving the CPU run's bytes a step"
+    # the loss and the count of right rows at the logits, on the device (dl_layer_xent, dl_layer_right)
+    expect_cmp "$(awk -v e="$($J "$E" loss)" -v c="$($J "$C" loss)" 'BEGIN { d = e - c; print (d < 0 ? -d : d) / c }')" \
+        '<=' 1e-5 "… its loss within 1e-5 of the CPU's, relative"
+    expect_cmp "$($J "$E" test_accuracy)" == "$($J "$C" test_accuracy)" "… the CPU's test accuracy"
     for sc in gpipe 1f1b; do
         expect_cmp "$($J "$E" "schedules.$sc.max_abs_diff")" '<=' 1e-5 "$sc on emu: the one-rank model's step"
         expect_cmp "$($J "$E" "schedules.$sc.bubble_measured")" == "$($J "$C" "schedules.$sc.bubble_measured")" \

@@ -2,8 +2,9 @@
  * kit's GEMMs and the MLP's element-wise loops and kernels. */
 #include "dl/layer.h"
 
-#include "backend.h" // dl_cuda_bias_act_, dl_cuda_relu_mask_, dl_cuda_sgd_
+#include "backend.h" // dl_cuda_bias_act_, dl_cuda_relu_mask_, dl_cuda_sgd_, dl_cuda_xent_, DL_ACC_*
 #include "dl/blas.h" // dl_gemm, dl_gemv
+#include "dl/nn_math.h" // dl_softmax_xent_row, dl_argmax_row
 #include "mlp_impl.h" // dl_mlp_cpu_bias_act_, dl_mlp_cpu_relu_mask_, dl_mlp_cpu_sgd_
 
 static int on_gpu(const dl_device *dev)
@@ -73,4 +74,82 @@ dl_status dl_layer_sgd(const dl_device *dev, float *p, const float *g, float *v,
         return dl_cuda_sgd_(dev, p, g, v, count, lr, momentum, wd);
     dl_mlp_cpu_sgd_(p, g, v, count, lr, momentum, wd);
     return DL_OK;
+}
+
+// ---- the loss at the logits ----
+
+dl_status dl_layer_loss_init(dl_layer_loss *w, const dl_device *dev, size_t max_n)
+{
+    *w = (dl_layer_loss){dev, max_n, NULL, NULL};
+    if (dev == NULL || max_n == 0)
+        return dl_error_set(DL_ERR_ARG, "dl_layer_loss_init: need a device and max_n > 0");
+    if (!on_gpu(dev))
+        return DL_OK;
+    dl_status st = dl_malloc(dev, (void **)&w->part, (max_n / 256 + 2) * 2 * sizeof(float));
+    st = st == DL_OK ? dl_malloc(dev, (void **)&w->acc, DL_ACC_N * sizeof(double)) : st;
+    st = st == DL_OK ? dl_memset0(dev, w->acc, DL_ACC_N * sizeof(double)) : st;
+    if (st != DL_OK)
+        dl_layer_loss_free(w);
+    return st;
+}
+
+static dl_status loss_args(const dl_layer_loss *w, const float *Z, const int32_t *y, size_t n, size_t C,
+                           const double *out, const char *fn)
+{
+    if (w == NULL || w->dev == NULL || Z == NULL || y == NULL || out == NULL || n == 0 || C == 0)
+        return dl_error_set(DL_ERR_ARG, "%s: need the scratch, Z, y, the result's place and n, C > 0", fn);
+    if (n > w->max_n)
+        return dl_error_set(DL_ERR_ARG, "%s: %zu rows, the scratch was made for %zu", fn, n, w->max_n);
+    return DL_OK;
+}
+
+/* The first row whose label is outside [0, C), as DL_ERR_RANGE; DL_OK when there is none. */
+static dl_status labels_in_range(const int32_t *y, size_t n, size_t C)
+{
+    for (size_t i = 0; i < n; i++)
+        if (y[i] < 0 || (size_t)y[i] >= C)
+            return dl_error_set(DL_ERR_RANGE, "label %d of row %zu is outside [0, %zu)", y[i], i, C);
+    return DL_OK;
+}
+
+dl_status dl_layer_xent(dl_layer_loss *w, float *Z, const int32_t *y, size_t n, size_t C, float scale, double *loss)
+{
+    DL_TRY(loss_args(w, Z, y, n, C, loss, "dl_layer_xent"));
+    dl_dev_count_launch(2.0 * 4.0 * (double)n * (double)C + 4.0 * (double)n); // the rows, in place, and the labels
+    dl_dev_count_sync(); // the loss is read back
+    if (on_gpu(w->dev))
+        return dl_cuda_xent_(w->dev, Z, y, n, (int)C, scale, w->part, w->acc, loss);
+    DL_TRY(labels_in_range(y, n, C));
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += dl_softmax_xent_row(Z + i * C, (int)C, y[i], scale);
+    *loss = s / (double)n;
+    return DL_OK;
+}
+
+dl_status dl_layer_right(dl_layer_loss *w, const float *Z, const int32_t *y, size_t n, size_t C, double *right)
+{
+    DL_TRY(loss_args(w, Z, y, n, C, right, "dl_layer_right"));
+    dl_dev_count_launch(4.0 * (double)n * (double)C + 4.0 * (double)n); // the logits and the labels, read
+    dl_dev_count_sync(); // the count is read back
+    if (!on_gpu(w->dev)) {
+        for (size_t i = 0; i < n; i++)
+            *right += dl_argmax_row(Z + i * C, C) == y[i];
+        return DL_OK;
+    }
+    double got = 0;
+    DL_TRY(dl_memset0(w->dev, w->acc + DL_ACC_RIGHT, sizeof got));
+    DL_TRY(dl_cuda_count_right_(w->dev, Z, y, n, C, w->acc + DL_ACC_RIGHT));
+    DL_TRY(dl_memcpy_d2h(w->dev, &got, w->acc + DL_ACC_RIGHT, sizeof got)); // waits for the device
+    *right += got;
+    return DL_OK;
+}
+
+void dl_layer_loss_free(dl_layer_loss *w)
+{
+    if (w->dev != NULL) {
+        dl_free(w->dev, w->part);
+        dl_free(w->dev, w->acc);
+    }
+    *w = (dl_layer_loss){0};
 }

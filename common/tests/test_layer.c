@@ -1,10 +1,11 @@
 /* test_layer.c — dl/layer.h on the CPU: one layer's forward (with and
  * without bias and ReLU) and backward (gW, gb, dX) against sums in double,
- * a layer of the kit's MLP reproduced bit for bit by the same calls, and the
- * refusals. The CUDA path shares the MLP's kernels (tested in the GPU tier). */
+ * a layer of the kit's MLP reproduced bit for bit by the same calls, the
+ * loss at the logits and the count of right rows, and the refusals. The CUDA path shares the MLP's kernels (tested in the GPU tier). */
 #include "tests.h"
 
-#include <math.h> // fabs
+#include <math.h> // fabs, exp, log
+#include <string.h> // memcpy, memcmp
 
 #include "dl/layer.h"
 #include "dl/rng.h" // dl_rng
@@ -98,6 +99,62 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* dl_layer_xent against the closed form in double (loss_i = log Σ_c e^z_c − z_y,
+ * gradient (softmax − onehot)·scale) and against dl_mlp_loss on the same
+ * logits (the same bits: the same row function, the same sums);
+ * dl_layer_right against argmax by brute force; the refusals. */
+START_TEST(test_loss_and_right)
+{
+    size_t sizes[2] = {IN, OUT};
+    dl_mlp m;
+    float X[N * IN], Z[N * OUT];
+    int32_t y[N] = {0, 2, 1, 2, 0};
+    fill(X, N * IN, 11);
+    ck_assert_int_eq(dl_mlp_create(&m, dl_cpu(), sizes, 2, N, 7), DL_OK);
+    ck_assert_int_eq(dl_mlp_forward(&m, X, N), DL_OK);
+    memcpy(Z, m.act[0], sizeof Z);
+    double want_right = 0;
+    for (int i = 0; i < N; i++) {
+        int best = 0;
+        for (int c = 1; c < OUT; c++)
+            best = Z[i * OUT + c] > Z[i * OUT + best] ? c : best;
+        want_right += best == y[i];
+    }
+    dl_layer_loss w;
+    ck_assert_int_eq(dl_layer_loss_init(&w, dl_cpu(), N), DL_OK);
+    double right = 1; // added to
+    ck_assert_int_eq(dl_layer_right(&w, Z, y, N, OUT, &right), DL_OK);
+    ck_assert_msg(right == 1 + want_right, "right %g, expected %g", right, 1 + want_right);
+    double sum = 0, loss = -1, mlp_loss = -1;
+    float G[N * OUT];
+    for (int i = 0; i < N; i++) {
+        double mx = Z[i * OUT], e = 0;
+        for (int c = 1; c < OUT; c++)
+            mx = Z[i * OUT + c] > mx ? Z[i * OUT + c] : mx;
+        for (int c = 0; c < OUT; c++)
+            e += exp(Z[i * OUT + c] - mx);
+        sum += mx + log(e) - Z[i * OUT + y[i]];
+        for (int c = 0; c < OUT; c++)
+            G[i * OUT + c] = (float)((exp(Z[i * OUT + c] - mx) / e - (c == y[i])) / N);
+    }
+    ck_assert_int_eq(dl_layer_xent(&w, Z, y, N, OUT, 1.0f / N, &loss), DL_OK);
+    ck_assert_msg(fabs(loss - sum / N) <= 1e-6, "loss %.9g, expected %.9g", loss, sum / N);
+    for (int k = 0; k < N * OUT; k++)
+        ck_assert_msg(fabs(Z[k] - G[k]) <= 1e-7, "gradient %d: %g, expected %g", k, Z[k], G[k]);
+    ck_assert_int_eq(dl_mlp_loss(&m, y, N, &mlp_loss), DL_OK);
+    ck_assert_msg(loss == mlp_loss, "loss %.17g, dl_mlp_loss's %.17g", loss, mlp_loss);
+    ck_assert_msg(memcmp(Z, m.act[0], sizeof Z) == 0, "the gradient differs from dl_mlp_loss's");
+    y[3] = OUT; // a label outside [0, C): the loss refuses, the count does not count it
+    ck_assert_int_eq(dl_layer_xent(&w, Z, y, N, OUT, 1.0f / N, &loss), DL_ERR_RANGE);
+    ck_assert_has(dl_last_error(), "label 3 of row 3 is outside [0, 3)");
+    ck_assert_int_eq(dl_layer_xent(&w, Z, y, N + 1, OUT, 1.0f, &loss), DL_ERR_ARG); // more rows than the scratch's
+    ck_assert_int_eq(dl_layer_right(&w, Z, y, 0, OUT, &right), DL_ERR_ARG);
+    dl_layer_loss_free(&w);
+    ck_assert_int_eq(dl_layer_loss_init(&w, dl_cpu(), 0), DL_ERR_ARG);
+    dl_mlp_free(&m);
+}
+END_TEST
+
 Suite *layer_suite(void)
 {
     Suite *s = suite_create("layer");
@@ -105,6 +162,7 @@ Suite *layer_suite(void)
     tcase_add_test(tc, test_forward_backward_vs_double);
     tcase_add_test(tc, test_same_bits_as_mlp);
     tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_loss_and_right);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -36,6 +36,7 @@
 
 #include <stdint.h> // uint64_t, int32_t
 
+#include "dl/layer.h" // dl_layer_loss
 #include "dl/mlp.h" // dl_mlp
 #include "tp.h" // tp_block
 
@@ -65,8 +66,7 @@ typedef struct tp_model {
     float *x[TP_MAX_BLOCKS +
              1]; /* x[k] (max_batch, in_k): block k's input (x[0]: the batch's, not owned); x[K]: the logits */
     float *dx[TP_MAX_BLOCKS + 1]; /* dx[k]: the gradient at x[k] */
-    float *host; /* (max_batch, classes): the logits on the host, for the loss */
-    int32_t *labels; /* (max_batch,): the batch's labels on the host */
+    dl_layer_loss loss; /* the loss's scratch, beside the logits */
     size_t max_batch, classes;
 } tp_model;
 

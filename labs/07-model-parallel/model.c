@@ -1,11 +1,9 @@
 /* model.c — lab 07's tensor-parallel model, trained from your blocks
  * (kit.h), and the grader's check of them. Not a student file. */
 #include <stdio.h> // snprintf
-#include <stdlib.h> // malloc, free
 #include <string.h> // memset
 
 #include "dl/fs.h" // dl_mkdir_p
-#include "dl/nn_math.h" // dl_softmax_xent_row, dl_argmax_row
 #include "kit.h"
 
 /* Layer l of ref: the whole layer (its W and b), as tp_shard reads it. */
@@ -40,9 +38,8 @@ dl_status tp_model_init(tp_model *M, dl_comm *c, const dl_device *dev, const dl_
         if (st == DL_OK)
             st = kit_alloc(dev, &M->dx[k + 1], max_batch * b->out);
     }
-    if (st == DL_OK && ((M->host = malloc(max_batch * M->classes * sizeof *M->host)) == NULL ||
-                        (M->labels = malloc(max_batch * sizeof *M->labels)) == NULL))
-        st = dl_error_set(DL_ERR_NOMEM, "the logits' host copy");
+    if (st == DL_OK)
+        st = dl_layer_loss_init(&M->loss, dev, max_batch);
     if (st != DL_OK)
         tp_model_free(M);
     return st;
@@ -60,8 +57,7 @@ void tp_model_free(tp_model *M)
         }
         tp_block_free(&M->blk[k]);
     }
-    free(M->host);
-    free(M->labels);
+    dl_layer_loss_free(&M->loss);
     memset(M, 0, sizeof *M);
 }
 
@@ -78,31 +74,15 @@ static dl_status forward(tp_model *M, const float *X, size_t n)
     return DL_OK;
 }
 
-/* Forward of X (n rows), then its logits into M->host and its labels y into M->labels; a label outside the
- * classes is DL_ERR_RANGE. */
-static dl_status logits_on_host(tp_model *M, const float *X, const int32_t *y, size_t n)
-{
-    DL_TRY(forward(M, X, n));
-    const dl_device *dev = M->blk[0].dev;
-    DL_TRY(dl_memcpy_d2h(dev, M->host, M->x[M->K], n * M->classes * sizeof *M->host));
-    DL_TRY(dl_memcpy_d2h(dev, M->labels, y, n * sizeof *M->labels));
-    for (size_t i = 0; i < n; i++)
-        if (M->labels[i] < 0 || (size_t)M->labels[i] >= M->classes)
-            return dl_error_set(DL_ERR_RANGE, "label %d of row %zu is outside [0, %zu)", M->labels[i], i, M->classes);
-    return DL_OK;
-}
-
 dl_status tp_model_step(tp_model *M, const float *X, const int32_t *y, size_t n, float lr, float mu, float wd,
                         double *loss)
 {
-    DL_TRY(logits_on_host(M, X, y, n));
+    DL_TRY(forward(M, X, n));
     const dl_device *dev = M->blk[0].dev;
     size_t C = M->classes;
-    double s = 0;
-    for (size_t i = 0; i < n; i++) // the loss's gradient at the logits, in place, as dl_mlp_loss leaves it
-        s += dl_softmax_xent_row(M->host + i * C, (int)C, M->labels[i], 1.0f / (float)n);
-    *loss = s / (double)n;
-    DL_TRY(dl_memcpy_h2d(dev, M->dx[M->K], M->host, n * C * sizeof *M->host));
+    // the loss's gradient at the logits, beside them on the device, as dl_mlp_loss leaves it
+    DL_TRY(dl_memcpy_d2d(dev, M->dx[M->K], M->x[M->K], n * C * sizeof *M->x[M->K]));
+    DL_TRY(dl_layer_xent(&M->loss, M->dx[M->K], y, n, C, 1.0f / (float)n, loss));
     for (int k = M->K - 1; k >= 0; k--) {
         tp_block *b = &M->blk[k];
         DL_TRY(tp_backward(b, M->x[k], n, M->dx[k + 1], k > 0 ? M->dx[k] : NULL)); // yours
@@ -121,10 +101,8 @@ dl_status tp_model_step(tp_model *M, const float *X, const int32_t *y, size_t n,
 
 dl_status tp_model_right(tp_model *M, const float *X, const int32_t *y, size_t n, double *right)
 {
-    DL_TRY(logits_on_host(M, X, y, n));
-    for (size_t i = 0; i < n; i++)
-        *right += dl_argmax_row(M->host + i * M->classes, M->classes) == M->labels[i];
-    return DL_OK;
+    DL_TRY(forward(M, X, n));
+    return dl_layer_right(&M->loss, M->x[M->K], y, n, M->classes, right);
 }
 
 dl_status tp_model_diff(tp_model *M, const dl_mlp *ref, double *diff)

@@ -3,11 +3,10 @@
 #include "pipe_kit.h"
 
 #include <math.h> // NAN
-#include <stdlib.h> // calloc, free
+#include <stdlib.h> // calloc, malloc, free
 #include <string.h> // memset
 
-#include "dl/layer.h" // dl_layer_forward, dl_layer_backward, dl_layer_sgd
-#include "dl/nn_math.h" // dl_softmax_xent_row
+#include "dl/layer.h" // dl_layer_forward, dl_layer_backward, dl_layer_sgd, dl_layer_xent
 #include "dl/ops.h" // dl_add, dl_scale
 #include "dl/timer.h" // dl_now
 #include "kit.h" // kit_alloc, kit_max_diff
@@ -67,11 +66,14 @@ dl_status pp_kit_init(pp_stage *st, dl_comm *c, const dl_device *dev, const dl_m
     st_ = st_ == DL_OK ? kit_alloc(dev, &k->d[0], n * widest) : st_;
     st_ = st_ == DL_OK ? kit_alloc(dev, &k->d[1], n * widest) : st_;
     st_ = st_ == DL_OK ? kit_alloc(dev, &k->ones, n) : st_;
-    if (st_ == DL_OK && (k->host = malloc(n * (st->out > n ? st->out : n) * sizeof *k->host)) == NULL)
-        st_ = dl_error_set(DL_ERR_NOMEM, "a stage's host buffer");
+    st_ = st_ == DL_OK ? dl_layer_loss_init(&k->xent, dev, n) : st_;
+    float *ones = st_ == DL_OK ? malloc(n * sizeof *ones) : NULL;
+    if (st_ == DL_OK && ones == NULL)
+        st_ = dl_error_set(DL_ERR_NOMEM, "a stage's %zu ones", n);
     for (size_t i = 0; st_ == DL_OK && i < n; i++)
-        k->host[i] = 1.0f;
-    st_ = st_ == DL_OK ? dl_memcpy_h2d(dev, k->ones, k->host, n * sizeof *k->host) : st_;
+        ones[i] = 1.0f;
+    st_ = st_ == DL_OK ? dl_memcpy_h2d(dev, k->ones, ones, n * sizeof *ones) : st_;
+    free(ones);
     if (st_ != DL_OK)
         pp_kit_free(st);
     return st_;
@@ -91,7 +93,7 @@ void pp_kit_free(pp_stage *st)
             dl_free(dev, bufs[i]);
         for (int i = 0; i < PP_MAX_M; i++)
             dl_free(dev, k->slot[i]);
-        free(k->host);
+        dl_layer_loss_free(&k->xent);
         free(k);
     }
     memset(st, 0, sizeof *st);
@@ -180,18 +182,10 @@ dl_status pp_forward(pp_stage *st, int i)
         x = y;
     }
     if (st->last == k->L) { // the loss of i's rows; its gradient at the logits replaces them in i's slot
-        size_t n = st->n, C = st->out;
-        DL_TRY(dl_memcpy_d2h(st->dev, k->host, x, n * C * sizeof *k->host));
-        int32_t lab;
-        double sum = 0;
-        for (size_t r = 0; r < n; r++) {
-            DL_TRY(dl_memcpy_d2h(st->dev, &lab, k->y + (size_t)i * n + r, sizeof lab));
-            if (lab < 0 || (size_t)lab >= C)
-                return dl_error_set(DL_ERR_RANGE, "label %d outside [0, %zu)", lab, C);
-            sum += dl_softmax_xent_row(k->host + r * C, (int)C, lab, 1.0f / (float)n);
-        }
-        k->loss += sum / (double)n;
-        DL_TRY(dl_memcpy_h2d(st->dev, act(st, i, st->last - 1), k->host, n * C * sizeof *k->host));
+        double loss;
+        DL_TRY(dl_layer_xent(&k->xent, act(st, i, st->last - 1), k->y + (size_t)i * st->n, st->n, st->out,
+                             1.0f / (float)st->n, &loss));
+        k->loss += loss;
     }
     k->state[i] = 2;
     record(k, PP_F, i, t0);

@@ -33,6 +33,7 @@
 #ifndef LAB07_PIPE_KIT_H
 #define LAB07_PIPE_KIT_H
 
+#include "dl/layer.h" // dl_layer_loss
 #include "dl/mlp.h" // dl_mlp
 #include "pipe.h"
 
@@ -46,7 +47,8 @@ struct pp_kit {
     float *vW[DL_MLP_MAX_LAYERS], *vb[DL_MLP_MAX_LAYERS]; /* momentum */
     float *tW, *tb; /* one micro-batch's gradient of a layer, before it is added */
     float *dout, *din, *d[2]; /* the travelling gradients, and backward's scratch */
-    float *ones, *host; /* n ones; the logits on the host (n × classes) */
+    float *ones; /* n ones */
+    dl_layer_loss xent; /* the last stage's loss, beside its logits */
     const float *X; /* the step's rows (stage 0) */
     const int32_t *y; /* its labels (the last stage) */
     float *slot[PP_MAX_M]; /* taken slots: the input, then each layer's output */

@@ -21,6 +21,18 @@
  *   when dX is not NULL. Overwrites, never accumulates.
  * - dl_layer_sgd(dev, p, g, v, count, lr, momentum, wd): dl_mlp_sgd's
  *   update (dl_sgd_update) on count elements: pass wd = 0 for a bias.
+ * - The loss at the logits, where they are: dl_layer_loss_init(w, dev,
+ *   max_n) makes the scratch (freed by dl_layer_loss_free) for batches of up
+ *   to max_n rows; dl_layer_xent(w, Z, y, n, C, scale, loss), Z (n, C) and
+ *   y (n,) on w's device, makes every row of Z the gradient at its logits,
+ *   (softmax − onehot)·scale, as dl_mlp_loss leaves it, and *loss the mean
+ *   over the rows of the cross-entropy (one wait); dl_layer_right(w, Z, y,
+ *   n, C, right) adds to *right the rows whose argmax (the first of equal
+ *   maxima) is their label (one wait). A label outside [0, C) is
+ *   DL_ERR_RANGE for dl_layer_xent, a row not right for dl_layer_right.
+ *   The rows' losses are added in double on the CPU, in float within a
+ *   block of 256 on a GPU and the blocks in double (dl_mlp_loss's sums): the
+ *   gradients are the same bits on both, the loss within rounding.
  * - DL_ERR_ARG for a NULL pointer that is needed or n = 0; otherwise the
  *   device's status.
  */
@@ -28,6 +40,7 @@
 #define DL_LAYER_H
 
 #include <stddef.h> // size_t
+#include <stdint.h> // int32_t
 
 #include "dl/device.h" // dl_device
 #include "dl/mlp.h" // dl_mlp_layer
@@ -47,6 +60,18 @@ dl_status dl_layer_backward(const dl_device *dev, const dl_mlp_layer *L, const f
                             const float *ones, float *dX);
 dl_status dl_layer_sgd(const dl_device *dev, float *p, const float *g, float *v, size_t count, float lr, float momentum,
                        float wd);
+
+typedef struct dl_layer_loss {
+    const dl_device *dev;
+    size_t max_n;
+    float *part; /* on a GPU: two floats a block of rows */
+    double *acc; /* on a GPU: the MLP's accumulator slots (backend.h) */
+} dl_layer_loss;
+
+dl_status dl_layer_loss_init(dl_layer_loss *w, const dl_device *dev, size_t max_n);
+dl_status dl_layer_xent(dl_layer_loss *w, float *Z, const int32_t *y, size_t n, size_t C, float scale, double *loss);
+dl_status dl_layer_right(dl_layer_loss *w, const float *Z, const int32_t *y, size_t n, size_t C, double *right);
+void dl_layer_loss_free(dl_layer_loss *w);
 
 #ifdef __cplusplus
 }
