@@ -606,7 +606,7 @@ endif
 	@echo "  make test-gpu-emu     the GPU tier on the emulated CUDA device, no GPU needed (part of make test)"
 	@echo "  make EMU=1 [target]   the kit built for the emulated CUDA device, in build/emucuda: --device emu"
 	@echo "  make gradebook SUBMISSIONS=dir LAB=01   grade a folder of submissions into a CSV"
-	@echo "  make student-release  a tarball for students (no solutions/, no mutants)"
+	@echo "  make student-release  the students' tarballs: one staged for each lab, and the whole kit (no solutions/, no mutants)"
 	@echo "  make gradescope LAB=01   the Gradescope autograder for a lab (build/gradescope/)"
 	@echo "  make autograder       only what grading needs: the library, the judges, jsonq (no drivers, tests, benches)"
 	@echo "  make clean            remove build/"

@@ -112,11 +112,11 @@ int gr_plan_make(const gr_item *items, int n, const int *named, const char *tier
 // ---- a submission that did not build (gr_plan_not_built) ----
 
 /* One line for the student: printable ASCII, the compiler's curly quotes as ',
- * at most max bytes (and len - 1). */
+ * at most max bytes (and len - 1); a line cut ends at a space, with "...". */
 static void clean_line(const char *s, size_t k, char *out, size_t len, size_t max)
 {
-    size_t o = 0;
-    for (size_t i = 0; i < k && o + 1 < len && o < max; i++) {
+    size_t o = 0, i = 0;
+    for (; i < k && o + 1 < len && o < max; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == 0xE2 && i + 2 < k && (unsigned char)s[i + 1] == 0x80 &&
             ((unsigned char)s[i + 2] == 0x98 || (unsigned char)s[i + 2] == 0x99)) {
@@ -129,6 +129,12 @@ static void clean_line(const char *s, size_t k, char *out, size_t len, size_t ma
         }
     }
     out[o] = '\0';
+    if (i < k && max >= 8 && len >= 8) { // cut: at the last space of its second half, and said so
+        size_t cap = (max < len - 1 ? max : len - 1) - 3, at = o < cap ? o : cap;
+        while (at > cap / 2 && out[at - 1] != ' ')
+            at--;
+        memcpy(out + (at > cap / 2 ? at : cap), "...", 4);
+    }
 }
 
 static int is_status(const char *s, size_t k)
@@ -248,7 +254,7 @@ void gr_plan_not_built(const char *text, size_t n, const char *const *files, int
             const char *nl = memchr(s, '\n', n - at);
             size_t k = nl != NULL ? (size_t)(nl - s) : n - at;
             at += k + 1;
-            char one[240] = "";
+            char one[640] = "";
             if (pass == 0) {
                 if (k < 10 || strncmp(s, "refused [", 9) != 0)
                     continue;
@@ -257,7 +263,7 @@ void gr_plan_not_built(const char *text, size_t n, const char *const *files, int
                     continue;
                 if (lines == 0)
                     snprintf(status, slen, "%.*s", (int)(close - s - 9), s + 9);
-                clean_line(s, k, one, sizeof one, 200);
+                clean_line(s, k, one, sizeof one, 600); // a refusal's reason, whole: what is allowed too
             } else if (pass == 1 ? !student_error(s, k, files, n_files, dirs, n_dirs, one, sizeof one)
                                  : !link_error(s, k, one, sizeof one)) {
                 continue;

@@ -490,19 +490,28 @@ static int gpus_here(char *name, size_t len)
     return n;
 }
 
+/* The kit's revision: git's, or in a release (no .git) the REVISION file
+ * tools/release-tree.sh wrote; "unknown" without either. */
 static void git_revision(char *out, size_t len)
 {
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse --short HEAD 2>/dev/null", dl_home());
     snprintf(out, len, "unknown");
     FILE *p = popen(cmd, "r");
-    if (p == NULL)
-        return;
-    if (fgets(out, (int)len, p) != NULL)
+    if (p != NULL) {
+        if (fgets(out, (int)len, p) == NULL)
+            snprintf(out, len, "unknown");
         out[strcspn(out, "\n")] = '\0';
-    else
-        snprintf(out, len, "unknown");
-    pclose(p);
+        pclose(p);
+    }
+    char path[1100], *text = NULL;
+    snprintf(path, sizeof path, "%s/REVISION", dl_home());
+    if (strcmp(out, "unknown") == 0 && dl_file_exists(path) && dl_read_file(path, &text, NULL) == DL_OK) {
+        text[strcspn(text, "\n")] = '\0';
+        if (text[0] != '\0' && strlen(text) <= 40 && strspn(text, "0123456789abcdef") == strlen(text))
+            snprintf(out, len, "%s", text);
+        free(text);
+    }
 }
 
 // ---- output ----

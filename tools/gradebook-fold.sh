@@ -14,12 +14,18 @@
 # a skipped one, max_score 0, stays skipped); every other column is CPU's.
 # score, max_score and skipped_points are recomputed: a GPU item that ran
 # moves its points from skipped_points into max_score, and what it earned
-# into score. status is CPU's, with "; gpu: <status>" where the GPU grading
+# into score; one the CPU grading graded on the emulated device (labs 01
+# and 02's CUDA items, where no GPU answers) takes the GPU's score instead of
+# the emulated one; a GPU grading's own emulated results are not a GPU's and
+# are not taken. status is CPU's, with "; gpu: <status>" where the GPU grading
 # of that submission did not end "graded" (its GPU items then stay skipped),
-# and "; gpu: missing" where it has no GPU row. Writes OUT/labNN.csv
+# "; gpu: missing" where it has no GPU row, and "; gpu: no GPU item ran"
+# where it was graded but skipped every GPU item (no GPU answered there: the
+# fold says so at the end, and exits 1 when no GPU item ran at all). Writes OUT/labNN.csv
 # (atomically) and copies CPU's per-student folders beside it with the GPU
 # results.json as gpu-results.json. Exit 2 on bad arguments or a CSV whose
-# header is not the gradebook's, 0 otherwise.
+# header is not the gradebook's, 1 when no GPU item ran in any submission's GPU
+# grading, 0 otherwise.
 set -uo pipefail
 lab=${1:-}
 cpu=${2:-}
@@ -44,7 +50,7 @@ done
 [ "$(head -n 1 "$ccsv")" = "$(head -n 1 "$gcsv")" ] ||
     { echo "gradebook-fold: $ccsv and $gcsv have different items: not the same lab and kit" >&2; exit 2; }
 [ -x "$B/grader/lab$lab" ] || { echo "gradebook-fold: no judge $B/grader/lab$lab (make all)" >&2; exit 2; }
-gpu_items=$("$B/grader/lab$lab" --list | awk '$4 == "gpu1" || $4 == "gpu4" { print $1 }' | tr '\n' ' ')
+gpu_items=$("$B/grader/lab$lab" --list | awk '$4 == "gpu1" || $4 == "gpu4" { print $1 }' | paste -sd' ')
 mkdir -p "$out" || exit 2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -58,6 +64,7 @@ tail -n +2 "$ccsv" | while IFS= read -r row; do
     gstatus=missing
     if [ -n "$grow" ]; then
         gstatus=${grow##*,}
+        gstatus=${gstatus%%;*} # "graded; without ..." (files the skeleton's): graded
         if [ "$gstatus" = graded ] && ! "$J" "$res" >/dev/null 2>&1; then
             gstatus="no valid results.json"
         elif [ "$gstatus" = graded ]; then
@@ -69,18 +76,31 @@ tail -n +2 "$ccsv" | while IFS= read -r row; do
                 case " $gpu_items " in *" $name "*) ;; *) continue ;; esac
                 max=$("$J" "$res" "tests.$i.max_score")
                 [ "$(awk -v m="$max" 'BEGIN { print (m > 0) }')" = 1 ] || continue
+                # (graded on the emulated device, not on a GPU: the CPU gradebook's already)
+                "$J" "$res" "tests.$i.tags.*" 2>/dev/null | grep -qx emulated-cuda && continue
                 ran="$ran$name $("$J" "$res" "tests.$i.score") $max;"
             done
+            [ -n "$ran" ] || gstatus="no GPU item ran"
         fi
     fi
-    awk -F, -v OFS=, -v header="$header" -v ran="$ran" -v gs="$gstatus" '
+    [ "$gstatus" = graded ] || echo "$gstatus" >>"$tmp/gpu-not"
+    [ -z "$ran" ] || echo "$student" >>"$tmp/gpu-ran"
+    # the GPU items the CPU grading graded itself (labs 01 and 02's, on the emulated device):
+    # a GPU's result replaces theirs, the maximum unchanged
+    cres=$cpu/lab$lab/$student/results.json
+    emulated=$("$J" "$cres" 'tests.*.name' 2>/dev/null | grep -F '[emulated CUDA]' | sed 's/:.*//' | paste -sd' ')
+    awk -F, -v OFS=, -v header="$header" -v ran="$ran" -v gs="$gstatus" -v emulated=" $emulated " '
         BEGIN { nh = split(header, h, ",") }
         {
             n = split(ran, items, ";")
             for (k = 1; k <= n; k++) {
                 if (items[k] == "") continue
                 split(items[k], w, " ")
-                for (c = 5; c < nh; c++) if (h[c] == w[1]) { $c = w[2]; $2 += w[2]; $3 += w[3]; $4 -= w[3] }
+                for (c = 5; c < nh; c++) {
+                    if (h[c] != w[1]) continue
+                    if (index(emulated, " " w[1] " ")) { $2 += w[2] - $c; $c = w[2] }
+                    else { $c = w[2]; $2 += w[2]; $3 += w[3]; $4 -= w[3] }
+                }
             }
             if (gs != "graded") $nh = $nh "; gpu: " gs
             print
@@ -92,4 +112,11 @@ tail -n +2 "$ccsv" | while IFS= read -r row; do
     fi
 done
 mv -f "$tmp/csv" "$out/lab$lab.csv.tmp" && mv -f "$out/lab$lab.csv.tmp" "$out/lab$lab.csv"
-echo "gradebook-fold: lab $lab: $(($(wc -l <"$out/lab$lab.csv") - 1)) student(s), GPU items ($gpu_items) from $gpu: $out/lab$lab.csv"
+students=$(($(wc -l <"$out/lab$lab.csv") - 1))
+idle=$(grep -cx "no GPU item ran" "$tmp/gpu-not" 2>/dev/null)
+echo "gradebook-fold: lab $lab: $students student(s), GPU items ($gpu_items) from $gpu: $out/lab$lab.csv"
+if [ "${idle:-0}" -gt 0 ]; then
+    echo "gradebook-fold: $gpu graded ${idle} submission(s) without running a GPU item (skipped: no GPU answered there?):" \
+        "their GPU points stay out; grade them on a GPU machine (tools/slurm/gradebook-gpu.sbatch)" >&2
+    [ -s "$tmp/gpu-ran" ] || exit 1 # not one GPU item ran
+fi

@@ -2,9 +2,15 @@
 # gradebook.sh SUBMISSIONS LAB — grades every submission folder into a CSV.
 #
 # SUBMISSIONS/<student>/ holds that student's copies of the lab's student
-# files (for lab 01: scaler.c logreg_math.h logreg.c logreg_cuda.cu); a file
-# they did not hand in is taken from the untouched skeleton, so it scores 0.
-# Only those names are taken, only as regular files (not links).
+# files (for lab 01: scaler.c logreg_math.h logreg.c logreg_cuda.cu), at any
+# depth: of each name the shallowest copy is taken (tools/submission.sh: the
+# same rule as Gradescope's run_autograder and tools/gradescope-import.sh),
+# only as a regular file (a link there gives the status not-a-regular-file).
+# A file they did not hand in (or handed in twice at one depth) is taken from
+# the untouched skeleton, so it scores 0, and the status says so: "graded;
+# without logreg.c+scaler.c (the skeleton's)". <student> is letters, digits
+# and . _ @ + - (not first . @ + -); a folder named otherwise is not graded,
+# named on stderr and at the end, and the exit status is 1.
 #
 # Each submission is graded on its own:
 #   1. its files go into a fresh copy of the student release (no solutions/,
@@ -25,7 +31,10 @@
 #   2. this kit's judge (build/grader/labNN, which holds no student code)
 #      grades it, in its own session, under a time limit, student code in the
 #      sandbox (see the README's instructor section), which hides this kit's
-#      tree and SUBMISSIONS from it (GR_HIDE).
+#      tree and SUBMISSIONS from it (GR_HIDE). Where no GPU answers, labs 01
+#      and 02's CUDA items are graded on the emulated device, as make grade
+#      grades them: the submission is built for it too (make EMU=1) and the
+#      kit's emulated judge (build/emucuda/grader/labNN) grades those items.
 # A build that fails, a grader that dies or times out, or results that are
 # missing or invalid give that submission 0 with the reason in `status`, and
 # the next one is graded. Every status comes from the judge's results.json
@@ -41,6 +50,7 @@
 # (sorted, counted from 0) is I modulo K, so K jobs with I = 0..K-1, each
 # with its own GB_OUT, grade every submission once (tools/slurm/gradebook.sbatch).
 set -uo pipefail
+. tools/submission.sh # submission_file, submission_name
 subs=${1:-}
 lab=${2:-01}
 B=${B:-build}
@@ -67,6 +77,20 @@ lib=$(realpath "$B/lib/libddplab.a")
 [ -x "$judge" ] && [ -f "$lib" ] || { echo "gradebook: build the kit first (make all)" >&2; exit 2; }
 nocuda=
 nm "$lib" | grep ' U cudaMalloc$' >/dev/null || nocuda=NO_CUDA=1 # built without CUDA
+# Task 5's CUDA items where no GPU answers (labs 01 and 02), as make grade does: when the judge
+# would run them on the emulated device (--which-cuda), each submission is built for it too
+# (make EMU=1, the host's C++ compiler), and the kit's own emulated judge grades those items
+emu_judge= emu_lib= emu_rt=
+if [ "$("$judge" --which-cuda 2>/dev/null)" = emu ]; then
+    if ! make -s --no-print-directory EMU=1 B="$B/emucuda" "$B/emucuda/grader/lab$lab" "$B/emucuda/lib/libddplab.a" \
+        >"$B/gradebook-emu-kit.log" 2>&1; then
+        echo "gradebook: the kit's emulated CUDA build fails (see $B/gradebook-emu-kit.log)" >&2
+        exit 1
+    fi
+    emu_judge=$(realpath "$B/emucuda/grader/lab$lab")
+    emu_lib=$(realpath "$B/emucuda/lib/libddplab.a")
+    emu_rt=$(realpath "$B/emucuda/emu/libcudaemu.a") # the emulator's runtime, linked beside the library
+fi
 files=$(bash tools/lab.sh files "$lab") || exit 2
 # the Fashion-MNIST the runs read: make's decompressed copy (made if need be, `make data-dir`), as
 # `make gradebook` gives it; run by hand or by Gradescope's run_autograder, the gradebook asks for it
@@ -94,6 +118,10 @@ tree=$root/.tree
 build_here() { # log: the driver and the worker of the files in $tree
     timeout 900 make -s --no-print-directory -C "$tree" B=build DL_NO_DEPS=1 LIB_PREBUILT="$lib" $nocuda \
         "build/labs/lab$lab-worker" "build/labs/lab$lab" >"$1" 2>&1
+}
+build_emu() { # log: the worker of the files in $tree for the emulated CUDA device (emu_judge set)
+    timeout 900 make -s --no-print-directory -C "$tree" EMU=1 B=build/emucuda DL_NO_DEPS=1 LIB_PREBUILT="$emu_lib" \
+        EMU_LIB="$emu_rt" "build/emucuda/labs/lab$lab-worker" >"$1" 2>&1
 }
 # the release staged for this lab: no later lab, and none of the kit's code that answers its tasks
 bash tools/release-tree.sh "$tree" "$lab" || { echo "gradebook: cannot lay out the student release" >&2; exit 1; }
@@ -126,7 +154,7 @@ kits=${GB_KITS:-$B/gradebook-kits}
 kit_key=$({
     (cd "$tree" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
     cat "$B/.flags" 2>/dev/null
-    sha256sum "$lib" "$judge"
+    sha256sum "$lib" "$judge" $emu_lib $emu_rt
     echo "$nocuda"
 } | sha256sum | cut -c1-32)
 kit=$kits/lab$lab-$kit_key
@@ -159,6 +187,8 @@ fi
 # lab's API rules; a submission's files, copied in later, are newer than all of it
 build_here "$root/kit-build.log" ||
     { echo "gradebook: the kit does not build in the student release (see $root/kit-build.log)" >&2; exit 1; }
+[ -z "$emu_judge" ] || build_emu "$root/kit-build-emu.log" ||
+    { echo "gradebook: the kit does not build for the emulated device in the student release (see $root/kit-build-emu.log)" >&2; exit 1; }
 if [ ! -d "$kit" ] && mkdir -p "$kits" && cp -a "$tree/build" "$kit.tmp.$$" 2>/dev/null; then
     mv -T "$kit.tmp.$$" "$kit" 2>/dev/null || rm -rf "$kit.tmp.$$" # (another gradebook kept it first)
     find "$kits" -mindepth 1 -maxdepth 1 -mtime +1 -exec rm -rf {} + 2>/dev/null # (kits of builds long gone)
@@ -230,27 +260,43 @@ keep_objects() { # file...: the objects of a build that succeeded
 
 n=0
 place=-1
+not_named=() # folders whose names are not a student's
+lacking=()   # "student (files)" of the submissions graded with skeleton files
 for s in "$subs"/*/; do
     name=$(basename "$s")
     place=$((place + 1))
     [ $((place % slice_k)) -eq "$slice_i" ] || continue # another slice's (GB_SLICE)
-    case $name in *[!A-Za-z0-9._-]* | .*) echo "gradebook: skipping '$name' (use letters, digits, . _ -)" >&2; continue ;; esac
+    if ! submission_name "$name"; then
+        echo "gradebook: not graded: '$name' (a folder's name is letters, digits and . _ @ + -, not first . @ + -: rename it)" >&2
+        not_named+=("'$name'")
+        continue
+    fi
     n=$((n + 1))
     work=$root/$name
     mkdir -p "$work"
     rm -rf "$tree"
     cp -a "$pristine" "$tree"
     bad=
-    own=() # the submission's sources that differ from the skeleton's
+    own=()     # the submission's sources that differ from the skeleton's
+    without=() # the lab's files it lacks (the skeleton's are graded)
     for f in $files; do
-        if [ -L "$s/$f" ] || { [ -e "$s/$f" ] && [ ! -f "$s/$f" ]; }; then
-            bad="not-a-regular-file:$f"
-        elif [ -f "$s/$f" ] && ! cmp -s "$s/$f" "$tree/labs/$dir/$f"; then
+        got=$(submission_file "$s" "$f")
+        case $? in
+        0) if ! cmp -s "$got" "$tree/labs/$dir/$f"; then
             # (a file the same as the skeleton's keeps the object built from it)
-            cp "$s/$f" "$tree/labs/$dir/$f"
+            cp "$got" "$tree/labs/$dir/$f"
             case $f in *.h) ;; *) own+=("$f") ;; esac
-        fi
+        fi ;;
+        2) without+=("$f") && echo "gradebook: $name holds $f twice at one depth: neither taken" >&2 ;;
+        3) bad="not-a-regular-file:$f" ;;
+        *) without+=("$f") ;;
+        esac
     done
+    graded=graded
+    if [ ${#without[@]} -gt 0 ]; then
+        graded="graded; without $(IFS=+; echo "${without[*]}") (the skeleton's)"
+        lacking+=("$name (${without[*]})")
+    fi
     if [ -n "$bad" ]; then
         zero_row "$name" "$bad"
         continue
@@ -276,9 +322,14 @@ for s in "$subs"/*/; do
         zero_row "$name" "grader-failed(not-built)"
         continue
     fi
+    emu=() # the judge's flags for the emulated device's items
+    if [ -n "$emu_judge" ]; then
+        emu=(--emu-judge "$emu_judge" --emu-code "$tree/build/emucuda/labs")
+        build_emu "$work/build-emu.log" || emu=(--emu-judge "$emu_judge" --emu-not-built "$work/build-emu.log")
+    fi
     # its own session: nothing the grading does reaches this loop
     GR_HIDE="$hide" setsid -w timeout -k 10 "${GB_TIMEOUT:-3600}" "$judge" --code "$tree/build/labs" --impl "$name" \
-        --json "$work/results.json" </dev/null >"$work/grade.log" 2>&1
+        "${emu[@]}" --json "$work/results.json" </dev/null >"$work/grade.log" 2>&1
     rc=$?
     if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
         case $rc in 124 | 137) why=grader-timed-out ;; *) why="grader-failed(exit-$rc)" ;; esac
@@ -293,16 +344,24 @@ for s in "$subs"/*/; do
     score=$("$J" "$work/results.json" score)
     max=$("$J" "$work/results.json" extra_data.max_score)
     row="$name,$score,$max,$("$J" "$work/results.json" extra_data.skipped_points)"
-    row="$row,$("$J" "$work/results.json" 'tests.*.score' | tr '\n' ',')graded"
+    row="$row,$("$J" "$work/results.json" 'tests.*.score' | tr '\n' ',')$graded"
     echo "$row" >>"$rows"
-    echo "$name: $score/$max"
+    lacks=
+    [ ${#without[@]} -eq 0 ] || lacks=" (without ${without[*]}: the skeleton's graded)"
+    echo "$name: $score/$max$lacks"
     rm -rf "$tree" # the build is large; its logs and results stay
 done
 mv "$rows" "$csv.tmp.$$" && mv "$csv.tmp.$$" "$csv"
 rm -rf "$pristine" "$tree"
 echo "gradebook: $n submission(s) -> $csv"
+[ ${#lacking[@]} -eq 0 ] ||
+    echo "gradebook: ${#lacking[@]} graded with the skeleton's files for those they lack: ${lacking[*]}" >&2
 # the pairs of submissions that share code beyond the kit's (tools/similarity.sh; a slice of a
 # Slurm gradebook, GB_SLICE, sees only its own submissions: run it once on the whole folder)
 if [ -z "${GB_SLICE:-}" ]; then
     bash tools/similarity.sh "$subs" "$lab" "$out" || echo "gradebook: no similarity report (see above)" >&2
+fi
+if [ ${#not_named[@]} -gt 0 ]; then
+    echo "gradebook: ${#not_named[@]} folder(s) not graded for their names: ${not_named[*]}" >&2
+    exit 1
 fi

@@ -22,6 +22,7 @@
 # arguments or a missing metadata file, 1 if a submission could not be
 # taken (named on stderr; the others are written), else 0.
 set -uo pipefail
+. tools/submission.sh # submission_file
 export="${1:-}"
 lab=${2:-}
 out=${3:-}
@@ -84,16 +85,12 @@ while IFS=$'\037' read -r id name sid email; do
     fi
     mkdir -p "$out/$student"
     for f in $files; do
-        # the shallowest regular file of that name (links are not followed)
-        hits=$(find "$base/$id" -type f -name "$f" -printf '%d %p\n' | sort -n)
-        [ -n "$hits" ] || continue
-        depth=$(echo "$hits" | head -n 1 | cut -d' ' -f1)
-        if [ "$(echo "$hits" | awk -v d="$depth" '$1 == d' | wc -l)" -gt 1 ]; then
-            echo "gradescope-import: $id ($student) holds $f twice at the same depth: neither taken" >&2
-            status=1
-            continue
-        fi
-        cp "$(echo "$hits" | head -n 1 | cut -d' ' -f2-)" "$out/$student/$f"
+        got=$(submission_file "$base/$id" "$f") # the gradebook's rule: the shallowest copy
+        case $? in
+        0) cp "$got" "$out/$student/$f" ;;
+        2) echo "gradescope-import: $id ($student) holds $f twice at the same depth: neither taken" >&2 && status=1 ;;
+        3) echo "gradescope-import: $id ($student): its $f is not a regular file (a link?): not taken" >&2 && status=1 ;;
+        esac
     done
     csvq() { printf '"%s"' "$(printf '%s' "$1" | sed 's/"/""/g')"; }
     echo "$student,$id,$(csvq "$name"),$(csvq "$email")" >>"$out/roster.csv"

@@ -24,6 +24,7 @@
 # both. Exits 2 on bad arguments, 1 when sim_c is missing (install Debian's
 # similarity-tester: `make deps` does for the gradebook), 0 otherwise.
 set -uo pipefail
+. tools/submission.sh # submission_file, submission_name: the gradebook's rules
 subs=${1:-}
 lab=${2:-}
 out=${3:-}
@@ -57,7 +58,7 @@ done
 mapfile -t all < <(find "$subs" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | LC_ALL=C sort)
 students=()
 for s in "${all[@]}"; do # names become file names and CSV fields here: the gradebook's own rule
-    if [[ $s =~ ^[A-Za-z0-9_][A-Za-z0-9._@+-]*$ ]]; then students+=("$s"); else
+    if submission_name "$s"; then students+=("$s"); else
         echo "similarity: left out '$s': a submission folder's name may hold letters, digits and . _ @ + - only" >&2
     fi
 done
@@ -73,8 +74,7 @@ runs() {
 for f in $files; do
     copies=()
     for s in "${students[@]}"; do
-        c=$subs/$s/$f
-        [ -f "$c" ] && [ ! -L "$c" ] || continue
+        c=$(submission_file "$subs/$s" "$f") || continue # the copy the gradebook grades
         # sim_c names files as given: a copy of its own, named after the student, with no spaces
         cp "$c" "$tmp/$s.$f" 2>/dev/null || continue
         copies+=("$tmp/$s.$f")

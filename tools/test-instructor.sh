@@ -120,6 +120,67 @@ col() { awk -F, -v s="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) n[$i] =
     ok "a GPU grading that failed or is missing is said, and its points stay skipped" ||
     not_ok "bob/cyd: $(grep -E '^(bob|cyd),' "$F")"
 expect_file "$tmp/final/lab05/ann/gpu-results.json" "the GPU results.json is kept beside the CPU one"
+# a "GPU" gradebook graded where no GPU answered: every GPU item skipped (max_score 0)
+G2=$tmp/gpu2
+mkdir -p "$G2/lab05/ann" "$G2/lab05/cyd"
+{
+    echo "$hdr"
+    mk_row ann 0 0 20 graded
+    mk_row cyd 0 0 20 graded
+} >"$G2/lab05.csv"
+results "$G2/lab05/ann/results.json" equivalence=25/25 gpu_one_rank=0/0 gpu4_measured=0/0 amp_gpu=0/0
+results "$G2/lab05/cyd/results.json" gpu_one_rank=0/0
+expect_rc 1 "a GPU gradebook in which no GPU item ran is not folded silently (exit 1)" -- \
+    bash tools/gradebook-fold.sh 05 "$C" "$G2" "$tmp/final2"
+expect_out "without running a GPU item" "… and says why"
+F=$tmp/final2/lab05.csv
+[ "$(col ann status)" = "graded; gpu: no GPU item ran" ] && [ "$(col ann score),$(col ann skipped_points)" = "100,20" ] &&
+    ok "… each such row says so, its GPU points left skipped" || not_ok "ann: $(grep '^ann,' "$F")"
+
+# lab 01 with no GPU: the CPU gradebook graded task 5's CUDA items on the emulated device; a
+# GPU's result replaces the emulated one (the maximum unchanged), and a "GPU" grading's own
+# emulated result is not taken
+hdr=$(printf 'student,score,max_score,skipped_points,%s,status' "$("$B/grader/lab01" --list | awk '{ print $1 }' | paste -sd,)")
+C1=$tmp/cpu1 G1=$tmp/gpu1
+mkdir -p "$C1/lab01/ann" "$G1/lab01/ann"
+{ echo "$hdr"; mk_row ann 105 110 0 graded scaler_stats=10 gpu_loss_grad=5 gpu_train=5; } >"$C1/lab01.csv"
+{ echo "$hdr"; mk_row ann 10 15 0 graded gpu_loss_grad=10; } >"$G1/lab01.csv"
+cat >"$C1/lab01/ann/results.json" <<'EOF'
+{"score": 105, "tests": [{"name": "gpu_loss_grad: t [emulated CUDA]", "score": 5, "max_score": 10, "tags": ["gpu1", "emulated-cuda"]},
+ {"name": "gpu_train: t [emulated CUDA]", "score": 5, "max_score": 5, "tags": ["gpu1", "emulated-cuda"]}]}
+EOF
+cat >"$G1/lab01/ann/results.json" <<'EOF'
+{"score": 10, "tests": [{"name": "gpu_loss_grad: t", "score": 10, "max_score": 10, "tags": ["gpu1"]},
+ {"name": "gpu_train: t [emulated CUDA]", "score": 0, "max_score": 5, "tags": ["gpu1", "emulated-cuda"]}]}
+EOF
+expect_rc 0 "lab 01: a GPU gradebook folds into a CPU one that graded the CUDA items emulated" -- \
+    bash tools/gradebook-fold.sh 01 "$C1" "$G1" "$tmp/final1"
+F=$tmp/final1/lab01.csv
+[ "$(col ann score),$(col ann max_score),$(col ann skipped_points),$(col ann gpu_loss_grad),$(col ann gpu_train)" = \
+    "110,110,0,10,5" ] && ok "… the GPU's score replaces the emulated one, the maximum unchanged; an emulated one is not the GPU's" ||
+    not_ok "lab 01 fold: $(grep '^ann,' "$F") (expected score 110, max 110, skipped 0, gpu_loss_grad 10, gpu_train 5)"
+
+# ---- one rule for a submission's files and names (tools/submission.sh) ----
+. tools/submission.sh
+U=$tmp/up
+mkdir -p "$U/a/labs/01-logreg" "$U/a/old" "$U/b/x" "$U/b/y" "$U/c"
+touch "$U/a/labs/01-logreg/scaler.c" "$U/a/old/logreg.c" "$U/a/logreg.c" "$U/b/x/scaler.c" "$U/b/y/scaler.c"
+ln -s /etc/passwd "$U/c/scaler.c"
+[ "$(submission_file "$U/a" scaler.c)" = "$U/a/labs/01-logreg/scaler.c" ] && [ "$(submission_file "$U/a" logreg.c)" = "$U/a/logreg.c" ] &&
+    ok "a submission's file: the shallowest copy, at any depth" || not_ok "submission_file took $(submission_file "$U/a" logreg.c)"
+submission_file "$U/b" scaler.c >/dev/null
+expect_cmp "$?" == 2 "two copies at one depth: neither (status 2)"
+submission_file "$U/c" scaler.c >/dev/null
+expect_cmp "$?" == 3 "a link: not a regular file (status 3)"
+submission_file "$U/c" logreg.c >/dev/null
+expect_cmp "$?" == 1 "none: status 1"
+bad_names=0
+for n in "$S"/*/; do submission_name "$(basename "$n")" || bad_names=$((bad_names + 1)); done
+expect_cmp "$bad_names" == 0 "every folder the import makes is a name the gradebook grades"
+for n in bob.oneil+cs101 a@b.c 1001 _x; do submission_name "$n" || not_ok "'$n' refused as a student's folder"; done
+for n in .x "judy smith" "o'brien" -x "a,b"; do submission_name "$n" && not_ok "'$n' taken as a student's folder"; done
+ok "folder names: letters, digits and . _ @ + -, not first . @ + -"
+
 echo "student,score" >"$tmp/bad.csv"
 mkdir -p "$tmp/bad" && cp "$tmp/bad.csv" "$tmp/bad/lab05.csv"
 expect_rc 2 "a CSV that is not a gradebook's is refused" -- bash tools/gradebook-fold.sh 05 "$C" "$tmp/bad" "$tmp/f2"

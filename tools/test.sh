@@ -208,12 +208,31 @@ instructor_tools() {
         mkdir -p "$subs/ref-$id" "$subs/skel-$id" "$subs/broken-$id"
         cp solutions/"$dir"/* "$subs/ref-$id/"
         cp solutions/"$dir"/* "$subs/broken-$id/"
-        [ "$id" = 01 ] && { mkdir -p "$subs/same-$id"; cp solutions/"$dir"/* "$subs/same-$id/"; }
-        local first
+        # lab 01 also: a copy of the reference (compiled once), one uploaded as a folder under a
+        # name with + and @ (its files found below), and a folder whose name is no student's
+        [ "$id" = 01 ] && { mkdir -p "$subs/same-$id" "$subs/up+load@x-$id/labs/$dir" "$subs/judy smith"; cp solutions/"$dir"/* "$subs/same-$id/"; cp solutions/"$dir"/* "$subs/up+load@x-$id/labs/$dir/"; }
+        local first rc=0 want=0
         first=$(ls "$subs/broken-$id"/*.c | head -n 1)
         echo "this line is not C" >>"$first"
-        bash tools/gradebook.sh "$subs" "$id" >"$B/test/gradebook-$id.log" 2>&1 || status=1
+        bash tools/gradebook.sh "$subs" "$id" >"$B/test/gradebook-$id.log" 2>&1 || rc=$?
         local csv=$B/gradebook/lab$id.csv
+        if [ "$id" = 01 ]; then
+            want=1 # the folder 'judy smith' was not graded
+            rm -rf "$subs/up+load@x-$id" "$subs/judy smith"
+            if ! grep -q "not graded: 'judy smith'" "$B/test/gradebook-$id.log" || grep -q '^judy' "$csv" ||
+                [ "$(grep "^up+load@x-$id," "$csv" | cut -d, -f2-)" != "$(grep "^ref-$id," "$csv" | cut -d, -f2-)" ] ||
+                ! grep -q "^skel-$id,0,.*,graded; without .*scaler.c.* (the skeleton's)$" "$csv"; then
+                echo "lab $id gradebook: a folder upload, an unnamed folder or the skeleton's files said wrong (see $B/test/gradebook-$id.log, $csv)" >&2
+                status=1
+            fi
+        fi
+        [ "$rc" = "$want" ] || { echo "lab $id gradebook: exit $rc, expected $want" >&2; status=1; }
+        # where no GPU answers, task 5's CUDA items are graded on the emulated device, as make grade's are
+        if [ "$("$B/grader/lab$id" --which-cuda)" = emu ] &&
+            ! grep -q '"emulated-cuda"' "$B/gradebook/lab$id/ref-$id/results.json"; then
+            echo "lab $id gradebook: the reference's CUDA items were not graded on the emulated device" >&2
+            status=1
+        fi
         local ref skel broken
         ref=$(grep "^ref-$id," "$csv" | cut -d, -f2,3)
         skel=$(grep "^skel-$id," "$csv" | cut -d, -f2)
@@ -380,7 +399,11 @@ gradescope_flow() {
     bash tools/gradescope.sh 01 >/dev/null || return 1
     mkdir -p "$ag/submission"
     cp -a "$B/gradescope/lab01" "$ag/source"
-    if ! make -s -C "$ag/source" NO_CUDA=1 B=build/nocuda DL_NO_DEPS=1 -j2 autograder >"$B/test/gradescope-build.log" 2>&1; then
+    # (setup.sh's builds: the autograder, and where no GPU answers the emulated device's judge)
+    if ! { make -s -C "$ag/source" NO_CUDA=1 B=build/nocuda DL_NO_DEPS=1 -j2 autograder &&
+        { [ "$("$ag/source/build/nocuda/grader/lab01" --which-cuda)" != emu ] ||
+            make -s -C "$ag/source" EMU=1 B=build/nocuda/emucuda DL_NO_DEPS=1 -j2 build/nocuda/emucuda/grader/lab01 \
+                build/nocuda/emucuda/lib/libddplab.a; }; } >"$B/test/gradescope-build.log" 2>&1; then
         echo "the Gradescope autograder does not build (see $B/test/gradescope-build.log)" >&2
         return 1
     fi
@@ -394,7 +417,10 @@ gradescope_flow() {
     echo "not C" >>"$ag/submission/scaler.c"
     AUTOGRADER_ROOT=$(realpath "$ag") B= bash "$ag/source/run_autograder" >>"$B/test/gradescope-run.log" 2>&1
     bad=$("$J2" "$ag/results/results.json" score 2>/dev/null)
-    if [ "$good" = 95/95 ] && [ "$bad" = 0 ] && grep -q "build-failed" "$ag/results/results.json"; then
+    # full marks: 95, and 110 where no GPU answers (task 5's CUDA items on the emulated device)
+    local full=95
+    [ "$("$ag/source/build/nocuda/grader/lab01" --which-cuda)" = emu ] && full=110
+    if [ "$good" = $full/$full ] && [ "$bad" = 0 ] && grep -q "build-failed" "$ag/results/results.json"; then
         echo "Gradescope autograder (lab 01): the reference scores $good, files that do not build 0 (build-failed)"
     else
         echo "Gradescope autograder (lab 01): reference '$good', broken '$bad' (see $B/test/gradescope-run.log)" >&2

@@ -27,7 +27,8 @@
 #                                      on a .cu file (needs: cuda) and those whose code task 5's items
 #                                      reach (they train on the CPU beside the device); the others'
 #                                      code never runs there, so their make grade is the CPU's
-#                                      (GR_CUDA=gpu), as the gradebook's is)
+#                                      (GR_CUDA=gpu), as the gradebook path's is: its CPU items are
+#                                      checked there, and step 8 checks the gradebook's emulated items)
 #     // with: NAME ...               (shared attack pieces: grader/adversarial/lib/NAME.c, in
 #                                     this order, stand before the attack's own code)
 #     // env: VAR=VALUE ...           (the grader's environment for it, on every path: a lowered
@@ -315,7 +316,9 @@ gradebook_path() { # lab env group
         [ -n "$m" ] && mult=$m
     done
     [ ${#names[@]} -gt 0 ] || return 0
-    env $env GB_OUT="$out" CK_TIMEOUT_MULTIPLIER=$mult bash tools/gradebook.sh "$subs" "$lab" >"$AB/gradebook-$g.log" 2>&1 </dev/null
+    # (the CPU items are what this path checks: task 5's, on the emulated device, are make grade's
+    # to check here, and step 8's for the gradebook)
+    env $env GR_CUDA=gpu GB_OUT="$out" CK_TIMEOUT_MULTIPLIER=$mult bash tools/gradebook.sh "$subs" "$lab" >"$AB/gradebook-$g.log" 2>&1 </dev/null
     csv=$out/lab$lab.csv
     header=$(head -n 1 "$csv")
     for name in "${names[@]}"; do
