@@ -229,8 +229,14 @@ for dir in $(lab list); do
         fi
     fi
     if [ "$impl" = labs ] && [ -f "$new/grade.log" ]; then
-        tasks=$(grep -a -o -E "not implemented yet: lab$id task [0-9]+" "$new/grade.log" | grep -o -E '[0-9]+$' |
-            sort -n -u | paste -s -d, - | sed 's/,/, /g')
+        # the tasks the grader found not implemented, and those whose stub (DL_TODO) still stands in
+        # the student's files: an item whose parent failed says nothing of its own task
+        tasks=$({
+            grep -a -o -E "not implemented yet: lab$id task [0-9]+" "$new/grade.log"
+            for f in $(lab get "$id" STUDENT_C) $(lab get "$id" STUDENT_CU); do
+                grep -a -o -E "DL_TODO\(\"lab$id task [0-9]+" "labs/$dir/$f" 2>/dev/null
+            done
+        } | grep -o -E '[0-9]+$' | sort -n -u | paste -s -d, - | sed 's/,/, /g')
         if [ -n "$tasks" ]; then
             [[ $tasks == *,* ]] && tasks="tasks $tasks" || tasks="task $tasks"
             score="$score; not done yet: $tasks"
@@ -245,6 +251,10 @@ for dir in $(lab list); do
         mv "$out" "$out.prev" || exit 1
     fi
     mv "$new" "$out" || exit 1
+    # the driver's log names the folder it wrote to, the temporary one: the log says where its files are now
+    for log in "$out/run.log" "$out"/*/run.log; do
+        [ -f "$log" ] && sed -i "s|${new//./\\.}|$out|g" "$log"
+    done
     new=
     mapfile -d '' view < <(lab view "$id")
     args+=(--lab "$out" "Lab $id — $title" "${view[@]}")

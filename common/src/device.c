@@ -178,8 +178,8 @@ dl_status dl_device_open_spec(const dl_device_spec *spec, dl_device *dev)
         char why[256];
         snprintf(why, sizeof why, "%s", dl_last_error()[0] ? dl_last_error() : "no driver or no device");
         return dl_error_set(DL_ERR_NO_DEVICE,
-                            "--device cuda: no CUDA GPU answers on this machine (%s); use "
-                            "--device cpu or auto",
+                            "--device cuda: no CUDA GPU answers on this machine: %s; use "
+                            "--device cpu or auto (or the emulated device: make EMU=1, --device emu)",
                             why);
     }
     if (ordinal >= count)

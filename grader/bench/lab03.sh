@@ -59,8 +59,9 @@ proj=$(awk -v p="$($J "$tmp/r1-2/summary.json" projection.speedup)" 'BEGIN { pri
 printf '  1 rank : steady epoch %.3f s (compute %.3f s)   [medians]\n' "$t1" "$c1"
 printf '  2 ranks: steady epoch %.3f s (compute %.3f s, communication and waiting %.3f s)\n' "$t2" "$c2" \
     "$(awk -v a="$t2" -v b="$c2" 'BEGIN { print a - b }')"
-printf '  measured speedup at 2 ranks: %sx, median of %d quiet round(s), range %s-%sx (target >= 1.7x)\n' \
-    "$speedup" "$quiet" "$lo" "$hi"
+rounds=$(($(wc -l <"$tmp/rounds.csv") - 1))
+printf '  measured speedup at 2 ranks: %sx, median of %s, range %s-%sx (target >= 1.7x)\n' \
+    "$speedup" "$([ "$quiet" -gt 0 ] && echo "$quiet quiet round(s)" || echo "all $rounds round(s), none quiet")" "$lo" "$hi"
 [ -z "$left" ] || echo "  left out (another process held a core, so one rank was a straggler): $left"
 printf '  the 2-rank run projected on 2 GPUs of %s: %sx\n' "$($J "$tmp/r1-2/summary.json" projection.profile)" "$proj"
 cat >"$out/lab03_scaling.csv" <<CSV

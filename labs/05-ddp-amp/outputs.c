@@ -294,7 +294,8 @@ void lab05_plots(dl_engine *E, dl_plots *p)
     else
         dl_plots_skip(p, "sweep");
     if (R->amp && R->step > 1)
-        dl_plots_draw(p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d", out, R->amp_name, R->E->P);
+        dl_plots_draw(p, "amp", "data='%s/amp.csv'; amp='%s'; P=%d; after=%.17g", out, R->amp_name, R->E->P,
+                      (double)R->scaler.scale); // the scale after the last step's update: summary.json's final_scale
     else
         dl_plots_skip(p, "amp");
     dl_plots_draw(p, "speedup", "data='%s/projection.csv'; profile='%s'; gpus=%d", out, R->E->prof.name,

@@ -157,7 +157,12 @@ extern "C" int dl_cuda_count_(void)
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        dl_error_set(DL_ERR_NO_DEVICE, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+        // (without an NVIDIA driver the runtime says its driver is "insufficient": it means none loaded)
+        dl_error_set(DL_ERR_NO_DEVICE, "%s (the CUDA runtime: %s)",
+                     e == cudaErrorInsufficientDriver ? "no NVIDIA driver is loaded, or one older than this CUDA"
+                     : e == cudaErrorNoDevice         ? "the driver sees no GPU"
+                                                      : "the CUDA runtime does not start",
+                     cudaGetErrorString(e));
         cudaGetLastError(); // clear the sticky-free error so later calls start clean
         return 0;
     }

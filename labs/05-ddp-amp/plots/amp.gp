@@ -54,11 +54,16 @@ set logscale y 2
 set format y pow2
 set ylabel 'loss scale'
 # the key above the panel, clear of the scale's line
-set tmargin 2.2
+set tmargin 2.8
 set key at graph 1, graph 1 bottom right horizontal nobox noopaque samplen 1.5
 # a labelled tic every 4x when the scale spans more than 8x
 if (S_max / S_min > 8) { set ytics 4 }
-plot data using "step":"scale" with steps ls 1 title sprintf('loss scale (last: 2^%s)', sup(sprintf('%d', int(log(final_scale) / log(2) + 0.5)))), \
+# the legend's two scales: the last step's (the curve's end) and the one its update left (what
+# summary.json's final_scale and the report's headline say: the scale the next step would use)
+if (!exists("after")) after = final_scale
+pow2(x) = sprintf('2^%s', sup(sprintf('%d', int(log(x) / log(2) + 0.5))))
+plot data using "step":"scale" with steps ls 1 title sprintf('loss scale (last step: %s%s)', pow2(final_scale), \
+         after != final_scale ? sprintf(', then %s', pow2(after)) : ''), \
      data using "step":(column("skipped") > 0 ? column("scale") : 1/0) with points pt 7 ps 1.2 lc rgb "red" \
           title (n_skipped > 0 ? 'skipped step (inf/NaN)' : '')
 set origin 0, 0

@@ -20,8 +20,11 @@ set yrange [0:*]
 set offsets 0, 0, graph 0.12, 0
 set xrange [0:n_slots]
 set style fill solid 1.0 noborder
-eval key_below(2)
-set key horizontal maxcols 3 samplen 1.5
+# the key: five entries, two to a row (three would not fit the canvas's
+# width), so three rows below the plot, and the bottom margin makes room for
+# all three: reserved for two, its third row covered the x label
+eval key_below(3)
+set key horizontal maxcols 2 samplen 1.5
 if (flat) {
     set xlabel 'the step'
     unset xtics
