@@ -318,6 +318,7 @@ typedef enum { CUDA_NONE, CUDA_GPU, CUDA_EMU } cuda_mode;
 static const char *emu_code; /* --emu-code DIR: the code under test built for the emulated device */
 static const char *emu_not_built; /* --emu-not-built LOG: that build failed */
 static char emu_judge[1200]; /* the emulated build's judge: --emu-judge, or beside this one */
+static const char *sub_note; /* --note TEXT: a line about the submission, for its reader */
 static const char *impl_name = "labs";
 
 static int is_emulable(const gr_item *it)
@@ -490,28 +491,34 @@ static int gpus_here(char *name, size_t len)
     return n;
 }
 
-/* The kit's revision: git's, or in a release (no .git) the REVISION file
- * tools/release-tree.sh wrote; "unknown" without either. */
+/* The kit's revision: in a release (no .git of its own) the REVISION file
+ * tools/release-tree.sh wrote, else git's where the kit is the checkout's
+ * top (not a repository around it); "unknown" without either. */
 static void git_revision(char *out, size_t len)
 {
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse --short HEAD 2>/dev/null", dl_home());
-    snprintf(out, len, "unknown");
-    FILE *p = popen(cmd, "r");
-    if (p != NULL) {
-        if (fgets(out, (int)len, p) == NULL)
-            snprintf(out, len, "unknown");
-        out[strcspn(out, "\n")] = '\0';
-        pclose(p);
-    }
     char path[1100], *text = NULL;
+    snprintf(out, len, "unknown");
     snprintf(path, sizeof path, "%s/REVISION", dl_home());
-    if (strcmp(out, "unknown") == 0 && dl_file_exists(path) && dl_read_file(path, &text, NULL) == DL_OK) {
+    if (dl_file_exists(path) && dl_read_file(path, &text, NULL) == DL_OK) {
         text[strcspn(text, "\n")] = '\0';
         if (text[0] != '\0' && strlen(text) <= 40 && strspn(text, "0123456789abcdef") == strlen(text))
             snprintf(out, len, "%s", text);
         free(text);
+        return;
     }
+    char cmd[1200], top[PATH_MAX] = "", home[PATH_MAX];
+    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse --show-toplevel --short HEAD 2>/dev/null", dl_home());
+    FILE *p = popen(cmd, "r");
+    if (p == NULL)
+        return;
+    char rev[64] = "";
+    if (fgets(top, sizeof top, p) != NULL && fgets(rev, sizeof rev, p) != NULL) {
+        top[strcspn(top, "\n")] = '\0';
+        rev[strcspn(rev, "\n")] = '\0';
+        if (realpath(dl_home(), home) != NULL && strcmp(top, home) == 0 && rev[0] != '\0')
+            snprintf(out, len, "%s", rev);
+    }
+    pclose(p);
 }
 
 // ---- output ----
@@ -553,6 +560,8 @@ static void usage(FILE *f, const char *prog)
             "                GPU answers, the gpu1 items of task 5 are graded on it, by the emulated build's judge\n"
             "                (--emu-judge PATH; default: emucuda/grader/labNN beside this judge's build)\n"
             "  --emu-not-built LOG  that build failed (LOG is its output): those items score 0, with the reason\n"
+            "  --note TEXT   a line about the submission for its reader, above the table and as results.json's\n"
+            "                output (the gradebook's: the lab's files it did not hand in)\n"
             "  --which-cuda  print where the gpu1 items would run: gpu, emu or none (run nothing)\n"
             "Environment: GR_CUDA=auto|gpu|emu (the gpu1 items on a GPU when one answers, else emulated; only\n"
             "a GPU; the emulated device even where a GPU answers), CK_TIMEOUT_MULTIPLIER (slow machines),\n"
@@ -579,6 +588,8 @@ static dl_status write_json(const char *path, const result *res, const gr_plan *
     dl_json_num(&j, "score", score); // Gradescope sums the tests' max_score itself; ours is in extra_data
     dl_json_str(&j, "visibility", "visible");
     dl_json_str(&j, "stdout_visibility", "visible");
+    if (sub_note != NULL)
+        dl_json_str(&j, "output", sub_note);
     dl_json_array(&j, "tests");
     for (int i = 0; i < lab->n_items; i++) {
         if (plan[i].kind == GR_PLAN_OUT)
@@ -687,6 +698,8 @@ int main(int argc, char **argv)
             emu_code = argv[++a];
         } else if (strcmp(argv[a], "--emu-not-built") == 0 && a + 1 < argc) {
             emu_not_built = argv[++a];
+        } else if (strcmp(argv[a], "--note") == 0 && a + 1 < argc) {
+            sub_note = argv[++a];
         } else if (strcmp(argv[a], "--emu-judge") == 0 && a + 1 < argc) {
             snprintf(emu_judge, sizeof emu_judge, "%s", argv[++a]);
         } else if (strcmp(argv[a], "--which-cuda") == 0) {
@@ -842,6 +855,8 @@ int main(int argc, char **argv)
         printf("   task 5's CUDA items: on the emulated CUDA device (common/emu; %s): correctness, races, barriers, "
                "bounds and the same bits in every schedule; no speed is measured there\n",
                gpus > 0 ? "GR_CUDA=emu" : "no GPU answers here");
+    if (sub_note != NULL)
+        printf("   note: %s\n", sub_note);
     if (not_built != NULL) {
         printf("   not built (%s), so nothing ran and every item scores 0:\n", build_status);
         print_indented("", build_why);

@@ -3,7 +3,8 @@
 #
 # SUBMISSIONS/<student>/ holds that student's copies of the lab's student
 # files (for lab 01: scaler.c logreg_math.h logreg.c logreg_cuda.cu), at any
-# depth: of each name the shallowest copy is taken (tools/submission.sh: the
+# depth: of each name the copy in the lab's own folder (labs/NN-name/, a
+# whole checkout handed in) or else the shallowest (tools/submission.sh: the
 # same rule as Gradescope's run_autograder and tools/gradescope-import.sh),
 # only as a regular file (a link there gives the status not-a-regular-file).
 # A file they did not hand in (or handed in twice at one depth) is taken from
@@ -154,7 +155,7 @@ kits=${GB_KITS:-$B/gradebook-kits}
 kit_key=$({
     (cd "$tree" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
     cat "$B/.flags" 2>/dev/null
-    sha256sum "$lib" "$judge" $emu_lib $emu_rt
+    sha256sum "$lib" "$judge" ${emu_lib:+"$emu_lib"} ${emu_rt:+"$emu_rt"}
     echo "$nocuda"
 } | sha256sum | cut -c1-32)
 kit=$kits/lab$lab-$kit_key
@@ -280,7 +281,7 @@ for s in "$subs"/*/; do
     own=()     # the submission's sources that differ from the skeleton's
     without=() # the lab's files it lacks (the skeleton's are graded)
     for f in $files; do
-        got=$(submission_file "$s" "$f")
+        got=$(submission_file "$s" "$f" "$dir")
         case $? in
         0) if ! cmp -s "$got" "$tree/labs/$dir/$f"; then
             # (a file the same as the skeleton's keeps the object built from it)
@@ -293,9 +294,12 @@ for s in "$subs"/*/; do
         esac
     done
     graded=graded
+    note=() # the judge's line to the student about it (results.json's output)
     if [ ${#without[@]} -gt 0 ]; then
         graded="graded; without $(IFS=+; echo "${without[*]}") (the skeleton's)"
         lacking+=("$name (${without[*]})")
+        note="your submission has no $(echo "${without[*]}" | sed 's/ /, /g') (or has one twice at one depth):"
+        note=(--note "$note the skeleton's was graded in its place, worth 0; hand in the lab's files by their names: $(echo $files)")
     fi
     if [ -n "$bad" ]; then
         zero_row "$name" "$bad"
@@ -307,7 +311,7 @@ for s in "$subs"/*/; do
     else
         # the judge's own word on it (--not-built: nothing of the submission runs):
         # every item 0, the status and the reason it reads, sanitized, and the lab's maximum
-        if "$judge" --impl "$name" --not-built "$work/build.log" --json "$work/results.json" \
+        if "$judge" --impl "$name" --not-built "$work/build.log" "${note[@]}" --json "$work/results.json" \
             </dev/null >"$work/grade.log" 2>&1 || [ $? -eq 1 ]; then
             why=$("$J" "$work/results.json" extra_data.build 2>/dev/null)
             if [[ $why =~ ^[a-z][a-z0-9-]*$ ]] && [ "$why" != built ] &&
@@ -329,7 +333,7 @@ for s in "$subs"/*/; do
     fi
     # its own session: nothing the grading does reaches this loop
     GR_HIDE="$hide" setsid -w timeout -k 10 "${GB_TIMEOUT:-3600}" "$judge" --code "$tree/build/labs" --impl "$name" \
-        "${emu[@]}" --json "$work/results.json" </dev/null >"$work/grade.log" 2>&1
+        "${emu[@]}" "${note[@]}" --json "$work/results.json" </dev/null >"$work/grade.log" 2>&1
     rc=$?
     if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
         case $rc in 124 | 137) why=grader-timed-out ;; *) why="grader-failed(exit-$rc)" ;; esac

@@ -10,9 +10,10 @@
 # `:submitters:`, each with `:name:`, `:sid:` and `:email:`) and one folder
 # per submission, named as its entry. Each submitter becomes OUT/<student>/,
 # holding the lab's student files found in the submission (at any depth: a
-# student may upload a folder; the shallowest copy of a name is taken, and a
-# name found twice at that depth is refused for that submission, since
-# which one was meant cannot be told). <student> is the submitter's :sid:,
+# student may upload a folder or a whole checkout: the copy in the lab's own
+# folder, labs/NN-name/, else the shallowest, tools/submission.sh; a name
+# found twice at that depth is refused for that submission, since which one
+# was meant cannot be told). <student> is the submitter's :sid:,
 # else the part of the email before '@', else the submission's id, with
 # every character outside A-Za-z0-9._@+- made '_'. A group submission
 # gives each member a copy. Files that are not the lab's are not copied
@@ -30,7 +31,7 @@ if [ -z "$export" ] || [ -z "$lab" ] || [ -z "$out" ]; then
     echo "usage: tools/gradescope-import.sh EXPORT(.zip or folder) LAB OUT" >&2
     exit 2
 fi
-bash tools/lab.sh dir "$lab" >/dev/null || exit 2
+dir=$(bash tools/lab.sh dir "$lab") || exit 2
 files=$(bash tools/lab.sh get "$lab" STUDENT_C)
 files="$files $(bash tools/lab.sh get "$lab" STUDENT_CU) $(bash tools/lab.sh get "$lab" STUDENT_H)"
 if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
@@ -77,7 +78,7 @@ while IFS=$'\037' read -r id name sid email; do
     [ -n "$student" ] || student=${email%%@*}
     [ -n "$student" ] || student=$id
     student=$(printf '%s' "$student" | tr -c 'A-Za-z0-9._@+-' '_')
-    case $student in .* | _*) student=s$student ;; esac
+    case $student in [._@+-]*) student=s$student ;; esac # (a name the gradebook grades)
     if [ -e "$out/$student" ]; then
         echo "gradescope-import: two submissions for '$student' ($id and another): the first kept" >&2
         status=1
@@ -85,7 +86,7 @@ while IFS=$'\037' read -r id name sid email; do
     fi
     mkdir -p "$out/$student"
     for f in $files; do
-        got=$(submission_file "$base/$id" "$f") # the gradebook's rule: the shallowest copy
+        got=$(submission_file "$base/$id" "$f" "$dir") # the gradebook's rule (tools/submission.sh)
         case $? in
         0) cp "$got" "$out/$student/$f" ;;
         2) echo "gradescope-import: $id ($student) holds $f twice at the same depth: neither taken" >&2 && status=1 ;;

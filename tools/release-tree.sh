@@ -97,9 +97,11 @@ fi | grep -zv -E "$drop" |
         if [ -f "$f" ]; then printf '%s\0' "$f"; fi # (not one deleted but still tracked)
     done | xargs -0 -r cp -p --parents -t "$dest" # (one cp for many files: a release is hundreds)
 # the kit's revision, which a release has no .git to tell: the judge's results.json names it
-# (extra_data.git_revision); a release of a release keeps the one it has
-git rev-parse --short HEAD >"$dest/REVISION.tmp" 2>/dev/null && mv "$dest/REVISION.tmp" "$dest/REVISION" ||
-    rm -f "$dest/REVISION.tmp"
+# (extra_data.git_revision); a release of a release keeps the one it has (copied above), and a
+# kit that is no checkout of its own (inside another repository) writes none
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+    git rev-parse --short HEAD >"$dest/REVISION"
+fi
 # the student's README, with the labs this release holds (a tree without tools/student-README.md, a
 # release itself, keeps the README.md it has: already the student's)
 if [ -f tools/student-README.md ]; then

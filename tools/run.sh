@@ -253,7 +253,9 @@ for dir in $(lab list); do
     mv "$new" "$out" || exit 1
     # the driver's log names the folder it wrote to, the temporary one: the log says where its files are now
     for log in "$out/run.log" "$out"/*/run.log; do
-        [ -f "$log" ] && sed -i "s|${new//./\\.}|$out|g" "$log"
+        [ -f "$log" ] || continue
+        text=$(<"$log") # (a quoted pattern matches as it is: no character of the path is special)
+        printf '%s\n' "${text//"$new"/$out}" >"$log"
     done
     new=
     mapfile -d '' view < <(lab view "$id")

@@ -74,7 +74,7 @@ runs() {
 for f in $files; do
     copies=()
     for s in "${students[@]}"; do
-        c=$(submission_file "$subs/$s" "$f") || continue # the copy the gradebook grades
+        c=$(submission_file "$subs/$s" "$f" "$dir") || continue # the copy the gradebook grades
         # sim_c names files as given: a copy of its own, named after the student, with no spaces
         cp "$c" "$tmp/$s.$f" 2>/dev/null || continue
         copies+=("$tmp/$s.$f")

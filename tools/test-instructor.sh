@@ -174,6 +174,19 @@ submission_file "$U/c" scaler.c >/dev/null
 expect_cmp "$?" == 3 "a link: not a regular file (status 3)"
 submission_file "$U/c" logreg.c >/dev/null
 expect_cmp "$?" == 1 "none: status 1"
+# a whole checkout handed in: lab 02's split.c beside common/src/split.c, one depth: the lab's own folder's
+mkdir -p "$U/w/labs/02-evaluation" "$U/w/common/src"
+echo mine >"$U/w/labs/02-evaluation/split.c"
+echo kit >"$U/w/common/src/split.c"
+[ "$(submission_file "$U/w/" split.c 02-evaluation)" = "$U/w/labs/02-evaluation/split.c" ] &&
+    ok "a whole checkout: the copy in the lab's own folder, not the kit's of the same name and depth" ||
+    not_ok "submission_file took '$(submission_file "$U/w/" split.c 02-evaluation)' from a whole checkout"
+# a folder whose name holds a newline and a path: it names no file outside the submission
+mkdir -p "$U/n/x"$'\n'"0 f solutions/01-logreg"
+touch "$U/n/x"$'\n'"0 f solutions/01-logreg/scaler.c"
+[ "$(submission_file "$U/n" scaler.c)" = "$U/n/x"$'\n'"0 f solutions/01-logreg/scaler.c" ] &&
+    ok "a folder's name with a newline poses as no other path (the reference's stays out)" ||
+    not_ok "a newline in a folder's name gave '$(submission_file "$U/n" scaler.c)'"
 bad_names=0
 for n in "$S"/*/; do submission_name "$(basename "$n")" || bad_names=$((bad_names + 1)); done
 expect_cmp "$bad_names" == 0 "every folder the import makes is a name the gradebook grades"

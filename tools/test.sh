@@ -221,7 +221,8 @@ instructor_tools() {
             rm -rf "$subs/up+load@x-$id" "$subs/judy smith"
             if ! grep -q "not graded: 'judy smith'" "$B/test/gradebook-$id.log" || grep -q '^judy' "$csv" ||
                 [ "$(grep "^up+load@x-$id," "$csv" | cut -d, -f2-)" != "$(grep "^ref-$id," "$csv" | cut -d, -f2-)" ] ||
-                ! grep -q "^skel-$id,0,.*,graded; without .*scaler.c.* (the skeleton's)$" "$csv"; then
+                ! grep -q "^skel-$id,0,.*,graded; without .*scaler.c.* (the skeleton's)$" "$csv" ||
+                ! "$J" "$B/gradebook/lab$id/skel-$id/results.json" output | grep -q "your submission has no scaler.c"; then
                 echo "lab $id gradebook: a folder upload, an unnamed folder or the skeleton's files said wrong (see $B/test/gradebook-$id.log, $csv)" >&2
                 status=1
             fi

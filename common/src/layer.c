@@ -131,8 +131,8 @@ dl_status dl_layer_right(dl_layer_loss *w, const float *Z, const int32_t *y, siz
 {
     DL_TRY(loss_args(w, Z, y, n, C, right, "dl_layer_right"));
     dl_dev_count_launch(4.0 * (double)n * (double)C + 4.0 * (double)n); // the logits and the labels, read
-    dl_dev_count_sync(); // the count is read back
     if (!on_gpu(w->dev)) {
+        dl_dev_count_sync(); // the count is read back (on a GPU dl_memcpy_d2h counts it)
         for (size_t i = 0; i < n; i++)
             *right += dl_argmax_row(Z + i * C, C) == y[i];
         return DL_OK;
