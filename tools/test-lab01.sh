@@ -150,4 +150,17 @@ for k in 3 5 6 7 8 9 10 11 12 13 14; do
     [ -e "$tmp/x$k/summary.json" ] && not_ok "failed run x$k left a summary.json"
 done
 ok "no failed run left a summary.json behind"
+# make bench's programs take their flags as the drivers do: --help, and a clear refusal (exit 2)
+# (where they are: a student release has no grader/bench/)
+for b in lab01 lab02 step; do
+    [ -x "$B/bench/$b" ] || continue
+    expect_rc 0 "bench $b --help" -- "$B/bench/$b" --help
+    expect_out "^usage: bench $b" "… prints its usage"
+    expect_rc 2 "bench $b with an unknown flag (it ran the whole bench before)" -- "$B/bench/$b" --bogus
+    expect_out "unknown flag '--bogus'" "… naming it"
+done
+if [ -x "$B/bench/lab01" ]; then
+    expect_rc 2 "bench lab01 --n 10x" -- "$B/bench/lab01" --n 10x
+    expect_out "--n '10x': expected a whole number of at least 1" "… naming the flag, the value and what it expects"
+fi
 finish

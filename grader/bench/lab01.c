@@ -22,9 +22,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h> // fabs
 #include <stdio.h> // printf
-#include <stdlib.h> // malloc, atol
+#include <stdlib.h> // malloc
 #include <string.h> // strcmp
 
+#include "args.h" // bench_args
 #include "dl/blas.h" // dl_blas_set_threads, dl_blas_name
 #include "dl/data.h" // dl_data_load
 #include "dl/device.h" // dl_device_open, dl_event_*
@@ -384,23 +385,18 @@ int main(int argc, char **argv)
     size_t n = 1000000, d = 64;
     int reps = 5, gpu_only = 0;
     const char *out = "build/bench";
-    for (int a = 1; a < argc; a++) {
-        const char *v = a + 1 < argc ? argv[a + 1] : NULL;
-        if (strcmp(argv[a], "--gpu-only") == 0)
-            gpu_only = 1;
-        else if (v != NULL && strcmp(argv[a], "--n") == 0)
-            n = (size_t)atol(v), a++;
-        else if (v != NULL && strcmp(argv[a], "--d") == 0)
-            d = (size_t)atol(v), a++;
-        else if (v != NULL && strcmp(argv[a], "--reps") == 0)
-            reps = atoi(v), a++;
-        else if (v != NULL && strcmp(argv[a], "--out") == 0)
-            out = v, a++;
-    }
-    if (n == 0 || d == 0 || reps < 1) {
-        fprintf(stderr, "bench lab01: need --n, --d, --reps > 0\n");
-        return 2;
-    }
+    const bench_opt opts[] = {
+        {"n", 'z', &n, 1, "rows of the loss-and-gradient pass"},
+        {"d", 'z', &d, 1, "features a row"},
+        {"reps", 'i', &reps, 1, "repetitions (the best is kept)"},
+        {"out", 's', &out, 0, "where lab01.json and the plot go"},
+        {"gpu-only", 'f', &gpu_only, 0, "only the GPU's measurement"},
+    };
+    int got = bench_args(argc, argv, "bench lab01",
+                         "Lab 01's loss-and-gradient pass against the memory's copy rate (make bench).", opts,
+                         (int)(sizeof opts / sizeof opts[0]));
+    if (got != 0)
+        return got == 1 ? 0 : 2;
     dl_blas_set_threads(1);
     if (dl_mkdir_p(out) != DL_OK) {
         fprintf(stderr, "bench lab01: %s\n", dl_last_error());

@@ -12,6 +12,7 @@
 #include <stdlib.h> // malloc
 #include <string.h> // strcmp
 
+#include "args.h" // bench_args
 #include "dl/blas.h" // dl_gemm, dl_flops, dl_blas_set_threads
 #include "dl/data.h" // dl_data_load
 #include "dl/fmt.h" // dl_pct
@@ -63,15 +64,18 @@ int main(int argc, char **argv)
 {
     const char *out = "build/bench";
     int reps = 3;
-    for (int a = 1; a + 1 < argc; a += 2) {
-        if (strcmp(argv[a], "--out") == 0)
-            out = argv[a + 1];
-        else if (strcmp(argv[a], "--reps") == 0)
-            reps = atoi(argv[a + 1]);
-    }
+    const bench_opt opts[] = {
+        {"reps", 'i', &reps, 1, "repetitions of each batch size (the best is kept)"},
+        {"out", 's', &out, 0, "where lab02.json and the plot go"},
+    };
+    int got = bench_args(argc, argv, "bench lab02",
+                         "Lab 02's softmax epochs against the machine's GEMM rate, by batch size (make bench).", opts,
+                         (int)(sizeof opts / sizeof opts[0]));
+    if (got != 0)
+        return got == 1 ? 0 : 2;
     dl_blas_set_threads(1);
-    if (dl_mkdir_p(out) != DL_OK || reps < 1) {
-        fprintf(stderr, "bench lab02: %s\n", reps < 1 ? "--reps must be >= 1" : dl_last_error());
+    if (dl_mkdir_p(out) != DL_OK) {
+        fprintf(stderr, "bench lab02: %s\n", dl_last_error());
         return 2;
     }
     dl_data data;

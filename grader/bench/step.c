@@ -14,9 +14,10 @@
  * core). grader/bench/vs-torch.sh runs it beside PyTorch's same step. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h> // printf
-#include <stdlib.h> // malloc, atoi, qsort
+#include <stdlib.h> // malloc, qsort
 #include <string.h> // strcmp
 
+#include "args.h" // bench_args
 #include "dl/blas.h" // dl_blas_set_threads, dl_blas_describe, dl_gemm
 #include "dl/cpu.h" // dl_cpu_peak_gflops, dl_cpu_features
 #include "dl/device.h" // dl_cpu
@@ -67,30 +68,21 @@ int main(int argc, char **argv)
     const char *hidden = "512,512,512,512", *json = NULL;
     size_t batch = 4096;
     int steps = 12, threads = 0;
-    for (int a = 1; a < argc; a++) {
-        const char *v = a + 1 < argc ? argv[a + 1] : NULL;
-        if (v != NULL && strcmp(argv[a], "--hidden") == 0)
-            hidden = v, a++;
-        else if (v != NULL && strcmp(argv[a], "--batch") == 0)
-            batch = (size_t)atol(v), a++;
-        else if (v != NULL && strcmp(argv[a], "--steps") == 0)
-            steps = atoi(v), a++;
-        else if (v != NULL && strcmp(argv[a], "--threads") == 0)
-            threads = atoi(v), a++;
-        else if (v != NULL && strcmp(argv[a], "--json") == 0)
-            json = v, a++;
-        else {
-            fprintf(stderr,
-                    "bench step: unknown or incomplete option '%s' (--hidden LIST --batch N --steps N "
-                    "--threads N --json FILE)\n",
-                    argv[a]);
-            return 2;
-        }
-    }
+    const bench_opt opts[] = {
+        {"hidden", 's', &hidden, 0, "the MLP's widths (784 in, 10 out around them)"},
+        {"batch", 'z', &batch, 1, "rows a step"},
+        {"steps", 'i', &steps, 3, "steps timed (the median is kept)"},
+        {"threads", 'i', &threads, 0, "BLAS threads (0: the library's choice)"},
+        {"json", 's', &json, 0, "where the times go as JSON"},
+    };
+    int got = bench_args(argc, argv, "bench step", "One training step of the kit's MLP, timed (make bench).", opts,
+                         (int)(sizeof opts / sizeof opts[0]));
+    if (got != 0)
+        return got == 1 ? 0 : 2;
     size_t sizes[16];
     int n_sizes = 0;
-    if (dl_mlp_parse_hidden("--hidden", hidden, sizes, &n_sizes) != DL_OK || batch < 1 || steps < 3) {
-        fprintf(stderr, "bench step: %s\n", n_sizes == 0 ? dl_last_error() : "--batch >= 1 and --steps >= 3");
+    if (dl_mlp_parse_hidden("--hidden", hidden, sizes, &n_sizes) != DL_OK) {
+        fprintf(stderr, "bench step: %s\n", dl_last_error());
         return 2;
     }
     sizes[0] = 784;
