@@ -271,6 +271,8 @@ void gr_plan_not_built(const char *text, size_t n, const char *const *files, int
             if (strstr(why, one) != NULL) // said already
                 continue;
             size_t used = strlen(why);
+            if (used + 1 + strlen(one) >= wlen) // a line that would not fit whole is not begun
+                break;
             snprintf(why + used, wlen - used, "%s%s", used ? "\n" : "", one);
             lines++;
         }

@@ -778,7 +778,8 @@ int main(int argc, char **argv)
     char resolved[PATH_MAX]; // the jobs start in their own directories: absolute paths only
     if (realpath(gr_code_dir, resolved) != NULL)
         snprintf(gr_code_dir, sizeof gr_code_dir, "%.1000s", resolved);
-    char worker[1200], build_status[64] = "", build_why[2048] = "";
+    // (the reason's lines, whole, and the line before them fit an item's message, res->msg)
+    char worker[1200], build_status[64] = "", build_why[1900] = "";
     snprintf(worker, sizeof worker, "%s/lab%s-worker", gr_code_dir, lab->id);
     if (not_built != NULL)
         not_built_reason(not_built, impl, build_status, sizeof build_status, build_why, sizeof build_why);

@@ -137,7 +137,7 @@ END_TEST
  * end); a longer one is cut at a space, and says so. */
 START_TEST(test_long_refusal)
 {
-    static char log[2048], want[700];
+    static char log[4096], want[700];
     snprintf(want, sizeof want,
              "refused [references-outside-api] /home/someone/submissions/a-rather-long-name/scaler.c (scaler.o): "
              "it refers to exit, which is not among what a student file may call: the lab's API, the kit's calls "
@@ -156,6 +156,17 @@ START_TEST(test_long_refusal)
     ck_assert_msg(strcmp(why + len - 4, " ...") == 0 || strcmp(why + len - 3, "...") == 0, "ends with ...: %s", why);
     ck_assert_msg(why[len - 4] == ' ', "cut at a space, not inside a word: %s", why + len - 20);
     assert_clean();
+    // three such lines (each its own) where only one fits (why holds 1024 bytes here): that one, whole, and no
+    // part of the next
+    n = 0;
+    for (int line = 0; line < 3; line++) {
+        n += (size_t)snprintf(log + n, sizeof log - n, "%srefused [references-outside-api] file%d.c:", line ? "\n" : "",
+                              line);
+        for (int k = 0; n < 900 * (size_t)(line + 1) - 20; k++)
+            n += (size_t)snprintf(log + n, sizeof log - n, " w%d", k);
+    }
+    read_log(log);
+    ck_assert_msg(strchr(why, '\n') == NULL && strcmp(why + strlen(why) - 3, "...") == 0, "one whole line: %s", why);
 }
 END_TEST
 
