@@ -55,6 +55,18 @@ mkdir -p "$out" || exit 2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 header=$(head -n 1 "$ccsv")
+# emulated RES: the items RES (a results.json) graded on the emulated device (tagged emulated-cuda), space-separated
+emulated() {
+    local n i name out=
+    n=$("$J" "$1" 'tests.*.name' 2>/dev/null | wc -l)
+    for ((i = 0; i < n; i++)); do
+        "$J" "$1" "tests.$i.tags.*" 2>/dev/null | grep -qx emulated-cuda || continue
+        name=$("$J" "$1" "tests.$i.name")
+        name=${name%%:*}
+        out="$out $name"
+    done
+    echo "$out "
+}
 echo "$header" >"$tmp/csv"
 tail -n +2 "$ccsv" | while IFS= read -r row; do
     student=${row%%,*}
@@ -68,6 +80,7 @@ tail -n +2 "$ccsv" | while IFS= read -r row; do
         if [ "$gstatus" = graded ] && ! "$J" "$res" >/dev/null 2>&1; then
             gstatus="no valid results.json"
         elif [ "$gstatus" = graded ]; then
+            gemu=$(emulated "$res")
             n=$("$J" "$res" 'tests.*.name' | wc -l)
             for ((i = 0; i < n; i++)); do
                 name=$("$J" "$res" "tests.$i.name")
@@ -77,7 +90,7 @@ tail -n +2 "$ccsv" | while IFS= read -r row; do
                 max=$("$J" "$res" "tests.$i.max_score")
                 [ "$(awk -v m="$max" 'BEGIN { print (m > 0) }')" = 1 ] || continue
                 # (graded on the emulated device, not on a GPU: the CPU gradebook's already)
-                "$J" "$res" "tests.$i.tags.*" 2>/dev/null | grep -qx emulated-cuda && continue
+                case $gemu in *" $name "*) continue ;; esac
                 ran="$ran$name $("$J" "$res" "tests.$i.score") $max;"
             done
             [ -n "$ran" ] || gstatus="no GPU item ran"
@@ -87,9 +100,7 @@ tail -n +2 "$ccsv" | while IFS= read -r row; do
     [ -z "$ran" ] || echo "$student" >>"$tmp/gpu-ran"
     # the GPU items the CPU grading graded itself (labs 01 and 02's, on the emulated device):
     # a GPU's result replaces theirs, the maximum unchanged
-    cres=$cpu/lab$lab/$student/results.json
-    emulated=$("$J" "$cres" 'tests.*.name' 2>/dev/null | grep -F '[emulated CUDA]' | sed 's/:.*//' | paste -sd' ')
-    awk -F, -v OFS=, -v header="$header" -v ran="$ran" -v gs="$gstatus" -v emulated=" $emulated " '
+    awk -F, -v OFS=, -v header="$header" -v ran="$ran" -v gs="$gstatus" -v emulated="$(emulated "$cpu/lab$lab/$student/results.json")" '
         BEGIN { nh = split(header, h, ",") }
         {
             n = split(ran, items, ";")

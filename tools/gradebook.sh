@@ -298,8 +298,7 @@ for s in "$subs"/*/; do
     if [ ${#without[@]} -gt 0 ]; then
         graded="graded; without $(IFS=+; echo "${without[*]}") (the skeleton's)"
         lacking+=("$name (${without[*]})")
-        note="your submission has no $(echo "${without[*]}" | sed 's/ /, /g') (or has one twice at one depth):"
-        note=(--note "$note the skeleton's was graded in its place, worth 0; hand in the lab's files by their names: $(echo $files)")
+        note=(--note "your submission has no $(IFS=,; echo "${without[*]}" | sed 's/,/, /g') (or has one twice at one depth): the skeleton's was graded in its place, worth 0; hand in the lab's files by their names: $(echo $files)")
     fi
     if [ -n "$bad" ]; then
         zero_row "$name" "$bad"

@@ -401,10 +401,19 @@ gradescope_flow() {
     mkdir -p "$ag/submission"
     cp -a "$B/gradescope/lab01" "$ag/source"
     # (setup.sh's builds: the autograder, and where no GPU answers the emulated device's judge)
-    if ! { make -s -C "$ag/source" NO_CUDA=1 B=build/nocuda DL_NO_DEPS=1 -j2 autograder &&
-        { [ "$("$ag/source/build/nocuda/grader/lab01" --which-cuda)" != emu ] ||
-            make -s -C "$ag/source" EMU=1 B=build/nocuda/emucuda DL_NO_DEPS=1 -j2 build/nocuda/emucuda/grader/lab01 \
-                build/nocuda/emucuda/lib/libddplab.a; }; } >"$B/test/gradescope-build.log" 2>&1; then
+    local cuda=none full=95
+    if make -s -C "$ag/source" NO_CUDA=1 B=build/nocuda DL_NO_DEPS=1 -j2 autograder >"$B/test/gradescope-build.log" 2>&1; then
+        cuda=$("$ag/source/build/nocuda/grader/lab01" --which-cuda)
+    else
+        cuda=failed
+    fi
+    # (full marks: 95, and 110 where task 5's CUDA items are graded on the emulated device)
+    if [ "$cuda" = emu ]; then
+        full=110
+        make -s -C "$ag/source" EMU=1 B=build/nocuda/emucuda DL_NO_DEPS=1 -j2 build/nocuda/emucuda/grader/lab01 \
+            build/nocuda/emucuda/lib/libddplab.a >>"$B/test/gradescope-build.log" 2>&1 || cuda=failed
+    fi
+    if [ "$cuda" = failed ]; then
         echo "the Gradescope autograder does not build (see $B/test/gradescope-build.log)" >&2
         return 1
     fi
@@ -418,9 +427,6 @@ gradescope_flow() {
     echo "not C" >>"$ag/submission/scaler.c"
     AUTOGRADER_ROOT=$(realpath "$ag") B= bash "$ag/source/run_autograder" >>"$B/test/gradescope-run.log" 2>&1
     bad=$("$J2" "$ag/results/results.json" score 2>/dev/null)
-    # full marks: 95, and 110 where no GPU answers (task 5's CUDA items on the emulated device)
-    local full=95
-    [ "$("$ag/source/build/nocuda/grader/lab01" --which-cuda)" = emu ] && full=110
     if [ "$good" = $full/$full ] && [ "$bad" = 0 ] && grep -q "build-failed" "$ag/results/results.json"; then
         echo "Gradescope autograder (lab 01): the reference scores $good, files that do not build 0 (build-failed)"
     else

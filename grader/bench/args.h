@@ -34,13 +34,13 @@ static void bench_usage(FILE *f, const char *prog, const char *what, const bench
     }
 }
 
-/* 0: go on; 1: --help was asked for and printed (exit 0); 2: an error was printed (exit 2). */
+/* -1: go on; otherwise the program's exit status: 0 after the usage --help asked for, 2 after an error. */
 static int bench_args(int argc, char **argv, const char *prog, const char *what, const bench_opt *o, int n)
 {
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
             bench_usage(stdout, prog, what, o, n);
-            return 1;
+            return 0;
         }
         const bench_opt *opt = NULL;
         for (int k = 0; k < n && opt == NULL; k++)
@@ -77,7 +77,7 @@ static int bench_args(int argc, char **argv, const char *prog, const char *what,
         else
             *(size_t *)opt->dst = (size_t)x;
     }
-    return 0;
+    return -1;
 }
 
 #endif /* BENCH_ARGS_H */

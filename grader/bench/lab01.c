@@ -392,11 +392,11 @@ int main(int argc, char **argv)
         {"out", 's', &out, 0, "where lab01.json and the plot go"},
         {"gpu-only", 'f', &gpu_only, 0, "only the GPU's measurement"},
     };
-    int got = bench_args(argc, argv, "bench lab01",
-                         "Lab 01's loss-and-gradient pass against the memory's copy rate (make bench).", opts,
-                         (int)(sizeof opts / sizeof opts[0]));
-    if (got != 0)
-        return got == 1 ? 0 : 2;
+    int rc = bench_args(argc, argv, "bench lab01",
+                        "Lab 01's loss-and-gradient pass against the memory's copy rate (make bench).", opts,
+                        (int)(sizeof opts / sizeof opts[0]));
+    if (rc >= 0) // --help, or a flag refused
+        return rc;
     dl_blas_set_threads(1);
     if (dl_mkdir_p(out) != DL_OK) {
         fprintf(stderr, "bench lab01: %s\n", dl_last_error());

@@ -68,11 +68,11 @@ int main(int argc, char **argv)
         {"reps", 'i', &reps, 1, "repetitions of each batch size (the best is kept)"},
         {"out", 's', &out, 0, "where lab02.json and the plot go"},
     };
-    int got = bench_args(argc, argv, "bench lab02",
-                         "Lab 02's softmax epochs against the machine's GEMM rate, by batch size (make bench).", opts,
-                         (int)(sizeof opts / sizeof opts[0]));
-    if (got != 0)
-        return got == 1 ? 0 : 2;
+    int rc = bench_args(argc, argv, "bench lab02",
+                        "Lab 02's softmax epochs against the machine's GEMM rate, by batch size (make bench).", opts,
+                        (int)(sizeof opts / sizeof opts[0]));
+    if (rc >= 0) // --help, or a flag refused
+        return rc;
     dl_blas_set_threads(1);
     if (dl_mkdir_p(out) != DL_OK) {
         fprintf(stderr, "bench lab02: %s\n", dl_last_error());

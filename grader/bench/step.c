@@ -75,10 +75,10 @@ int main(int argc, char **argv)
         {"threads", 'i', &threads, 0, "BLAS threads (0: the library's choice)"},
         {"json", 's', &json, 0, "where the times go as JSON"},
     };
-    int got = bench_args(argc, argv, "bench step", "One training step of the kit's MLP, timed (make bench).", opts,
-                         (int)(sizeof opts / sizeof opts[0]));
-    if (got != 0)
-        return got == 1 ? 0 : 2;
+    int rc = bench_args(argc, argv, "bench step", "One training step of the kit's MLP, timed (make bench).", opts,
+                        (int)(sizeof opts / sizeof opts[0]));
+    if (rc >= 0) // --help, or a flag refused
+        return rc;
     size_t sizes[16];
     int n_sizes = 0;
     if (dl_mlp_parse_hidden("--hidden", hidden, sizes, &n_sizes) != DL_OK) {
